@@ -1,0 +1,3 @@
+pub mod diff;
+pub mod radius;
+pub mod report;

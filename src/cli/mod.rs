@@ -1,0 +1,120 @@
+//! The `blast-radius` command line: argument parsing and one function per subcommand.
+
+mod commands;
+pub mod load;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "blast-radius",
+    version,
+    about = "Call graphs of JavaScript/TypeScript repositories, and the callers a change did not touch"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct RepoArgs {
+    /// The repository (a git repository or a plain directory).
+    #[arg(long, default_value = ".")]
+    pub repo: PathBuf,
+    /// Files larger than this many bytes are skipped.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    pub max_file_bytes: usize,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Index the repository and print what it holds.
+    Index {
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// Who calls TARGET (a name, a qualified name, or FILE:LINE of a definition).
+    Callers {
+        target: String,
+        /// Also callers of callers, this many levels.
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// What TARGET calls.
+    Callees {
+        target: String,
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// A call path from FROM to TO.
+    Path {
+        from: String,
+        to: String,
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// The whole graph.
+    Graph {
+        #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
+        format: GraphFormat,
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// The blast radius of the change from BASE to HEAD: changed functions and the
+    /// callers the change did not touch.
+    Blast {
+        #[arg(long)]
+        base: String,
+        #[arg(long, default_value = "HEAD")]
+        head: String,
+        /// Callers up to this many levels away.
+        #[arg(long, default_value_t = 2)]
+        depth: u32,
+        #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
+        format: ReportFormat,
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// The facts extracted from one file, one per line (for debugging the extractor).
+    Facts { file: PathBuf },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum GraphFormat {
+    Json,
+    Dot,
+    Graphml,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ReportFormat {
+    Markdown,
+    Json,
+}
+
+/// Runs the command line; the error is what the user is told.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Index { repo } => commands::index(&repo),
+        Command::Callers {
+            target,
+            depth,
+            repo,
+        } => commands::callers(&repo, &target, depth),
+        Command::Callees { target, repo } => commands::callees(&repo, &target),
+        Command::Path { from, to, repo } => commands::path(&repo, &from, &to),
+        Command::Graph { format, repo } => commands::graph(&repo, format),
+        Command::Blast {
+            base,
+            head,
+            depth,
+            format,
+            repo,
+        } => commands::blast(&repo, &base, &head, depth, format),
+        Command::Facts { file } => commands::facts(&file),
+    }
+}

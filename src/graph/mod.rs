@@ -1,0 +1,480 @@
+//! The in-memory call graph of one repository: per-file facts, their resolution into
+//! edges, and the reverse index that answers "who calls X" in one lookup.
+//!
+//! Each file's facts are replaceable on their own. Resolving a file records what it
+//! read (other files' facts, name-only matches), so replacing one file re-resolves
+//! exactly the files whose edges could change; the result equals a full rebuild.
+
+pub mod confidence;
+mod file_index;
+pub mod interner;
+pub mod modules;
+mod query;
+mod resolve;
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+
+pub use confidence::Confidence;
+use file_index::FileIndex;
+use interner::{Interner, NameId};
+use modules::{ModuleResolver, ModuleTarget};
+pub use query::{CallerNode, Found, TransitiveCaller};
+pub use resolve::{Edge, Resolution};
+use resolve::{FallbackScope, Resolver};
+
+use crate::indexer::facts::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FileId(pub u32);
+
+/// A definition anywhere in the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct DefId {
+    pub file: FileId,
+    pub def: DefIdx,
+}
+
+impl DefId {
+    pub fn new(file: FileId, def: DefIdx) -> Self {
+        DefId { file, def }
+    }
+}
+
+/// A call site that calls a definition: the other half of an [`Edge`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Caller {
+    pub file: FileId,
+    pub site: u32,
+    pub confidence: Confidence,
+}
+
+/// Where an import specifier of a file leads, with the file set as it is now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    File(FileId),
+    External,
+    Unresolved,
+}
+
+pub(crate) struct FileSlot {
+    pub(crate) facts: FileFacts,
+    pub(crate) index: FileIndex,
+    /// Specifier (local string id) -> target.
+    targets: FxHashMap<StrId, Target>,
+    pub(crate) resolution: Resolution,
+}
+
+impl FileSlot {
+    pub(crate) fn target(&self, specifier: StrId) -> Target {
+        self.targets
+            .get(&specifier)
+            .copied()
+            .unwrap_or(Target::Unresolved)
+    }
+}
+
+#[derive(Default)]
+pub struct Graph {
+    pub(crate) names: Interner,
+    slots: Vec<Option<FileSlot>>,
+    by_path: FxHashMap<Box<str>, FileId>,
+    configs: BTreeMap<String, String>,
+    resolver: ModuleResolver,
+    /// Callable definitions by simple name, for name-only matches.
+    by_name: FxHashMap<NameId, Vec<DefId>>,
+    /// Callee -> call sites.
+    reverse: FxHashMap<DefId, Vec<Caller>>,
+    /// File -> files whose resolution read it.
+    dependents: FxHashMap<FileId, FxHashSet<FileId>>,
+    /// Name -> files with a site matched by that name only.
+    fallback_users: FxHashMap<NameId, FxHashSet<FileId>>,
+}
+
+impl Graph {
+    /// A graph of `files`, with `configs` the repository's tsconfig/jsconfig/package.json
+    /// files (path, contents) that decide how imports resolve.
+    pub fn build(files: Vec<FileFacts>, configs: Vec<(String, String)>) -> Graph {
+        let mut g = Graph {
+            resolver: ModuleResolver::new(&configs),
+            configs: configs.into_iter().collect(),
+            ..Graph::default()
+        };
+        for facts in files {
+            g.insert_slot(facts);
+        }
+        g.retarget_all();
+        let all: Vec<FileId> = g.file_ids().collect();
+        g.resolve_and_install(&all);
+        g
+    }
+
+    // ---- access ----
+
+    pub(crate) fn slot(&self, f: FileId) -> &FileSlot {
+        self.slots[f.0 as usize]
+            .as_ref()
+            .expect("file ids in use point at live slots")
+    }
+
+    pub fn file_ids(&self) -> impl Iterator<Item = FileId> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .map(|(i, _)| FileId(i as u32))
+    }
+
+    pub fn file_count(&self) -> usize {
+        self.by_path.len()
+    }
+
+    pub fn file_id(&self, path: &str) -> Option<FileId> {
+        self.by_path.get(path).copied()
+    }
+
+    pub fn facts(&self, f: FileId) -> &FileFacts {
+        &self.slot(f).facts
+    }
+
+    pub fn resolution(&self, f: FileId) -> &Resolution {
+        &self.slot(f).resolution
+    }
+
+    pub fn name(&self, id: NameId) -> &str {
+        self.names.resolve(id)
+    }
+
+    /// Every call site that resolved to `d` (exactly, or by name with its confidence).
+    pub fn callers(&self, d: DefId) -> &[Caller] {
+        self.reverse.get(&d).map_or(&[], Vec::as_slice)
+    }
+
+    // ---- updates ----
+
+    /// Replaces (or adds) one file's facts and re-resolves what that can affect.
+    pub fn update_facts(&mut self, facts: FileFacts) {
+        let existing = self.file_id(&facts.path);
+        let mut names = self.callable_names(&facts);
+        let mut dirty: FxHashSet<FileId> = FxHashSet::default();
+        let fid = match existing {
+            Some(fid) => {
+                names.extend(self.callable_names(&self.slot(fid).facts));
+                dirty.extend(self.dependents.get(&fid).into_iter().flatten().copied());
+                self.remove_from_name_index(fid);
+                let index = FileIndex::build(&facts, &mut self.names);
+                let slot = self.slots[fid.0 as usize].as_mut().expect("live slot");
+                slot.facts = facts;
+                slot.index = index;
+                self.add_to_name_index(fid);
+                let targets = self.targets_of(fid);
+                self.slots[fid.0 as usize]
+                    .as_mut()
+                    .expect("live slot")
+                    .targets = targets;
+                fid
+            }
+            None => {
+                let fid = self.insert_slot(facts);
+                let targets = self.targets_of(fid);
+                self.slots[fid.0 as usize]
+                    .as_mut()
+                    .expect("live slot")
+                    .targets = targets;
+                // A new file can change where other files' imports lead.
+                dirty.extend(self.retarget_all());
+                fid
+            }
+        };
+        dirty.insert(fid);
+        for n in names {
+            dirty.extend(self.fallback_users.get(&n).into_iter().flatten().copied());
+        }
+        let dirty: Vec<FileId> = dirty.into_iter().collect();
+        self.resolve_and_install(&dirty);
+    }
+
+    /// Parses `source` as the new content of `path` and updates the graph with it.
+    /// Paths that are not JavaScript/TypeScript are ignored; config files rebuild.
+    pub fn update_file(&mut self, path: &str, source: &str) {
+        if ModuleResolver::is_config_file(path) {
+            return self.update_config(path, Some(source));
+        }
+        let Some(language) = crate::indexer::Language::from_path(path) else {
+            return;
+        };
+        let facts = crate::indexer::extract::with_thread_parser(|parser| {
+            crate::indexer::extract(path, language, source, parser)
+        });
+        self.update_facts(facts);
+    }
+
+    /// Removes one file and re-resolves what depended on it.
+    pub fn remove_file(&mut self, path: &str) {
+        if ModuleResolver::is_config_file(path) {
+            return self.update_config(path, None);
+        }
+        let Some(fid) = self.file_id(path) else {
+            return;
+        };
+        let names = self.callable_names(&self.slot(fid).facts);
+        let mut dirty: FxHashSet<FileId> = self
+            .dependents
+            .get(&fid)
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        for n in &names {
+            dirty.extend(self.fallback_users.get(n).into_iter().flatten().copied());
+        }
+        self.uninstall(fid);
+        self.remove_from_name_index(fid);
+        self.dependents.remove(&fid);
+        self.by_path.remove(path);
+        self.slots[fid.0 as usize] = None;
+        dirty.extend(self.retarget_all());
+        dirty.remove(&fid);
+        let dirty: Vec<FileId> = dirty.into_iter().collect();
+        self.resolve_and_install(&dirty);
+    }
+
+    /// A tsconfig/jsconfig/package.json changed: every import may lead elsewhere now.
+    pub fn update_config(&mut self, path: &str, contents: Option<&str>) {
+        match contents {
+            Some(c) => self.configs.insert(path.to_string(), c.to_string()),
+            None => self.configs.remove(path),
+        };
+        let configs: Vec<(String, String)> = self
+            .configs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        self.resolver = ModuleResolver::new(&configs);
+        self.retarget_all();
+        let all: Vec<FileId> = self.file_ids().collect();
+        self.resolve_and_install(&all);
+    }
+
+    fn insert_slot(&mut self, facts: FileFacts) -> FileId {
+        let fid = FileId(self.slots.len() as u32);
+        let index = FileIndex::build(&facts, &mut self.names);
+        self.by_path.insert(facts.path.as_str().into(), fid);
+        self.slots.push(Some(FileSlot {
+            facts,
+            index,
+            targets: FxHashMap::default(),
+            resolution: Resolution::default(),
+        }));
+        self.add_to_name_index(fid);
+        fid
+    }
+
+    /// Where each specifier of `f` leads with the current file set.
+    fn targets_of(&self, f: FileId) -> FxHashMap<StrId, Target> {
+        let facts = &self.slot(f).facts;
+        let exists = |p: &str| self.by_path.contains_key(p);
+        let specifiers =
+            facts
+                .imports
+                .iter()
+                .map(|i| i.specifier)
+                .chain(facts.exports.iter().filter_map(|e| match e.value {
+                    ExportValue::From { specifier, .. } | ExportValue::Star { specifier } => {
+                        Some(specifier)
+                    }
+                    ExportValue::Local(_) => None,
+                }));
+        let mut targets = FxHashMap::default();
+        for spec in specifiers {
+            targets.entry(spec).or_insert_with(|| {
+                match self.resolver.resolve(&facts.path, facts.str(spec), &exists) {
+                    ModuleTarget::File(p) => match self.by_path.get(p.as_str()) {
+                        Some(&t) => Target::File(t),
+                        None => Target::Unresolved,
+                    },
+                    ModuleTarget::External(_) => Target::External,
+                    ModuleTarget::Unresolved => Target::Unresolved,
+                }
+            });
+        }
+        targets
+    }
+
+    /// Recomputes every file's import targets; returns the files whose resolution may
+    /// change as a result (those whose targets changed, and their dependents).
+    fn retarget_all(&mut self) -> FxHashSet<FileId> {
+        let ids: Vec<FileId> = self.file_ids().collect();
+        let new: Vec<(FileId, FxHashMap<StrId, Target>)> =
+            ids.par_iter().map(|&f| (f, self.targets_of(f))).collect();
+        let mut changed = FxHashSet::default();
+        for (f, targets) in new {
+            let slot = self.slots[f.0 as usize].as_mut().expect("live slot");
+            if slot.targets != targets {
+                slot.targets = targets;
+                changed.insert(f);
+            }
+        }
+        let mut dirty = changed.clone();
+        for f in changed {
+            dirty.extend(self.dependents.get(&f).into_iter().flatten().copied());
+        }
+        dirty
+    }
+
+    fn callable_names(&self, facts: &FileFacts) -> Vec<NameId> {
+        facts
+            .defs
+            .iter()
+            .filter(|d| d.kind.is_callable())
+            .filter_map(|d| self.names.get(facts.str(d.name)))
+            .collect()
+    }
+
+    fn add_to_name_index(&mut self, f: FileId) {
+        let slot = self.slot(f);
+        if slot.facts.declaration_only {
+            return;
+        }
+        let entries: Vec<(NameId, DefId)> = slot
+            .facts
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.kind.is_callable() && d.kind != DefKind::Constructor)
+            .map(|(i, d)| (slot.index.name(d.name), DefId::new(f, i as DefIdx)))
+            .collect();
+        for (name, def) in entries {
+            self.by_name.entry(name).or_default().push(def);
+        }
+    }
+
+    fn remove_from_name_index(&mut self, f: FileId) {
+        let slot = self.slot(f);
+        let names: FxHashSet<NameId> = slot
+            .facts
+            .defs
+            .iter()
+            .map(|d| slot.index.name(d.name))
+            .collect();
+        for name in names {
+            if let Some(list) = self.by_name.get_mut(&name) {
+                list.retain(|d| d.file != f);
+                if list.is_empty() {
+                    self.by_name.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// Definitions a name-only match may pick, in a stable order.
+    pub(crate) fn candidates(
+        &self,
+        name: NameId,
+        scope: FallbackScope,
+        from: FileId,
+    ) -> Vec<DefId> {
+        let Some(list) = self.by_name.get(&name) else {
+            return Vec::new();
+        };
+        let mut out: Vec<DefId> = list
+            .iter()
+            .copied()
+            .filter(|d| {
+                let slot = self.slot(d.file);
+                let def = slot.facts.def(d.def);
+                let container_kind = def.container.map(|c| slot.facts.def(c).kind);
+                match scope {
+                    FallbackScope::Globals => {
+                        d.file != from
+                            && !slot.index.is_module
+                            && def.container.is_none()
+                            && def.qualified == def.name
+                            && matches!(def.kind, DefKind::Function | DefKind::Class)
+                    }
+                    FallbackScope::Members => {
+                        def.container.is_some()
+                            && container_kind != Some(DefKind::Interface)
+                            && matches!(def.kind, DefKind::Method | DefKind::Function)
+                    }
+                }
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    // ---- resolution bookkeeping ----
+
+    fn resolve_and_install(&mut self, files: &[FileId]) {
+        for &f in files {
+            self.uninstall(f);
+        }
+        let results: Vec<(FileId, Resolution)> = if files.len() > 8 {
+            files
+                .par_iter()
+                .map(|&f| (f, Resolver::new(self, f).resolve_file()))
+                .collect()
+        } else {
+            files
+                .iter()
+                .map(|&f| (f, Resolver::new(self, f).resolve_file()))
+                .collect()
+        };
+        for (f, r) in results {
+            self.install(f, r);
+        }
+    }
+
+    fn install(&mut self, f: FileId, r: Resolution) {
+        for e in &r.edges {
+            self.reverse.entry(e.target).or_default().push(Caller {
+                file: f,
+                site: e.site,
+                confidence: e.confidence,
+            });
+        }
+        for &d in &r.deps {
+            self.dependents.entry(d).or_default().insert(f);
+        }
+        for &n in &r.fallback_names {
+            self.fallback_users.entry(n).or_default().insert(f);
+        }
+        self.slots[f.0 as usize]
+            .as_mut()
+            .expect("live slot")
+            .resolution = r;
+    }
+
+    fn uninstall(&mut self, f: FileId) {
+        let r = std::mem::take(
+            &mut self.slots[f.0 as usize]
+                .as_mut()
+                .expect("live slot")
+                .resolution,
+        );
+        let mut targets: Vec<DefId> = r.edges.iter().map(|e| e.target).collect();
+        targets.dedup();
+        for t in targets {
+            if let Some(list) = self.reverse.get_mut(&t) {
+                list.retain(|c| c.file != f);
+                if list.is_empty() {
+                    self.reverse.remove(&t);
+                }
+            }
+        }
+        for d in &r.deps {
+            if let Some(set) = self.dependents.get_mut(d) {
+                set.remove(&f);
+            }
+        }
+        for n in &r.fallback_names {
+            if let Some(set) = self.fallback_users.get_mut(n) {
+                set.remove(&f);
+            }
+        }
+    }
+}

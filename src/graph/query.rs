@@ -1,0 +1,198 @@
+//! Questions the graph answers: find a definition, its callers (direct and transitive),
+//! its callees, and a call path between two definitions.
+
+use std::collections::VecDeque;
+
+use petgraph::algo::astar;
+use petgraph::graphmap::DiGraphMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{Caller, DefId, FileId, Graph};
+use crate::indexer::facts::*;
+
+/// What a TARGET argument found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Found {
+    One(DefId),
+    /// Several definitions match: the user must pick one.
+    Ambiguous(Vec<DefId>),
+    None,
+}
+
+/// The function (or module top level) a call site sits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CallerNode {
+    Def(DefId),
+    Module(FileId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransitiveCaller {
+    pub caller: Caller,
+    /// 1: calls the target itself.
+    pub depth: u32,
+    /// What this site calls: the target, or a caller at depth - 1.
+    pub via: DefId,
+}
+
+impl Graph {
+    /// Finds definitions by `FILE:LINE`, qualified name, or simple name (in that order).
+    pub fn find(&self, target: &str) -> Found {
+        if let Some((file, line)) = target.rsplit_once(':') {
+            if let (Ok(line), Some(f)) = (line.parse::<u32>(), self.file_id(file)) {
+                return self.find_at(f, line);
+            }
+        }
+        let mut by_qualified = Vec::new();
+        let mut by_name = Vec::new();
+        for f in self.file_ids() {
+            let facts = self.facts(f);
+            for (i, d) in facts.defs.iter().enumerate() {
+                if !d.kind.is_callable() && d.kind != DefKind::Interface {
+                    continue;
+                }
+                let id = DefId::new(f, i as DefIdx);
+                if facts.str(d.qualified) == target {
+                    by_qualified.push(id);
+                } else if facts.str(d.name) == target {
+                    by_name.push(id);
+                }
+            }
+        }
+        let found = if by_qualified.is_empty() {
+            by_name
+        } else {
+            by_qualified
+        };
+        match found.len() {
+            0 => Found::None,
+            1 => Found::One(found[0]),
+            _ => Found::Ambiguous(found),
+        }
+    }
+
+    /// The innermost definition whose name is on `line` (1-based), else the innermost
+    /// one spanning it.
+    fn find_at(&self, f: FileId, line: u32) -> Found {
+        let row = line.saturating_sub(1);
+        let facts = self.facts(f);
+        let named = facts
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.name_pos.line == row && d.kind != DefKind::Object)
+            .map(|(i, _)| i)
+            .next_back();
+        let spanning = || {
+            facts
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| {
+                    d.span.start_line <= row && row <= d.span.end_line && d.kind.is_callable()
+                })
+                .min_by_key(|(_, d)| d.span.end_byte - d.span.start_byte)
+                .map(|(i, _)| i)
+        };
+        match named.or_else(spanning) {
+            Some(i) => Found::One(DefId::new(f, i as DefIdx)),
+            None => Found::None,
+        }
+    }
+
+    /// Callers of `d` as a user means it: a constructor is called by `new C()` and
+    /// `super()` sites, which resolve to its class.
+    pub fn callers_of(&self, d: DefId) -> Vec<Caller> {
+        let mut out: Vec<Caller> = self.callers(d).to_vec();
+        let def = self.facts(d.file).def(d.def);
+        if def.kind == DefKind::Constructor {
+            if let Some(class) = def.container {
+                let class = DefId::new(d.file, class);
+                out.extend(
+                    self.callers(class)
+                        .iter()
+                        .copied()
+                        .filter(|c| matches!(self.site(*c).kind, CallKind::New | CallKind::Call)),
+                );
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    pub fn site(&self, c: Caller) -> &CallSite {
+        &self.facts(c.file).calls[c.site as usize]
+    }
+
+    /// The function a call site is in.
+    pub fn caller_node(&self, c: Caller) -> CallerNode {
+        match self.site(c).caller {
+            Some(d) => CallerNode::Def(DefId::new(c.file, d)),
+            None => CallerNode::Module(c.file),
+        }
+    }
+
+    /// Outgoing edges of a definition: (site, edge) pairs of the calls inside it.
+    pub fn callees(&self, d: DefId) -> Vec<super::Edge> {
+        let facts = self.facts(d.file);
+        self.resolution(d.file)
+            .edges
+            .iter()
+            .filter(|e| facts.calls[e.site as usize].caller == Some(d.def))
+            .copied()
+            .collect()
+    }
+
+    /// Callers up to `depth` levels away, breadth first, each caller function once.
+    pub fn transitive_callers(&self, d: DefId, depth: u32) -> Vec<TransitiveCaller> {
+        let mut out = Vec::new();
+        let mut seen: FxHashSet<DefId> = FxHashSet::default();
+        seen.insert(d);
+        let mut queue = VecDeque::from([(d, 1u32)]);
+        while let Some((target, level)) = queue.pop_front() {
+            if level > depth {
+                continue;
+            }
+            for c in self.callers_of(target) {
+                out.push(TransitiveCaller {
+                    caller: c,
+                    depth: level,
+                    via: target,
+                });
+                if let CallerNode::Def(next) = self.caller_node(c) {
+                    if seen.insert(next) {
+                        queue.push_back((next, level + 1));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The shortest call path from `from` to `to`, through definitions.
+    pub fn path(&self, from: DefId, to: DefId) -> Option<Vec<DefId>> {
+        let mut ids: FxHashMap<DefId, u32> = FxHashMap::default();
+        let mut defs: Vec<DefId> = Vec::new();
+        let mut id = |d: DefId, defs: &mut Vec<DefId>| {
+            *ids.entry(d).or_insert_with(|| {
+                defs.push(d);
+                (defs.len() - 1) as u32
+            })
+        };
+        let mut graph: DiGraphMap<u32, ()> = DiGraphMap::new();
+        for f in self.file_ids() {
+            let facts = self.facts(f);
+            for e in &self.resolution(f).edges {
+                if let Some(caller) = facts.calls[e.site as usize].caller {
+                    let a = id(DefId::new(f, caller), &mut defs);
+                    let b = id(e.target, &mut defs);
+                    graph.add_edge(a, b, ());
+                }
+            }
+        }
+        let (start, goal) = (*ids.get(&from)?, *ids.get(&to)?);
+        let (_, path) = astar(&graph, start, |n| n == goal, |_| 1u32, |_| 0)?;
+        Some(path.into_iter().map(|n| defs[n as usize]).collect())
+    }
+}

@@ -1,0 +1,94 @@
+//! A readable rendering of a file's facts, one fact per line: what snapshot tests and
+//! `blast-radius facts` show.
+
+use std::fmt::Write;
+
+use super::facts::*;
+
+pub fn render(facts: &FileFacts) -> String {
+    let mut out = String::new();
+    if facts.parse_errors > 0 {
+        let _ = writeln!(out, "parse_errors {}", facts.parse_errors);
+    }
+    for d in &facts.defs {
+        let _ = writeln!(
+            out,
+            "def {} {}{}{} lines {}-{} name@{}:{} ({})",
+            d.kind.as_str(),
+            facts.str(d.qualified),
+            if d.exported { " exported" } else { "" },
+            if d.is_static { " static" } else { "" },
+            d.span.start_line + 1,
+            d.span.end_line + 1,
+            d.name_pos.line + 1,
+            d.name_pos.column + 1,
+            d.params
+                .iter()
+                .map(|p| facts.str(*p))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        if let Some(e) = d.extends {
+            let _ = writeln!(out, "  extends {}", facts.describe(e));
+        }
+        if let Some(r) = d.returns {
+            let _ = writeln!(out, "  returns {}", facts.describe(r));
+        }
+    }
+    for c in &facts.calls {
+        let caller = c.caller.map_or("<module>", |d| facts.def_qualified(d));
+        let kind = match c.kind {
+            CallKind::Get => "get",
+            k => k.as_str(),
+        };
+        let _ = writeln!(
+            out,
+            "{kind} {} @{}:{} in {caller} -> {}",
+            facts.str(c.name),
+            c.pos.line + 1,
+            c.pos.column + 1,
+            facts.describe(c.callee),
+        );
+    }
+    for i in &facts.imports {
+        let kind = match i.kind {
+            ImportKind::Named(n) => format!("{{{}}}", facts.str(n)),
+            ImportKind::Default => "default".into(),
+            ImportKind::Namespace => "*".into(),
+            ImportKind::Require => "require".into(),
+        };
+        let _ = writeln!(out, "import {kind} from '{}'", facts.str(i.specifier));
+    }
+    for e in &facts.exports {
+        let value = match e.value {
+            ExportValue::Local(s) => facts.describe(s),
+            ExportValue::From { specifier, kind } => {
+                let k = match kind {
+                    ImportKind::Named(n) => format!("{{{}}}", facts.str(n)),
+                    ImportKind::Default => "default".into(),
+                    ImportKind::Namespace | ImportKind::Require => "*".into(),
+                };
+                format!("{k} from '{}'", facts.str(specifier))
+            }
+            ExportValue::Star { specifier } => format!("* from '{}'", facts.str(specifier)),
+        };
+        let name = match e.value {
+            ExportValue::Star { .. } => "*",
+            _ => facts.str(e.name),
+        };
+        let _ = writeln!(out, "export {name} = {value}");
+    }
+    if let Some(m) = facts.module_exports {
+        let _ = writeln!(out, "module.exports = {}", facts.describe(m));
+    }
+    for p in &facts.props {
+        let _ = writeln!(
+            out,
+            "prop {}.{} = {}",
+            facts.def_qualified(p.object),
+            facts.str(p.name),
+            facts.describe(p.value)
+        );
+    }
+    out
+}

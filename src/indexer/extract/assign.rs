@@ -1,0 +1,246 @@
+//! Assignments that define or describe things: CommonJS exports, prototype methods,
+//! `this.x = ...` fields, `X.helper = function`, and later values of `let` bindings.
+
+use tree_sitter::Node;
+
+use super::{Extractor, ThisCtx};
+use crate::indexer::facts::*;
+
+impl<'s> Extractor<'s> {
+    pub(crate) fn assignment(&mut self, node: Node<'s>, depth: usize) {
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return self.visit_children(node, depth);
+        };
+        let handled = match left.kind() {
+            "member_expression" => self.member_assignment(left, right, depth),
+            "identifier" => self.identifier_assignment(left, right, depth),
+            _ => false,
+        };
+        if handled {
+            return;
+        }
+        self.assignment_target(left, depth);
+        let mut cursor = node.walk();
+        let rest: Vec<Node<'s>> = node.children(&mut cursor).filter(|c| *c != left).collect();
+        for child in rest {
+            self.visit(child, depth + 1);
+        }
+    }
+
+    /// Walks the left side: `a.b.c = ...` reads `a.b`, writes `c`.
+    fn assignment_target(&mut self, left: Node<'s>, depth: usize) {
+        if left.kind() == "member_expression" {
+            self.visit_children(left, depth + 1);
+        } else {
+            self.visit(left, depth + 1);
+        }
+    }
+
+    /// Walks `left = right` where the right side became a definition.
+    fn finish_defining_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) {
+        self.assignment_target(left, depth);
+        if let Some(parent) = left.parent() {
+            let mut cursor = parent.walk();
+            let ops: Vec<Node<'s>> = parent
+                .children(&mut cursor)
+                .filter(|c| *c != left && *c != right)
+                .collect();
+            for op in ops {
+                self.visit(op, depth + 1);
+            }
+        }
+    }
+
+    fn identifier_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) -> bool {
+        let name = self.intern_node(left);
+        if super::defs::is_function_node(right.kind()) || right.kind() == "class" {
+            let Some(def) = self.bound_value(right, name, None, Some(left), depth + 1) else {
+                return false;
+            };
+            let sym = self.sym(Sym::Def(def));
+            self.set_if_unknown(name, sym);
+            self.finish_defining_assignment(left, right, depth);
+            return true;
+        }
+        // `let x; x = new Foo()`: the first known value is the binding's.
+        let sym = self.expr_sym(right);
+        self.set_if_unknown(name, sym);
+        false
+    }
+
+    fn set_if_unknown(&mut self, name: StrId, value: SymId) {
+        for scope in (0..self.scope_count()).rev() {
+            if let Some(b) = self.binding_in(scope, name) {
+                let current = self.facts.bindings[b as usize].value;
+                if matches!(self.facts.syms[current as usize], Sym::Unknown) {
+                    self.facts.bindings[b as usize].value = value;
+                }
+                return;
+            }
+        }
+    }
+
+    fn member_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) -> bool {
+        let Some(path) = member_path(left, self.src) else {
+            return false;
+        };
+        let property = left.child_by_field_name("property");
+        let segments: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+        match segments.as_slice() {
+            ["module", "exports"] => {
+                let name = self.intern("module.exports");
+                let sym = self.define_or_value(right, name, None, None, depth);
+                self.facts.module_exports = Some(sym);
+            }
+            ["exports", x] | ["module", "exports", x] => {
+                let name = self.intern(x);
+                let sym = self.define_or_value(right, name, None, property, depth);
+                self.facts.exports.push(Export {
+                    name,
+                    value: ExportValue::Local(sym),
+                });
+            }
+            ["this", x] => {
+                let ThisCtx::Of(class) = self.current_this() else {
+                    return false;
+                };
+                let name = self.intern(x);
+                let sym = self.define_or_value(right, name, Some(class), property, depth);
+                self.facts.props.push(Prop {
+                    object: class,
+                    name,
+                    value: sym,
+                });
+            }
+            [owner, "prototype", m] => {
+                let name = self.intern(m);
+                let container = self.local_def(owner);
+                let sym = match container {
+                    Some(c) => self.define_or_value(right, name, Some(c), property, depth),
+                    None => {
+                        let qualified = format!("{owner}.{m}");
+                        self.define_named(right, name, &qualified, property, depth)
+                    }
+                };
+                if let Some(c) = container {
+                    self.facts.props.push(Prop {
+                        object: c,
+                        name,
+                        value: sym,
+                    });
+                }
+            }
+            [owner, "prototype"] => {
+                let Some(c) = self.local_def(owner) else {
+                    return false;
+                };
+                let name = self.intern("prototype");
+                let sym = self.define_or_value(right, name, Some(c), None, depth);
+                self.facts.props.push(Prop {
+                    object: c,
+                    name,
+                    value: sym,
+                });
+            }
+            [owner, m] => {
+                let name = self.intern(m);
+                match self.local_def(owner) {
+                    Some(c) => {
+                        let sym = self.define_or_value(right, name, Some(c), property, depth);
+                        if let Sym::Def(d) = self.facts.sym(sym) {
+                            self.facts.defs[d as usize].is_static = true;
+                        }
+                        self.facts.props.push(Prop {
+                            object: c,
+                            name,
+                            value: sym,
+                        });
+                    }
+                    None if is_function_like(right) => {
+                        let qualified = format!("{owner}.{m}");
+                        self.define_named(right, name, &qualified, property, depth);
+                    }
+                    None => return false,
+                }
+            }
+            [.., m] if is_function_like(right) => {
+                let name = self.intern(m);
+                let qualified = segments.join(".");
+                self.define_named(right, name, &qualified, property, depth);
+            }
+            _ => return false,
+        }
+        self.finish_defining_assignment(left, right, depth);
+        true
+    }
+
+    /// Binds a literal to `name` (as a member of `container`), or walks a plain value.
+    fn define_or_value(
+        &mut self,
+        right: Node<'s>,
+        name: StrId,
+        container: Option<DefIdx>,
+        name_node: Option<Node<'s>>,
+        depth: usize,
+    ) -> SymId {
+        match self.bound_value(right, name, container, name_node, depth + 1) {
+            Some(def) => self.sym(Sym::Def(def)),
+            None => {
+                let sym = self.expr_sym(right);
+                self.visit(right, depth + 1);
+                sym
+            }
+        }
+    }
+
+    /// Like `define_or_value` with no container, under an explicit qualified name.
+    fn define_named(
+        &mut self,
+        right: Node<'s>,
+        name: StrId,
+        qualified: &str,
+        name_node: Option<Node<'s>>,
+        depth: usize,
+    ) -> SymId {
+        let sym = self.define_or_value(right, name, None, name_node, depth);
+        if let Sym::Def(d) = self.facts.sym(sym) {
+            let q = self.intern(qualified);
+            self.facts.defs[d as usize].qualified = q;
+        }
+        sym
+    }
+
+    /// The definition a name is bound to right now (a function, class or object).
+    fn local_def(&mut self, name: &str) -> Option<DefIdx> {
+        let id = self.intern(name);
+        let mut sym = self.lookup_now(id)?;
+        for _ in 0..4 {
+            match self.facts.sym(sym) {
+                Sym::Def(d) => return Some(d),
+                Sym::Binding(b) => sym = self.facts.bindings[b as usize].value,
+                _ => return None,
+            }
+        }
+        None
+    }
+}
+
+fn is_function_like(node: Node) -> bool {
+    super::defs::is_function_node(node.kind())
+}
+
+/// `a.b.c` as ["a", "b", "c"] when it is a plain chain off a name or `this`.
+fn member_path(node: Node, src: &str) -> Option<Vec<String>> {
+    match node.kind() {
+        "identifier" | "this" => Some(vec![src[node.byte_range()].to_string()]),
+        "member_expression" => {
+            let mut path = member_path(node.child_by_field_name("object")?, src)?;
+            path.push(src[node.child_by_field_name("property")?.byte_range()].to_string());
+            Some(path)
+        }
+        _ => None,
+    }
+}

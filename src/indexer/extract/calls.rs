@@ -1,0 +1,430 @@
+//! Call sites and the symbolic values of expressions.
+
+use tree_sitter::Node;
+
+use super::{Extractor, ThisCtx};
+use crate::indexer::facts::*;
+
+/// Beyond this nesting an expression's value is unknown (and recursion stays bounded).
+const MAX_EXPR_DEPTH: usize = 48;
+
+pub(crate) fn string_literal(node: Node, src: &str) -> Option<String> {
+    match node.kind() {
+        "string" => {
+            let text = &src[node.byte_range()];
+            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
+        }
+        "template_string" if node.named_child_count() == 0 => {
+            let text = &src[node.byte_range()];
+            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
+        }
+        _ => None,
+    }
+}
+
+impl<'s> Extractor<'s> {
+    /// What an expression denotes, without walking it (no call sites are recorded).
+    pub(crate) fn expr_sym(&mut self, node: Node<'s>) -> SymId {
+        self.expr_sym_depth(node, 0)
+    }
+
+    fn expr_sym_depth(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        if depth > MAX_EXPR_DEPTH {
+            return self.unknown();
+        }
+        match node.kind() {
+            "identifier" => {
+                if self.text(node) == "undefined" {
+                    return self.unknown();
+                }
+                let name = self.intern_node(node);
+                self.reference(name)
+            }
+            "this" => {
+                let ctx = match self.current_this() {
+                    ThisCtx::Of(c) => Some(c),
+                    ThisCtx::Unknown => None,
+                };
+                self.sym(Sym::This(ctx))
+            }
+            "super" => self.super_sym(),
+            "member_expression" => {
+                let (Some(object), Some(property)) = (
+                    node.child_by_field_name("object"),
+                    node.child_by_field_name("property"),
+                ) else {
+                    return self.unknown();
+                };
+                if object.kind() == "import" {
+                    return self.unknown();
+                }
+                let base = self.expr_sym_depth(object, depth + 1);
+                let name = self.intern_node(property);
+                self.sym(Sym::Member(base, name))
+            }
+            "subscript_expression" => {
+                let object = node.child_by_field_name("object");
+                let key = node
+                    .child_by_field_name("index")
+                    .and_then(|i| string_literal(i, self.src));
+                match (object, key) {
+                    (Some(object), Some(key)) => {
+                        let base = self.expr_sym_depth(object, depth + 1);
+                        let name = self.intern(&key);
+                        self.sym(Sym::Member(base, name))
+                    }
+                    _ => self.unknown(),
+                }
+            }
+            "new_expression" => match node.child_by_field_name("constructor") {
+                Some(c) => {
+                    let class = self.expr_sym_depth(c, depth + 1);
+                    self.sym(Sym::Instance(class))
+                }
+                None => self.unknown(),
+            },
+            "call_expression" => {
+                if let Some(import) = self.module_call(node) {
+                    return self.sym(Sym::Import(import));
+                }
+                match node.child_by_field_name("function") {
+                    Some(f) => {
+                        let callee = self.expr_sym_depth(f, depth + 1);
+                        self.sym(Sym::Return(callee))
+                    }
+                    None => self.unknown(),
+                }
+            }
+            "as_expression" | "satisfies_expression" => {
+                if let Some(t) = node.named_child(1).and_then(|t| self.type_sym(t)) {
+                    return self.sym(Sym::Instance(t));
+                }
+                match node.named_child(0) {
+                    Some(inner) => self.expr_sym_depth(inner, depth + 1),
+                    None => self.unknown(),
+                }
+            }
+            "parenthesized_expression" | "await_expression" | "non_null_expression" => {
+                match node.named_child(0) {
+                    Some(inner) => self.expr_sym_depth(inner, depth + 1),
+                    None => self.unknown(),
+                }
+            }
+            "sequence_expression" => {
+                let count = node.named_child_count();
+                match count.checked_sub(1).and_then(|last| node.named_child(last)) {
+                    Some(last) => self.expr_sym_depth(last, depth + 1),
+                    None => self.unknown(),
+                }
+            }
+            "assignment_expression" => match node.child_by_field_name("right") {
+                Some(right) => self.expr_sym_depth(right, depth + 1),
+                None => self.unknown(),
+            },
+            _ => self.unknown(),
+        }
+    }
+
+    fn super_sym(&mut self) -> SymId {
+        match self.current_this() {
+            ThisCtx::Of(c) if self.facts.def(c).kind == DefKind::Class => self.sym(Sym::Super(c)),
+            _ => self.unknown(),
+        }
+    }
+
+    /// `require('x')` and `import('x')`: the import they make, if the specifier is a
+    /// literal. A computed specifier is not resolvable and is not guessed at.
+    pub(crate) fn module_call(&mut self, call: Node<'s>) -> Option<ImportIdx> {
+        let function = call.child_by_field_name("function")?;
+        let kind = match function.kind() {
+            "import" => ImportKind::Namespace,
+            "identifier" if self.text(function) == "require" => ImportKind::Require,
+            _ => return None,
+        };
+        let args = call.child_by_field_name("arguments")?;
+        let first = args.named_child(0)?;
+        let spec = string_literal(first, self.src)?;
+        let line = call.start_position().row as u32;
+        Some(self.add_import(&spec, kind, line))
+    }
+
+    pub(crate) fn add_import(&mut self, specifier: &str, kind: ImportKind, line: u32) -> ImportIdx {
+        let specifier = self.intern(specifier);
+        if let Some(&idx) = self.imports.get(&(specifier, kind)) {
+            return idx;
+        }
+        let idx = self.facts.imports.len() as ImportIdx;
+        self.facts.imports.push(Import {
+            specifier,
+            kind,
+            line,
+        });
+        self.imports.insert((specifier, kind), idx);
+        idx
+    }
+
+    /// Records a call site of `kind` at `site` whose callee expression is `callee`.
+    /// Returns false when the callee names nothing (an IIFE, `f()()`).
+    pub(crate) fn record_call_of(
+        &mut self,
+        site: Node<'s>,
+        kind: CallKind,
+        callee: Node<'s>,
+        _depth: usize,
+    ) -> bool {
+        if self.declaration_only {
+            return false;
+        }
+        let (sym, name, at) = match callee.kind() {
+            "identifier" => {
+                let name = self.intern_node(callee);
+                (self.reference(name), name, callee)
+            }
+            "member_expression" => {
+                let Some(property) = callee.child_by_field_name("property") else {
+                    return false;
+                };
+                (self.expr_sym(callee), self.intern_node(property), property)
+            }
+            "subscript_expression" => {
+                let sym = self.expr_sym(callee);
+                let Sym::Member(_, name) = self.facts.sym(sym) else {
+                    return false;
+                };
+                let at = callee.child_by_field_name("index").unwrap_or(callee);
+                (sym, name, at)
+            }
+            "super" => {
+                let sym = self.super_sym();
+                (sym, self.intern("constructor"), callee)
+            }
+            "parenthesized_expression" | "non_null_expression" => {
+                return match callee.named_child(0) {
+                    Some(inner) => self.record_call_of(site, kind, inner, _depth),
+                    None => false,
+                };
+            }
+            _ => return false,
+        };
+        let _ = site;
+        let pos = at.start_position();
+        self.facts.calls.push(CallSite {
+            caller: self.current_caller(),
+            kind,
+            callee: sym,
+            name,
+            byte: at.start_byte() as u32,
+            pos: Pos {
+                line: pos.row as u32,
+                column: pos.column as u32,
+            },
+        });
+        true
+    }
+
+    /// Walks a callee expression without counting it as a property read.
+    fn visit_callee(&mut self, callee: Node<'s>, depth: usize) {
+        if callee.kind() == "member_expression" {
+            self.visit_children(callee, depth);
+        } else {
+            self.visit(callee, depth + 1);
+        }
+    }
+
+    pub(crate) fn call_expression(&mut self, node: Node<'s>, depth: usize) {
+        self.call_with_kind(node, CallKind::Call, depth)
+    }
+
+    fn call_with_kind(&mut self, node: Node<'s>, kind: CallKind, depth: usize) {
+        let function = node.child_by_field_name("function");
+        let arguments = node.child_by_field_name("arguments");
+        if self.module_call(node).is_some() {
+            return self.visit_children(node, depth);
+        }
+        if let (Some(f), Some(args)) = (function, arguments) {
+            if self.object_assign_exports(f, args, depth) {
+                return;
+            }
+        }
+        let children = children_with_fields(node);
+        if let Some(f) = function {
+            self.record_call_of(node, kind, f, depth);
+        }
+        for (field, child) in children {
+            match field {
+                Some("function") => self.visit_callee(child, depth + 1),
+                Some("arguments") if child.kind() == "arguments" => {
+                    self.arguments(child, depth + 1)
+                }
+                _ => self.visit(child, depth + 1),
+            }
+        }
+    }
+
+    /// Arguments: a function passed by name is a use of it (`items.map(normalize)`).
+    fn arguments(&mut self, args: Node<'s>, depth: usize) {
+        let mut cursor = args.walk();
+        let children: Vec<Node<'s>> = args.children(&mut cursor).collect();
+        for child in children {
+            self.value_use(child, depth + 1);
+        }
+    }
+
+    /// An expression used as a value where a function may be expected: identifiers and
+    /// member chains are recorded as references; everything is walked.
+    fn value_use(&mut self, node: Node<'s>, depth: usize) {
+        match node.kind() {
+            "identifier" if self.text(node) != "undefined" => {
+                self.record_call_of(node, CallKind::Reference, node, depth);
+                self.visit(node, depth);
+            }
+            "member_expression" => {
+                self.record_call_of(node, CallKind::Reference, node, depth);
+                self.visit_callee(node, depth);
+            }
+            _ => self.visit(node, depth),
+        }
+    }
+
+    pub(crate) fn new_expression(&mut self, node: Node<'s>, depth: usize) {
+        let constructor = node.child_by_field_name("constructor");
+        if let Some(c) = constructor {
+            self.record_call_of(node, CallKind::New, c, depth);
+        }
+        let children = children_with_fields(node);
+        for (field, child) in children {
+            match field {
+                Some("constructor") => self.visit_callee(child, depth + 1),
+                Some("arguments") => self.arguments(child, depth + 1),
+                _ => self.visit(child, depth + 1),
+            }
+        }
+    }
+
+    pub(crate) fn decorator(&mut self, node: Node<'s>, depth: usize) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        for child in children {
+            let target = if child.kind() == "parenthesized_expression" {
+                child.named_child(0).unwrap_or(child)
+            } else {
+                child
+            };
+            match target.kind() {
+                "call_expression" => self.call_with_kind(target, CallKind::Decorator, depth + 1),
+                "identifier" | "member_expression" => {
+                    self.record_call_of(target, CallKind::Decorator, target, depth);
+                    self.tokens_only(child);
+                }
+                _ => self.visit(child, depth + 1),
+            }
+        }
+    }
+
+    /// Hashes a subtree's tokens without recording anything in it.
+    pub(crate) fn tokens_only(&mut self, node: Node<'s>) {
+        if node.child_count() == 0 {
+            self.tokens.leaf(node, self.src);
+            return;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        for child in children {
+            self.tokens_only(child);
+        }
+    }
+
+    /// `<Button/>`, `<ui.Card>`: uses of components. Lower-case names are host
+    /// elements. Attribute values that name functions are references.
+    pub(crate) fn jsx_element(&mut self, node: Node<'s>, depth: usize) {
+        if let Some(name) = node.child_by_field_name("name") {
+            let is_component = match name.kind() {
+                "identifier" => self
+                    .text(name)
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_uppercase()),
+                "member_expression" | "nested_identifier" => true,
+                _ => false,
+            };
+            if is_component {
+                self.record_call_of(node, CallKind::Jsx, name, depth);
+            }
+        }
+        let children = children_with_fields(node);
+        for (field, child) in children {
+            match (field, child.kind()) {
+                (Some("name"), _) => self.tokens_only(child),
+                (_, "jsx_attribute") => self.jsx_attribute(child, depth + 1),
+                _ => self.visit(child, depth + 1),
+            }
+        }
+    }
+
+    fn jsx_attribute(&mut self, attribute: Node<'s>, depth: usize) {
+        let mut cursor = attribute.walk();
+        let children: Vec<Node<'s>> = attribute.children(&mut cursor).collect();
+        for child in children {
+            if child.kind() == "jsx_expression" {
+                let mut c2 = child.walk();
+                let inner: Vec<Node<'s>> = child.children(&mut c2).collect();
+                for i in inner {
+                    self.value_use(i, depth + 1);
+                }
+            } else {
+                self.visit(child, depth + 1);
+            }
+        }
+    }
+
+    /// A property read: `cart.total` calls a getter when `total` is one. Only reads
+    /// off `this` or a name (up to two levels) are kept: those are the ones a stated
+    /// type or class can resolve; other reads could only be guessed by name.
+    pub(crate) fn member_read(&mut self, node: Node<'s>, depth: usize) {
+        if !self.declaration_only && resolvable_receiver(node, 0) {
+            if let Some(property) = node.child_by_field_name("property") {
+                let sym = self.expr_sym(node);
+                let name = self.intern_node(property);
+                let pos = property.start_position();
+                self.facts.calls.push(CallSite {
+                    caller: self.current_caller(),
+                    kind: CallKind::Get,
+                    callee: sym,
+                    name,
+                    byte: property.start_byte() as u32,
+                    pos: Pos {
+                        line: pos.row as u32,
+                        column: pos.column as u32,
+                    },
+                });
+            }
+        }
+        self.visit_children(node, depth);
+    }
+}
+
+/// A node's children with the field name each fills.
+pub(crate) fn children_with_fields<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
+    let mut cursor = node.walk();
+    let mut v = Vec::with_capacity(node.child_count());
+    if cursor.goto_first_child() {
+        loop {
+            v.push((cursor.field_name(), cursor.node()));
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    v
+}
+
+fn resolvable_receiver(member: Node, level: usize) -> bool {
+    let Some(object) = member.child_by_field_name("object") else {
+        return false;
+    };
+    match object.kind() {
+        "this" | "identifier" => true,
+        "member_expression" if level < 1 => resolvable_receiver(object, level + 1),
+        _ => false,
+    }
+}

@@ -1,0 +1,382 @@
+//! One pass over a tree-sitter tree that produces a file's [`FileFacts`].
+//!
+//! The walk keeps three stacks: lexical scopes (to bind identifiers to declarations in
+//! this file), the enclosing definitions (to attribute each call site to the innermost
+//! one), and the `this` context. Identifiers are bound lazily: a reference waits in its
+//! scope until the scope closes, when every declaration of the scope (hoisted or not) is
+//! known; what a scope cannot bind moves to its parent, and what the program cannot bind
+//! is a global. This gives hoisting and shadowing in one pass.
+//!
+//! The work is split by concern: `defs` (functions, classes, objects), `calls` (call
+//! sites and expression values), `modules` (imports and exports), `types` (TypeScript
+//! annotations), `tokens` (formatting-blind hashes).
+
+mod assign;
+mod calls;
+mod defs;
+mod modules;
+mod tokens;
+mod types;
+
+use rustc_hash::FxHashMap;
+use tree_sitter::{Node, Parser, Tree, TreeCursor};
+
+use super::facts::*;
+use super::language::{is_declaration_file, Language};
+
+/// Deeper trees than this are not descended (their calls are counted as lost, never
+/// silently): recursion must not overflow on generated code.
+const MAX_DEPTH: usize = 2_000;
+
+/// Parses `source` as `language` and extracts its facts. Never fails: a file with syntax
+/// errors gives what tree-sitter recovered, with `parse_errors` counting the error nodes.
+pub fn extract(path: &str, language: Language, source: &str, parser: &mut Parser) -> FileFacts {
+    parser
+        .set_language(&language.grammar())
+        .expect("grammar version matches tree-sitter");
+    let tree = parser.parse(source, None);
+    let mut facts = match tree {
+        Some(tree) => extract_tree(path, language, source, &tree),
+        None => FileFacts::default(),
+    };
+    facts.path = path.to_string();
+    facts.language = Some(language);
+    facts
+}
+
+thread_local! {
+    static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
+}
+
+/// Runs `f` with this thread's parser (parsers are reusable and costly to create).
+pub fn with_thread_parser<T>(f: impl FnOnce(&mut Parser) -> T) -> T {
+    PARSER.with(|p| f(&mut p.borrow_mut()))
+}
+
+/// Extracts from an already parsed tree.
+pub fn extract_tree(path: &str, language: Language, source: &str, tree: &Tree) -> FileFacts {
+    let root = tree.root_node();
+    let mut ex = Extractor::new(path, language, source, root);
+    ex.facts.parse_errors = if root.has_error() {
+        count_errors(root)
+    } else {
+        0
+    };
+    ex.push_scope(ScopeKind::Function);
+    ex.visit_children(root, 0);
+    ex.pop_scope();
+    ex.finish()
+}
+
+fn count_errors(root: Node) -> u32 {
+    let mut count = 0;
+    let mut cursor = root.walk();
+    let mut done = false;
+    while !done {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            count += 1;
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                done = true;
+                break;
+            }
+        }
+    }
+    count
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScopeKind {
+    Function,
+    Block,
+}
+
+struct Scope {
+    kind: ScopeKind,
+    /// Small scopes are the rule: a linear scan beats hashing.
+    bindings: Vec<(StrId, BindingIdx)>,
+    /// `Sym::Global` placeholders of identifiers read in this scope, not yet bound.
+    pending: Vec<SymId>,
+}
+
+/// The `this` of the code being walked.
+#[derive(Clone, Copy)]
+pub(crate) enum ThisCtx {
+    /// Inside a class (or a named object literal's methods).
+    Of(DefIdx),
+    /// Inside a plain function: `this` is whatever the caller says.
+    Unknown,
+}
+
+pub(crate) struct Extractor<'s> {
+    src: &'s str,
+    declaration_only: bool,
+    facts: FileFacts,
+    strings: FxHashMap<Box<str>, StrId>,
+    imports: FxHashMap<(StrId, ImportKind), ImportIdx>,
+    scopes: Vec<Scope>,
+    /// Enclosing callable definitions: the innermost is the caller of a call site.
+    callers: Vec<DefIdx>,
+    /// Enclosing definitions of any kind, for qualified names.
+    names: Vec<DefIdx>,
+    this: Vec<ThisCtx>,
+    /// Set while walking the top level of a TypeScript namespace: its declarations are
+    /// members of it.
+    namespace: Option<DefIdx>,
+    /// Pool of cursors, one per recursion level in use.
+    cursors: Vec<TreeCursor<'s>>,
+    tokens: tokens::TokenHasher,
+    /// Subtrees cut at MAX_DEPTH.
+    pub(crate) truncated: u32,
+}
+
+impl<'s> Extractor<'s> {
+    fn new(path: &str, language: Language, src: &'s str, root: Node<'s>) -> Self {
+        let mut ex = Extractor {
+            src,
+            declaration_only: is_declaration_file(path),
+            facts: FileFacts {
+                path: path.to_string(),
+                language: Some(language),
+                declaration_only: is_declaration_file(path),
+                ..FileFacts::default()
+            },
+            strings: FxHashMap::default(),
+            imports: FxHashMap::default(),
+            scopes: Vec::new(),
+            callers: Vec::new(),
+            names: Vec::new(),
+            this: vec![ThisCtx::Unknown],
+            namespace: None,
+            cursors: vec![root.walk()],
+            tokens: tokens::TokenHasher::default(),
+            truncated: 0,
+        };
+        // StrId 0 is the empty string, so "no name" needs no Option.
+        ex.intern("");
+        ex
+    }
+
+    fn finish(mut self) -> FileFacts {
+        self.mark_exported();
+        self.facts
+    }
+
+    // ---- strings and syms ----
+
+    pub(crate) fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.strings.get(s) {
+            return id;
+        }
+        let id = self.facts.strings.len() as StrId;
+        self.facts.strings.push(s.into());
+        self.strings.insert(s.into(), id);
+        id
+    }
+
+    pub(crate) fn text(&self, node: Node) -> &'s str {
+        &self.src[node.byte_range()]
+    }
+
+    pub(crate) fn intern_node(&mut self, node: Node) -> StrId {
+        let text = self.text(node);
+        self.intern(text)
+    }
+
+    pub(crate) fn sym(&mut self, sym: Sym) -> SymId {
+        let id = self.facts.syms.len() as SymId;
+        self.facts.syms.push(sym);
+        id
+    }
+
+    /// An identifier read here: bound when its scope closes.
+    pub(crate) fn reference(&mut self, name: StrId) -> SymId {
+        let id = self.sym(Sym::Global(name));
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .pending
+            .push(id);
+        id
+    }
+
+    pub(crate) fn unknown(&mut self) -> SymId {
+        self.sym(Sym::Unknown)
+    }
+
+    // ---- scopes ----
+
+    pub(crate) fn push_scope(&mut self, kind: ScopeKind) {
+        self.scopes.push(Scope {
+            kind,
+            bindings: Vec::new(),
+            pending: Vec::new(),
+        });
+    }
+
+    pub(crate) fn pop_scope(&mut self) {
+        let scope = self.scopes.pop().expect("balanced scopes");
+        let mut unbound = Vec::new();
+        for id in scope.pending {
+            let Sym::Global(name) = self.facts.syms[id as usize] else {
+                continue;
+            };
+            match scope.bindings.iter().rev().find(|(n, _)| *n == name) {
+                Some(&(_, binding)) => self.facts.syms[id as usize] = Sym::Binding(binding),
+                None => unbound.push(id),
+            }
+        }
+        if let Some(parent) = self.scopes.last_mut() {
+            parent.pending.extend(unbound);
+        }
+    }
+
+    /// Declares `name` in the current scope (`hoist`: in the nearest function scope, as
+    /// `var` does). The first declaration of a name in a scope wins.
+    pub(crate) fn declare(&mut self, name: StrId, value: SymId, hoist: bool) -> BindingIdx {
+        let index = if hoist {
+            self.scopes
+                .iter()
+                .rposition(|s| s.kind == ScopeKind::Function)
+                .unwrap_or(0)
+        } else {
+            self.scopes.len() - 1
+        };
+        if let Some(&(_, b)) = self.scopes[index].bindings.iter().find(|(n, _)| *n == name) {
+            let existing = self.facts.bindings[b as usize].value;
+            if matches!(self.facts.syms[existing as usize], Sym::Unknown) {
+                self.facts.bindings[b as usize].value = value;
+            }
+            return b;
+        }
+        let b = self.facts.bindings.len() as BindingIdx;
+        self.facts.bindings.push(Binding { name, value });
+        self.scopes[index].bindings.push((name, b));
+        b
+    }
+
+    /// What `name` is bound to among the declarations seen so far (for code that needs
+    /// an answer now, like `X.prototype.m = ...` naming its container).
+    pub(crate) fn lookup_now(&self, name: StrId) -> Option<SymId> {
+        for scope in self.scopes.iter().rev() {
+            if let Some(&(_, b)) = scope.bindings.iter().rev().find(|(n, _)| *n == name) {
+                return Some(self.facts.bindings[b as usize].value);
+            }
+        }
+        None
+    }
+
+    pub(crate) fn scope_count(&self) -> usize {
+        self.scopes.len()
+    }
+
+    pub(crate) fn binding_in(&self, scope: usize, name: StrId) -> Option<BindingIdx> {
+        self.scopes[scope]
+            .bindings
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, b)| b)
+    }
+
+    // ---- the walk ----
+
+    pub(crate) fn current_caller(&self) -> Option<DefIdx> {
+        self.callers.last().copied()
+    }
+
+    pub(crate) fn current_this(&self) -> ThisCtx {
+        *self.this.last().expect("this stack is never empty")
+    }
+
+    /// Visits every child of `node`, feeding leaves to the token hasher.
+    pub(crate) fn visit_children(&mut self, node: Node<'s>, depth: usize) {
+        if depth >= MAX_DEPTH {
+            self.truncated += 1;
+            return;
+        }
+        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
+        cursor.reset(node);
+        if cursor.goto_first_child() {
+            loop {
+                let child = cursor.node();
+                self.visit(child, depth + 1);
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        self.cursors.push(cursor);
+    }
+
+    pub(crate) fn visit_opt(&mut self, node: Option<Node<'s>>, depth: usize) {
+        if let Some(node) = node {
+            self.visit(node, depth);
+        }
+    }
+
+    /// The dispatcher: nodes that carry facts have handlers, the rest are walked through.
+    pub(crate) fn visit(&mut self, node: Node<'s>, depth: usize) {
+        if node.child_count() == 0 {
+            self.tokens.leaf(node, self.src);
+            // Leaves that still mean something: a bare `this.x` read is handled by its
+            // member_expression parent; nothing to do for the rest.
+            return;
+        }
+        match node.kind() {
+            // definitions
+            "function_declaration" | "generator_function_declaration" => {
+                self.function_declaration(node, depth)
+            }
+            "function_signature" => self.function_signature(node, depth),
+            "class_declaration" | "abstract_class_declaration" => {
+                self.class_declaration(node, depth)
+            }
+            "interface_declaration" => self.interface_declaration(node, depth),
+            "function_expression" | "generator_function" | "arrow_function" | "function" => {
+                self.anonymous_function(node, depth)
+            }
+            "class" => self.anonymous_class(node, depth),
+            "lexical_declaration" | "variable_declaration" => {
+                self.variable_declaration(node, depth)
+            }
+            "assignment_expression" => self.assignment(node, depth),
+            "internal_module" | "module" => self.namespace_declaration(node, depth),
+            // scopes
+            "statement_block" | "for_statement" | "for_in_statement" | "switch_body" => {
+                self.push_scope(ScopeKind::Block);
+                if node.kind() == "for_in_statement" {
+                    self.for_in_bindings(node);
+                }
+                self.visit_children(node, depth);
+                self.pop_scope();
+            }
+            "catch_clause" => {
+                self.push_scope(ScopeKind::Block);
+                if let Some(param) = node.child_by_field_name("parameter") {
+                    self.declare_pattern(param, None, false);
+                }
+                self.visit_children(node, depth);
+                self.pop_scope();
+            }
+            // calls and uses
+            "call_expression" => self.call_expression(node, depth),
+            "new_expression" => self.new_expression(node, depth),
+            "decorator" => self.decorator(node, depth),
+            "jsx_opening_element" | "jsx_self_closing_element" => self.jsx_element(node, depth),
+            "member_expression" => self.member_read(node, depth),
+            // modules
+            "import_statement" => self.import_statement(node, depth),
+            "export_statement" => self.export_statement(node, depth),
+            _ => self.visit_children(node, depth),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

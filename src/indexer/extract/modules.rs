@@ -1,0 +1,323 @@
+//! Imports and exports, ESM and CommonJS.
+
+use tree_sitter::Node;
+
+use super::calls::string_literal;
+use super::Extractor;
+use crate::indexer::facts::*;
+
+impl<'s> Extractor<'s> {
+    pub(crate) fn import_statement(&mut self, node: Node<'s>, depth: usize) {
+        let line = node.start_position().row as u32;
+        let source = node
+            .child_by_field_name("source")
+            .and_then(|s| string_literal(s, self.src));
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.named_children(&mut cursor).collect();
+        let mut bound = false;
+        for child in children {
+            match child.kind() {
+                "import_clause" => {
+                    if let Some(spec) = &source {
+                        self.import_clause(child, spec, line);
+                        bound = true;
+                    }
+                }
+                // TypeScript: `import x = require('y')`
+                "import_require_clause" => {
+                    let spec = child
+                        .child_by_field_name("source")
+                        .and_then(|s| string_literal(s, self.src));
+                    let name = child.named_child(0).filter(|n| n.kind() == "identifier");
+                    if let (Some(spec), Some(name)) = (spec, name) {
+                        let import = self.add_import(&spec, ImportKind::Require, line);
+                        let value = self.sym(Sym::Import(import));
+                        let name = self.intern_node(name);
+                        self.declare(name, value, false);
+                        bound = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let (false, Some(spec)) = (bound, &source) {
+            // `import './polyfill'`: a dependency without a binding.
+            self.add_import(spec, ImportKind::Namespace, line);
+        }
+        self.tokens_only(node);
+        let _ = depth;
+    }
+
+    fn import_clause(&mut self, clause: Node<'s>, spec: &str, line: u32) {
+        let mut cursor = clause.walk();
+        let parts: Vec<Node<'s>> = clause.named_children(&mut cursor).collect();
+        for part in parts {
+            match part.kind() {
+                "identifier" => {
+                    let import = self.add_import(spec, ImportKind::Default, line);
+                    self.bind_import(part, import);
+                }
+                "namespace_import" => {
+                    if let Some(name) = part.named_child(0) {
+                        let import = self.add_import(spec, ImportKind::Namespace, line);
+                        self.bind_import(name, import);
+                    }
+                }
+                "named_imports" => {
+                    let mut c2 = part.walk();
+                    let specifiers: Vec<Node<'s>> = part
+                        .named_children(&mut c2)
+                        .filter(|n| n.kind() == "import_specifier")
+                        .collect();
+                    for s in specifiers {
+                        let Some(name) = s.child_by_field_name("name") else {
+                            continue;
+                        };
+                        let local = s.child_by_field_name("alias").unwrap_or(name);
+                        let kind = self.imported_kind(name);
+                        let import = self.add_import(spec, kind, line);
+                        self.bind_import(local, import);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `default` names the default export; any other name a named one.
+    fn imported_kind(&mut self, name: Node<'s>) -> ImportKind {
+        let text = string_literal(name, self.src).unwrap_or_else(|| self.text(name).to_string());
+        if text == "default" {
+            ImportKind::Default
+        } else {
+            ImportKind::Named(self.intern(&text))
+        }
+    }
+
+    fn bind_import(&mut self, local: Node<'s>, import: ImportIdx) {
+        let name = self.intern_node(local);
+        let value = self.sym(Sym::Import(import));
+        self.declare(name, value, false);
+    }
+
+    pub(crate) fn export_statement(&mut self, node: Node<'s>, depth: usize) {
+        let source = node
+            .child_by_field_name("source")
+            .and_then(|s| string_literal(s, self.src));
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let is_default = children.iter().any(|c| c.kind() == "default");
+        let is_assignment = children.iter().any(|c| c.kind() == "=");
+        let declaration = node.child_by_field_name("declaration");
+        let value = node.child_by_field_name("value");
+
+        for child in children {
+            if Some(child) == declaration {
+                self.exported_declaration(child, is_default, depth + 1);
+            } else if Some(child) == value
+                || (is_assignment && child.is_named() && child.kind() != "comment")
+            {
+                let name = if is_assignment {
+                    "module.exports"
+                } else {
+                    "default"
+                };
+                let name = self.intern(name);
+                let sym = match self.bound_value(child, name, None, None, depth + 1) {
+                    Some(def) => self.sym(Sym::Def(def)),
+                    None => {
+                        let sym = self.expr_sym(child);
+                        self.visit(child, depth + 1);
+                        sym
+                    }
+                };
+                if is_assignment {
+                    // TypeScript `export = X`
+                    self.facts.module_exports = Some(sym);
+                } else {
+                    self.export(name, ExportValue::Local(sym));
+                }
+            } else {
+                match child.kind() {
+                    "export_clause" => self.export_clause(child, source.as_deref()),
+                    "namespace_export" => {
+                        if let (Some(alias), Some(spec)) = (child.named_child(0), &source) {
+                            let name = self.intern_node(alias);
+                            let specifier = self.intern(spec);
+                            self.export(
+                                name,
+                                ExportValue::From {
+                                    specifier,
+                                    kind: ImportKind::Namespace,
+                                },
+                            );
+                        }
+                        self.tokens_only(child);
+                    }
+                    "*" if source.is_some() && !has_namespace_export(node) => {
+                        let specifier = self.intern(source.as_deref().unwrap_or_default());
+                        self.export(0, ExportValue::Star { specifier });
+                        self.tokens_only(child);
+                    }
+                    _ => self.visit(child, depth + 1),
+                }
+            }
+        }
+    }
+
+    fn export(&mut self, name: StrId, value: ExportValue) {
+        self.facts.exports.push(Export { name, value });
+    }
+
+    /// `export function f`, `export const a = ..., b = ...`, `export default class {}`.
+    fn exported_declaration(&mut self, decl: Node<'s>, is_default: bool, depth: usize) {
+        let names: Vec<Node<'s>> = match decl.kind() {
+            "lexical_declaration" | "variable_declaration" => {
+                let mut cursor = decl.walk();
+                let declarators: Vec<Node<'s>> = decl
+                    .named_children(&mut cursor)
+                    .filter(|n| n.kind() == "variable_declarator")
+                    .collect();
+                let mut names = Vec::new();
+                for d in declarators {
+                    if let Some(target) = d.child_by_field_name("name") {
+                        collect_pattern_names(target, &mut names);
+                    }
+                }
+                names
+            }
+            _ => decl.child_by_field_name("name").into_iter().collect(),
+        };
+        if is_default && names.is_empty() {
+            // An anonymous default function or class is named `default`.
+            let name = self.intern("default");
+            let def = match decl.kind() {
+                "function_declaration" | "generator_function_declaration" => {
+                    Some(self.bound_function(decl, DefKind::Function, name, None, None, depth))
+                }
+                "class_declaration" | "class" | "abstract_class_declaration" => {
+                    Some(self.class(decl, name, None, None, depth))
+                }
+                _ => {
+                    self.visit(decl, depth);
+                    None
+                }
+            };
+            if let Some(def) = def {
+                let sym = self.sym(Sym::Def(def));
+                self.export(name, ExportValue::Local(sym));
+            }
+            return;
+        }
+        self.visit(decl, depth);
+        if decl.kind() == "ambient_declaration" {
+            return;
+        }
+        for n in names {
+            let local = self.intern_node(n);
+            let exported = if is_default {
+                self.intern("default")
+            } else {
+                local
+            };
+            let sym = self.reference(local);
+            self.export(exported, ExportValue::Local(sym));
+        }
+    }
+
+    fn export_clause(&mut self, clause: Node<'s>, source: Option<&str>) {
+        let mut cursor = clause.walk();
+        let specifiers: Vec<Node<'s>> = clause
+            .named_children(&mut cursor)
+            .filter(|n| n.kind() == "export_specifier")
+            .collect();
+        for s in specifiers {
+            let Some(name) = s.child_by_field_name("name") else {
+                continue;
+            };
+            let alias = s.child_by_field_name("alias").unwrap_or(name);
+            let exported =
+                string_literal(alias, self.src).unwrap_or_else(|| self.text(alias).to_string());
+            let exported = self.intern(&exported);
+            let value = match source {
+                Some(spec) => {
+                    let kind = self.imported_kind(name);
+                    let specifier = self.intern(spec);
+                    ExportValue::From { specifier, kind }
+                }
+                None => {
+                    let local = self.intern_node(name);
+                    ExportValue::Local(self.reference(local))
+                }
+            };
+            self.export(exported, value);
+        }
+        self.tokens_only(clause);
+    }
+
+    /// `Object.assign(module.exports, { a, b })` exports each property.
+    pub(crate) fn object_assign_exports(
+        &mut self,
+        function: Node<'s>,
+        args: Node<'s>,
+        depth: usize,
+    ) -> bool {
+        if self.text(function) != "Object.assign" {
+            return false;
+        }
+        let (Some(target), Some(object)) = (args.named_child(0), args.named_child(1)) else {
+            return false;
+        };
+        if !matches!(self.text(target), "module.exports" | "exports") || object.kind() != "object" {
+            return false;
+        }
+        let name = self.intern("module.exports");
+        let def = self.object_literal(object, name, None, None, depth + 1);
+        let props: Vec<StrId> = self
+            .facts
+            .props
+            .iter()
+            .filter(|p| p.object == def)
+            .map(|p| p.name)
+            .collect();
+        let object_sym = self.sym(Sym::Def(def));
+        for prop in props {
+            let sym = self.sym(Sym::Member(object_sym, prop));
+            self.export(prop, ExportValue::Local(sym));
+        }
+        true
+    }
+}
+
+fn has_namespace_export(node: Node) -> bool {
+    let mut cursor = node.walk();
+    let found = node
+        .named_children(&mut cursor)
+        .any(|c| c.kind() == "namespace_export");
+    found
+}
+
+fn collect_pattern_names<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>) {
+    match pattern.kind() {
+        "identifier" | "shorthand_property_identifier_pattern" => out.push(pattern),
+        _ => {
+            let mut cursor = pattern.walk();
+            let children: Vec<Node<'t>> = pattern.named_children(&mut cursor).collect();
+            for c in children {
+                match c.kind() {
+                    "pair_pattern" => {
+                        if let Some(v) = c.child_by_field_name("value") {
+                            collect_pattern_names(v, out);
+                        }
+                    }
+                    "assignment_pattern" | "object_assignment_pattern" => {
+                        if let Some(l) = c.child_by_field_name("left") {
+                            collect_pattern_names(l, out);
+                        }
+                    }
+                    _ => collect_pattern_names(c, out),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! TypeScript annotations as symbolic values: `x: Redis` makes `x` an instance of
+//! whatever `Redis` names, so `x.quit()` resolves to `Redis.quit`.
+
+use tree_sitter::Node;
+
+use super::Extractor;
+use crate::indexer::facts::*;
+
+/// Generic wrappers whose first type argument is the value that matters.
+const TRANSPARENT_GENERICS: &[&str] = &[
+    "Promise",
+    "PromiseLike",
+    "Awaited",
+    "Readonly",
+    "Partial",
+    "Required",
+    "NonNullable",
+];
+
+impl<'s> Extractor<'s> {
+    /// `: T` as the value it describes: an instance of T.
+    pub(crate) fn type_annotation(&mut self, annotation: Node<'s>) -> Option<SymId> {
+        let ty = if annotation.kind() == "type_annotation" {
+            annotation.named_child(0)?
+        } else {
+            annotation
+        };
+        let t = self.type_sym(ty)?;
+        Some(self.sym(Sym::Instance(t)))
+    }
+
+    /// A function's stated return type, as an instance (type predicates say nothing).
+    pub(crate) fn return_type(&mut self, node: Node<'s>) -> Option<SymId> {
+        if node.kind() != "type_annotation" {
+            return None;
+        }
+        self.type_annotation(node)
+    }
+
+    /// The value a type names (a class, an interface, an imported type).
+    pub(crate) fn type_sym(&mut self, ty: Node<'s>) -> Option<SymId> {
+        match ty.kind() {
+            "type_identifier" | "identifier" => {
+                let name = self.intern_node(ty);
+                Some(self.reference(name))
+            }
+            "nested_type_identifier" | "nested_identifier" | "member_expression" => {
+                let module = ty
+                    .child_by_field_name("module")
+                    .or_else(|| ty.child_by_field_name("object"))
+                    .or_else(|| ty.named_child(0))?;
+                let name = ty
+                    .child_by_field_name("name")
+                    .or_else(|| ty.child_by_field_name("property"))
+                    .or_else(|| ty.named_child(ty.named_child_count().checked_sub(1)?))?;
+                let base = self.type_sym(module)?;
+                let name = self.intern_node(name);
+                Some(self.sym(Sym::Member(base, name)))
+            }
+            "generic_type" => {
+                let name = ty.child_by_field_name("name")?;
+                if TRANSPARENT_GENERICS.contains(&self.text(name)) {
+                    let args = ty.child_by_field_name("type_arguments")?;
+                    return self.type_sym(args.named_child(0)?);
+                }
+                self.type_sym(name)
+            }
+            "union_type" => {
+                let mut found = None;
+                let mut cursor = ty.walk();
+                let members: Vec<Node<'s>> = ty.named_children(&mut cursor).collect();
+                for m in members {
+                    if matches!(m.kind(), "literal_type" | "predefined_type") {
+                        continue;
+                    }
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some(m);
+                }
+                self.type_sym(found?)
+            }
+            "parenthesized_type" | "readonly_type" => self.type_sym(ty.named_child(0)?),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! What one file says about itself: definitions, call sites, imports, exports and the
+//! symbolic values that connect them. Facts are computed from a single file without
+//! looking at any other (the stack-graphs idea), so a changed file is re-extracted alone
+//! and its facts replace the old ones; cross-file resolution happens in `graph`.
+//!
+//! Every name is an index into the file's own string table, which keeps the facts
+//! self-contained (storable per file) and small.
+
+use serde::{Deserialize, Serialize};
+
+use super::language::Language;
+
+/// Index into [`FileFacts::strings`].
+pub type StrId = u32;
+/// Index into [`FileFacts::defs`].
+pub type DefIdx = u32;
+/// Index into [`FileFacts::syms`].
+pub type SymId = u32;
+/// Index into [`FileFacts::bindings`].
+pub type BindingIdx = u32;
+/// Index into [`FileFacts::imports`].
+pub type ImportIdx = u32;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// Repository-relative path with `/` separators.
+    pub path: String,
+    pub language: Option<Language>,
+    /// A `.d.ts` file: declarations only, no call sites.
+    pub declaration_only: bool,
+    /// Syntax errors tree-sitter recovered from; facts are what it could still read.
+    pub parse_errors: u32,
+    pub strings: Vec<Box<str>>,
+    pub defs: Vec<Definition>,
+    pub calls: Vec<CallSite>,
+    pub imports: Vec<Import>,
+    pub exports: Vec<Export>,
+    /// `module.exports = <value>`: what `require()` of this file returns.
+    pub module_exports: Option<SymId>,
+    pub bindings: Vec<Binding>,
+    /// Object-literal properties whose value is not a function: `{ a, b: require('x') }`.
+    pub props: Vec<Prop>,
+    pub syms: Vec<Sym>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefKind {
+    Function,
+    Method,
+    Getter,
+    Setter,
+    Constructor,
+    Class,
+    /// An interface or a `declare`d shape: member lookups land on its method signatures.
+    Interface,
+    /// An object literal bound to a name; its function-valued properties are its members.
+    Object,
+}
+
+impl DefKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DefKind::Function => "function",
+            DefKind::Method => "method",
+            DefKind::Getter => "getter",
+            DefKind::Setter => "setter",
+            DefKind::Constructor => "constructor",
+            DefKind::Class => "class",
+            DefKind::Interface => "interface",
+            DefKind::Object => "object",
+        }
+    }
+
+    /// Kinds whose code runs when called: these are the functions a change is about.
+    pub fn is_callable(self) -> bool {
+        !matches!(self, DefKind::Object | DefKind::Interface)
+    }
+}
+
+/// A zero-based position: row and byte column.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    pub start_byte: u32,
+    pub end_byte: u32,
+    /// Zero-based, inclusive.
+    pub start_line: u32,
+    /// Zero-based, inclusive.
+    pub end_line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Definition {
+    pub name: StrId,
+    /// `UserService.getUser`, `api.fetchUser`, `outer.inner`.
+    pub qualified: StrId,
+    pub kind: DefKind,
+    /// The class or object this is a member of (methods, properties, `X.prototype.m`,
+    /// `X.m = function`). Nested functions have none: they are not reachable as members.
+    pub container: Option<DefIdx>,
+    pub is_static: bool,
+    pub exported: bool,
+    pub span: Span,
+    pub name_pos: Pos,
+    /// Each parameter's text with whitespace collapsed.
+    pub params: Vec<StrId>,
+    /// Hash of name-independent signature tokens (parameters, return type, modifiers),
+    /// ignoring comments and formatting.
+    pub signature_hash: u64,
+    /// Hash of the body tokens, ignoring comments and formatting.
+    pub body_hash: u64,
+    /// Classes: the `extends` expression.
+    pub extends: Option<SymId>,
+    /// Functions: the stated return type, as an instance of that type.
+    pub returns: Option<SymId>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallKind {
+    Call,
+    New,
+    Jsx,
+    /// A function passed or stored by name (`items.map(normalize)`, `component={Page}`).
+    Reference,
+    Decorator,
+    /// A property read (`cart.total`): a call only when it resolves to a getter.
+    Get,
+}
+
+impl CallKind {
+    /// The kind as the graph output names it; a getter read is a call.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallKind::Call | CallKind::Get => "call",
+            CallKind::New => "new",
+            CallKind::Jsx => "jsx",
+            CallKind::Reference => "reference",
+            CallKind::Decorator => "decorator",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallSite {
+    /// The innermost enclosing definition; None for top-level code (the module node).
+    pub caller: Option<DefIdx>,
+    pub kind: CallKind,
+    /// What is called, as a symbolic value.
+    pub callee: SymId,
+    /// The called name (last segment): what a name-only match uses.
+    pub name: StrId,
+    pub byte: u32,
+    pub pos: Pos,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ImportKind {
+    /// `import { x } from` / `import { x as y } from`: the exported name.
+    Named(StrId),
+    /// `import x from`
+    Default,
+    /// `import * as ns from`, `import('x')`: the module namespace.
+    Namespace,
+    /// `require('x')`, `import x = require('x')`: whatever `module.exports` is.
+    Require,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    pub specifier: StrId,
+    pub kind: ImportKind,
+    pub line: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExportValue {
+    /// `export function f`, `export { a as b }`, `exports.x = ...`, `export default expr`.
+    Local(SymId),
+    /// `export { x as y } from 'm'` (Named), `export * as ns from 'm'` (Namespace),
+    /// `export { default } from 'm'` (Default).
+    From { specifier: StrId, kind: ImportKind },
+    /// `export * from 'm'`: every name of `m` except `default`.
+    Star { specifier: StrId },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Export {
+    /// The exported name; `default` for default exports; unused (0) for `Star`.
+    pub name: StrId,
+    pub value: ExportValue,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    pub name: StrId,
+    pub value: SymId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prop {
+    pub object: DefIdx,
+    pub name: StrId,
+    pub value: SymId,
+}
+
+/// A symbolic value: what an expression denotes, as far as one file can say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Sym {
+    /// A name declared in this file.
+    Binding(BindingIdx),
+    /// A name declared nowhere in this file: a global, or a typo.
+    Global(StrId),
+    Def(DefIdx),
+    Import(ImportIdx),
+    /// `operand.name`
+    Member(SymId, StrId),
+    /// An instance of the class (or interface) the operand denotes: `new C()`, `x: C`.
+    Instance(SymId),
+    /// What calling the operand returns.
+    Return(SymId),
+    /// `this` inside the given class or object (None: a plain function's `this`).
+    This(Option<DefIdx>),
+    /// `super` inside the given class.
+    Super(DefIdx),
+    Unknown,
+}
+
+impl FileFacts {
+    pub fn str(&self, id: StrId) -> &str {
+        &self.strings[id as usize]
+    }
+
+    pub fn def(&self, idx: DefIdx) -> &Definition {
+        &self.defs[idx as usize]
+    }
+
+    pub fn sym(&self, id: SymId) -> Sym {
+        self.syms[id as usize]
+    }
+
+    pub fn def_name(&self, idx: DefIdx) -> &str {
+        self.str(self.def(idx).name)
+    }
+
+    pub fn def_qualified(&self, idx: DefIdx) -> &str {
+        self.str(self.def(idx).qualified)
+    }
+
+    /// Renders a symbolic value for humans and snapshots: `import('./x').a.b`, `new C`.
+    pub fn describe(&self, id: SymId) -> String {
+        self.describe_depth(id, 0)
+    }
+
+    fn describe_depth(&self, id: SymId, depth: usize) -> String {
+        if depth > 16 {
+            return "…".into();
+        }
+        let d = |s| self.describe_depth(s, depth + 1);
+        match self.sym(id) {
+            Sym::Binding(b) => {
+                let b = self.bindings[b as usize];
+                format!("{}={}", self.str(b.name), d(b.value))
+            }
+            Sym::Global(n) => format!("global {}", self.str(n)),
+            Sym::Def(x) => format!("def {}", self.def_qualified(x)),
+            Sym::Import(i) => {
+                let imp = self.imports[i as usize];
+                let spec = self.str(imp.specifier);
+                match imp.kind {
+                    ImportKind::Named(n) => format!("import {{{}}} '{spec}'", self.str(n)),
+                    ImportKind::Default => format!("import default '{spec}'"),
+                    ImportKind::Namespace => format!("import * '{spec}'"),
+                    ImportKind::Require => format!("require '{spec}'"),
+                }
+            }
+            Sym::Member(o, n) => format!("{}.{}", d(o), self.str(n)),
+            Sym::Instance(c) => format!("new({})", d(c)),
+            Sym::Return(f) => format!("ret({})", d(f)),
+            Sym::This(Some(c)) => format!("this@{}", self.def_qualified(c)),
+            Sym::This(None) => "this".into(),
+            Sym::Super(c) => format!("super@{}", self.def_qualified(c)),
+            Sym::Unknown => "?".into(),
+        }
+    }
+}

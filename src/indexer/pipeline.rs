@@ -1,0 +1,85 @@
+//! Many files at once: skip rules, then extraction on every core.
+
+use rayon::prelude::*;
+
+use super::facts::FileFacts;
+use super::language::Language;
+use super::skip::{SkipReason, SkipRules};
+use crate::graph::modules::ModuleResolver;
+
+/// One input file: repository-relative path and its bytes.
+pub struct SourceFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What indexing a set of files produced.
+#[derive(Default)]
+pub struct Extracted {
+    pub facts: Vec<FileFacts>,
+    /// tsconfig/jsconfig/package.json contents: they decide how imports resolve.
+    pub configs: Vec<(String, String)>,
+    pub skipped: Vec<(String, SkipReason)>,
+    /// Bytes of source parsed.
+    pub bytes: u64,
+}
+
+/// Whether a path is something the indexer reads (a source or a config file).
+pub fn wanted(path: &str) -> bool {
+    Language::from_path(path).is_some() || ModuleResolver::is_config_file(path)
+}
+
+/// Classifies and extracts every file in parallel. `progress` is called once per file.
+pub fn extract_all(
+    files: Vec<SourceFile>,
+    rules: &SkipRules,
+    progress: &(dyn Fn() + Sync),
+) -> Extracted {
+    enum Out {
+        Facts(FileFacts, u64),
+        Config(String, String),
+        Skipped(String, SkipReason),
+        Ignored,
+    }
+    let outs: Vec<Out> = files
+        .into_par_iter()
+        .map(|file| {
+            let out = if ModuleResolver::is_config_file(&file.path) {
+                match String::from_utf8(file.bytes) {
+                    Ok(text) => Out::Config(file.path, text),
+                    Err(_) => Out::Skipped(file.path, SkipReason::NotUtf8),
+                }
+            } else if let Some(language) = Language::from_path(&file.path) {
+                match rules.check(&file.path, &file.bytes) {
+                    Ok(text) => {
+                        let facts = super::extract::with_thread_parser(|p| {
+                            super::extract(&file.path, language, text, p)
+                        });
+                        Out::Facts(facts, file.bytes.len() as u64)
+                    }
+                    Err(reason) => Out::Skipped(file.path, reason),
+                }
+            } else {
+                Out::Ignored
+            };
+            progress();
+            out
+        })
+        .collect();
+    let mut extracted = Extracted::default();
+    for out in outs {
+        match out {
+            Out::Facts(f, bytes) => {
+                extracted.bytes += bytes;
+                extracted.facts.push(f);
+            }
+            Out::Config(p, c) => extracted.configs.push((p, c)),
+            Out::Skipped(p, r) => extracted.skipped.push((p, r)),
+            Out::Ignored => {}
+        }
+    }
+    extracted.facts.sort_by(|a, b| a.path.cmp(&b.path));
+    extracted.configs.sort();
+    extracted.skipped.sort();
+    extracted
+}

@@ -1,0 +1,184 @@
+//! The whole graph as JSON, Graphviz dot or GraphML.
+
+use std::fmt::Write;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::graph::{CallerNode, DefId, FileId, Graph};
+
+#[derive(Serialize)]
+pub struct Node {
+    pub id: u32,
+    pub name: String,
+    pub qualified_name: String,
+    pub kind: &'static str,
+    pub file: String,
+    pub line: u32,
+    pub end_line: u32,
+}
+
+#[derive(Serialize)]
+pub struct EdgeOut {
+    pub from: u32,
+    pub to: u32,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub kind: &'static str,
+    pub confidence: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct GraphOut {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<EdgeOut>,
+}
+
+/// Nodes are every callable definition (and interface) plus one module node per file
+/// that has top-level calls; edges are every resolved call edge, 1-based lines.
+pub fn collect(graph: &Graph) -> GraphOut {
+    let mut nodes = Vec::new();
+    let mut ids: FxHashMap<CallerNode, u32> = FxHashMap::default();
+    let mut files: Vec<FileId> = graph.file_ids().collect();
+    files.sort_by(|a, b| graph.facts(*a).path.cmp(&graph.facts(*b).path));
+    for &f in &files {
+        let facts = graph.facts(f);
+        for (i, d) in facts.defs.iter().enumerate() {
+            if d.kind == crate::indexer::facts::DefKind::Object {
+                continue;
+            }
+            let id = nodes.len() as u32;
+            ids.insert(CallerNode::Def(DefId::new(f, i as u32)), id);
+            nodes.push(Node {
+                id,
+                name: facts.str(d.name).to_string(),
+                qualified_name: facts.str(d.qualified).to_string(),
+                kind: d.kind.as_str(),
+                file: facts.path.clone(),
+                line: d.span.start_line + 1,
+                end_line: d.span.end_line + 1,
+            });
+        }
+    }
+    let mut edges = Vec::new();
+    for &f in &files {
+        let facts = graph.facts(f);
+        for e in &graph.resolution(f).edges {
+            let site = &facts.calls[e.site as usize];
+            let from_node = match site.caller {
+                Some(d) => CallerNode::Def(DefId::new(f, d)),
+                None => CallerNode::Module(f),
+            };
+            let from = *ids.entry(from_node).or_insert_with(|| {
+                let id = nodes.len() as u32;
+                nodes.push(Node {
+                    id,
+                    name: "<module>".into(),
+                    qualified_name: facts.path.clone(),
+                    kind: "module",
+                    file: facts.path.clone(),
+                    line: 1,
+                    end_line: 1,
+                });
+                id
+            });
+            let Some(&to) = ids.get(&CallerNode::Def(e.target)) else {
+                continue;
+            };
+            edges.push(EdgeOut {
+                from,
+                to,
+                file: facts.path.clone(),
+                line: site.pos.line + 1,
+                column: site.pos.column + 1,
+                kind: site.kind.as_str(),
+                confidence: e.confidence.as_str(),
+            });
+        }
+    }
+    GraphOut { nodes, edges }
+}
+
+pub fn to_json(graph: &GraphOut) -> String {
+    serde_json::to_string_pretty(graph).expect("graph serialises")
+}
+
+fn dot_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+pub fn to_dot(graph: &GraphOut) -> String {
+    let mut out = String::from("digraph calls {\n  node [shape=box];\n");
+    for n in &graph.nodes {
+        let _ = writeln!(
+            out,
+            "  n{} [label=\"{}\\n{}:{}\"];",
+            n.id,
+            dot_escape(&n.qualified_name),
+            dot_escape(&n.file),
+            n.line
+        );
+    }
+    for e in &graph.edges {
+        let style = match e.confidence {
+            "exact" => "solid",
+            "likely" => "dashed",
+            _ => "dotted",
+        };
+        let _ = writeln!(
+            out,
+            "  n{} -> n{} [label=\"{}\", style={style}];",
+            e.from, e.to, e.kind
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub fn to_graphml(graph: &GraphOut) -> String {
+    let mut out = String::from(concat!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
+        "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n",
+        "  <key id=\"name\" for=\"node\" attr.name=\"name\" attr.type=\"string\"/>\n",
+        "  <key id=\"qualified_name\" for=\"node\" attr.name=\"qualified_name\" attr.type=\"string\"/>\n",
+        "  <key id=\"kind\" for=\"all\" attr.name=\"kind\" attr.type=\"string\"/>\n",
+        "  <key id=\"file\" for=\"all\" attr.name=\"file\" attr.type=\"string\"/>\n",
+        "  <key id=\"line\" for=\"all\" attr.name=\"line\" attr.type=\"int\"/>\n",
+        "  <key id=\"confidence\" for=\"edge\" attr.name=\"confidence\" attr.type=\"string\"/>\n",
+        "  <graph id=\"calls\" edgedefault=\"directed\">\n"
+    ));
+    for n in &graph.nodes {
+        let _ = writeln!(
+            out,
+            "    <node id=\"n{}\"><data key=\"name\">{}</data><data key=\"qualified_name\">{}</data><data key=\"kind\">{}</data><data key=\"file\">{}</data><data key=\"line\">{}</data></node>",
+            n.id,
+            xml_escape(&n.name),
+            xml_escape(&n.qualified_name),
+            n.kind,
+            xml_escape(&n.file),
+            n.line
+        );
+    }
+    for (i, e) in graph.edges.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    <edge id=\"e{i}\" source=\"n{}\" target=\"n{}\"><data key=\"kind\">{}</data><data key=\"file\">{}</data><data key=\"line\">{}</data><data key=\"confidence\">{}</data></edge>",
+            e.from,
+            e.to,
+            e.kind,
+            xml_escape(&e.file),
+            e.line,
+            e.confidence
+        );
+    }
+    out.push_str("  </graph>\n</graphml>\n");
+    out
+}

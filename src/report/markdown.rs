@@ -1,0 +1,1079 @@
+//! The report as a pull-request comment.
+//!
+//! Everything taken from the analysed code (names, paths) is hostile input: it goes into
+//! code spans (which nothing but a longer backtick run can close, and which GitHub never
+//! turns into mentions, issue links, emoji or HTML) or, in the Mermaid diagram, through
+//! entity codes. The comment has a hard size limit, so output is built line by line
+//! against a budget and cut at whole lines with every opened block closed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use crate::blast::diff::Change;
+use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction};
+use crate::graph::Confidence;
+
+/// The first line: the bot finds (and updates) its own comment by it.
+pub const MARKER: &str = "<!-- blast-radius -->";
+
+/// Diagram caps: beyond these a flowchart stops being readable.
+const DIAGRAM_MAX_FUNCTIONS: usize = 15;
+const DIAGRAM_MAX_EDGES: usize = 40;
+/// Sites listed inline in the "still called" section and the touched-callers line.
+const INLINE_SITES: usize = 5;
+/// Longest name or path shown, in characters (minified or generated code has huge ones).
+const MAX_NAME_CHARS: usize = 200;
+/// Longest Mermaid label, in characters.
+const MAX_LABEL_CHARS: usize = 60;
+
+/// The comment for `report`, at most `max_chars` bytes long (bytes, so it is within the
+/// limit however GitHub counts characters). When the full comment is longer, it is cut at
+/// whole lines and sections and ends with a note of how much was left out.
+pub fn render_markdown(report: &BlastReport, max_chars: usize) -> String {
+    let full = render(report, usize::MAX, 0);
+    if full.len() <= max_chars {
+        return full;
+    }
+    // Keep room for the truncation note, sized for the largest counts it can hold.
+    let reserve = truncation_note(report.callers.len(), report.changed.len()).len() + 2;
+    render(report, max_chars, reserve)
+}
+
+fn render(report: &BlastReport, limit: usize, note_reserve: usize) -> String {
+    let mut out = Out {
+        buf: String::new(),
+        limit,
+        reserved: 0,
+        full: false,
+        omitted_callers: 0,
+        omitted_functions: 0,
+    };
+    // The marker goes first even when the note would then not fit: without it the bot
+    // would post a new comment instead of updating this one.
+    out.line(MARKER, 0, 0);
+    out.reserved = note_reserve;
+    out.line("## Blast radius", 0, 0);
+    out.blank();
+
+    if report.changed.is_empty() {
+        out.line(
+            &format!(
+                "No changed functions between {} and {}.",
+                code(&report.base),
+                code(&report.head)
+            ),
+            0,
+            0,
+        );
+        lower_bound_warning(&mut out, report);
+        return out.finish();
+    }
+
+    let groups = groups(report);
+    summary(&mut out, report, &groups);
+    lower_bound_warning(&mut out, report);
+    still_called(&mut out, &groups);
+    diagram(&mut out, &groups);
+    for group in groups.iter().filter(|g| g.has_callers()) {
+        section(&mut out, group);
+    }
+    no_callers(&mut out, &groups);
+    out.finish()
+}
+
+/// The findings about one changed function, split the way the comment shows them.
+struct Group<'a> {
+    func: &'a ChangedFunction,
+    /// Exact or likely, not touched by the change: what the reader must check.
+    untouched: Vec<&'a CallerFinding>,
+    /// Exact or likely, touched by the change.
+    touched: Vec<&'a CallerFinding>,
+    /// Name-only guesses, touched or not.
+    possible: Vec<&'a CallerFinding>,
+}
+
+impl<'a> Group<'a> {
+    fn has_callers(&self) -> bool {
+        !(self.untouched.is_empty() && self.touched.is_empty() && self.possible.is_empty())
+    }
+
+    fn callers(&self) -> usize {
+        self.untouched.len() + self.touched.len() + self.possible.len()
+    }
+
+    fn direct_untouched(&self) -> impl Iterator<Item = &'a CallerFinding> + '_ {
+        self.untouched.iter().copied().filter(|f| f.depth <= 1)
+    }
+}
+
+/// One group per changed function, most untouched callers first (ties: report order).
+fn groups(report: &BlastReport) -> Vec<Group<'_>> {
+    let mut groups: Vec<Group> = report
+        .changed
+        .iter()
+        .map(|func| Group {
+            func,
+            untouched: Vec::new(),
+            touched: Vec::new(),
+            possible: Vec::new(),
+        })
+        .collect();
+    for finding in &report.callers {
+        // A finding pointing nowhere is a bug upstream; dropping it beats panicking in
+        // the last step of a CI run.
+        let Some(group) = groups.get_mut(finding.changed_index) else {
+            continue;
+        };
+        let list = match (finding.confidence, finding.touched) {
+            (Confidence::Possible, _) => &mut group.possible,
+            (_, true) => &mut group.touched,
+            (_, false) => &mut group.untouched,
+        };
+        list.push(finding);
+    }
+    for group in &mut groups {
+        for list in [
+            &mut group.untouched,
+            &mut group.touched,
+            &mut group.possible,
+        ] {
+            list.sort_by(|a, b| {
+                (a.depth, a.confidence, &a.file, a.line, a.column, &a.caller).cmp(&(
+                    b.depth,
+                    b.confidence,
+                    &b.file,
+                    b.line,
+                    b.column,
+                    &b.caller,
+                ))
+            });
+        }
+    }
+    // Stable: equal counts keep the report's order.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.untouched.len()));
+    groups
+}
+
+fn summary(out: &mut Out, report: &BlastReport, groups: &[Group]) {
+    let changed_files: BTreeSet<&str> = report.changed.iter().map(|c| c.file.as_str()).collect();
+    let untouched: Vec<&CallerFinding> = groups
+        .iter()
+        .flat_map(|g| g.untouched.iter().copied())
+        .collect();
+    let untouched_files: BTreeSet<&str> = untouched.iter().map(|f| f.file.as_str()).collect();
+    let touched: usize = groups.iter().map(|g| g.touched.len()).sum();
+    let possible: usize = groups.iter().map(|g| g.possible.len()).sum();
+
+    let mut counts = format!(
+        "**{}** {} in **{}** {} · **{}** untouched {} in **{}** {} · **{}** touched {}",
+        report.changed.len(),
+        plural(
+            report.changed.len(),
+            "changed function",
+            "changed functions"
+        ),
+        changed_files.len(),
+        plural(changed_files.len(), "file", "files"),
+        untouched.len(),
+        plural(untouched.len(), "caller", "callers"),
+        untouched_files.len(),
+        plural(untouched_files.len(), "file", "files"),
+        touched,
+        plural(touched, "caller", "callers"),
+    );
+    if possible > 0 {
+        let _ = write!(
+            counts,
+            " · {possible} possible {}",
+            plural(possible, "match", "matches")
+        );
+    }
+    out.line(&counts, 0, 0);
+    out.blank();
+    let depth = match report.depth {
+        0 | 1 => "direct callers only".to_string(),
+        d => format!("callers of callers up to depth {d}"),
+    };
+    out.line(
+        &format!(
+            "Comparing {} → {}; {depth}. Untouched callers are call sites this change did not edit: check that they still work.",
+            code(&report.base),
+            code(&report.head)
+        ),
+        0,
+        0,
+    );
+    out.blank();
+}
+
+/// Unresolved same-name calls and skipped files mean the counts are lower bounds.
+fn lower_bound_warning(out: &mut Out, report: &BlastReport) {
+    let mut reasons = Vec::new();
+    if report.unresolved_same_name > 0 {
+        let n = report.unresolved_same_name as usize;
+        reasons.push(format!(
+            "{n} call {} the name of a changed function but could not be resolved",
+            plural(n, "site uses", "sites use")
+        ));
+    }
+    if report.skipped_files > 0 {
+        let n = report.skipped_files as usize;
+        reasons.push(format!(
+            "{n} {} skipped (minified, too large or binary)",
+            plural(n, "file was", "files were")
+        ));
+    }
+    if reasons.is_empty() {
+        return;
+    }
+    out.block(
+        &[
+            "> [!WARNING]".to_string(),
+            format!("> The counts are lower bounds: {}.", reasons.join(", and ")),
+            String::new(),
+        ],
+        0,
+        0,
+    );
+}
+
+/// The loud part: removed or renamed functions that code outside the change still calls.
+fn still_called(out: &mut Out, groups: &[Group]) {
+    let gone: Vec<&Group> = groups
+        .iter()
+        .filter(|g| matches!(g.func.change, Change::Removed | Change::Renamed))
+        .filter(|g| g.direct_untouched().next().is_some())
+        .collect();
+    if gone.is_empty() {
+        return;
+    }
+    out.line("### ⚠️ Removed or renamed, but still called", 0, 0);
+    out.blank();
+    out.line(
+        "These functions were removed or renamed, yet call sites this change did not touch still call them:",
+        0,
+        0,
+    );
+    out.blank();
+    for group in gone {
+        let func = group.func;
+        let what = match (&func.change, &func.renamed_from) {
+            (Change::Renamed, Some(from)) => {
+                format!("{} renamed to {}", code(from), code(&func.qualified_name))
+            }
+            (Change::Renamed, None) => format!("{} (renamed)", code(&func.qualified_name)),
+            _ => format!("{} (removed)", code(&func.qualified_name)),
+        };
+        let sites: Vec<&CallerFinding> = group.direct_untouched().collect();
+        let mut line = format!(
+            "- {what}: **{}** untouched {}: ",
+            sites.len(),
+            plural(sites.len(), "caller", "callers")
+        );
+        let listed: Vec<String> = sites
+            .iter()
+            .take(INLINE_SITES)
+            .map(|f| format!("{} in {}", site(f), code(&f.caller)))
+            .collect();
+        line.push_str(&listed.join(", "));
+        if sites.len() > INLINE_SITES {
+            let _ = write!(line, ", and {} more", sites.len() - INLINE_SITES);
+        }
+        out.line(&line, 0, 0);
+    }
+    out.blank();
+}
+
+/// Changed functions and their untouched direct callers as a Mermaid flowchart. Node ids
+/// are generated (`f0`, `c0`), never taken from names; labels are entity-escaped.
+fn diagram(out: &mut Out, groups: &[Group]) {
+    let candidates: Vec<(&Group, Vec<(&str, &str)>)> = groups
+        .iter()
+        .map(|g| (g, distinct_callers(g)))
+        .filter(|(_, callers)| !callers.is_empty())
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let total_edges: usize = candidates.iter().map(|(_, c)| c.len()).sum();
+
+    // Hand out edges round-robin so the busiest function cannot take the whole diagram.
+    let shown = &candidates[..candidates.len().min(DIAGRAM_MAX_FUNCTIONS)];
+    let mut quota = vec![0; shown.len()];
+    let mut edge_count = 0;
+    'deal: loop {
+        let before = edge_count;
+        for (q, (_, callers)) in quota.iter_mut().zip(shown) {
+            if edge_count == DIAGRAM_MAX_EDGES {
+                break 'deal;
+            }
+            if *q < callers.len() {
+                *q += 1;
+                edge_count += 1;
+            }
+        }
+        if edge_count == before {
+            break;
+        }
+    }
+
+    let mut lines = vec!["```mermaid".to_string(), "flowchart LR".to_string()];
+    let mut caller_ids: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut edges = Vec::new();
+    for (f, ((group, callers), &q)) in shown.iter().zip(&quota).enumerate() {
+        let func = group.func;
+        let label = format!("{} ({})", func.qualified_name, change_word(func.change));
+        lines.push(format!("  f{f}[\"{}\"]:::changed", mermaid_label(&label)));
+        for &(file, caller) in &callers[..q] {
+            let next = caller_ids.len();
+            let c = *caller_ids.entry((file, caller)).or_insert_with(|| {
+                let label = format!("{caller} · {file}");
+                lines.push(format!("  c{next}[\"{}\"]", mermaid_label(&label)));
+                next
+            });
+            edges.push(format!("  c{c} --> f{f}"));
+        }
+    }
+    lines.extend(edges);
+    lines.push("  classDef changed stroke-width:3px".to_string());
+    lines.push("```".to_string());
+    let more_functions = candidates.len() - shown.len();
+    let more_edges = total_edges - edge_count;
+    if more_functions > 0 || more_edges > 0 {
+        lines.push(String::new());
+        lines.push(format!(
+            "_Diagram capped: {more_functions} more changed {} and {more_edges} more caller {} are not drawn; the sections below list them._",
+            plural(more_functions, "function", "functions"),
+            plural(more_edges, "edge", "edges"),
+        ));
+    }
+    lines.push(String::new());
+    // The fence goes in whole or not at all.
+    out.block(&lines, 0, 0);
+}
+
+/// (file, caller) pairs calling the group's function directly, once each.
+fn distinct_callers<'a>(group: &Group<'a>) -> Vec<(&'a str, &'a str)> {
+    let mut seen = BTreeSet::new();
+    group
+        .direct_untouched()
+        .map(|f| (f.file.as_str(), f.caller.as_str()))
+        .filter(|pair| seen.insert(*pair))
+        .collect()
+}
+
+fn section(out: &mut Out, group: &Group) {
+    let func = group.func;
+    let callers = group.callers();
+    if !out.line(&format!("### {}", code(&func.qualified_name)), callers, 1) {
+        return;
+    }
+    let mut about = format!(
+        "{} at {} · {}",
+        func.kind.as_str(),
+        code(&format!("{}:{}", func.file, func.line)),
+        describe_change(func)
+    );
+    let _ = write!(
+        about,
+        " · **{}** untouched {}",
+        group.untouched.len(),
+        plural(group.untouched.len(), "caller", "callers")
+    );
+    if !group.touched.is_empty() {
+        let _ = write!(about, " · {} touched", group.touched.len());
+    }
+    if !group.possible.is_empty() {
+        let _ = write!(about, " · {} possible", group.possible.len());
+    }
+    out.line(&about, 0, 0);
+    out.blank();
+
+    for finding in &group.untouched {
+        let line = format!(
+            "- {} — {} — {}{}",
+            site(finding),
+            code(&finding.caller),
+            finding.confidence.as_str(),
+            call_details(finding)
+        );
+        out.line(&line, 1, 0);
+    }
+    if !group.untouched.is_empty() {
+        out.blank();
+    }
+
+    if !group.touched.is_empty() {
+        let mut line = String::from("Touched by this change: ");
+        let listed: Vec<String> = group
+            .touched
+            .iter()
+            .take(INLINE_SITES)
+            .map(|f| format!("{} in {}", site(f), code(&f.caller)))
+            .collect();
+        line.push_str(&listed.join(", "));
+        if group.touched.len() > INLINE_SITES {
+            let _ = write!(line, ", and {} more", group.touched.len() - INLINE_SITES);
+        }
+        out.line(&line, group.touched.len(), 0);
+        out.blank();
+    }
+
+    if !group.possible.is_empty() {
+        let n = group.possible.len();
+        let opened = out.open(
+            &[
+                format!(
+                    "<details><summary>{n} possible {} (name-only guesses)</summary>",
+                    plural(n, "match", "matches")
+                ),
+                String::new(),
+                format!(
+                    "These call sites call a function named {}, but several definitions share that name, so the graph cannot tell which one they mean.",
+                    code(&func.name)
+                ),
+                String::new(),
+            ],
+            n,
+        );
+        if opened {
+            for finding in &group.possible {
+                let touched = if finding.touched { " · touched" } else { "" };
+                let line = format!(
+                    "- {} — {}{}{touched}",
+                    site(finding),
+                    code(&finding.caller),
+                    call_details(finding)
+                );
+                out.line(&line, 1, 0);
+            }
+            out.close();
+        }
+    }
+}
+
+/// Changed functions nobody calls, folded: they need no review of callers.
+fn no_callers(out: &mut Out, groups: &[Group]) {
+    let quiet: Vec<&Group> = groups.iter().filter(|g| !g.has_callers()).collect();
+    if quiet.is_empty() {
+        return;
+    }
+    let n = quiet.len();
+    let opened = out.open(
+        &[
+            format!(
+                "<details><summary>{n} changed {} with no callers found</summary>",
+                plural(n, "function", "functions")
+            ),
+            String::new(),
+        ],
+        0,
+    );
+    if !opened {
+        out.omitted_functions += n;
+        return;
+    }
+    for group in quiet {
+        let func = group.func;
+        let line = format!(
+            "- {} — {} at {} · {}",
+            code(&func.qualified_name),
+            func.kind.as_str(),
+            code(&format!("{}:{}", func.file, func.line)),
+            describe_change(func)
+        );
+        out.line(&line, 0, 1);
+    }
+    out.close();
+}
+
+/// `src/a.ts:12`, as code.
+fn site(finding: &CallerFinding) -> String {
+    code(&format!("{}:{}", finding.file, finding.line))
+}
+
+/// How the site calls, when not a plain call, and the path for transitive callers.
+fn call_details(finding: &CallerFinding) -> String {
+    let mut s = String::new();
+    let kind = finding.kind.as_str();
+    if kind != "call" {
+        let _ = write!(s, " · {kind}");
+    }
+    if finding.depth > 1 {
+        let _ = write!(s, " · depth {}", finding.depth);
+        if let Some(via) = &finding.via {
+            let _ = write!(s, " via {}", code(via));
+        }
+    }
+    s
+}
+
+fn describe_change(func: &ChangedFunction) -> String {
+    match (&func.change, &func.renamed_from) {
+        (Change::Renamed, Some(from)) => format!("renamed from {}", code(from)),
+        (change, _) => change_word(*change).to_string(),
+    }
+}
+
+fn change_word(change: Change) -> &'static str {
+    match change {
+        Change::Added => "added",
+        Change::Removed => "removed",
+        Change::Renamed => "renamed",
+        Change::Signature => "signature changed",
+        Change::Body => "body changed",
+        Change::SignatureAndBody => "signature and body changed",
+    }
+}
+
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn truncation_note(callers: usize, functions: usize) -> String {
+    format!(
+        "_Truncated to fit the comment size limit: {callers} more {} and {functions} more changed {} are not shown. The JSON report has the full list._",
+        plural(callers, "caller", "callers"),
+        plural(functions, "function", "functions"),
+    )
+}
+
+/// Text from the analysed code, made printable and bounded: control characters (a
+/// newline would end a list item or a Mermaid statement) and bidirectional overrides
+/// (which can make a name read as another) become U+FFFD.
+fn sanitize(s: &str, max_chars: usize) -> String {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    let mut out: String = s
+        .chars()
+        .take(max_chars)
+        .map(|c| if unsafe_char(c) { '\u{FFFD}' } else { c })
+        .collect();
+    if s.chars().nth(max_chars).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// `s` as an inline code span. The delimiter is one backtick longer than the longest
+/// backtick run inside, padded with spaces when `s` touches a backtick or is itself
+/// space-padded (CommonMark strips one space from each side).
+fn code(s: &str) -> String {
+    let s = sanitize(s, MAX_NAME_CHARS);
+    if s.trim().is_empty() {
+        return "(empty)".to_string();
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = s.starts_with('`') || s.ends_with('`') || (s.starts_with(' ') && s.ends_with(' '));
+    let pad = if pad { " " } else { "" };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// A Mermaid node label (to sit inside `["…"]`): anything but letters, digits and a few
+/// harmless marks becomes a `#code;` entity, so quotes, brackets, `<>`, `#` and `;`
+/// cannot end the label or the statement.
+fn mermaid_label(s: &str) -> String {
+    let mut out = String::new();
+    for c in sanitize(s, MAX_LABEL_CHARS).chars() {
+        if c.is_alphanumeric()
+            || matches!(c, ' ' | '.' | '_' | '-' | '/' | ':' | ',' | '$' | '·' | '…')
+        {
+            out.push(c);
+        } else {
+            let _ = write!(out, "#{};", u32::from(c));
+        }
+    }
+    out
+}
+
+/// The comment under construction, within its byte budget.
+struct Out {
+    buf: String,
+    limit: usize,
+    /// Bytes kept free: the closers of open blocks and the truncation note.
+    reserved: usize,
+    /// A line did not fit: nothing more is added (only closers), so the cut is clean.
+    full: bool,
+    omitted_callers: usize,
+    omitted_functions: usize,
+}
+
+impl Out {
+    fn fits(&self, bytes: usize) -> bool {
+        !self.full
+            && self
+                .buf
+                .len()
+                .saturating_add(bytes)
+                .saturating_add(self.reserved)
+                <= self.limit
+    }
+
+    /// Appends one line that stands for `callers` findings and `functions` changed
+    /// functions, which count as left out when it does not fit.
+    fn line(&mut self, text: &str, callers: usize, functions: usize) -> bool {
+        self.block(std::slice::from_ref(&text.to_string()), callers, functions)
+    }
+
+    fn blank(&mut self) -> bool {
+        self.line("", 0, 0)
+    }
+
+    /// Appends all of `lines` or none.
+    fn block(&mut self, lines: &[String], callers: usize, functions: usize) -> bool {
+        let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        if !self.fits(bytes) {
+            self.full = true;
+            self.omitted_callers += callers;
+            self.omitted_functions += functions;
+            return false;
+        }
+        for line in lines {
+            self.buf.push_str(line);
+            self.buf.push('\n');
+        }
+        true
+    }
+
+    /// Appends the opening `lines` of a `<details>` block, keeping room for its closer;
+    /// `callers` count as left out when it does not fit.
+    fn open(&mut self, lines: &[String], callers: usize) -> bool {
+        self.reserved += DETAILS_CLOSER.len();
+        if self.block(lines, callers, 0) {
+            return true;
+        }
+        self.reserved -= DETAILS_CLOSER.len();
+        false
+    }
+
+    /// Ends the block [`Out::open`] started; its room was kept, so it always fits.
+    fn close(&mut self) {
+        self.reserved -= DETAILS_CLOSER.len();
+        self.buf.push_str(DETAILS_CLOSER);
+    }
+
+    fn finish(mut self) -> String {
+        // One final newline, however the last block ended (every line ends with one, so
+        // this never grows the text).
+        let end = self.buf.trim_end_matches('\n').len();
+        if end < self.buf.len() {
+            self.buf.truncate(end);
+            self.buf.push('\n');
+        }
+        if self.full {
+            let note = truncation_note(self.omitted_callers, self.omitted_functions);
+            // The reserve covers the note; the check guards budgets too small for it.
+            if self.buf.len() + note.len() + 2 <= self.limit {
+                self.buf.push('\n');
+                self.buf.push_str(&note);
+                self.buf.push('\n');
+            }
+        }
+        self.buf
+    }
+}
+
+/// Closes a `<details>` block. The blank line before ends any list inside it; the one
+/// after ends the HTML block, which would otherwise swallow the next heading as raw text.
+const DETAILS_CLOSER: &str = "\n</details>\n\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::indexer::facts::{CallKind, DefKind};
+
+    const LIMIT: usize = 60_000;
+
+    fn changed(
+        file: &str,
+        qualified: &str,
+        kind: DefKind,
+        line: u32,
+        change: Change,
+    ) -> ChangedFunction {
+        ChangedFunction {
+            file: file.into(),
+            name: qualified.rsplit('.').next().unwrap_or(qualified).into(),
+            qualified_name: qualified.into(),
+            kind,
+            line,
+            change,
+            renamed_from: None,
+        }
+    }
+
+    /// A direct, exact, untouched call; adjust the rest with struct update syntax.
+    fn call(
+        report: &BlastReport,
+        changed_index: usize,
+        site: (&str, u32),
+        caller: &str,
+    ) -> CallerFinding {
+        CallerFinding {
+            callee: report.changed[changed_index].qualified_name.clone(),
+            changed_index,
+            file: site.0.into(),
+            line: site.1,
+            column: 5,
+            caller: caller.into(),
+            kind: CallKind::Call,
+            confidence: Confidence::Exact,
+            touched: false,
+            depth: 1,
+            via: None,
+        }
+    }
+
+    fn report(changed: Vec<ChangedFunction>) -> BlastReport {
+        BlastReport {
+            base: "main".into(),
+            head: "feature/profile".into(),
+            changed,
+            callers: Vec::new(),
+            depth: 1,
+            unresolved_same_name: 0,
+            skipped_files: 0,
+        }
+    }
+
+    fn typical() -> BlastReport {
+        let mut r = report(vec![
+            changed(
+                "src/services/user.ts",
+                "UserService.getUser",
+                DefKind::Method,
+                12,
+                Change::Body,
+            ),
+            changed(
+                "src/util/format.ts",
+                "formatName",
+                DefKind::Function,
+                3,
+                Change::SignatureAndBody,
+            ),
+            changed(
+                "src/util/format.ts",
+                "newHelper",
+                DefKind::Function,
+                20,
+                Change::Added,
+            ),
+            changed(
+                "src/api/client.ts",
+                "ApiClient.constructor",
+                DefKind::Constructor,
+                8,
+                Change::Signature,
+            ),
+        ]);
+        r.depth = 2;
+        r.callers = vec![
+            call(&r, 0, ("src/api/handler.ts", 40), "handleRequest"),
+            CallerFinding {
+                confidence: Confidence::Likely,
+                ..call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage")
+            },
+            CallerFinding {
+                touched: true,
+                ..call(&r, 0, ("src/services/user.ts", 30), "UserService.refresh")
+            },
+            CallerFinding {
+                depth: 2,
+                via: Some("handleRequest".into()),
+                ..call(&r, 0, ("src/app.ts", 5), "main")
+            },
+            CallerFinding {
+                confidence: Confidence::Possible,
+                ..call(&r, 0, ("src/legacy/users.js", 88), "<module>")
+            },
+            call(&r, 1, ("src/components/Name.tsx", 9), "NameTag"),
+            CallerFinding {
+                touched: true,
+                ..call(&r, 1, ("src/util/format.ts", 15), "formatAll")
+            },
+            CallerFinding {
+                kind: CallKind::New,
+                ..call(&r, 3, ("src/index.ts", 3), "<module>")
+            },
+        ];
+        r
+    }
+
+    fn rename_still_called() -> BlastReport {
+        let mut r = report(vec![
+            ChangedFunction {
+                renamed_from: Some("UserService.getUser".into()),
+                ..changed(
+                    "src/services/user.ts",
+                    "UserService.fetchUser",
+                    DefKind::Method,
+                    12,
+                    Change::Renamed,
+                )
+            },
+            changed(
+                "src/util/legacy.ts",
+                "legacyFormat",
+                DefKind::Function,
+                7,
+                Change::Removed,
+            ),
+            changed(
+                "src/util/format.ts",
+                "formatName",
+                DefKind::Function,
+                3,
+                Change::Body,
+            ),
+        ]);
+        r.unresolved_same_name = 2;
+        r.skipped_files = 1;
+        r.callers = vec![
+            call(&r, 0, ("src/api/handler.ts", 40), "handleRequest"),
+            call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage"),
+            CallerFinding {
+                touched: true,
+                ..call(&r, 0, ("src/services/cache.ts", 9), "warmCache")
+            },
+            call(&r, 1, ("src/reports/export.ts", 51), "exportCsv"),
+            CallerFinding {
+                confidence: Confidence::Possible,
+                ..call(&r, 2, ("src/old/format.js", 2), "<module>")
+            },
+        ];
+        r
+    }
+
+    /// Code fences and `<details>` blocks open and close in pairs.
+    fn assert_balanced(md: &str) {
+        let fences = md.lines().filter(|l| l.starts_with("```")).count();
+        assert_eq!(fences % 2, 0, "unbalanced fences in:\n{md}");
+        assert_eq!(
+            md.matches("<details>").count(),
+            md.matches("</details>").count(),
+            "unbalanced details in:\n{md}"
+        );
+    }
+
+    #[test]
+    fn typical_report() {
+        let md = render_markdown(&typical(), LIMIT);
+        assert!(md.starts_with(&format!("{MARKER}\n")));
+        assert_balanced(&md);
+        insta::assert_snapshot!("typical", md);
+    }
+
+    #[test]
+    fn rename_still_called_report() {
+        let md = render_markdown(&rename_still_called(), LIMIT);
+        assert_balanced(&md);
+        insta::assert_snapshot!("rename_still_called", md);
+    }
+
+    #[test]
+    fn empty_report() {
+        let md = render_markdown(&report(Vec::new()), LIMIT);
+        insta::assert_snapshot!("empty", md);
+    }
+
+    #[test]
+    fn hostile_names_are_escaped() {
+        let hostile = "x`y|z<script>alert(1)</script>]]#1 *b* _i_";
+        let mut r = report(vec![
+            ChangedFunction {
+                renamed_from: Some("- [ ] `` old ``".into()),
+                ..changed(
+                    "src/@scope/we ird.ts",
+                    hostile,
+                    DefKind::Function,
+                    1,
+                    Change::Renamed,
+                )
+            },
+            changed("+plus.ts", "`", DefKind::Function, 2, Change::Body),
+        ]);
+        r.callers = vec![
+            call(&r, 0, ("src/@evil/a.ts", 1), "line\nbreak\"quote\";[x]{y}"),
+            call(&r, 0, ("src/b.ts", 2), "<module>"),
+            call(&r, 1, ("src/c.ts", 3), "# not a heading"),
+        ];
+        let md = render_markdown(&r, LIMIT);
+        assert_balanced(&md);
+        // No raw HTML from names survives outside code spans or Mermaid entities.
+        assert!(!md.contains("\nbreak"));
+        assert!(md.contains("#60;script#62;"));
+        insta::assert_snapshot!("hostile", md);
+    }
+
+    #[test]
+    fn code_spans_outlast_backtick_runs() {
+        assert_eq!(code("a"), "`a`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("``x"), "``` ``x ```");
+        assert_eq!(code(" a "), "`  a  `");
+        assert_eq!(code(""), "(empty)");
+        assert_eq!(code("<module>"), "`<module>`");
+        assert_eq!(code("a\nb\u{202E}c"), "`a\u{FFFD}b\u{FFFD}c`");
+        let long = "x".repeat(500);
+        assert_eq!(code(&long), format!("`{}…`", "x".repeat(MAX_NAME_CHARS)));
+    }
+
+    #[test]
+    fn mermaid_labels_use_entities() {
+        assert_eq!(
+            mermaid_label("a\"b[c]<d>#e;f"),
+            "a#34;b#91;c#93;#60;d#62;#35;e#59;f"
+        );
+    }
+
+    /// 5,000 untouched callers over 50 changed functions, with some touched and possible.
+    fn huge() -> BlastReport {
+        let mut r = report(
+            (0..50)
+                .map(|i| {
+                    changed(
+                        &format!("src/mod{i}.ts"),
+                        &format!("Service{i}.method"),
+                        DefKind::Method,
+                        i + 1,
+                        Change::Body,
+                    )
+                })
+                .collect(),
+        );
+        r.callers = (0..5000u32)
+            .map(|i| {
+                let idx = (i % 50) as usize;
+                CallerFinding {
+                    confidence: if i % 7 == 0 {
+                        Confidence::Possible
+                    } else {
+                        Confidence::Exact
+                    },
+                    touched: i % 11 == 0,
+                    ..call(
+                        &r,
+                        idx,
+                        (&format!("src/callers/file{i}.ts"), i + 1),
+                        &format!("caller{i}"),
+                    )
+                }
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn truncation_keeps_limit_and_balance() {
+        let r = huge();
+        let md = render_markdown(&r, LIMIT);
+        assert!(md.len() <= LIMIT, "{} bytes", md.len());
+        assert!(
+            md.len() > LIMIT - 2_000,
+            "the budget is used: {} bytes",
+            md.len()
+        );
+        assert_balanced(&md);
+        assert!(md.starts_with(MARKER));
+        let note = md.lines().last().expect("a last line");
+        assert!(note.starts_with("_Truncated"), "{note}");
+    }
+
+    #[test]
+    fn truncation_note_counts_what_is_missing() {
+        // Only untouched exact callers: each shown caller is one `- ` line in a section.
+        let mut r = huge();
+        for f in &mut r.callers {
+            f.confidence = Confidence::Exact;
+            f.touched = false;
+        }
+        let md = render_markdown(&r, LIMIT);
+        let shown_callers = md
+            .lines()
+            .filter(|l| l.starts_with("- `src/callers/"))
+            .count();
+        let shown_functions = md.lines().filter(|l| l.starts_with("### `")).count();
+        let note = md.lines().last().expect("a last line");
+        let numbers: Vec<usize> = note.split(' ').filter_map(|w| w.parse().ok()).collect();
+        assert_eq!(numbers.len(), 2, "{note}");
+        assert_eq!(shown_callers + numbers[0], 5000, "{note}");
+        assert_eq!(shown_functions + numbers[1], 50, "{note}");
+    }
+
+    #[test]
+    fn every_budget_is_respected() {
+        for r in [typical(), rename_still_called(), report(Vec::new())] {
+            let full = render_markdown(&r, usize::MAX);
+            for limit in (0..full.len() + 10).step_by(3) {
+                let md = render_markdown(&r, limit);
+                assert!(md.len() <= limit, "{} > {limit}", md.len());
+                assert_balanced(&md);
+            }
+        }
+    }
+
+    #[test]
+    fn diagram_is_capped_and_shared_out() {
+        let mut r = report(
+            (0..20)
+                .map(|i| {
+                    changed(
+                        "src/a.ts",
+                        &format!("f{i}"),
+                        DefKind::Function,
+                        i + 1,
+                        Change::Body,
+                    )
+                })
+                .collect(),
+        );
+        r.callers = (0..100)
+            .map(|i| call(&r, i % 20, ("src/b.ts", i as u32 + 1), &format!("g{i}")))
+            .collect();
+        let md = render_markdown(&r, LIMIT);
+        let diagram = md
+            .split("```mermaid\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .expect("a diagram");
+        let functions = diagram.lines().filter(|l| l.contains(":::changed")).count();
+        let edges = diagram.lines().filter(|l| l.contains(" --> ")).count();
+        assert_eq!(
+            (functions, edges),
+            (DIAGRAM_MAX_FUNCTIONS, DIAGRAM_MAX_EDGES)
+        );
+        // 15 functions, 40 edges: every function drawn gets at least 2.
+        for f in 0..DIAGRAM_MAX_FUNCTIONS {
+            let to_f = format!(" --> f{f}\n");
+            assert!(diagram.matches(&to_f).count() >= 2, "f{f}");
+        }
+        assert!(md.contains(
+            "_Diagram capped: 5 more changed functions and 60 more caller edges are not drawn"
+        ));
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let r = typical();
+        assert_eq!(render_markdown(&r, LIMIT), render_markdown(&r, LIMIT));
+        let mut shuffled = r.clone();
+        shuffled.callers.reverse();
+        assert_eq!(
+            render_markdown(&r, LIMIT),
+            render_markdown(&shuffled, LIMIT)
+        );
+    }
+}

@@ -1,0 +1,3 @@
+pub mod graph_export;
+pub mod json;
+pub mod markdown;

@@ -1,0 +1,109 @@
+//! `blast` end to end on fixture repositories with real git history.
+
+mod common;
+
+use common::{run_ok, two_commit_repo};
+use serde_json::Value;
+
+fn blast_json(repo: &std::path::Path) -> Value {
+    let out = run_ok(&[
+        "blast",
+        "--repo",
+        repo.to_str().unwrap(),
+        "--base",
+        "HEAD~1",
+        "--head",
+        "HEAD",
+        "--format",
+        "json",
+    ]);
+    serde_json::from_str(&out).unwrap()
+}
+
+fn callers_of<'a>(report: &'a Value, callee: &str) -> Vec<&'a Value> {
+    report["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["callee"] == callee)
+        .collect()
+}
+
+/// The case the product exists for: classifyFields changes, only image.js is updated.
+#[test]
+fn classify_fields_untouched_callers_are_listed() {
+    let repo = two_commit_repo("blast/classify");
+    let report = blast_json(repo.path());
+
+    let changed: Vec<(&str, &str)> = report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["qualified_name"].as_str().unwrap(),
+                c["change"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(changed.contains(&("classifyFields", "body")), "{changed:?}");
+
+    let callers = callers_of(&report, "classifyFields");
+    let mut untouched: Vec<(String, String)> = callers
+        .iter()
+        .filter(|c| c["touched"] == false)
+        .map(|c| {
+            (
+                format!("{}:{}", c["file"].as_str().unwrap(), c["line"]),
+                c["caller"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    untouched.sort();
+    assert_eq!(
+        untouched,
+        vec![
+            ("routes/posts.js:7".to_string(), "createPost".to_string()),
+            (
+                "routes/services/video.js:5".to_string(),
+                "processVideo".to_string()
+            ),
+        ]
+    );
+    let touched: Vec<&str> = callers
+        .iter()
+        .filter(|c| c["touched"] == true)
+        .map(|c| c["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(touched, vec!["routes/services/image.js"]);
+    // Comments and strings that mention the name are not call sites.
+    assert_eq!(callers.len(), 3, "{callers:#?}");
+    for c in &callers {
+        assert_eq!(c["confidence"], "exact");
+    }
+}
+
+#[test]
+fn classify_fields_markdown_lists_untouched_callers_first() {
+    let repo = two_commit_repo("blast/classify");
+    let out = run_ok(&[
+        "blast",
+        "--repo",
+        repo.path().to_str().unwrap(),
+        "--base",
+        "HEAD~1",
+    ]);
+    assert!(out.starts_with("<!-- blast-radius -->"), "{out}");
+    let posts = out.find("routes/posts.js:7").expect("posts.js listed");
+    let video = out
+        .find("routes/services/video.js:5")
+        .expect("video.js listed");
+    let image = out
+        .find("routes/services/image.js:4")
+        .expect("image.js listed");
+    assert!(
+        posts < image && video < image,
+        "untouched callers come first:\n{out}"
+    );
+    assert!(out.contains("```mermaid"));
+}

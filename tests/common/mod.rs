@@ -1,0 +1,87 @@
+//! Helpers shared by the integration tests: fixture repositories as real git history.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walk(from) {
+        let rel = entry.strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &dest).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+pub fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A git repository with two commits: `base/` of the fixture, then `head/` laid over
+/// it (files listed in `head/.deleted`, one per line, are removed).
+pub fn two_commit_repo(fixture_name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    copy_dir(&fixture(&format!("{fixture_name}/base")), root);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "base"]);
+    let head = fixture(&format!("{fixture_name}/head"));
+    copy_dir(&head, root);
+    let deleted = root.join(".deleted");
+    if deleted.exists() {
+        for line in std::fs::read_to_string(&deleted).unwrap().lines() {
+            if !line.trim().is_empty() {
+                std::fs::remove_file(root.join(line.trim())).unwrap();
+            }
+        }
+        std::fs::remove_file(deleted).unwrap();
+    }
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "head"]);
+    dir
+}
+
+pub fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+pub fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "blast-radius {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
