@@ -22,7 +22,7 @@ pub use confidence::Confidence;
 use file_index::FileIndex;
 use interner::{Interner, NameId};
 use modules::{ModuleResolver, ModuleTarget};
-pub use query::{CallerNode, Found, TransitiveCaller};
+pub use query::{CallerNode, EdgeKey, Found, TransitiveCaller};
 pub use resolve::{Edge, Resolution};
 use resolve::{FallbackScope, Resolver};
 

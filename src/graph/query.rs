@@ -196,3 +196,56 @@ impl Graph {
         Some(path.into_iter().map(|n| defs[n as usize]).collect())
     }
 }
+
+/// One edge with file paths instead of ids: comparable across graphs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EdgeKey {
+    pub from_file: String,
+    pub site: u32,
+    pub to_file: String,
+    pub to_qualified: String,
+    pub to_def: u32,
+    pub confidence: super::Confidence,
+}
+
+impl Graph {
+    /// Every edge, sorted: two graphs of the same files have equal lists.
+    pub fn edge_keys(&self) -> Vec<EdgeKey> {
+        let mut out = Vec::new();
+        for f in self.file_ids() {
+            for e in &self.resolution(f).edges {
+                let target = self.facts(e.target.file);
+                out.push(EdgeKey {
+                    from_file: self.facts(f).path.clone(),
+                    site: e.site,
+                    to_file: target.path.clone(),
+                    to_qualified: target.def_qualified(e.target.def).to_string(),
+                    to_def: e.target.def,
+                    confidence: e.confidence,
+                });
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Every reverse-index entry as (callee, caller file, site): must mirror the edges.
+    pub fn reverse_keys(&self) -> Vec<(String, u32, String, u32)> {
+        let mut out = Vec::new();
+        for f in self.file_ids() {
+            let facts = self.facts(f);
+            for d in 0..facts.defs.len() as u32 {
+                for c in self.callers(DefId::new(f, d)) {
+                    out.push((
+                        facts.path.clone(),
+                        d,
+                        self.facts(c.file).path.clone(),
+                        c.site,
+                    ));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}

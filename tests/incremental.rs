@@ -1,0 +1,211 @@
+//! `update_file`/`remove_file` must leave the graph equal to a full rebuild, whatever
+//! the sequence of edits. Random repositories with colliding names, re-exports,
+//! CommonJS and ESM, classes across files; random edits; compare after every step.
+
+use std::collections::BTreeMap;
+
+use blast_radius::graph::Graph;
+use blast_radius::indexer::{extract, Language};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const NAMES: &[&str] = &["render", "helper", "format", "init", "load", "save", "parse2"];
+const CLASSES: &[&str] = &["Repo", "Cache", "Service"];
+
+fn pick<'a>(rng: &mut StdRng, items: &'a [&'a str]) -> &'a str {
+    items[rng.random_range(0..items.len())]
+}
+
+fn file_name(i: usize) -> String {
+    match i % 4 {
+        0 => format!("src/m{i}.ts"),
+        1 => format!("src/lib/m{i}.js"),
+        2 => format!("src/lib/index{i}.tsx"),
+        _ => format!("pkg/m{i}.cjs"),
+    }
+}
+
+/// A relative specifier from `from` to `to`, without extension (as people write them).
+fn specifier(from: &str, to: &str) -> String {
+    let from_dir: Vec<&str> = from.split('/').collect::<Vec<_>>();
+    let from_dir = &from_dir[..from_dir.len() - 1];
+    let to_parts: Vec<&str> = to.split('/').collect();
+    let common = from_dir
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut parts: Vec<String> = Vec::new();
+    for _ in common..from_dir.len() {
+        parts.push("..".into());
+    }
+    for p in &to_parts[common..] {
+        parts.push(p.to_string());
+    }
+    let mut spec = parts.join("/");
+    if !spec.starts_with("..") {
+        spec = format!("./{spec}");
+    }
+    spec.rsplit_once('.').map(|(s, _)| s.to_string()).unwrap_or(spec)
+}
+
+fn random_file(rng: &mut StdRng, path: &str, all: &[String]) -> String {
+    let mut src = String::new();
+    let cjs = path.ends_with(".cjs") || rng.random_bool(0.2);
+    let mut imported: Vec<String> = Vec::new();
+    for _ in 0..rng.random_range(0..4) {
+        let other = &all[rng.random_range(0..all.len())];
+        if other == path {
+            continue;
+        }
+        let spec = specifier(path, other);
+        let name = pick(rng, NAMES);
+        let local = format!("{name}_{}", imported.len());
+        match rng.random_range(0..5) {
+            0 if !cjs => src.push_str(&format!("import {{ {name} as {local} }} from '{spec}';\n")),
+            1 if !cjs => src.push_str(&format!("import * as {local} from '{spec}';\n")),
+            2 if !cjs => src.push_str(&format!("export * from '{spec}';\n")),
+            3 => src.push_str(&format!("const {{ {name}: {local} }} = require('{spec}');\n")),
+            _ => src.push_str(&format!("const {local} = require('{spec}');\n")),
+        }
+        imported.push(local);
+    }
+    if !cjs && rng.random_bool(0.3) {
+        let other = &all[rng.random_range(0..all.len())];
+        if other != path {
+            let class = pick(rng, CLASSES);
+            src.push_str(&format!(
+                "import {{ {class} as Base }} from '{}';\n",
+                specifier(path, other)
+            ));
+            src.push_str(&format!(
+                "export class Sub extends Base {{ run() {{ this.{}(); super.{}(); }} }}\n",
+                pick(rng, NAMES),
+                pick(rng, NAMES)
+            ));
+        }
+    }
+    let mut exported = Vec::new();
+    for _ in 0..rng.random_range(0..4) {
+        let name = pick(rng, NAMES);
+        let mut body = String::new();
+        for _ in 0..rng.random_range(0..4) {
+            match rng.random_range(0..5) {
+                0 if !imported.is_empty() => {
+                    let i = &imported[rng.random_range(0..imported.len())];
+                    body.push_str(&format!("  {i}();\n"));
+                }
+                1 if !imported.is_empty() => {
+                    let i = &imported[rng.random_range(0..imported.len())];
+                    body.push_str(&format!("  {i}.{}();\n", pick(rng, NAMES)));
+                }
+                2 => body.push_str(&format!("  unknown.{}();\n", pick(rng, NAMES))),
+                3 => body.push_str(&format!("  {}();\n", pick(rng, NAMES))),
+                _ => body.push_str(&format!("  new {}().{}();\n", pick(rng, CLASSES), pick(rng, NAMES))),
+            }
+        }
+        if exported.contains(&name) {
+            continue;
+        }
+        exported.push(name);
+        if cjs {
+            src.push_str(&format!("exports.{name} = function ({}) {{\n{body}}};\n", "a"));
+        } else {
+            src.push_str(&format!("export function {name}(a) {{\n{body}}}\n"));
+        }
+    }
+    if rng.random_bool(0.5) {
+        let class = pick(rng, CLASSES);
+        let m = pick(rng, NAMES);
+        let other = pick(rng, NAMES);
+        let decl = format!("class {class} {{ {m}() {{ this.{other}(); }} {other}() {{}} }}\n");
+        if cjs {
+            src.push_str(&decl);
+            src.push_str(&format!("module.exports.{class} = {class};\n"));
+        } else {
+            src.push_str(&format!("export {decl}"));
+        }
+    }
+    if rng.random_bool(0.3) {
+        src.push_str(&format!("{}();\n", pick(rng, NAMES)));
+    }
+    src
+}
+
+fn build(files: &BTreeMap<String, String>) -> Graph {
+    let mut parser = tree_sitter::Parser::new();
+    let facts = files
+        .iter()
+        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s, &mut parser))
+        .collect();
+    Graph::build(facts, Vec::new())
+}
+
+fn assert_same(incremental: &Graph, files: &BTreeMap<String, String>, step: &str) {
+    let full = build(files);
+    let (a, b) = (incremental.edge_keys(), full.edge_keys());
+    if a != b {
+        let only_inc: Vec<_> = a.iter().filter(|e| !b.contains(e)).collect();
+        let only_full: Vec<_> = b.iter().filter(|e| !a.contains(e)).collect();
+        panic!("after {step}: incremental differs from full rebuild\nonly incremental: {only_inc:#?}\nonly full: {only_full:#?}");
+    }
+    assert_eq!(incremental.reverse_keys(), full.reverse_keys(), "reverse index after {step}");
+}
+
+#[test]
+fn random_edit_sequences_equal_full_rebuilds() {
+    for seed in 0..40u64 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let count = rng.random_range(3..12);
+        let mut paths: Vec<String> = (0..count).map(file_name).collect();
+        let mut files: BTreeMap<String, String> = BTreeMap::new();
+        for p in &paths {
+            files.insert(p.clone(), random_file(&mut rng, p, &paths));
+        }
+        let mut graph = build(&files);
+        let mut next = count;
+        for step in 0..25 {
+            let label = format!("seed {seed} step {step}");
+            match rng.random_range(0..10) {
+                // Add a file (possibly one that other files already import).
+                0 | 1 => {
+                    let p = file_name(next);
+                    next += 1;
+                    paths.push(p.clone());
+                    let src = random_file(&mut rng, &p, &paths);
+                    graph.update_file(&p, &src);
+                    files.insert(p, src);
+                }
+                // Remove a file.
+                2 if files.len() > 1 => {
+                    let p = files.keys().nth(rng.random_range(0..files.len())).unwrap().clone();
+                    graph.remove_file(&p);
+                    files.remove(&p);
+                }
+                // Rewrite a file.
+                _ => {
+                    let p = files.keys().nth(rng.random_range(0..files.len())).unwrap().clone();
+                    let src = random_file(&mut rng, &p, &paths);
+                    graph.update_file(&p, &src);
+                    files.insert(p, src);
+                }
+            }
+            assert_same(&graph, &files, &label);
+        }
+    }
+}
+
+#[test]
+fn random_repositories_resolve_some_edges() {
+    // Guards the test above against comparing two empty graphs.
+    let mut rng = StdRng::seed_from_u64(7);
+    let paths: Vec<String> = (0..10).map(file_name).collect();
+    let files: BTreeMap<String, String> = paths
+        .iter()
+        .map(|p| (p.clone(), random_file(&mut rng, p, &paths)))
+        .collect();
+    let g = build(&files);
+    let edges = g.edge_keys();
+    assert!(edges.len() > 10, "{} edges", edges.len());
+    assert!(edges.iter().any(|e| e.from_file != e.to_file), "cross-file edges");
+}
