@@ -9,4 +9,5 @@ pub mod cli;
 pub mod graph;
 pub mod indexer;
 pub mod report;
+pub mod store;
 pub mod workspace;

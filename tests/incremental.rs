@@ -9,7 +9,9 @@ use blast_radius::indexer::{extract, Language};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const NAMES: &[&str] = &["render", "helper", "format", "init", "load", "save", "parse2"];
+const NAMES: &[&str] = &[
+    "render", "helper", "format", "init", "load", "save", "parse2",
+];
 const CLASSES: &[&str] = &["Repo", "Cache", "Service"];
 
 fn pick<'a>(rng: &mut StdRng, items: &'a [&'a str]) -> &'a str {
@@ -46,7 +48,9 @@ fn specifier(from: &str, to: &str) -> String {
     if !spec.starts_with("..") {
         spec = format!("./{spec}");
     }
-    spec.rsplit_once('.').map(|(s, _)| s.to_string()).unwrap_or(spec)
+    spec.rsplit_once('.')
+        .map(|(s, _)| s.to_string())
+        .unwrap_or(spec)
 }
 
 fn random_file(rng: &mut StdRng, path: &str, all: &[String]) -> String {
@@ -65,7 +69,9 @@ fn random_file(rng: &mut StdRng, path: &str, all: &[String]) -> String {
             0 if !cjs => src.push_str(&format!("import {{ {name} as {local} }} from '{spec}';\n")),
             1 if !cjs => src.push_str(&format!("import * as {local} from '{spec}';\n")),
             2 if !cjs => src.push_str(&format!("export * from '{spec}';\n")),
-            3 => src.push_str(&format!("const {{ {name}: {local} }} = require('{spec}');\n")),
+            3 => src.push_str(&format!(
+                "const {{ {name}: {local} }} = require('{spec}');\n"
+            )),
             _ => src.push_str(&format!("const {local} = require('{spec}');\n")),
         }
         imported.push(local);
@@ -101,7 +107,11 @@ fn random_file(rng: &mut StdRng, path: &str, all: &[String]) -> String {
                 }
                 2 => body.push_str(&format!("  unknown.{}();\n", pick(rng, NAMES))),
                 3 => body.push_str(&format!("  {}();\n", pick(rng, NAMES))),
-                _ => body.push_str(&format!("  new {}().{}();\n", pick(rng, CLASSES), pick(rng, NAMES))),
+                _ => body.push_str(&format!(
+                    "  new {}().{}();\n",
+                    pick(rng, CLASSES),
+                    pick(rng, NAMES)
+                )),
             }
         }
         if exported.contains(&name) {
@@ -109,7 +119,10 @@ fn random_file(rng: &mut StdRng, path: &str, all: &[String]) -> String {
         }
         exported.push(name);
         if cjs {
-            src.push_str(&format!("exports.{name} = function ({}) {{\n{body}}};\n", "a"));
+            src.push_str(&format!(
+                "exports.{name} = function ({}) {{\n{body}}};\n",
+                "a"
+            ));
         } else {
             src.push_str(&format!("export function {name}(a) {{\n{body}}}\n"));
         }
@@ -149,7 +162,11 @@ fn assert_same(incremental: &Graph, files: &BTreeMap<String, String>, step: &str
         let only_full: Vec<_> = b.iter().filter(|e| !a.contains(e)).collect();
         panic!("after {step}: incremental differs from full rebuild\nonly incremental: {only_inc:#?}\nonly full: {only_full:#?}");
     }
-    assert_eq!(incremental.reverse_keys(), full.reverse_keys(), "reverse index after {step}");
+    assert_eq!(
+        incremental.reverse_keys(),
+        full.reverse_keys(),
+        "reverse index after {step}"
+    );
 }
 
 #[test]
@@ -178,13 +195,21 @@ fn random_edit_sequences_equal_full_rebuilds() {
                 }
                 // Remove a file.
                 2 if files.len() > 1 => {
-                    let p = files.keys().nth(rng.random_range(0..files.len())).unwrap().clone();
+                    let p = files
+                        .keys()
+                        .nth(rng.random_range(0..files.len()))
+                        .unwrap()
+                        .clone();
                     graph.remove_file(&p);
                     files.remove(&p);
                 }
                 // Rewrite a file.
                 _ => {
-                    let p = files.keys().nth(rng.random_range(0..files.len())).unwrap().clone();
+                    let p = files
+                        .keys()
+                        .nth(rng.random_range(0..files.len()))
+                        .unwrap()
+                        .clone();
                     let src = random_file(&mut rng, &p, &paths);
                     graph.update_file(&p, &src);
                     files.insert(p, src);
@@ -207,5 +232,8 @@ fn random_repositories_resolve_some_edges() {
     let g = build(&files);
     let edges = g.edge_keys();
     assert!(edges.len() > 10, "{} edges", edges.len());
-    assert!(edges.iter().any(|e| e.from_file != e.to_file), "cross-file edges");
+    assert!(
+        edges.iter().any(|e| e.from_file != e.to_file),
+        "cross-file edges"
+    );
 }

@@ -110,10 +110,10 @@ pub fn blast(graph: &mut Graph, changes: &[FileChange], options: &BlastOptions) 
     }
 
     for change in changes {
-        match &change.new {
+        let _ = match &change.new {
             Some(src) => graph.update_file(&change.path, src),
             None => graph.remove_file(&change.path),
-        }
+        };
     }
 
     let mut report = BlastReport {

@@ -26,18 +26,60 @@ fn rules(repo: &RepoArgs) -> SkipRules {
     }
 }
 
+/// The repository's graph: from the database when `--database-url` is given, else by
+/// indexing the directory.
 fn load(repo: &RepoArgs, progress: bool) -> Result<Loaded> {
+    if let Some(url) = &repo.database_url {
+        return super::stored::load(url, &repo_name(repo)?);
+    }
     if !repo.repo.is_dir() {
         bail!("{} is not a directory", repo.repo.display());
     }
     load_dir(&repo.repo, &rules(repo), progress)
 }
 
+/// The repository's name in the database: `--name`, else the directory's name.
+fn repo_name(repo: &RepoArgs) -> Result<String> {
+    if let Some(name) = &repo.name {
+        return Ok(name.clone());
+    }
+    let dir = repo
+        .repo
+        .canonicalize()
+        .with_context(|| format!("{} is not a directory", repo.repo.display()))?;
+    Ok(dir.file_name().map_or_else(
+        || "repository".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    ))
+}
+
 pub fn index(repo: &RepoArgs) -> Result<()> {
     let start = Instant::now();
+    if let Some(url) = &repo.database_url {
+        if !repo.repo.is_dir() {
+            bail!("{} is not a directory", repo.repo.display());
+        }
+        let name = repo_name(repo)?;
+        let (loaded, saved) = super::stored::index_and_save(url, &name, &repo.repo, &rules(repo))?;
+        print!("{}", summary(&loaded, start.elapsed()));
+        println!(
+            "stored       {name} version {}: {} files, {} edges in {:.2} s ({} files parsed, {} from the facts cache)",
+            saved.version, saved.files, saved.edges, saved.save_time.as_secs_f64(), saved.parsed, saved.cached
+        );
+        return Ok(());
+    }
     let loaded = load(repo, true)?;
     let total = start.elapsed();
     print!("{}", summary(&loaded, total));
+    Ok(())
+}
+
+pub fn migrate(url: &str) -> Result<()> {
+    super::stored::migrate(url)?;
+    println!(
+        "database at {} is up to date",
+        crate::store::describe_url(url)?
+    );
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::graph::Graph;
-use crate::indexer::pipeline::{extract_all, SourceFile};
+use crate::indexer::pipeline::{extract_all, extract_each, Extracted, SourceFile};
 use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::workspace::{git::GitRepo, walk};
 
@@ -22,8 +22,11 @@ pub struct Loaded {
 /// Indexes the files under `root` as they are on disk.
 pub fn load_dir(root: &Path, rules: &SkipRules, show_progress: bool) -> Result<Loaded> {
     let paths = walk::list(root)?;
-    let files = walk::read(root, paths)?;
-    Ok(load_files(files, rules, show_progress))
+    let bar = progress_bar(paths.len(), show_progress);
+    let start = Instant::now();
+    let extracted = extract_each(paths, |p| walk::read_one(root, p), rules, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    Ok(finish(extracted, start.elapsed()))
 }
 
 /// Indexes a commit of a git repository.
@@ -43,7 +46,10 @@ pub fn load_files(files: Vec<SourceFile>, rules: &SkipRules, show_progress: bool
     let start = Instant::now();
     let extracted = extract_all(files, rules, &|| bar.inc(1));
     bar.finish_and_clear();
-    let extract_time = start.elapsed();
+    finish(extracted, start.elapsed())
+}
+
+fn finish(extracted: Extracted, extract_time: Duration) -> Loaded {
     let start = Instant::now();
     let graph = Graph::build(extracted.facts, extracted.configs);
     Loaded {

@@ -2,6 +2,7 @@
 
 mod commands;
 pub mod load;
+mod stored;
 
 use std::path::PathBuf;
 
@@ -26,6 +27,13 @@ pub struct RepoArgs {
     /// Files larger than this many bytes are skipped.
     #[arg(long, default_value_t = 1024 * 1024)]
     pub max_file_bytes: usize,
+    /// Postgres URL: `index` stores the graph there; the other commands answer from the
+    /// stored graph instead of indexing.
+    #[arg(long, env = "BLAST_DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// The repository's name in the database (default: the directory's name).
+    #[arg(long)]
+    pub name: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -81,6 +89,11 @@ pub enum Command {
     },
     /// The facts extracted from one file, one per line (for debugging the extractor).
     Facts { file: PathBuf },
+    /// Apply the database migrations.
+    Migrate {
+        #[arg(long, env = "BLAST_DATABASE_URL")]
+        database_url: String,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -116,5 +129,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             repo,
         } => commands::blast(&repo, &base, &head, depth, format),
         Command::Facts { file } => commands::facts(&file),
+        Command::Migrate { database_url } => commands::migrate(&database_url),
     }
 }

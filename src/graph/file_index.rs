@@ -9,7 +9,7 @@ use crate::indexer::facts::*;
 
 pub type Few<T> = SmallVec<[T; 1]>;
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct FileIndex {
     /// Local string id -> global name.
     pub names: Vec<NameId>,

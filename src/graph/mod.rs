@@ -11,6 +11,7 @@ pub mod interner;
 pub mod modules;
 mod query;
 mod resolve;
+pub mod stored;
 
 use std::collections::BTreeMap;
 
@@ -60,6 +61,7 @@ pub(crate) enum Target {
     Unresolved,
 }
 
+#[derive(Clone)]
 pub(crate) struct FileSlot {
     pub(crate) facts: FileFacts,
     pub(crate) index: FileIndex,
@@ -77,13 +79,13 @@ impl FileSlot {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Graph {
     pub(crate) names: Interner,
     slots: Vec<Option<FileSlot>>,
     by_path: FxHashMap<Box<str>, FileId>,
     configs: BTreeMap<String, String>,
-    resolver: ModuleResolver,
+    resolver: std::sync::Arc<ModuleResolver>,
     /// Callable definitions by simple name, for name-only matches.
     by_name: FxHashMap<NameId, Vec<DefId>>,
     /// Callee -> call sites.
@@ -99,7 +101,7 @@ impl Graph {
     /// files (path, contents) that decide how imports resolve.
     pub fn build(files: Vec<FileFacts>, configs: Vec<(String, String)>) -> Graph {
         let mut g = Graph {
-            resolver: ModuleResolver::new(&configs),
+            resolver: std::sync::Arc::new(ModuleResolver::new(&configs)),
             configs: configs.into_iter().collect(),
             ..Graph::default()
         };
@@ -108,7 +110,7 @@ impl Graph {
         }
         g.retarget_all();
         let all: Vec<FileId> = g.file_ids().collect();
-        g.resolve_and_install(&all);
+        let _ = g.resolve_and_install(&all);
         g
     }
 
@@ -156,7 +158,8 @@ impl Graph {
     // ---- updates ----
 
     /// Replaces (or adds) one file's facts and re-resolves what that can affect.
-    pub fn update_facts(&mut self, facts: FileFacts) {
+    /// Returns the files whose resolution changed (this one included).
+    pub fn update_facts(&mut self, facts: FileFacts) -> Vec<FileId> {
         let existing = self.file_id(&facts.path);
         let mut names = self.callable_names(&facts);
         let mut dirty: FxHashSet<FileId> = FxHashSet::default();
@@ -194,31 +197,38 @@ impl Graph {
             dirty.extend(self.fallback_users.get(&n).into_iter().flatten().copied());
         }
         let dirty: Vec<FileId> = dirty.into_iter().collect();
-        self.resolve_and_install(&dirty);
+        let mut changed = self.resolve_and_install(&dirty);
+        if !changed.contains(&fid) {
+            changed.push(fid);
+            changed.sort();
+        }
+        changed
     }
 
     /// Parses `source` as the new content of `path` and updates the graph with it.
     /// Paths that are not JavaScript/TypeScript are ignored; config files rebuild.
-    pub fn update_file(&mut self, path: &str, source: &str) {
+    /// Returns the files whose resolution changed.
+    pub fn update_file(&mut self, path: &str, source: &str) -> Vec<FileId> {
         if ModuleResolver::is_config_file(path) {
             return self.update_config(path, Some(source));
         }
         let Some(language) = crate::indexer::Language::from_path(path) else {
-            return;
+            return Vec::new();
         };
         let facts = crate::indexer::extract::with_thread_parser(|parser| {
             crate::indexer::extract(path, language, source, parser)
         });
-        self.update_facts(facts);
+        self.update_facts(facts)
     }
 
-    /// Removes one file and re-resolves what depended on it.
-    pub fn remove_file(&mut self, path: &str) {
+    /// Removes one file and re-resolves what depended on it. Returns the other files
+    /// whose resolution changed.
+    pub fn remove_file(&mut self, path: &str) -> Vec<FileId> {
         if ModuleResolver::is_config_file(path) {
             return self.update_config(path, None);
         }
         let Some(fid) = self.file_id(path) else {
-            return;
+            return Vec::new();
         };
         let names = self.callable_names(&self.slot(fid).facts);
         let mut dirty: FxHashSet<FileId> = self
@@ -231,7 +241,7 @@ impl Graph {
         for n in &names {
             dirty.extend(self.fallback_users.get(n).into_iter().flatten().copied());
         }
-        self.uninstall(fid);
+        let _ = self.uninstall(fid);
         self.remove_from_name_index(fid);
         self.dependents.remove(&fid);
         self.by_path.remove(path);
@@ -239,11 +249,12 @@ impl Graph {
         dirty.extend(self.retarget_all());
         dirty.remove(&fid);
         let dirty: Vec<FileId> = dirty.into_iter().collect();
-        self.resolve_and_install(&dirty);
+        self.resolve_and_install(&dirty)
     }
 
     /// A tsconfig/jsconfig/package.json changed: every import may lead elsewhere now.
-    pub fn update_config(&mut self, path: &str, contents: Option<&str>) {
+    /// Returns the files whose resolution changed.
+    pub fn update_config(&mut self, path: &str, contents: Option<&str>) -> Vec<FileId> {
         match contents {
             Some(c) => self.configs.insert(path.to_string(), c.to_string()),
             None => self.configs.remove(path),
@@ -253,10 +264,70 @@ impl Graph {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        self.resolver = ModuleResolver::new(&configs);
+        self.resolver = std::sync::Arc::new(ModuleResolver::new(&configs));
         self.retarget_all();
         let all: Vec<FileId> = self.file_ids().collect();
-        self.resolve_and_install(&all);
+        self.resolve_and_install(&all)
+    }
+
+    /// An estimate of the graph's heap size, for memory budgets.
+    pub fn approx_heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let mut total = self.slots.capacity() * size_of::<Option<FileSlot>>();
+        for slot in self.slots.iter().flatten() {
+            let f = &slot.facts;
+            total += f.path.len()
+                + f.strings.iter().map(|s| s.len() + 16).sum::<usize>()
+                + f.defs.capacity() * size_of::<Definition>()
+                + f.defs
+                    .iter()
+                    .map(|d| d.params.capacity() * 4)
+                    .sum::<usize>()
+                + f.calls.capacity() * size_of::<CallSite>()
+                + f.imports.capacity() * size_of::<Import>()
+                + f.exports.capacity() * size_of::<Export>()
+                + f.bindings.capacity() * size_of::<Binding>()
+                + f.props.capacity() * size_of::<Prop>()
+                + f.syms.capacity() * size_of::<Sym>();
+            total += slot.index.names.capacity() * 4
+                + (slot.index.members.capacity() + slot.index.props.capacity()) * 32
+                + slot.index.exports.capacity() * 24
+                + slot.targets.capacity() * 16;
+            let r = &slot.resolution;
+            total += r.edges.capacity() * size_of::<Edge>()
+                + (r.deps.capacity() + r.fallback_names.capacity()) * 4
+                + (r.external_sites.capacity() + r.unresolved_sites.capacity()) * 4;
+        }
+        total += self.names.heap_bytes();
+        total += self.by_path.capacity() * 40;
+        total += self.by_name.capacity() * 40
+            + self
+                .by_name
+                .values()
+                .map(|v| v.capacity() * size_of::<DefId>())
+                .sum::<usize>();
+        total += self.reverse.capacity() * 40
+            + self
+                .reverse
+                .values()
+                .map(|v| v.capacity() * size_of::<Caller>())
+                .sum::<usize>();
+        total += self
+            .dependents
+            .values()
+            .map(|s| s.capacity() * 8 + 48)
+            .sum::<usize>();
+        total += self
+            .fallback_users
+            .values()
+            .map(|s| s.capacity() * 8 + 48)
+            .sum::<usize>();
+        total
+    }
+
+    /// The repository's config files (path, contents).
+    pub fn configs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.configs.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     fn insert_slot(&mut self, facts: FileFacts) -> FileId {
@@ -409,9 +480,11 @@ impl Graph {
 
     // ---- resolution bookkeeping ----
 
-    fn resolve_and_install(&mut self, files: &[FileId]) {
+    /// Re-resolves `files`; returns those whose resolution changed, sorted.
+    fn resolve_and_install(&mut self, files: &[FileId]) -> Vec<FileId> {
+        let mut old: FxHashMap<FileId, Resolution> = FxHashMap::default();
         for &f in files {
-            self.uninstall(f);
+            old.insert(f, self.uninstall(f));
         }
         let results: Vec<(FileId, Resolution)> = if files.len() > 8 {
             files
@@ -424,9 +497,15 @@ impl Graph {
                 .map(|&f| (f, Resolver::new(self, f).resolve_file()))
                 .collect()
         };
+        let mut changed = Vec::new();
         for (f, r) in results {
+            if old.get(&f) != Some(&r) {
+                changed.push(f);
+            }
             self.install(f, r);
         }
+        changed.sort();
+        changed
     }
 
     fn install(&mut self, f: FileId, r: Resolution) {
@@ -449,7 +528,7 @@ impl Graph {
             .resolution = r;
     }
 
-    fn uninstall(&mut self, f: FileId) {
+    fn uninstall(&mut self, f: FileId) -> Resolution {
         let r = std::mem::take(
             &mut self.slots[f.0 as usize]
                 .as_mut()
@@ -476,5 +555,6 @@ impl Graph {
                 set.remove(&f);
             }
         }
+        r
     }
 }

@@ -13,6 +13,10 @@ use crate::indexer::facts::*;
 const MAX_DEPTH: u32 = 24;
 /// At most this many values are followed per expression.
 const MAX_VALUES: usize = 8;
+/// Evaluation steps one call site may take. Ordinary sites take a few dozen; the bound
+/// keeps pathological code (dozens of fields assigned from one another) from taking
+/// exponential time. A site that runs out keeps what it found so far.
+const MAX_STEPS: u32 = 4_096;
 /// A name shared by more definitions than this says nothing: the site stays unresolved.
 pub const MAX_CANDIDATES: usize = 16;
 
@@ -120,6 +124,110 @@ const BUILTIN_METHODS: &[&str] = &[
     "write",
 ];
 
+/// Free names the platform provides (ECMAScript, Node, browsers, test runners), sorted.
+/// What they denote is outside the repository, like a package: their members are
+/// external, never matched by name (`Math.round` is not the repository's `round`).
+/// `require`, `module` and `exports` are not here: they lead into the repository.
+const PLATFORM_GLOBALS: &[&str] = &[
+    "AbortController",
+    "Array",
+    "ArrayBuffer",
+    "BigInt",
+    "Blob",
+    "Boolean",
+    "Buffer",
+    "CustomEvent",
+    "DataView",
+    "Date",
+    "Error",
+    "Event",
+    "EventTarget",
+    "FileReader",
+    "Float32Array",
+    "Float64Array",
+    "FormData",
+    "Headers",
+    "Image",
+    "Int32Array",
+    "IntersectionObserver",
+    "Intl",
+    "JSON",
+    "Map",
+    "Math",
+    "MutationObserver",
+    "Number",
+    "Object",
+    "Promise",
+    "Proxy",
+    "RangeError",
+    "Reflect",
+    "RegExp",
+    "Request",
+    "ResizeObserver",
+    "Response",
+    "Set",
+    "String",
+    "Symbol",
+    "TextDecoder",
+    "TextEncoder",
+    "TypeError",
+    "URL",
+    "URLSearchParams",
+    "Uint8Array",
+    "WeakMap",
+    "WeakRef",
+    "WeakSet",
+    "WebSocket",
+    "Worker",
+    "XMLHttpRequest",
+    "afterAll",
+    "afterEach",
+    "alert",
+    "atob",
+    "beforeAll",
+    "beforeEach",
+    "btoa",
+    "cancelAnimationFrame",
+    "clearInterval",
+    "clearTimeout",
+    "confirm",
+    "console",
+    "crypto",
+    "customElements",
+    "decodeURI",
+    "decodeURIComponent",
+    "describe",
+    "document",
+    "encodeURI",
+    "encodeURIComponent",
+    "expect",
+    "fetch",
+    "getComputedStyle",
+    "globalThis",
+    "history",
+    "isFinite",
+    "isNaN",
+    "it",
+    "jest",
+    "localStorage",
+    "location",
+    "matchMedia",
+    "navigator",
+    "parseFloat",
+    "parseInt",
+    "performance",
+    "process",
+    "queueMicrotask",
+    "requestAnimationFrame",
+    "sessionStorage",
+    "setImmediate",
+    "setInterval",
+    "setTimeout",
+    "structuredClone",
+    "test",
+    "window",
+];
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Value {
     /// A definition as a value: a function, a class (its static side), an object.
@@ -130,6 +238,10 @@ pub(crate) enum Value {
     Module(FileId),
     /// Something from a package outside the repository.
     External,
+    /// A platform global (`Math`, `Object`, `document`) or a member of one: calling it is
+    /// an external call, but what it returns may be the repository's own value
+    /// (`Object.freeze(api)`), so its result is unknown rather than external.
+    Platform,
 }
 
 type Vals = SmallVec<[Value; 2]>;
@@ -144,7 +256,7 @@ pub struct Edge {
 }
 
 /// Everything resolving one file produced, and what it depended on.
-#[derive(Default, Debug, Clone)]
+#[derive(Default, Debug, Clone, PartialEq, Eq)]
 pub struct Resolution {
     pub edges: Vec<Edge>,
     /// Other files whose facts were read: a change to one of them re-resolves this file.
@@ -154,6 +266,8 @@ pub struct Resolution {
     pub fallback_names: Vec<NameId>,
     /// Call sites into packages outside the repository.
     pub external: u32,
+    /// Those sites (indices), ascending.
+    pub external_sites: Vec<u32>,
     /// The unresolved call sites (indices): "0 callers" of a function is a lower bound
     /// when one of them has its name.
     pub unresolved_sites: Vec<u32>,
@@ -163,6 +277,19 @@ pub(crate) struct Resolver<'g> {
     g: &'g Graph,
     current: FileId,
     deps: FxHashSet<FileId>,
+    /// The (module, name) pairs the export lookup under way has visited. As with the
+    /// ECMAScript spec's `ResolveExport` and its resolveSet, each is visited once per
+    /// outermost lookup: that ends cycles of re-exports and keeps barrels that
+    /// star-export each other linear (a depth bound alone is exponential there).
+    export_visited: FxHashSet<(FileId, NameId)>,
+    /// Export lookups in progress; the visited set starts afresh at zero.
+    export_nesting: u32,
+    /// Member lookups in progress (definition, name, instance side). A property whose
+    /// value reads the same property (`this.cur = this.cur.next`) would otherwise
+    /// recurse once per assignment at every level, exponentially in the depth bound.
+    members_in_progress: FxHashSet<(DefId, NameId, bool)>,
+    /// Evaluation steps spent on the current call site (see [`MAX_STEPS`]).
+    steps: u32,
 }
 
 impl<'g> Resolver<'g> {
@@ -171,7 +298,17 @@ impl<'g> Resolver<'g> {
             g,
             current,
             deps: FxHashSet::default(),
+            export_visited: FxHashSet::default(),
+            export_nesting: 0,
+            members_in_progress: FxHashSet::default(),
+            steps: 0,
         }
+    }
+
+    /// Counts one evaluation step; false once the site's budget is spent.
+    fn step(&mut self) -> bool {
+        self.steps += 1;
+        self.steps <= MAX_STEPS
     }
 
     fn facts(&mut self, f: FileId) -> &'g FileFacts {
@@ -196,20 +333,27 @@ impl<'g> Resolver<'g> {
         let mut out = Resolution::default();
         let mut fallback = FxHashSet::default();
         for (i, site) in facts.calls.iter().enumerate() {
+            self.steps = 0;
             let mut vals = Vals::new();
-            self.eval(f, site.callee, 0, &mut vals);
+            self.eval_callee(f, site.callee, &mut vals);
             let mut targets: SmallVec<[DefId; 2]> = SmallVec::new();
             let mut external = false;
             for v in &vals {
                 match *v {
                     Value::Def(d) if self.accepts(site.kind, d) => targets.push(d),
-                    // `super(...)`: the base class.
+                    // `super(...)` calls the base class; calling an instance of a
+                    // constructor function calls what it returned, code inside it
+                    // (`const float = new ConvertType('float'); float()`). An instance
+                    // of a class is not callable.
                     Value::Instance(d)
-                        if site.kind == CallKind::Call && self.accepts(site.kind, d) =>
+                        if site.kind == CallKind::Call
+                            && (matches!(facts.sym(site.callee), Sym::Super(_))
+                                || self.facts(d.file).def(d.def).kind == DefKind::Function)
+                            && self.accepts(site.kind, d) =>
                     {
                         targets.push(d)
                     }
-                    Value::External => external = true,
+                    Value::External | Value::Platform => external = true,
                     _ => {}
                 }
             }
@@ -227,6 +371,7 @@ impl<'g> Resolver<'g> {
             }
             if external {
                 out.external += 1;
+                out.external_sites.push(i as u32);
                 continue;
             }
             if matches!(site.kind, CallKind::Get | CallKind::Reference) {
@@ -311,8 +456,26 @@ impl<'g> Resolver<'g> {
         }
     }
 
+    /// What a call site calls. Like [`Self::eval`], except that a member that is a
+    /// getter stays the getter: reading it is the call.
+    fn eval_callee(&mut self, f: FileId, sym: SymId, out: &mut Vals) {
+        let facts = self.facts(f);
+        match facts.sym(sym) {
+            Sym::Member(base, name) if !is_module_exports(facts, base, name) => {
+                let name = self.index(f).name(name);
+                let mut bases = Vals::new();
+                self.eval(f, base, 1, &mut bases);
+                for b in bases {
+                    self.member(b, name, 1, out);
+                }
+            }
+            _ => self.eval(f, sym, 0, out),
+        }
+    }
+
+    /// The values `sym` may denote in file `f`.
     pub(crate) fn eval(&mut self, f: FileId, sym: SymId, depth: u32, out: &mut Vals) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !self.step() {
             return;
         }
         let facts = self.facts(f);
@@ -321,6 +484,11 @@ impl<'g> Resolver<'g> {
                 let value = facts.bindings[b as usize].value;
                 self.eval(f, value, depth + 1, out)
             }
+            // CommonJS: a module's free `exports` is its own exports object.
+            Sym::Global(n) if facts.str(n) == "exports" => Self::push(out, Value::Module(f)),
+            Sym::Global(n) if PLATFORM_GLOBALS.binary_search(&facts.str(n)).is_ok() => {
+                Self::push(out, Value::Platform)
+            }
             Sym::Global(_) | Sym::Unknown => {}
             Sym::Def(d) => Self::push(out, Value::Def(DefId::new(f, d))),
             Sym::Import(i) => {
@@ -328,11 +496,18 @@ impl<'g> Resolver<'g> {
                 self.import_value(f, import, depth + 1, out)
             }
             Sym::Member(base, name) => {
+                if is_module_exports(facts, base, name) {
+                    return self.commonjs_value(f, depth + 1, out);
+                }
                 let name = self.index(f).name(name);
                 let mut bases = Vals::new();
                 self.eval(f, base, depth + 1, &mut bases);
+                let mut members = Vals::new();
                 for b in bases {
-                    self.member(b, name, depth + 1, out);
+                    self.member(b, name, depth + 1, &mut members);
+                }
+                for m in members {
+                    self.accessor_value(m, depth + 1, out);
                 }
             }
             Sym::Instance(class) => {
@@ -341,7 +516,7 @@ impl<'g> Resolver<'g> {
                 for c in classes {
                     match c {
                         Value::Def(d) => Self::push(out, Value::Instance(d)),
-                        Value::External => Self::push(out, Value::External),
+                        Value::External | Value::Platform => Self::push(out, Value::External),
                         _ => {}
                     }
                 }
@@ -377,12 +552,30 @@ impl<'g> Resolver<'g> {
                     for b in bases {
                         match b {
                             Value::Def(d) => Self::push(out, Value::Instance(d)),
-                            Value::External => Self::push(out, Value::External),
+                            Value::External | Value::Platform => Self::push(out, Value::External),
                             _ => {}
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// A member read as a value: a getter gives what it returns (its stated type), a
+    /// setter nothing; anything else is itself.
+    fn accessor_value(&mut self, v: Value, depth: u32, out: &mut Vals) {
+        let Value::Def(d) = v else {
+            return Self::push(out, v);
+        };
+        let def = self.facts(d.file).def(d.def);
+        match def.kind {
+            DefKind::Getter => {
+                if let Some(r) = def.returns {
+                    self.eval(d.file, r, depth + 1, out);
+                }
+            }
+            DefKind::Setter => {}
+            _ => Self::push(out, v),
         }
     }
 
@@ -426,17 +619,39 @@ impl<'g> Resolver<'g> {
     }
 
     /// What `require(t)` returns: `module.exports` if assigned, else the namespace.
+    /// A file that assigns `module.exports` and also `exports.x = ...` (express's
+    /// `exports = module.exports = createApplication; exports.Router = Router`) gives
+    /// both: the members of its `module.exports` value and its named exports.
     fn commonjs_value(&mut self, t: FileId, depth: u32, out: &mut Vals) {
-        match self.facts(t).module_exports {
-            Some(m) => self.eval(t, m, depth + 1, out),
+        let facts = self.facts(t);
+        match facts.module_exports {
+            Some(m) => {
+                self.eval(t, m, depth + 1, out);
+                if !facts.exports.is_empty() {
+                    Self::push(out, Value::Module(t));
+                }
+            }
             None => Self::push(out, Value::Module(t)),
         }
     }
 
+    /// What module `t` exports as `name`.
     fn export_lookup(&mut self, t: FileId, name: NameId, depth: u32, out: &mut Vals) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !self.step() {
             return;
         }
+        if self.export_nesting == 0 {
+            self.export_visited.clear();
+        }
+        if !self.export_visited.insert((t, name)) {
+            return;
+        }
+        self.export_nesting += 1;
+        self.export_lookup_once(t, name, depth, out);
+        self.export_nesting -= 1;
+    }
+
+    fn export_lookup_once(&mut self, t: FileId, name: NameId, depth: u32, out: &mut Vals) {
         let facts = self.facts(t);
         let index = self.index(t);
         let before = out.len();
@@ -489,6 +704,7 @@ impl<'g> Resolver<'g> {
         }
         match value {
             Value::External => Self::push(out, Value::External),
+            Value::Platform => Self::push(out, Value::Platform),
             Value::Module(t) => self.export_lookup(t, name, depth + 1, out),
             Value::Def(d) => self.def_member(d, name, false, depth + 1, out),
             Value::Instance(d) => self.def_member(d, name, true, depth + 1, out),
@@ -497,9 +713,25 @@ impl<'g> Resolver<'g> {
 
     /// A member of a class/object/function `d`: its instance side or its static side.
     fn def_member(&mut self, d: DefId, name: NameId, instance: bool, depth: u32, out: &mut Vals) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !self.step() {
             return;
         }
+        let key = (d, name, instance);
+        if !self.members_in_progress.insert(key) {
+            return;
+        }
+        self.def_member_once(d, name, instance, depth, out);
+        self.members_in_progress.remove(&key);
+    }
+
+    fn def_member_once(
+        &mut self,
+        d: DefId,
+        name: NameId,
+        instance: bool,
+        depth: u32,
+        out: &mut Vals,
+    ) {
         let facts = self.facts(d.file);
         let index = self.index(d.file);
         let owner = facts.def(d.def);
@@ -552,12 +784,18 @@ impl<'g> Resolver<'g> {
                 match b {
                     Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
                     Value::Instance(base) => self.def_member(base, name, instance, depth + 1, out),
-                    Value::External => Self::push(out, Value::External),
+                    Value::External | Value::Platform => Self::push(out, Value::External),
                     Value::Module(_) => {}
                 }
             }
         }
     }
+}
+
+/// `module.exports` with `module` free: the file's own CommonJS export value.
+fn is_module_exports(facts: &FileFacts, base: SymId, name: StrId) -> bool {
+    matches!(facts.sym(base), Sym::Global(m) if facts.str(m) == "module")
+        && facts.str(name) == "exports"
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -566,4 +804,14 @@ pub(crate) enum FallbackScope {
     Globals,
     /// Methods and object-literal functions.
     Members,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_globals_are_sorted_for_binary_search() {
+        assert!(PLATFORM_GLOBALS.windows(2).all(|w| w[0] < w[1]));
+    }
 }

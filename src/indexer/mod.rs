@@ -9,4 +9,8 @@ pub mod skip;
 
 pub use extract::extract;
 pub use facts::FileFacts;
+
+/// Bumped whenever extraction changes what it produces: cached facts of an older
+/// version are not used.
+pub const PARSER_VERSION: i32 = 2;
 pub use language::Language;

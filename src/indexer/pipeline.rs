@@ -35,15 +35,29 @@ pub fn extract_all(
     rules: &SkipRules,
     progress: &(dyn Fn() + Sync),
 ) -> Extracted {
+    extract_each(files, Ok::<_, std::convert::Infallible>, rules, progress)
+        .unwrap_or_else(|never| match never {})
+}
+
+/// Like [`extract_all`], reading each item into a file only when a core is ready for it,
+/// so a repository's bytes are never all in memory at once. The first read error is
+/// returned (after the other files are done).
+pub fn extract_each<T: Send, E: Send>(
+    items: Vec<T>,
+    read: impl Fn(T) -> Result<SourceFile, E> + Sync,
+    rules: &SkipRules,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Extracted, E> {
     enum Out {
         Facts(FileFacts, u64),
         Config(String, String),
         Skipped(String, SkipReason),
         Ignored,
     }
-    let outs: Vec<Out> = files
+    let outs: Vec<Result<Out, E>> = items
         .into_par_iter()
-        .map(|file| {
+        .map(|item| {
+            let file = read(item)?;
             let out = if ModuleResolver::is_config_file(&file.path) {
                 match String::from_utf8(file.bytes) {
                     Ok(text) => Out::Config(file.path, text),
@@ -63,12 +77,12 @@ pub fn extract_all(
                 Out::Ignored
             };
             progress();
-            out
+            Ok(out)
         })
         .collect();
     let mut extracted = Extracted::default();
     for out in outs {
-        match out {
+        match out? {
             Out::Facts(f, bytes) => {
                 extracted.bytes += bytes;
                 extracted.facts.push(f);
@@ -81,5 +95,5 @@ pub fn extract_all(
     extracted.facts.sort_by(|a, b| a.path.cmp(&b.path));
     extracted.configs.sort();
     extracted.skipped.sort();
-    extracted
+    Ok(extracted)
 }

@@ -163,3 +163,25 @@ impl GitRepo {
             .collect())
     }
 }
+
+/// The git blob sha of some bytes (what `git hash-object` prints), so files read from a
+/// plain directory are keyed like files read from git.
+pub fn blob_sha(bytes: &[u8]) -> String {
+    use sha1::{Digest, Sha1};
+    let mut h = Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    hex::encode(h.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn blob_sha_matches_git() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        assert_eq!(
+            super::blob_sha(b"hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+    }
+}

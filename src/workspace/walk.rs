@@ -62,17 +62,20 @@ pub fn list(root: &Path) -> Result<Vec<String>> {
     Ok(paths)
 }
 
-/// Reads the listed files. A file that vanished or cannot be read is an error that
+/// Reads one listed file. A file that vanished or cannot be read is an error that
 /// names it.
+pub fn read_one(root: &Path, path: String) -> Result<SourceFile> {
+    let bytes = std::fs::read(root.join(&path))
+        .with_context(|| format!("reading {}", root.join(&path).display()))?;
+    Ok(SourceFile { path, bytes })
+}
+
+/// Reads the listed files.
 pub fn read(root: &Path, paths: Vec<String>) -> Result<Vec<SourceFile>> {
     use rayon::prelude::*;
     paths
         .into_par_iter()
-        .map(|path| {
-            let bytes = std::fs::read(root.join(&path))
-                .with_context(|| format!("reading {}", root.join(&path).display()))?;
-            Ok(SourceFile { path, bytes })
-        })
+        .map(|path| read_one(root, path))
         .collect()
 }
 

@@ -91,8 +91,15 @@ impl<'s> Extractor<'s> {
         let segments: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
         match segments.as_slice() {
             ["module", "exports"] => {
-                let name = self.intern("module.exports");
-                let sym = self.define_or_value(right, name, None, None, depth);
+                // `module.exports = function connect() {}` defines `connect`.
+                let own = right
+                    .child_by_field_name("name")
+                    .filter(|_| is_function_like(right) || right.kind() == "class");
+                let name = match own {
+                    Some(n) => self.intern_node(n),
+                    None => self.intern("module.exports"),
+                };
+                let sym = self.define_or_value(right, name, None, own, depth);
                 self.facts.module_exports = Some(sym);
             }
             ["exports", x] | ["module", "exports", x] => {
@@ -150,7 +157,9 @@ impl<'s> Extractor<'s> {
                 match self.local_def(owner) {
                     Some(c) => {
                         let sym = self.define_or_value(right, name, Some(c), property, depth);
-                        if let Sym::Def(d) = self.facts.sym(sym) {
+                        // `Model.create = ...` is static; an object has only one side.
+                        let has_sides = self.facts.def(c).kind != DefKind::Object;
+                        if let (Sym::Def(d), true) = (self.facts.sym(sym), has_sides) {
                             self.facts.defs[d as usize].is_static = true;
                         }
                         self.facts.props.push(Prop {
@@ -232,15 +241,22 @@ fn is_function_like(node: Node) -> bool {
     super::defs::is_function_node(node.kind())
 }
 
-/// `a.b.c` as ["a", "b", "c"] when it is a plain chain off a name or `this`.
+/// `a.b.c` as ["a", "b", "c"] when it is a plain chain off a name or `this` (of a sane
+/// length: longer chains name nothing this file defines).
 fn member_path(node: Node, src: &str) -> Option<Vec<String>> {
-    match node.kind() {
-        "identifier" | "this" => Some(vec![src[node.byte_range()].to_string()]),
-        "member_expression" => {
-            let mut path = member_path(node.child_by_field_name("object")?, src)?;
-            path.push(src[node.child_by_field_name("property")?.byte_range()].to_string());
-            Some(path)
+    let mut path = Vec::new();
+    let mut node = node;
+    while node.kind() == "member_expression" {
+        if path.len() >= 16 {
+            return None;
         }
-        _ => None,
+        path.push(src[node.child_by_field_name("property")?.byte_range()].to_string());
+        node = node.child_by_field_name("object")?;
     }
+    if !matches!(node.kind(), "identifier" | "this") {
+        return None;
+    }
+    path.push(src[node.byte_range()].to_string());
+    path.reverse();
+    Some(path)
 }

@@ -87,6 +87,14 @@ impl<'s> Extractor<'s> {
                 if let Some(import) = self.module_call(node) {
                     return self.sym(Sym::Import(import));
                 }
+                if is_module_loader(node.child_by_field_name("function"), self.src) {
+                    // `require(name)`: a module nobody can name here.
+                    return self.unknown();
+                }
+                if let Some(wrapped) = self.wrapped_value(node) {
+                    // `memo(Profile)` stands for `Profile`.
+                    return self.expr_sym_depth(wrapped, depth + 1);
+                }
                 match node.child_by_field_name("function") {
                     Some(f) => {
                         let callee = self.expr_sym_depth(f, depth + 1);
@@ -198,8 +206,10 @@ impl<'s> Extractor<'s> {
                 let sym = self.super_sym();
                 (sym, self.intern("constructor"), callee)
             }
-            "parenthesized_expression" | "non_null_expression" => {
-                return match callee.named_child(0) {
+            "parenthesized_expression" | "non_null_expression" | "sequence_expression" => {
+                // `(f)()`, `f!()`, and `(0, obj.f)()` as compilers emit it: the callee is
+                // the (last) expression inside, however deeply wrapped.
+                return match unwrap_callee(callee) {
                     Some(inner) => self.record_call_of(site, kind, inner, _depth),
                     None => false,
                 };
@@ -222,12 +232,26 @@ impl<'s> Extractor<'s> {
         true
     }
 
-    /// Walks a callee expression without counting it as a property read.
+    /// Walks a callee expression without counting it as a property read (also inside
+    /// `(0, obj.f)()`).
     fn visit_callee(&mut self, callee: Node<'s>, depth: usize) {
-        if callee.kind() == "member_expression" {
-            self.visit_children(callee, depth);
-        } else {
-            self.visit(callee, depth + 1);
+        match callee.kind() {
+            "member_expression" => self.visit_children(callee, depth),
+            "parenthesized_expression" | "non_null_expression" | "sequence_expression"
+                if depth < super::MAX_DEPTH =>
+            {
+                let inner = wrapped_callee(callee);
+                let mut cursor = callee.walk();
+                let children: Vec<Node<'s>> = callee.children(&mut cursor).collect();
+                for child in children {
+                    if Some(child) == inner {
+                        self.visit_callee(child, depth + 1);
+                    } else {
+                        self.visit(child, depth + 1);
+                    }
+                }
+            }
+            _ => self.visit(callee, depth + 1),
         }
     }
 
@@ -238,7 +262,8 @@ impl<'s> Extractor<'s> {
     fn call_with_kind(&mut self, node: Node<'s>, kind: CallKind, depth: usize) {
         let function = node.child_by_field_name("function");
         let arguments = node.child_by_field_name("arguments");
-        if self.module_call(node).is_some() {
+        if self.module_call(node).is_some() || is_module_loader(function, self.src) {
+            // `require('x')` is an import, not a call; `require(expr)` names nothing.
             return self.visit_children(node, depth);
         }
         if let (Some(f), Some(args)) = (function, arguments) {
@@ -321,16 +346,41 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// Hashes a subtree's tokens without recording anything in it.
+    /// Hashes a subtree's tokens without recording anything in it. Iterative: this is
+    /// also what walks subtrees too deep for the recursive walk.
     pub(crate) fn tokens_only(&mut self, node: Node<'s>) {
-        if node.child_count() == 0 {
-            self.tokens.leaf(node, self.src);
-            return;
-        }
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
-        for child in children {
-            self.tokens_only(child);
+        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
+        cursor.reset(node);
+        // Counted here: `TreeCursor::depth` costs the depth itself.
+        let mut depth = 0usize;
+        loop {
+            let current = cursor.node();
+            let descend = if current.kind() == "string" {
+                self.tokens.string(current, self.src);
+                false
+            } else if current.child_count() == 0 {
+                self.tokens.leaf(current, self.src);
+                false
+            } else {
+                true
+            };
+            if descend && cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            // Next sibling, or the next sibling of the nearest ancestor that has one,
+            // never leaving `node`.
+            loop {
+                if depth == 0 {
+                    self.cursors.push(cursor);
+                    return;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                cursor.goto_parent();
+                depth -= 1;
+            }
         }
     }
 
@@ -377,11 +427,41 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// `{expr}` in JSX; `{/* comment */}` alone is a comment, not code.
+    pub(crate) fn jsx_expression(&mut self, node: Node<'s>, depth: usize) {
+        let mut cursor = node.walk();
+        let only_comments = node
+            .named_children(&mut cursor)
+            .all(|c| c.kind() == "comment");
+        if !only_comments {
+            self.visit_children(node, depth);
+        }
+    }
+
+    /// `(expr)`. Around JSX the parentheses are layout (prettier adds them when the
+    /// element spans lines): they are left out of the hashes.
+    pub(crate) fn parenthesized(&mut self, node: Node<'s>, depth: usize) {
+        let around_jsx = node.named_child(0).is_some_and(|inner| {
+            matches!(inner.kind(), "jsx_element" | "jsx_self_closing_element")
+        }) && node.named_child_count() == 1;
+        if !around_jsx {
+            return self.visit_children(node, depth);
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        for child in children {
+            if !matches!(child.kind(), "(" | ")") {
+                self.visit(child, depth + 1);
+            }
+        }
+    }
+
     /// A property read: `cart.total` calls a getter when `total` is one. Only reads
     /// off `this` or a name (up to two levels) are kept: those are the ones a stated
     /// type or class can resolve; other reads could only be guessed by name.
     pub(crate) fn member_read(&mut self, node: Node<'s>, depth: usize) {
-        if !self.declaration_only && resolvable_receiver(node, 0) {
+        if !self.declaration_only && resolvable_receiver(node, 0) && !never_a_getter(node, self.src)
+        {
             if let Some(property) = node.child_by_field_name("property") {
                 let sym = self.expr_sym(node);
                 let name = self.intern_node(property);
@@ -416,6 +496,48 @@ pub(crate) fn children_with_fields<'t>(node: Node<'t>) -> Vec<(Option<&'static s
         }
     }
     v
+}
+
+/// `X.prototype` and `module.exports` are read on every CommonJS assignment target; they
+/// are never getters.
+fn never_a_getter(member: Node, src: &str) -> bool {
+    let Some(property) = member.child_by_field_name("property") else {
+        return true;
+    };
+    match &src[property.byte_range()] {
+        "prototype" => true,
+        "exports" => member
+            .child_by_field_name("object")
+            .is_some_and(|o| &src[o.byte_range()] == "module"),
+        _ => false,
+    }
+}
+
+/// `require` or `import` as a callee.
+fn is_module_loader(function: Option<Node>, src: &str) -> bool {
+    function.is_some_and(|f| {
+        f.kind() == "import" || (f.kind() == "identifier" && &src[f.byte_range()] == "require")
+    })
+}
+
+/// The expression a wrapped callee stands for: inside parentheses and `!`, the last
+/// expression of a sequence. Iterative: wrappers can nest arbitrarily deep.
+fn unwrap_callee(mut callee: Node) -> Option<Node> {
+    while matches!(
+        callee.kind(),
+        "parenthesized_expression" | "non_null_expression" | "sequence_expression"
+    ) {
+        callee = wrapped_callee(callee)?;
+    }
+    Some(callee)
+}
+
+/// One level of [`unwrap_callee`].
+fn wrapped_callee(wrapper: Node) -> Option<Node> {
+    match wrapper.kind() {
+        "sequence_expression" => wrapper.named_child(wrapper.named_child_count().checked_sub(1)?),
+        _ => wrapper.named_child(0),
+    }
 }
 
 fn resolvable_receiver(member: Node, level: usize) -> bool {

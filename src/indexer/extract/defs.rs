@@ -1,10 +1,15 @@
 //! Definitions: functions in every binding form, classes and their members, object
 //! literals bound to names, CommonJS assignments, interfaces and namespaces.
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use tree_sitter::Node;
+use xxhash_rust::xxh3::xxh3_64;
 
-use super::{Extractor, ScopeKind, ThisCtx};
+use super::{Extractor, ScopeKind, ThisCtx, MAX_DEPTH};
 use crate::indexer::facts::*;
+
+/// Destructuring patterns nested deeper than this bind nothing more.
+const MAX_PATTERN_DEPTH: usize = 64;
 
 /// Calls that wrap a function and return something used in its place: the binding
 /// names the wrapped function (`const Button = forwardRef((props, ref) => ...)`).
@@ -130,30 +135,51 @@ impl<'s> Extractor<'s> {
             }
         };
         let namespace = self.namespace.take();
-        // A named function expression sees its own name.
-        if ctx.def.is_none() && node.kind() != "arrow_function" {
+        // A named function expression sees its own name (`const f = function g() { g() }`).
+        if matches!(
+            node.kind(),
+            "function_expression" | "function" | "generator_function"
+        ) {
             if let Some(name) = node.child_by_field_name("name") {
                 let name = self.intern_node(name);
-                let value = self.unknown();
+                let value = match ctx.def {
+                    Some(def) => self.sym(Sym::Def(def)),
+                    None => self.unknown(),
+                };
                 self.declare(name, value, false);
             }
         }
 
-        let mut signature = Vec::new();
+        // Decorators walked before the definition (TypeScript puts a method's decorators
+        // beside it in the class body) are part of its signature.
+        let mut signature = match ctx.def {
+            Some(_) => std::mem::take(&mut self.decorators),
+            None => Vec::new(),
+        };
         let mut body_hash = None;
         let mut returns = None;
         let mut seed = 0u64;
         let children = super::calls::children_with_fields(node);
         for (field, child) in children {
             match field {
-                Some("parameters") | Some("parameter") => {
+                Some(field @ ("parameters" | "parameter")) => {
                     let start = self.tokens.mark();
+                    // `x => x` and `(x) => x` are the same function.
+                    let bare = field == "parameter";
+                    if bare {
+                        self.tokens.synthetic("(");
+                    }
                     self.parameters(child, ctx.def, depth);
+                    if bare {
+                        self.tokens.synthetic(")");
+                    }
                     signature.push((start, self.tokens.mark()));
                 }
-                Some("return_type") | Some("type_parameters") => {
-                    if field == Some("return_type") {
-                        returns = self.return_type(child);
+                Some("return_type") | Some("type_parameters") | Some("decorator") => {
+                    match field {
+                        Some("return_type") => returns = self.return_type(child),
+                        Some("type_parameters") => self.declare_type_parameters(child),
+                        _ => {}
                     }
                     let start = self.tokens.mark();
                     self.visit(child, depth + 1);
@@ -176,6 +202,12 @@ impl<'s> Extractor<'s> {
                         "get" => seed |= 4,
                         "set" => seed |= 8,
                         "static" => seed |= 16,
+                        // `private`, `override`, `readonly`, `abstract`, an optional `m?()`.
+                        "accessibility_modifier"
+                        | "override_modifier"
+                        | "readonly"
+                        | "abstract"
+                        | "?" => seed ^= xxh3_64(self.text(child).as_bytes()).rotate_left(8),
                         _ => {}
                     }
                     self.visit(child, depth + 1);
@@ -269,9 +301,39 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// `<T, U extends X>`: type parameters are names in the function's (or class's)
+    /// scope, so `x: T` is not mistaken for a global `T`.
+    pub(crate) fn declare_type_parameters(&mut self, params: Node<'s>) {
+        let mut cursor = params.walk();
+        let names: Vec<Node<'s>> = params
+            .named_children(&mut cursor)
+            .filter(|p| p.kind() == "type_parameter")
+            .filter_map(|p| p.child_by_field_name("name"))
+            .collect();
+        for n in names {
+            let name = self.intern_node(n);
+            let value = self.unknown();
+            self.declare(name, value, false);
+        }
+    }
+
     /// Declares every name a binding pattern introduces; `value` is what the whole
     /// pattern is bound to, so `{ a, b: c }` binds `a` to `value.a` and `c` to `value.b`.
     pub(crate) fn declare_pattern(&mut self, pattern: Node<'s>, value: Option<SymId>, hoist: bool) {
+        self.declare_pattern_at(pattern, value, hoist, 0)
+    }
+
+    fn declare_pattern_at(
+        &mut self,
+        pattern: Node<'s>,
+        value: Option<SymId>,
+        hoist: bool,
+        level: usize,
+    ) {
+        if level > MAX_PATTERN_DEPTH {
+            return;
+        }
+        let level = level + 1;
         match pattern.kind() {
             "identifier" | "shorthand_property_identifier_pattern" => {
                 let name = self.intern_node(pattern);
@@ -286,7 +348,7 @@ impl<'s> Extractor<'s> {
                         "shorthand_property_identifier_pattern" => {
                             let name = self.intern_node(item);
                             let v = value.map(|v| self.sym(Sym::Member(v, name)));
-                            self.declare_pattern(item, v, hoist);
+                            self.declare_pattern_at(item, v, hoist, level);
                         }
                         "pair_pattern" => {
                             let key = item.child_by_field_name("key");
@@ -296,7 +358,7 @@ impl<'s> Extractor<'s> {
                                 _ => None,
                             };
                             if let Some(target) = item.child_by_field_name("value") {
-                                self.declare_pattern(target, v, hoist);
+                                self.declare_pattern_at(target, v, hoist, level);
                             }
                         }
                         "object_assignment_pattern" => {
@@ -307,12 +369,12 @@ impl<'s> Extractor<'s> {
                                 } else {
                                     None
                                 };
-                                self.declare_pattern(left, v, hoist);
+                                self.declare_pattern_at(left, v, hoist, level);
                             }
                         }
                         "rest_pattern" => {
                             if let Some(inner) = item.named_child(0) {
-                                self.declare_pattern(inner, None, hoist);
+                                self.declare_pattern_at(inner, None, hoist, level);
                             }
                         }
                         _ => {}
@@ -323,17 +385,17 @@ impl<'s> Extractor<'s> {
                 let mut cursor = pattern.walk();
                 let items: Vec<Node<'s>> = pattern.named_children(&mut cursor).collect();
                 for item in items {
-                    self.declare_pattern(item, None, hoist);
+                    self.declare_pattern_at(item, None, hoist, level);
                 }
             }
             "assignment_pattern" => {
                 if let Some(left) = pattern.child_by_field_name("left") {
-                    self.declare_pattern(left, value, hoist);
+                    self.declare_pattern_at(left, value, hoist, level);
                 }
             }
             "rest_pattern" => {
                 if let Some(inner) = pattern.named_child(0) {
-                    self.declare_pattern(inner, None, hoist);
+                    self.declare_pattern_at(inner, None, hoist, level);
                 }
             }
             _ => {}
@@ -422,6 +484,11 @@ impl<'s> Extractor<'s> {
         name_node: Option<Node<'s>>,
         depth: usize,
     ) -> Option<DefIdx> {
+        if depth >= MAX_DEPTH {
+            // Too deep to walk as a definition: the caller walks it (and cuts it) as a
+            // plain value.
+            return None;
+        }
         let kind = value.kind();
         if is_function_node(kind) {
             let def_kind = if container.is_some() {
@@ -435,7 +502,8 @@ impl<'s> Extractor<'s> {
             return Some(self.class(value, name, container, name_node, depth));
         }
         if kind == "object" {
-            return Some(self.object_literal(value, name, container, name_node, depth));
+            // Objects nest objects without passing through `visit`: charge the frames.
+            return Some(self.object_literal(value, name, container, name_node, depth + 2));
         }
         if matches!(
             kind,
@@ -479,6 +547,27 @@ impl<'s> Extractor<'s> {
         def
     }
 
+    /// Whether `callee` is one of the known wrappers (`memo`, `React.memo`, ...).
+    fn is_wrapper(&self, callee: Node<'s>) -> bool {
+        let name = match callee.kind() {
+            "identifier" => Some(callee),
+            "member_expression" => callee.child_by_field_name("property"),
+            _ => None,
+        };
+        name.is_some_and(|n| WRAPPERS.contains(&self.text(n)))
+    }
+
+    /// `memo(Profile)`, `debounce(save, 100)`: a wrapper called on a named function
+    /// stands for that function.
+    pub(crate) fn wrapped_value(&self, call: Node<'s>) -> Option<Node<'s>> {
+        let callee = call.child_by_field_name("function")?;
+        if !self.is_wrapper(callee) {
+            return None;
+        }
+        let first = call.child_by_field_name("arguments")?.named_child(0)?;
+        matches!(first.kind(), "identifier" | "member_expression").then_some(first)
+    }
+
     /// `const Button = forwardRef((props, ref) => ...)`: the function literal passed to
     /// a known wrapper is the definition the name stands for.
     fn wrapped_function(
@@ -490,12 +579,7 @@ impl<'s> Extractor<'s> {
         depth: usize,
     ) -> Option<DefIdx> {
         let callee = call.child_by_field_name("function")?;
-        let callee_name = match callee.kind() {
-            "identifier" => self.text(callee),
-            "member_expression" => self.text(callee.child_by_field_name("property")?),
-            _ => return None,
-        };
-        if !WRAPPERS.contains(&callee_name) {
+        if !self.is_wrapper(callee) {
             return None;
         }
         let args = call.child_by_field_name("arguments")?;
@@ -547,15 +631,19 @@ impl<'s> Extractor<'s> {
         let value = node.child_by_field_name("value");
         let annotation = node.child_by_field_name("type");
         if target.kind() == "identifier" {
+            // `export const f = ...` in a namespace: a member of it.
+            let namespace = self.namespace;
             let name = self.intern_node(target);
             self.tokens.leaf(target, self.src);
+            let mut typed = None;
             if let Some(t) = annotation {
-                let typed = self.type_annotation(t);
+                typed = self.type_annotation(t);
                 self.visit(t, depth + 1);
                 if let Some(typed) = typed {
                     self.declare(name, typed, hoist);
                 }
             }
+            let mut member_value = typed;
             if let Some(value) = value {
                 // Declare first: the literal may refer to itself.
                 let placeholder = self.unknown();
@@ -563,14 +651,26 @@ impl<'s> Extractor<'s> {
                 if let Some(def) = self.bound_value(value, name, None, Some(target), depth + 1) {
                     let sym = self.sym(Sym::Def(def));
                     self.rebind(binding, sym);
+                    if namespace.is_some() && self.facts.def(def).container.is_none() {
+                        self.def_mut(def).container = namespace;
+                        member_value = None;
+                    }
                 } else {
                     let sym = self.expr_sym(value);
                     self.rebind(binding, sym);
                     self.visit(value, depth + 1);
+                    member_value = Some(self.facts.bindings[binding as usize].value);
                 }
             } else {
                 let unknown = self.unknown();
                 self.declare(name, unknown, hoist);
+            }
+            if let (Some(ns), Some(value)) = (namespace, member_value) {
+                self.facts.props.push(Prop {
+                    object: ns,
+                    name,
+                    value,
+                });
             }
         } else {
             let sym = value.map(|v| self.expr_sym(v));
@@ -648,10 +748,27 @@ impl<'s> Extractor<'s> {
 
         let mut signature = Vec::new();
         let mut body_hash = 0;
+        // `@Component(...) export class X`: the decorators belong to the export statement.
         let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let mut children: Vec<Node<'s>> = match node.parent() {
+            Some(p) if p.kind() == "export_statement" => {
+                let mut c2 = p.walk();
+                let decorators: Vec<Node<'s>> = p
+                    .children(&mut c2)
+                    .filter(|c| c.kind() == "decorator")
+                    .collect();
+                decorators
+            }
+            _ => Vec::new(),
+        };
+        children.extend(node.children(&mut cursor));
         for child in children {
             match child.kind() {
+                "decorator" => {
+                    let start = self.tokens.mark();
+                    self.visit(child, depth + 1);
+                    signature.push((start, self.tokens.mark()));
+                }
                 "class_heritage" => {
                     let start = self.tokens.mark();
                     let extends = heritage_value(child);
@@ -663,6 +780,7 @@ impl<'s> Extractor<'s> {
                     signature.push((start, self.tokens.mark()));
                 }
                 "type_parameters" => {
+                    self.declare_type_parameters(child);
                     let start = self.tokens.mark();
                     self.visit(child, depth + 1);
                     signature.push((start, self.tokens.mark()));
@@ -691,7 +809,29 @@ impl<'s> Extractor<'s> {
     fn class_body(&mut self, body: Node<'s>, class: DefIdx, depth: usize) {
         let mut cursor = body.walk();
         let members: Vec<Node<'s>> = body.children(&mut cursor).collect();
+        // TypeScript puts a method's decorators beside it: they wait here for it.
+        let mut decorators = Vec::new();
         for member in members {
+            match member.kind() {
+                "decorator" => {
+                    let start = self.tokens.mark();
+                    self.visit(member, depth + 1);
+                    decorators.push((start, self.tokens.mark()));
+                    continue;
+                }
+                "comment" => {
+                    self.visit(member, depth + 1);
+                    continue;
+                }
+                _ => {}
+            }
+            if matches!(
+                member.kind(),
+                "method_definition" | "abstract_method_signature" | "method_signature"
+            ) {
+                self.decorators = std::mem::take(&mut decorators);
+            }
+            decorators.clear();
             match member.kind() {
                 "method_definition" => {
                     self.method(member, class, depth + 1);
@@ -705,25 +845,12 @@ impl<'s> Extractor<'s> {
                 }
                 _ => self.visit(member, depth + 1),
             }
+            self.decorators.clear();
         }
     }
 
-    /// A method of a class or an object literal.
-    pub(crate) fn method(
-        &mut self,
-        node: Node<'s>,
-        container: DefIdx,
-        depth: usize,
-    ) -> Option<DefIdx> {
-        let Some(name_node) = node.child_by_field_name("name") else {
-            self.visit_children(node, depth);
-            return None;
-        };
-        let Some(name) = self.key_name(name_node) else {
-            // Computed names (`[Symbol.iterator]()`) name nothing we can resolve.
-            self.anonymous_function(node, depth);
-            return None;
-        };
+    /// What a method's modifiers make it: its kind and whether it is static.
+    fn member_kind(&self, node: Node<'s>, name: StrId) -> (DefKind, bool) {
         let mut cursor = node.walk();
         let mut kind = DefKind::Method;
         let mut is_static = false;
@@ -738,6 +865,34 @@ impl<'s> Extractor<'s> {
         if kind == DefKind::Method && self.facts.str(name) == "constructor" {
             kind = DefKind::Constructor;
         }
+        (kind, is_static)
+    }
+
+    /// A method of a class or an object literal.
+    pub(crate) fn method(
+        &mut self,
+        node: Node<'s>,
+        container: DefIdx,
+        depth: usize,
+    ) -> Option<DefIdx> {
+        let Some(name_node) = node.child_by_field_name("name") else {
+            self.visit_children(node, depth);
+            return None;
+        };
+        let Some(name) = self.key_name(name_node) else {
+            // Computed names (`[Symbol.iterator]()`) name nothing we can resolve: its calls
+            // belong to the class, its `this` is still the class's.
+            self.function_like(
+                node,
+                FnCtx {
+                    def: None,
+                    this: Some(ThisCtx::Of(container)),
+                },
+                depth,
+            );
+            return None;
+        };
+        let (kind, is_static) = self.member_kind(node, name);
         let def = self.new_def(kind, name, Some(container), node, Some(name_node));
         self.def_mut(def).is_static = is_static;
         self.function_like(
@@ -759,13 +914,9 @@ impl<'s> Extractor<'s> {
         let Some(name) = self.key_name(name_node) else {
             return self.visit_children(node, depth);
         };
-        let def = self.new_def(
-            DefKind::Method,
-            name,
-            Some(container),
-            node,
-            Some(name_node),
-        );
+        let (kind, is_static) = self.member_kind(node, name);
+        let def = self.new_def(kind, name, Some(container), node, Some(name_node));
+        self.def_mut(def).is_static = is_static;
         self.function_like(
             node,
             FnCtx {
@@ -789,9 +940,15 @@ impl<'s> Extractor<'s> {
         let is_static = node.children(&mut cursor).any(|c| c.kind() == "static");
         let mut cursor = node.walk();
         let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let mut decorators = Vec::new();
         for child in children {
-            if Some(child) == value {
+            if child.kind() == "decorator" {
+                let start = self.tokens.mark();
+                self.visit(child, depth + 1);
+                decorators.push((start, self.tokens.mark()));
+            } else if Some(child) == value {
                 if is_function_node(child.kind()) {
+                    self.decorators = std::mem::take(&mut decorators);
                     let def = self.bound_function(
                         child,
                         DefKind::Method,
@@ -844,10 +1001,16 @@ impl<'s> Extractor<'s> {
         let value = self.sym(Sym::Def(def));
         self.declare(name, value, false);
         self.names.push(def);
+        // For its type parameters.
+        self.push_scope(ScopeKind::Block);
         let mut cursor = node.walk();
         let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
         for child in children {
             match child.kind() {
+                "type_parameters" => {
+                    self.declare_type_parameters(child);
+                    self.visit(child, depth + 1);
+                }
                 "extends_type_clause" => {
                     if let Some(first) = child.named_child(0) {
                         let sym = self.type_sym(first);
@@ -872,11 +1035,12 @@ impl<'s> Extractor<'s> {
                 _ => self.visit(child, depth + 1),
             }
         }
+        self.pop_scope();
         self.names.pop();
     }
 
     /// `namespace X { export function f() {} }`: X is an object whose members are the
-    /// declarations directly inside it.
+    /// declarations it exports (in an ambient `declare namespace`, all of them).
     pub(crate) fn namespace_declaration(&mut self, node: Node<'s>, depth: usize) {
         let name_node = node.child_by_field_name("name");
         let body = node.child_by_field_name("body");
@@ -884,21 +1048,87 @@ impl<'s> Extractor<'s> {
             return self.visit_children(node, depth);
         };
         if name_node.kind() == "string" {
-            // `declare module 'x' {}`: an ambient module, not a value.
-            return self.visit_children(node, depth);
+            // `declare module 'x' {}`: an ambient module, not a value; what it exports is
+            // module x's, not this file's.
+            let outer = std::mem::replace(&mut self.module_block, true);
+            self.visit_children(node, depth);
+            self.module_block = outer;
+            return;
         }
+        let ambient = self.ambient
+            || self.declaration_only
+            || node
+                .parent()
+                .is_some_and(|p| p.kind() == "ambient_declaration");
         let name = self.intern_node(name_node);
         let def = self.new_def(DefKind::Object, name, self.namespace, node, Some(name_node));
         let value = self.sym(Sym::Def(def));
         self.declare(name, value, false);
         self.tokens.leaf(name_node, self.src);
         self.names.push(def);
-        let outer = self.namespace.replace(def);
+        let outer = self.namespace.take();
+        let outer_block = std::mem::replace(&mut self.module_block, true);
+        let outer_ambient = std::mem::replace(&mut self.ambient, ambient);
         self.push_scope(ScopeKind::Function);
-        self.visit_children(body, depth + 1);
+        let mut cursor = body.walk();
+        let statements: Vec<Node<'s>> = body.children(&mut cursor).collect();
+        for statement in statements {
+            let exported = ambient || statement.kind() == "export_statement";
+            self.namespace = exported.then_some(def);
+            self.visit(statement, depth + 1);
+        }
         self.pop_scope();
+        self.ambient = outer_ambient;
+        self.module_block = outer_block;
         self.namespace = outer;
         self.names.pop();
+    }
+
+    /// `type A = B`: a name for what the type denotes (`x: A` is an instance of B).
+    pub(crate) fn type_alias(&mut self, node: Node<'s>, depth: usize) {
+        if let Some(name_node) = node.child_by_field_name("name") {
+            let name = self.intern_node(name_node);
+            self.push_scope(ScopeKind::Block);
+            if let Some(params) = node.child_by_field_name("type_parameters") {
+                self.declare_type_parameters(params);
+            }
+            let value = node
+                .child_by_field_name("value")
+                .and_then(|v| self.type_sym(v));
+            self.visit_children(node, depth);
+            self.pop_scope();
+            let value = value.unwrap_or_else(|| self.unknown());
+            self.declare(name, value, false);
+        } else {
+            self.visit_children(node, depth);
+        }
+    }
+
+    /// `enum E {}`: a name in scope (its members are values, not functions).
+    pub(crate) fn enum_declaration(&mut self, node: Node<'s>, depth: usize) {
+        if let Some(name_node) = node.child_by_field_name("name") {
+            let name = self.intern_node(name_node);
+            let value = self.unknown();
+            self.declare(name, value, false);
+        }
+        self.visit_children(node, depth);
+    }
+
+    /// What tree-sitter could not parse. A named function expression directly inside is
+    /// most often a declaration whose surroundings broke: it is read as one.
+    pub(crate) fn error_node(&mut self, node: Node<'s>, depth: usize) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        for child in children {
+            let named_function =
+                matches!(child.kind(), "function_expression" | "generator_function")
+                    && child.child_by_field_name("name").is_some();
+            if named_function {
+                self.function_declaration(child, depth + 1);
+            } else {
+                self.visit(child, depth + 1);
+            }
+        }
     }
 
     // ---- objects ----
@@ -947,6 +1177,10 @@ impl<'s> Extractor<'s> {
         let mut cursor = pair.walk();
         let children: Vec<Node<'s>> = pair.children(&mut cursor).collect();
         for child in children {
+            if Some(child) == key_node {
+                self.property_key(child, depth + 1);
+                continue;
+            }
             if Some(child) != value {
                 self.visit(child, depth + 1);
                 continue;
@@ -974,12 +1208,56 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// `key: value` in an object literal not bound to a name.
+    pub(crate) fn pair(&mut self, pair: Node<'s>, depth: usize) {
+        let key = pair.child_by_field_name("key");
+        let mut cursor = pair.walk();
+        let children: Vec<Node<'s>> = pair.children(&mut cursor).collect();
+        for child in children {
+            if Some(child) == key {
+                self.property_key(child, depth + 1);
+            } else {
+                self.visit(child, depth + 1);
+            }
+        }
+    }
+
+    /// A property key: `'a'` hashes as `a` (prettier removes the quotes it does not need).
+    fn property_key(&mut self, key: Node<'s>, depth: usize) {
+        if key.kind() == "string" {
+            let text = self.text(key);
+            let inner = text.get(1..text.len().saturating_sub(1)).unwrap_or("");
+            let mut chars = inner.chars();
+            let identifier = chars
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+                && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+            if identifier {
+                return self.tokens.synthetic(inner);
+            }
+        }
+        self.visit(key, depth);
+    }
+
     // ---- exported flags ----
 
-    /// Marks the definitions that exports reach within this file.
+    /// Marks the definitions that exports reach within this file: what is exported, and
+    /// what an exported object holds (its members and the values of its properties,
+    /// nested objects included).
     pub(crate) fn mark_exported(&mut self) {
-        let mut roots: Vec<SymId> = self
-            .facts
+        let facts = &mut self.facts;
+        let mut members: FxHashMap<DefIdx, Vec<DefIdx>> = FxHashMap::default();
+        for (i, d) in facts.defs.iter().enumerate() {
+            if let Some(c) = d.container {
+                members.entry(c).or_default().push(i as DefIdx);
+            }
+        }
+        let mut props: FxHashMap<DefIdx, Vec<(StrId, SymId)>> = FxHashMap::default();
+        for p in &facts.props {
+            props.entry(p.object).or_default().push((p.name, p.value));
+        }
+
+        let mut syms: Vec<SymId> = facts
             .exports
             .iter()
             .filter_map(|e| match e.value {
@@ -987,28 +1265,67 @@ impl<'s> Extractor<'s> {
                 _ => None,
             })
             .collect();
-        roots.extend(self.facts.module_exports);
-        for root in roots {
-            let mut sym = root;
-            for _ in 0..8 {
-                match self.facts.syms[sym as usize] {
-                    Sym::Binding(b) => sym = self.facts.bindings[b as usize].value,
-                    Sym::Def(d) => {
-                        self.facts.defs[d as usize].exported = true;
-                        if self.facts.defs[d as usize].kind == DefKind::Object {
-                            for member in self.facts.defs.iter_mut() {
-                                if member.container == Some(d) {
-                                    member.exported = true;
-                                }
-                            }
-                        }
-                        break;
-                    }
-                    _ => break,
+        syms.extend(facts.module_exports);
+        let mut defs: Vec<DefIdx> = Vec::new();
+        let mut seen_syms = FxHashSet::default();
+        let mut seen_defs = vec![false; facts.defs.len()];
+        loop {
+            if let Some(d) = defs.pop() {
+                if std::mem::replace(&mut seen_defs[d as usize], true) {
+                    continue;
                 }
+                let def = &mut facts.defs[d as usize];
+                def.exported = true;
+                if def.kind == DefKind::Object {
+                    defs.extend(members.get(&d).into_iter().flatten());
+                    syms.extend(props.get(&d).into_iter().flatten().map(|&(_, v)| v));
+                }
+                continue;
+            }
+            let Some(sym) = syms.pop() else { break };
+            if !seen_syms.insert(sym) {
+                continue;
+            }
+            match facts.syms[sym as usize] {
+                Sym::Binding(b) => syms.push(facts.bindings[b as usize].value),
+                Sym::Def(d) => defs.push(d),
+                // `Object.assign(module.exports, { f })` exports `module.exports.f`.
+                Sym::Member(base, name) => {
+                    let Some(owner) = local_def(facts, base) else {
+                        continue;
+                    };
+                    defs.extend(
+                        members
+                            .get(&owner)
+                            .into_iter()
+                            .flatten()
+                            .filter(|&&m| facts.defs[m as usize].name == name),
+                    );
+                    syms.extend(
+                        props
+                            .get(&owner)
+                            .into_iter()
+                            .flatten()
+                            .filter(|&&(n, _)| n == name)
+                            .map(|&(_, v)| v),
+                    );
+                }
+                _ => {}
             }
         }
     }
+}
+
+/// The definition `sym` denotes through this file's bindings, if any.
+fn local_def(facts: &FileFacts, mut sym: SymId) -> Option<DefIdx> {
+    for _ in 0..8 {
+        match facts.syms[sym as usize] {
+            Sym::Def(d) => return Some(d),
+            Sym::Binding(b) => sym = facts.bindings[b as usize].value,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The `extends` expression of a class heritage, in either grammar.

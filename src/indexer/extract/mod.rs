@@ -24,9 +24,12 @@ use tree_sitter::{Node, Parser, Tree, TreeCursor};
 use super::facts::*;
 use super::language::{is_declaration_file, Language};
 
-/// Deeper trees than this are not descended (their calls are counted as lost, never
-/// silently): recursion must not overflow on generated code.
-const MAX_DEPTH: usize = 2_000;
+/// Deeper trees than this are not descended (their tokens are still hashed; their calls
+/// are lost and the cuts counted): recursion must not overflow on generated code. Depth
+/// is counted in units of stack (see [`handler`]); at this limit an unoptimized build uses
+/// about 1 MiB, so extraction is safe on a 2 MiB thread (rayon's and the test harness's
+/// default). `tests/extract.rs` checks it on every recursive shape.
+pub(crate) const MAX_DEPTH: usize = 1_500;
 
 /// Parses `source` as `language` and extracts its facts. Never fails: a file with syntax
 /// errors gives what tree-sitter recovered, with `parse_errors` counting the error nodes.
@@ -98,10 +101,39 @@ pub(crate) enum ScopeKind {
 
 struct Scope {
     kind: ScopeKind,
-    /// Small scopes are the rule: a linear scan beats hashing.
+    /// Small scopes are the rule: a linear scan beats hashing. One binding per name.
     bindings: Vec<(StrId, BindingIdx)>,
+    /// The same, hashed, once the scope is large (generated code declares thousands of
+    /// names in one scope, and a scan per lookup would be quadratic).
+    index: FxHashMap<StrId, BindingIdx>,
     /// `Sym::Global` placeholders of identifiers read in this scope, not yet bound.
     pending: Vec<SymId>,
+}
+
+/// Scopes with more bindings than this are looked up through a hash map.
+const SMALL_SCOPE: usize = 32;
+
+impl Scope {
+    fn find(&self, name: StrId) -> Option<BindingIdx> {
+        if self.bindings.len() > SMALL_SCOPE {
+            return self.index.get(&name).copied();
+        }
+        self.bindings
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, b)| b)
+    }
+
+    fn insert(&mut self, name: StrId, binding: BindingIdx) {
+        self.bindings.push((name, binding));
+        if self.bindings.len() > SMALL_SCOPE {
+            if self.index.is_empty() {
+                self.index.extend(self.bindings.iter().copied());
+            } else {
+                self.index.insert(name, binding);
+            }
+        }
+    }
 }
 
 /// The `this` of the code being walked.
@@ -128,6 +160,14 @@ pub(crate) struct Extractor<'s> {
     /// Set while walking the top level of a TypeScript namespace: its declarations are
     /// members of it.
     namespace: Option<DefIdx>,
+    /// Set while walking a namespace or an ambient module (`declare module 'x'`): what is
+    /// exported there is not an export of this file.
+    module_block: bool,
+    /// Set while walking an ambient namespace, whose declarations are all exported.
+    ambient: bool,
+    /// Token ranges of decorators walked before the definition they decorate: the next
+    /// function definition takes them into its signature.
+    decorators: Vec<(usize, usize)>,
     /// Pool of cursors, one per recursion level in use.
     cursors: Vec<TreeCursor<'s>>,
     tokens: tokens::TokenHasher,
@@ -153,6 +193,9 @@ impl<'s> Extractor<'s> {
             names: Vec::new(),
             this: vec![ThisCtx::Unknown],
             namespace: None,
+            module_block: false,
+            ambient: false,
+            decorators: Vec::new(),
             cursors: vec![root.walk()],
             tokens: tokens::TokenHasher::default(),
             truncated: 0,
@@ -215,24 +258,34 @@ impl<'s> Extractor<'s> {
         self.scopes.push(Scope {
             kind,
             bindings: Vec::new(),
+            index: FxHashMap::default(),
             pending: Vec::new(),
         });
     }
 
     pub(crate) fn pop_scope(&mut self) {
-        let scope = self.scopes.pop().expect("balanced scopes");
-        let mut unbound = Vec::new();
-        for id in scope.pending {
-            let Sym::Global(name) = self.facts.syms[id as usize] else {
-                continue;
-            };
-            match scope.bindings.iter().rev().find(|(n, _)| *n == name) {
-                Some(&(_, binding)) => self.facts.syms[id as usize] = Sym::Binding(binding),
-                None => unbound.push(id),
-            }
+        let mut scope = self.scopes.pop().expect("balanced scopes");
+        let mut pending = std::mem::take(&mut scope.pending);
+        if !scope.bindings.is_empty() {
+            pending.retain(|&id| {
+                let Sym::Global(name) = self.facts.syms[id as usize] else {
+                    return false;
+                };
+                match scope.find(name) {
+                    Some(binding) => {
+                        self.facts.syms[id as usize] = Sym::Binding(binding);
+                        false
+                    }
+                    None => true,
+                }
+            });
         }
         if let Some(parent) = self.scopes.last_mut() {
-            parent.pending.extend(unbound);
+            if parent.pending.is_empty() {
+                parent.pending = pending;
+            } else {
+                parent.pending.extend(pending);
+            }
         }
     }
 
@@ -247,7 +300,7 @@ impl<'s> Extractor<'s> {
         } else {
             self.scopes.len() - 1
         };
-        if let Some(&(_, b)) = self.scopes[index].bindings.iter().find(|(n, _)| *n == name) {
+        if let Some(b) = self.scopes[index].find(name) {
             let existing = self.facts.bindings[b as usize].value;
             if matches!(self.facts.syms[existing as usize], Sym::Unknown) {
                 self.facts.bindings[b as usize].value = value;
@@ -256,7 +309,7 @@ impl<'s> Extractor<'s> {
         }
         let b = self.facts.bindings.len() as BindingIdx;
         self.facts.bindings.push(Binding { name, value });
-        self.scopes[index].bindings.push((name, b));
+        self.scopes[index].insert(name, b);
         b
     }
 
@@ -264,7 +317,7 @@ impl<'s> Extractor<'s> {
     /// an answer now, like `X.prototype.m = ...` naming its container).
     pub(crate) fn lookup_now(&self, name: StrId) -> Option<SymId> {
         for scope in self.scopes.iter().rev() {
-            if let Some(&(_, b)) = scope.bindings.iter().rev().find(|(n, _)| *n == name) {
+            if let Some(b) = scope.find(name) {
                 return Some(self.facts.bindings[b as usize].value);
             }
         }
@@ -276,12 +329,7 @@ impl<'s> Extractor<'s> {
     }
 
     pub(crate) fn binding_in(&self, scope: usize, name: StrId) -> Option<BindingIdx> {
-        self.scopes[scope]
-            .bindings
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, b)| b)
+        self.scopes[scope].find(name)
     }
 
     // ---- the walk ----
@@ -297,21 +345,28 @@ impl<'s> Extractor<'s> {
     /// Visits every child of `node`, feeding leaves to the token hasher.
     pub(crate) fn visit_children(&mut self, node: Node<'s>, depth: usize) {
         if depth >= MAX_DEPTH {
-            self.truncated += 1;
-            return;
+            return self.cut(node);
         }
         let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
         cursor.reset(node);
         if cursor.goto_first_child() {
             loop {
-                let child = cursor.node();
-                self.visit(child, depth + 1);
+                self.visit(cursor.node(), depth + 1);
                 if !cursor.goto_next_sibling() {
                     break;
                 }
             }
         }
         self.cursors.push(cursor);
+    }
+
+    /// A subtree too deep to walk: its tokens still count in the hashes (iteratively), its
+    /// calls and declarations are lost.
+    #[cold]
+    #[inline(never)]
+    fn cut(&mut self, node: Node<'s>) {
+        self.truncated += 1;
+        self.tokens_only(node);
     }
 
     pub(crate) fn visit_opt(&mut self, node: Option<Node<'s>>, depth: usize) {
@@ -321,61 +376,98 @@ impl<'s> Extractor<'s> {
     }
 
     /// The dispatcher: nodes that carry facts have handlers, the rest are walked through.
+    /// Every recursion of the walk passes through here, `visit_children` or (for objects
+    /// nested in objects) `bound_value`, which is where depth is bounded. Kept small: its
+    /// frame is paid once per tree level.
     pub(crate) fn visit(&mut self, node: Node<'s>, depth: usize) {
         if node.child_count() == 0 {
-            self.tokens.leaf(node, self.src);
-            // Leaves that still mean something: a bare `this.x` read is handled by its
-            // member_expression parent; nothing to do for the rest.
-            return;
+            // Leaves carry no facts of their own (their parents read them), only tokens.
+            return self.tokens.leaf(node, self.src);
         }
-        match node.kind() {
-            // definitions
-            "function_declaration" | "generator_function_declaration" => {
-                self.function_declaration(node, depth)
-            }
-            "function_signature" => self.function_signature(node, depth),
-            "class_declaration" | "abstract_class_declaration" => {
-                self.class_declaration(node, depth)
-            }
-            "interface_declaration" => self.interface_declaration(node, depth),
-            "function_expression" | "generator_function" | "arrow_function" | "function" => {
-                self.anonymous_function(node, depth)
-            }
-            "class" => self.anonymous_class(node, depth),
-            "lexical_declaration" | "variable_declaration" => {
-                self.variable_declaration(node, depth)
-            }
-            "assignment_expression" => self.assignment(node, depth),
-            "internal_module" | "module" => self.namespace_declaration(node, depth),
-            // scopes
-            "statement_block" | "for_statement" | "for_in_statement" | "switch_body" => {
-                self.push_scope(ScopeKind::Block);
-                if node.kind() == "for_in_statement" {
-                    self.for_in_bindings(node);
-                }
-                self.visit_children(node, depth);
-                self.pop_scope();
-            }
-            "catch_clause" => {
-                self.push_scope(ScopeKind::Block);
-                if let Some(param) = node.child_by_field_name("parameter") {
-                    self.declare_pattern(param, None, false);
-                }
-                self.visit_children(node, depth);
-                self.pop_scope();
-            }
-            // calls and uses
-            "call_expression" => self.call_expression(node, depth),
-            "new_expression" => self.new_expression(node, depth),
-            "decorator" => self.decorator(node, depth),
-            "jsx_opening_element" | "jsx_self_closing_element" => self.jsx_element(node, depth),
-            "member_expression" => self.member_read(node, depth),
-            // modules
-            "import_statement" => self.import_statement(node, depth),
-            "export_statement" => self.export_statement(node, depth),
-            _ => self.visit_children(node, depth),
+        if depth >= MAX_DEPTH {
+            return self.cut(node);
+        }
+        match handler(node.kind()) {
+            None => self.visit_children(node, depth),
+            Some((handle, weight)) => handle(self, node, depth + weight),
         }
     }
+
+    fn block(&mut self, node: Node<'s>, depth: usize) {
+        self.push_scope(ScopeKind::Block);
+        if node.kind() == "for_in_statement" {
+            self.for_in_bindings(node);
+        }
+        self.visit_children(node, depth);
+        self.pop_scope();
+    }
+
+    fn catch_clause(&mut self, node: Node<'s>, depth: usize) {
+        self.push_scope(ScopeKind::Block);
+        if let Some(param) = node.child_by_field_name("parameter") {
+            self.declare_pattern(param, None, false);
+        }
+        self.visit_children(node, depth);
+        self.pop_scope();
+    }
+
+    fn tokens_of(&mut self, node: Node<'s>, _depth: usize) {
+        self.tokens_only(node)
+    }
+
+    fn string(&mut self, node: Node<'s>, _depth: usize) {
+        self.tokens.string(node, self.src)
+    }
+}
+
+/// A node handler. Dispatch through a pointer keeps `visit`'s frame small: it is paid
+/// once per tree level.
+type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
+
+/// The handler of the node kinds that carry facts (the rest are walked through), and the
+/// depth it costs beyond the level itself: depth is counted in units of stack, and
+/// handlers with large frames (functions, classes, calls) cost a few.
+fn handler<'s>(kind: &str) -> Option<(Handler<'s>, usize)> {
+    Some(match kind {
+        // definitions
+        "function_declaration" | "generator_function_declaration" => {
+            (Extractor::function_declaration, 3)
+        }
+        "function_signature" => (Extractor::function_signature, 3),
+        "class_declaration" | "abstract_class_declaration" => (Extractor::class_declaration, 4),
+        "interface_declaration" => (Extractor::interface_declaration, 3),
+        "function_expression" | "generator_function" | "arrow_function" | "function" => {
+            (Extractor::anonymous_function, 3)
+        }
+        "class" => (Extractor::anonymous_class, 4),
+        "lexical_declaration" | "variable_declaration" => (Extractor::variable_declaration, 3),
+        "assignment_expression" => (Extractor::assignment, 4),
+        "internal_module" | "module" => (Extractor::namespace_declaration, 2),
+        "type_alias_declaration" => (Extractor::type_alias, 1),
+        "enum_declaration" => (Extractor::enum_declaration, 1),
+        // scopes
+        "statement_block" | "for_statement" | "for_in_statement" | "switch_body" => {
+            (Extractor::block, 0)
+        }
+        "catch_clause" => (Extractor::catch_clause, 0),
+        // calls and uses
+        "call_expression" => (Extractor::call_expression, 2),
+        "new_expression" => (Extractor::new_expression, 1),
+        "decorator" => (Extractor::decorator, 2),
+        "jsx_opening_element" | "jsx_self_closing_element" => (Extractor::jsx_element, 2),
+        "jsx_closing_element" => (Extractor::tokens_of, 0),
+        "jsx_expression" => (Extractor::jsx_expression, 0),
+        "pair" => (Extractor::pair, 0),
+        "parenthesized_expression" => (Extractor::parenthesized, 1),
+        "string" => (Extractor::string, 0),
+        "member_expression" => (Extractor::member_read, 1),
+        // modules
+        "import_statement" => (Extractor::import_statement, 1),
+        "import_alias" => (Extractor::import_alias, 1),
+        "export_statement" => (Extractor::export_statement, 3),
+        "ERROR" => (Extractor::error_node, 1),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

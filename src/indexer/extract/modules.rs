@@ -48,6 +48,26 @@ impl<'s> Extractor<'s> {
         let _ = depth;
     }
 
+    /// TypeScript `import X = A.B.C`: a local name for a qualified one.
+    pub(crate) fn import_alias(&mut self, node: Node<'s>, _depth: usize) {
+        let namespace = self.namespace;
+        let name = node.named_child(0).filter(|n| n.kind() == "identifier");
+        let value = node.named_child(1).and_then(|v| self.type_sym(v));
+        if let (Some(name), Some(value)) = (name, value) {
+            let name = self.intern_node(name);
+            self.declare(name, value, false);
+            if let Some(ns) = namespace {
+                // `export import X = ...` in a namespace.
+                self.facts.props.push(Prop {
+                    object: ns,
+                    name,
+                    value,
+                });
+            }
+        }
+        self.tokens_only(node);
+    }
+
     fn import_clause(&mut self, clause: Node<'s>, spec: &str, line: u32) {
         let mut cursor = clause.walk();
         let parts: Vec<Node<'s>> = clause.named_children(&mut cursor).collect();
@@ -133,12 +153,16 @@ impl<'s> Extractor<'s> {
                 };
                 if is_assignment {
                     // TypeScript `export = X`
-                    self.facts.module_exports = Some(sym);
+                    if !self.module_block {
+                        self.facts.module_exports = Some(sym);
+                    }
                 } else {
                     self.export(name, ExportValue::Local(sym));
                 }
             } else {
                 match child.kind() {
+                    // `@Component(...) export class X`: walked with the class.
+                    "decorator" if declaration.is_some_and(is_class) => {}
                     "export_clause" => self.export_clause(child, source.as_deref()),
                     "namespace_export" => {
                         if let (Some(alias), Some(spec)) = (child.named_child(0), &source) {
@@ -166,27 +190,40 @@ impl<'s> Extractor<'s> {
     }
 
     fn export(&mut self, name: StrId, value: ExportValue) {
-        self.facts.exports.push(Export { name, value });
+        // In a namespace or an ambient module, `export` is not about this file.
+        if !self.module_block {
+            self.facts.exports.push(Export { name, value });
+        }
     }
 
     /// `export function f`, `export const a = ..., b = ...`, `export default class {}`.
     fn exported_declaration(&mut self, decl: Node<'s>, is_default: bool, depth: usize) {
-        let names: Vec<Node<'s>> = match decl.kind() {
+        // `export declare function f(): T;`: what is declared is what is exported.
+        let declared = match decl.kind() {
+            "ambient_declaration" => decl.named_child(0).unwrap_or(decl),
+            _ => decl,
+        };
+        let names: Vec<Node<'s>> = match declared.kind() {
             "lexical_declaration" | "variable_declaration" => {
-                let mut cursor = decl.walk();
-                let declarators: Vec<Node<'s>> = decl
+                let mut cursor = declared.walk();
+                let declarators: Vec<Node<'s>> = declared
                     .named_children(&mut cursor)
                     .filter(|n| n.kind() == "variable_declarator")
                     .collect();
                 let mut names = Vec::new();
                 for d in declarators {
                     if let Some(target) = d.child_by_field_name("name") {
-                        collect_pattern_names(target, &mut names);
+                        collect_pattern_names(target, &mut names, 0);
                     }
                 }
                 names
             }
-            _ => decl.child_by_field_name("name").into_iter().collect(),
+            // Not `declare module 'x'` or `declare global`: those export nothing here.
+            _ => declared
+                .child_by_field_name("name")
+                .filter(|n| matches!(n.kind(), "identifier" | "type_identifier"))
+                .into_iter()
+                .collect(),
         };
         if is_default && names.is_empty() {
             // An anonymous default function or class is named `default`.
@@ -210,9 +247,6 @@ impl<'s> Extractor<'s> {
             return;
         }
         self.visit(decl, depth);
-        if decl.kind() == "ambient_declaration" {
-            return;
-        }
         for n in names {
             let local = self.intern_node(n);
             let exported = if is_default {
@@ -297,7 +331,19 @@ fn has_namespace_export(node: Node) -> bool {
     found
 }
 
-fn collect_pattern_names<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>) {
+fn is_class(declaration: Node) -> bool {
+    matches!(
+        declaration.kind(),
+        "class_declaration" | "abstract_class_declaration" | "class"
+    )
+}
+
+/// The names a binding pattern declares (up to a sane nesting depth).
+fn collect_pattern_names<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>, level: usize) {
+    if level > 64 {
+        return;
+    }
+    let level = level + 1;
     match pattern.kind() {
         "identifier" | "shorthand_property_identifier_pattern" => out.push(pattern),
         _ => {
@@ -307,15 +353,15 @@ fn collect_pattern_names<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>) {
                 match c.kind() {
                     "pair_pattern" => {
                         if let Some(v) = c.child_by_field_name("value") {
-                            collect_pattern_names(v, out);
+                            collect_pattern_names(v, out, level);
                         }
                     }
                     "assignment_pattern" | "object_assignment_pattern" => {
                         if let Some(l) = c.child_by_field_name("left") {
-                            collect_pattern_names(l, out);
+                            collect_pattern_names(l, out, level);
                         }
                     }
-                    _ => collect_pattern_names(c, out),
+                    _ => collect_pattern_names(c, out, level),
                 }
             }
         }

@@ -2,16 +2,19 @@
 //!
 //! Every leaf token of the walk is hashed into one list; a definition remembers the
 //! index range of its tokens, and its hash is the hash of that slice. Comments,
-//! whitespace (which never reaches a leaf), semicolons, string quote style, trailing
-//! commas and JSX text indentation are left out, so what a formatter such as prettier
-//! changes does not count as a change.
+//! whitespace (which never reaches a leaf), semicolons, string quote style (and the quote
+//! escapes it implies), trailing commas, JSX text indentation and the parentheses around
+//! JSX are left out, so what a formatter such as prettier changes does not count as a
+//! change.
 
 use tree_sitter::Node;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 #[derive(Default)]
 pub(crate) struct TokenHasher {
-    hashes: Vec<u64>,
+    /// The tokens' hashes, 8 little-endian bytes each: a definition's range is hashed in
+    /// one call (nested definitions hash the same tokens again, once per level).
+    bytes: Vec<u8>,
     /// A `,` waits here until the next token shows it is not a trailing comma.
     comma: bool,
 }
@@ -48,34 +51,72 @@ impl TokenHasher {
         } else {
             xxh3_64(text.as_bytes())
         };
-        self.hashes.push(hash);
+        self.bytes.extend_from_slice(&hash.to_le_bytes());
+    }
+
+    /// A string literal as one token: its content, whichever quotes delimit it (`'it\'s'`
+    /// and `"it's"` are the same string).
+    pub(crate) fn string(&mut self, node: Node, src: &str) {
+        let text = &src[node.byte_range()];
+        let inner = text.get(1..text.len().saturating_sub(1)).unwrap_or("");
+        // The opening quote marks it as a string (`'a'` is not `a`), always the same one.
+        let mut content = String::with_capacity(inner.len() + 1);
+        content.push('"');
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                content.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some(q @ ('\'' | '"')) => content.push(q),
+                Some(other) => {
+                    content.push('\\');
+                    content.push(other);
+                }
+                None => content.push('\\'),
+            }
+        }
+        self.push(xxh3_64(content.as_bytes()), false);
+    }
+
+    /// A token that is not (exactly) a leaf of the tree.
+    pub(crate) fn synthetic(&mut self, text: &str) {
+        let closing = matches!(text, ")" | "]" | "}" | ">");
+        self.push(xxh3_64(text.as_bytes()), closing);
+    }
+
+    fn push(&mut self, hash: u64, closing: bool) {
+        if !closing {
+            self.flush_comma();
+        }
+        self.comma = false;
+        self.bytes.extend_from_slice(&hash.to_le_bytes());
     }
 
     fn flush_comma(&mut self) {
         if self.comma {
-            self.hashes.push(COMMA);
+            self.bytes.extend_from_slice(&COMMA.to_le_bytes());
             self.comma = false;
         }
     }
 
     /// The position to remember before a definition's part is walked.
     pub(crate) fn mark(&self) -> usize {
-        self.hashes.len()
+        self.bytes.len() / 8
     }
 
     /// Hash of the tokens seen between two marks (a trailing comma pending at `end`
     /// belongs to what follows).
     pub(crate) fn hash_since(&self, start: usize) -> u64 {
-        self.hash_ranges(&[(start, self.hashes.len())], 0)
+        self.hash_ranges(&[(start, self.mark())], 0)
     }
 
     /// Hash of several token ranges plus a seed of non-token facts (modifiers).
     pub(crate) fn hash_ranges(&self, ranges: &[(usize, usize)], seed: u64) -> u64 {
         let mut h = Xxh3::with_seed(seed);
         for &(start, end) in ranges {
-            for v in &self.hashes[start.min(end)..end] {
-                h.update(&v.to_le_bytes());
-            }
+            h.update(&self.bytes[start.min(end) * 8..end * 8]);
             h.update(b"|");
         }
         h.digest()

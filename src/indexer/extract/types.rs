@@ -6,6 +6,9 @@ use tree_sitter::Node;
 use super::Extractor;
 use crate::indexer::facts::*;
 
+/// Types nested deeper than this denote nothing.
+const MAX_TYPE_DEPTH: usize = 32;
+
 /// Generic wrappers whose first type argument is the value that matters.
 const TRANSPARENT_GENERICS: &[&str] = &[
     "Promise",
@@ -39,6 +42,14 @@ impl<'s> Extractor<'s> {
 
     /// The value a type names (a class, an interface, an imported type).
     pub(crate) fn type_sym(&mut self, ty: Node<'s>) -> Option<SymId> {
+        self.type_sym_at(ty, 0)
+    }
+
+    fn type_sym_at(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        if level > MAX_TYPE_DEPTH {
+            return None;
+        }
+        let level = level + 1;
         match ty.kind() {
             "type_identifier" | "identifier" => {
                 let name = self.intern_node(ty);
@@ -53,7 +64,7 @@ impl<'s> Extractor<'s> {
                     .child_by_field_name("name")
                     .or_else(|| ty.child_by_field_name("property"))
                     .or_else(|| ty.named_child(ty.named_child_count().checked_sub(1)?))?;
-                let base = self.type_sym(module)?;
+                let base = self.type_sym_at(module, level)?;
                 let name = self.intern_node(name);
                 Some(self.sym(Sym::Member(base, name)))
             }
@@ -61,9 +72,9 @@ impl<'s> Extractor<'s> {
                 let name = ty.child_by_field_name("name")?;
                 if TRANSPARENT_GENERICS.contains(&self.text(name)) {
                     let args = ty.child_by_field_name("type_arguments")?;
-                    return self.type_sym(args.named_child(0)?);
+                    return self.type_sym_at(args.named_child(0)?, level);
                 }
-                self.type_sym(name)
+                self.type_sym_at(name, level)
             }
             "union_type" => {
                 let mut found = None;
@@ -78,9 +89,9 @@ impl<'s> Extractor<'s> {
                     }
                     found = Some(m);
                 }
-                self.type_sym(found?)
+                self.type_sym_at(found?, level)
             }
-            "parenthesized_type" | "readonly_type" => self.type_sym(ty.named_child(0)?),
+            "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
             _ => None,
         }
     }

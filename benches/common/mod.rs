@@ -1,0 +1,60 @@
+//! Shared by the benchmarks: a heap counter and timing helpers.
+
+#![allow(dead_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Counts live heap bytes, so a structure's own size can be measured exactly.
+pub struct Counting;
+pub static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+pub fn live() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let out = f();
+        best = best.min(start.elapsed());
+        last = Some(out);
+    }
+    (best, last.expect("runs > 0"))
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+pub fn corpus() -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(
+        std::env::var("BLAST_CORPUS").unwrap_or_else(|_| "../corpus".into()),
+    );
+    assert!(
+        dir.is_dir(),
+        "no corpus at {}: build one with shared/scripts/make-corpus.sh DIR full, then BLAST_CORPUS=DIR",
+        dir.display()
+    );
+    dir
+}

@@ -1,0 +1,236 @@
+//! Engine benchmarks on a corpus of real code (see BENCHMARKS.md):
+//!   BLAST_CORPUS=DIR cargo bench --bench engine
+//! Prints: parse-alone vs index wall time on all cores (and their ratio), graph heap
+//! bytes per call site, `callers` lookup latency, `update_file` latency.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use blast_radius::graph::{DefId, Graph};
+use blast_radius::indexer::pipeline::{extract_all, SourceFile};
+use blast_radius::indexer::skip::SkipRules;
+use blast_radius::indexer::Language;
+use blast_radius::workspace::walk;
+use rayon::prelude::*;
+
+/// Counts live heap bytes, so the graph's own size can be measured exactly.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn corpus() -> PathBuf {
+    let dir = std::env::var("BLAST_CORPUS").unwrap_or_else(|_| "../corpus".into());
+    let dir = PathBuf::from(dir);
+    assert!(
+        dir.is_dir(),
+        "no corpus at {}: build one with shared/scripts/make-corpus.sh DIR full and set BLAST_CORPUS=DIR",
+        dir.display()
+    );
+    dir
+}
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let out = f();
+        best = best.min(start.elapsed());
+        last = Some(out);
+    }
+    (best, last.expect("runs > 0"))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    // `cargo bench` passes --bench; nothing else to parse.
+    let root = corpus();
+    let rules = SkipRules::default();
+    let paths = walk::list(&root).expect("listing the corpus");
+    let files: Vec<SourceFile> = walk::read(&root, paths).expect("reading the corpus");
+    // Like with like: both sides see the same files (skip rules applied once, here).
+    let files: Vec<SourceFile> = files
+        .into_iter()
+        .filter(|f| {
+            Language::from_path(&f.path).is_none() || rules.check(&f.path, &f.bytes).is_ok()
+        })
+        .collect();
+    let sources: Vec<(String, Language, String)> = files
+        .iter()
+        .filter_map(|f| {
+            let lang = Language::from_path(&f.path)?;
+            Some((
+                f.path.clone(),
+                lang,
+                String::from_utf8(f.bytes.clone()).ok()?,
+            ))
+        })
+        .collect();
+    let bytes: usize = sources.iter().map(|s| s.2.len()).sum();
+    println!(
+        "corpus: {} source files, {:.1} MB, {} threads",
+        sources.len(),
+        bytes as f64 / 1e6,
+        rayon::current_num_threads()
+    );
+
+    // 1. tree-sitter alone, all cores.
+    let (parse, _) = best_of(3, || {
+        sources
+            .par_iter()
+            .map(|(_, lang, src)| {
+                blast_radius::indexer::extract::with_thread_parser(|p| {
+                    p.set_language(&lang.grammar()).unwrap();
+                    p.parse(src, None)
+                        .map_or(0, |t| t.root_node().child_count())
+                })
+            })
+            .sum::<usize>()
+    });
+
+    // 2. the full index: parse + extract + resolve, all cores.
+    let (index, _) = best_of(3, || {
+        let extracted = extract_all(
+            files
+                .iter()
+                .map(|f| SourceFile {
+                    path: f.path.clone(),
+                    bytes: f.bytes.clone(),
+                })
+                .collect(),
+            &rules,
+            &|| {},
+        );
+        Graph::build(extracted.facts, extracted.configs)
+    });
+    println!(
+        "index: parse alone {:.3} s, index {:.3} s, ratio {:.2}",
+        parse.as_secs_f64(),
+        index.as_secs_f64(),
+        index.as_secs_f64() / parse.as_secs_f64()
+    );
+
+    // 3. the graph's heap size.
+    let extracted = extract_all(
+        files
+            .iter()
+            .map(|f| SourceFile {
+                path: f.path.clone(),
+                bytes: f.bytes.clone(),
+            })
+            .collect(),
+        &rules,
+        &|| {},
+    );
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut graph = Graph::build(extracted.facts, extracted.configs);
+    let after = LIVE.load(Ordering::Relaxed);
+    // `extracted.facts` moved into the graph: what remains allocated is the graph plus
+    // the facts it took over, so count those too by building from scratch below.
+    let sites: usize = graph.file_ids().map(|f| graph.facts(f).calls.len()).sum();
+    let edges: usize = graph
+        .file_ids()
+        .map(|f| graph.resolution(f).edges.len())
+        .sum();
+    drop(graph);
+    let extracted = extract_all(
+        files
+            .iter()
+            .map(|f| SourceFile {
+                path: f.path.clone(),
+                bytes: f.bytes.clone(),
+            })
+            .collect(),
+        &rules,
+        &|| {},
+    );
+    let base = LIVE.load(Ordering::Relaxed);
+    let facts_bytes = base.saturating_sub(before.saturating_sub(0));
+    let _ = facts_bytes;
+    let start_live = LIVE.load(Ordering::Relaxed);
+    let facts_only: usize = {
+        // Facts' heap: measure by dropping them.
+        let before_drop = LIVE.load(Ordering::Relaxed);
+        let copy = extracted.facts.clone();
+        let with_copy = LIVE.load(Ordering::Relaxed);
+        drop(copy);
+        let _ = before_drop;
+        with_copy - before_drop
+    };
+    let before = start_live - facts_only;
+    graph = Graph::build(extracted.facts, extracted.configs);
+    let total = LIVE.load(Ordering::Relaxed) - before;
+    let _ = after;
+    println!(
+        "memory: graph {:.1} MB on the heap ({:.1} MB of it per-file facts) for {} call sites \
+         (incl. property reads) and {} edges: {:.0} bytes per call site",
+        total as f64 / 1e6,
+        facts_only as f64 / 1e6,
+        sites,
+        edges,
+        total as f64 / sites as f64
+    );
+
+    // 4. callers lookups.
+    let targets: Vec<DefId> = graph
+        .file_ids()
+        .flat_map(|f| (0..graph.facts(f).defs.len() as u32).map(move |d| DefId::new(f, d)))
+        .collect();
+    let mut per_lookup = Vec::new();
+    let mut found = 0usize;
+    for chunk in targets.chunks(1000).cycle().take(200) {
+        let start = Instant::now();
+        for &d in chunk {
+            found += std::hint::black_box(graph.callers(d)).len();
+        }
+        per_lookup.push(start.elapsed().as_nanos() as f64 / chunk.len() as f64);
+    }
+    println!(
+        "callers: median {:.0} ns per lookup over {} definitions ({} callers seen)",
+        median(per_lookup),
+        targets.len(),
+        found
+    );
+
+    // 5. update_file: one file edited (a call appended to its end), re-resolved in place.
+    let mut step_times = Vec::new();
+    let stride = (sources.len() / 60).max(1);
+    for (path, _, src) in sources.iter().step_by(stride).take(60) {
+        let edited = format!("{src}\nhelper_for_bench();\n");
+        let start = Instant::now();
+        graph.update_file(path, &edited);
+        step_times.push(start.elapsed().as_secs_f64() * 1e3);
+        graph.update_file(path, src);
+    }
+    let max = step_times.iter().cloned().fold(0.0, f64::max);
+    println!(
+        "update_file: median {:.2} ms, max {:.2} ms over {} files",
+        median(step_times.clone()),
+        max,
+        step_times.len()
+    );
+}

@@ -1,0 +1,624 @@
+//! The durable half of the graph, in Postgres: per-file facts, resolutions, definitions
+//! and edges of every repository. The only module that speaks SQL.
+//!
+//! Writes replace whole files' rows in one transaction under the repository's advisory
+//! lock, so a reader never sees half an update and two writers never interleave.
+//! Loading rebuilds the in-memory graph from rows alone: no parsing, no resolving.
+
+pub mod cache;
+pub mod copy;
+pub mod lock;
+pub mod ops;
+pub mod rows;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{Connection, PgConnection, PgPool};
+
+use crate::graph::stored::StoredResolution;
+use crate::graph::{FileId, Graph};
+use crate::indexer::facts::FileFacts;
+use crate::indexer::skip::{SkipReason, SkipRules};
+use crate::indexer::{Language, PARSER_VERSION};
+use lock::lock_repository;
+use rows::{FileMeta, FileNumbers, Rows};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RepoId(pub i64);
+
+/// A repository row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepoState {
+    pub id: RepoId,
+    pub full_name: String,
+    /// The commit the stored graph reflects.
+    pub commit: Option<String>,
+    pub version: i64,
+}
+
+#[derive(thiserror::Error, Debug)]
+pub enum StoreError {
+    #[error("cannot connect to Postgres at {target}: {cause}")]
+    Connect { target: String, cause: String },
+    #[error("invalid database URL (expected postgres://USER@HOST:PORT/DATABASE)")]
+    BadUrl,
+    #[error("repository {0} is not in the database: index it first")]
+    UnknownRepository(String),
+    #[error(
+        "the stored graph moved on (version {actual}, expected {expected}): catch up and retry"
+    )]
+    Stale { expected: i64, actual: i64 },
+    #[error("stored facts of {path} are unreadable ({reason}): re-index the repository")]
+    Corrupt { path: String, reason: String },
+    #[error("database error: {0}")]
+    Sql(sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(sqlx::migrate::MigrateError),
+}
+
+// By hand rather than `#[from]`: the message already says the cause, and a source
+// would make `{:#}` say it twice.
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Sql(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Migrate(e)
+    }
+}
+
+/// The innermost message of a connection error (no repetition of wrapped errors).
+fn connect_cause(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Io(io) => io.to_string(),
+        sqlx::Error::Database(db) => db.message().to_string(),
+        other => other.to_string(),
+    }
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// One file of a push: its path, blob and bytes.
+#[derive(Clone, Debug)]
+pub struct FileInput {
+    pub path: String,
+    pub blob_sha: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The result of a write: the new graph version and how many files' rows were written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub version: i64,
+    pub files: usize,
+    pub edges: usize,
+}
+
+#[derive(Clone)]
+pub struct Store {
+    pool: PgPool,
+}
+
+/// Where a URL points, for messages: host, port and database, never the password.
+pub fn describe_url(url: &str) -> Result<String> {
+    let options = PgConnectOptions::from_str(url).map_err(|_| StoreError::BadUrl)?;
+    Ok(format!(
+        "{}:{}/{}",
+        options.get_host(),
+        options.get_port(),
+        options.get_database().unwrap_or("postgres")
+    ))
+}
+
+impl Store {
+    /// Connects, failing fast with a message that names the host (never the password).
+    pub async fn connect(url: &str) -> Result<Store> {
+        let options = PgConnectOptions::from_str(url).map_err(|_| StoreError::BadUrl)?;
+        let target = describe_url(url)?;
+        let fail = |e: sqlx::Error| StoreError::Connect {
+            target: target.clone(),
+            cause: connect_cause(&e),
+        };
+        // One direct connection first: it fails with the real cause (refused, unknown
+        // host, authentication) where a pool would only time out.
+        let probe = tokio::time::timeout(
+            Duration::from_secs(10),
+            PgConnection::connect_with(&options),
+        )
+        .await
+        .map_err(|_| StoreError::Connect {
+            target: target.clone(),
+            cause: "timed out after 10 s".into(),
+        })?
+        .map_err(fail)?;
+        let _ = probe.close().await;
+        let pool = PgPoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(30))
+            .connect_with(options)
+            .await
+            .map_err(fail)?;
+        Ok(Store { pool })
+    }
+
+    /// Connects, retrying with exponential backoff: what a server does at start, so a
+    /// database that comes up a little later does not crash it.
+    pub async fn connect_retrying(url: &str, attempts: u32) -> Result<Store> {
+        let mut delay = Duration::from_millis(250);
+        let mut attempt = 1;
+        loop {
+            match Store::connect(url).await {
+                Ok(store) => return Ok(store),
+                Err(e @ StoreError::BadUrl) => return Err(e),
+                Err(e) if attempt >= attempts => return Err(e),
+                Err(e) => {
+                    tracing::warn!(attempt, error = %e, "database not reachable, retrying in {delay:?}");
+                    tokio::time::sleep(delay).await;
+                    delay = (delay * 2).min(Duration::from_secs(10));
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    pub fn from_pool(pool: PgPool) -> Store {
+        Store { pool }
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Applies the embedded migrations (idempotent).
+    pub async fn migrate(&self) -> Result<()> {
+        sqlx::migrate!("./migrations").run(&self.pool).await?;
+        Ok(())
+    }
+
+    pub async fn ensure_repository(&self, full_name: &str) -> Result<RepoState> {
+        let mut conn = self.pool.acquire().await?;
+        let id = ops::ensure_repository(&mut conn, full_name, None, None).await?;
+        self.repository_by_id(id).await
+    }
+
+    pub async fn repository(&self, full_name: &str) -> Result<RepoState> {
+        let row = ops::repository_by_name(&self.pool, full_name).await?;
+        let (id, full_name, commit, version) =
+            row.ok_or_else(|| StoreError::UnknownRepository(full_name.to_string()))?;
+        Ok(RepoState {
+            id,
+            full_name,
+            commit,
+            version,
+        })
+    }
+
+    pub async fn repository_by_id(&self, repo: RepoId) -> Result<RepoState> {
+        let row = ops::repository_by_id(&self.pool, repo).await?;
+        let (id, full_name, commit, version) =
+            row.ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))?;
+        Ok(RepoState {
+            id,
+            full_name,
+            commit,
+            version,
+        })
+    }
+
+    pub async fn graph_version(&self, repo: RepoId) -> Result<i64> {
+        ops::graph_version(&self.pool, repo)
+            .await?
+            .ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))
+    }
+
+    pub async fn delete_repository(&self, repo: RepoId) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        let lock = lock_repository(&mut tx, repo).await?;
+        let deleted = ops::delete_repository(&mut tx, lock.repo()).await? > 0;
+        tx.commit().await?;
+        Ok(deleted)
+    }
+
+    pub async fn upsert_installation(&self, id: i64, account_login: &str) -> Result<()> {
+        Ok(ops::upsert_installation(&self.pool, id, account_login).await?)
+    }
+
+    pub async fn delete_installation(&self, id: i64) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        let deleted = ops::delete_installation(&mut tx, id).await? > 0;
+        tx.commit().await?;
+        Ok(deleted)
+    }
+
+    /// Cached facts for files about to be indexed, by path: what need not be parsed.
+    pub async fn cached_facts(
+        &self,
+        files: &[(String, String)],
+    ) -> Result<FxHashMap<String, FileFacts>> {
+        let mut keys: FxHashMap<(String, String), Vec<String>> = FxHashMap::default();
+        for (path, blob) in files {
+            if let Some(variant) = variant_of_path(path) {
+                keys.entry((blob.clone(), variant))
+                    .or_default()
+                    .push(path.clone());
+            }
+        }
+        let (blobs, variants): (Vec<String>, Vec<String>) = keys.keys().cloned().unzip();
+        let rows = ops::cached_facts(&self.pool, &blobs, &variants, PARSER_VERSION).await?;
+        let mut out = FxHashMap::default();
+        for (blob, variant, bytes) in rows {
+            for path in keys.get(&(blob, variant)).into_iter().flatten() {
+                let facts = rows::decode_facts(path, &bytes).map_err(|e| StoreError::Corrupt {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })?;
+                out.insert(path.clone(), facts);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Replaces everything stored for `repo` with `graph` at `commit`.
+    pub async fn save_full(
+        &self,
+        repo: RepoId,
+        commit: Option<&str>,
+        graph: &Graph,
+        meta: &FileMeta,
+    ) -> Result<Written> {
+        let mut tx = self.pool.begin().await?;
+        let lock = lock_repository(&mut tx, repo).await?;
+        let version = ops::graph_version(&mut *tx, repo)
+            .await?
+            .ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))?
+            + 1;
+        ops::delete_all_files(&mut tx, &lock).await?;
+        let files: Vec<FileId> = graph.file_ids().collect();
+        let mut numbers = FileNumbers::default();
+        let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
+        let edges = rows.edges.rows();
+        write_rows(&mut tx, &rows).await?;
+        ops::set_graph_version(&mut tx, &lock, commit, version).await?;
+        tx.commit().await?;
+        Ok(Written {
+            version,
+            files: files.len(),
+            edges,
+        })
+    }
+
+    /// Applies a push: the changed files' new contents and the removed paths. In one
+    /// transaction under the repository lock, replaces the rows of changed and removed
+    /// files and of every other file whose resolved edges changed because of them, and
+    /// moves the repository to `commit` and a new graph version.
+    ///
+    /// `graph` must hold the stored graph at version `expected`. It is consumed: on
+    /// success the updated graph comes back; on error it is gone (it may be ahead of
+    /// the database) and must be loaded again.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn apply_changes(
+        &self,
+        repo: RepoId,
+        mut graph: Graph,
+        expected: i64,
+        commit: Option<&str>,
+        changed: Vec<FileInput>,
+        removed: Vec<String>,
+        rules: &SkipRules,
+    ) -> Result<(Graph, Written)> {
+        let mut tx = self.pool.begin().await?;
+        let lock = lock_repository(&mut tx, repo).await?;
+        let actual = ops::graph_version(&mut *tx, repo)
+            .await?
+            .ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))?;
+        if actual != expected {
+            return Err(StoreError::Stale { expected, actual });
+        }
+        let version = actual + 1;
+
+        // Sort the inputs: configs, skipped files, and code (parsed or from the cache).
+        let mut meta = FileMeta::default();
+        let mut configs = Vec::new();
+        let mut code = Vec::new();
+        for input in changed {
+            meta.blobs
+                .insert(input.path.clone(), input.blob_sha.clone());
+            if crate::graph::modules::ModuleResolver::is_config_file(&input.path) {
+                configs.push((
+                    input.path,
+                    String::from_utf8_lossy(&input.bytes).into_owned(),
+                ));
+            } else if Language::from_path(&input.path).is_some() {
+                match rules.check(&input.path, &input.bytes) {
+                    Ok(_) => code.push(input),
+                    Err(reason) => meta.skipped.push((input.path, reason)),
+                }
+            }
+        }
+        let keys: Vec<(String, String)> = code
+            .iter()
+            .map(|i| (i.path.clone(), i.blob_sha.clone()))
+            .collect();
+        let mut cached = self.cached_facts(&keys).await?;
+        let facts: Vec<(FileFacts, bool)> = code
+            .into_par_iter()
+            .map(|input| match cached.get(&input.path) {
+                Some(f) => (f.clone(), false),
+                None => {
+                    let text =
+                        std::str::from_utf8(&input.bytes).expect("checked by the skip rules");
+                    let language = Language::from_path(&input.path).expect("code files have one");
+                    let f = crate::indexer::extract::with_thread_parser(|p| {
+                        crate::indexer::extract(&input.path, language, text, p)
+                    });
+                    (f, true)
+                }
+            })
+            .collect();
+        cached.clear();
+
+        // Lay the changes over the graph, collecting every file whose resolution moved.
+        let mut affected: FxHashSet<FileId> = FxHashSet::default();
+        let mut gone: Vec<String> = Vec::new();
+        for path in &removed {
+            if crate::graph::modules::ModuleResolver::is_config_file(path) {
+                affected.extend(graph.update_config(path, None));
+            } else {
+                affected.extend(graph.remove_file(path));
+            }
+            gone.push(path.clone());
+        }
+        for (path, _) in &meta.skipped {
+            affected.extend(graph.remove_file(path));
+        }
+        for (path, text) in &configs {
+            affected.extend(graph.update_config(path, Some(text)));
+        }
+        let mut fresh: FxHashSet<String> = FxHashSet::default();
+        for (f, parsed) in facts {
+            if parsed {
+                fresh.insert(f.path.clone());
+            }
+            affected.extend(graph.update_facts(f));
+        }
+
+        // Rewrite the rows of every affected file, plus the inputs' own rows.
+        let mut rewritten: Vec<FileId> = affected.into_iter().collect();
+        rewritten.sort();
+        let mut paths: Vec<String> = rewritten
+            .iter()
+            .map(|&f| graph.facts(f).path.clone())
+            .collect();
+        let unknown_blobs: Vec<String> = paths
+            .iter()
+            .filter(|p| !meta.blobs.contains_key(*p))
+            .cloned()
+            .collect();
+        for (path, blob) in ops::blobs_of(&mut *tx, repo, &unknown_blobs).await? {
+            meta.blobs.insert(path, blob);
+        }
+        paths.extend(meta.skipped.iter().map(|(p, _)| p.clone()));
+        paths.extend(configs.iter().map(|(p, _)| p.clone()));
+        let mut numbers = FileNumbers::from_rows(ops::file_numbers(&mut *tx, repo).await?);
+        let mut doomed: Vec<i32> = paths.iter().filter_map(|p| numbers.get(p)).collect();
+        doomed.extend(gone.iter().filter_map(|p| numbers.forget(p)));
+        ops::delete_files(&mut tx, &lock, &doomed).await?;
+        let mut rows = Rows::new();
+        for &f in &rewritten {
+            let path = &graph.facts(f).path;
+            let blob = meta.blobs.get(path).map_or("", String::as_str);
+            rows.add_file(
+                repo.0,
+                version,
+                &graph,
+                f,
+                blob,
+                &mut numbers,
+                fresh.contains(path),
+            );
+        }
+        for (path, reason) in &meta.skipped {
+            let blob = meta.blobs.get(path).map_or("", String::as_str);
+            rows.add_skipped(repo.0, version, path, blob, *reason, &mut numbers);
+        }
+        for (path, text) in &configs {
+            let blob = meta.blobs.get(path).map_or("", String::as_str);
+            rows.add_config(repo.0, version, path, blob, text, &mut numbers);
+        }
+        let edges = rows.edges.rows();
+        let files = rows.files.rows();
+        write_rows(&mut tx, &rows).await?;
+        let added: Vec<String> = meta.blobs.keys().cloned().collect();
+        ops::record_removed(&mut tx, &lock, &gone, &added, version).await?;
+        ops::set_graph_version(&mut tx, &lock, commit, version).await?;
+        tx.commit().await?;
+        Ok((
+            graph,
+            Written {
+                version,
+                files,
+                edges,
+            },
+        ))
+    }
+
+    /// The repository's graph from its rows alone, with the state it reflects.
+    pub async fn load_graph(&self, repo: RepoId) -> Result<(Graph, RepoState)> {
+        // Read the version first: rows written later are at a higher version, and a
+        // catch-up from this version will see them again.
+        let state = self.repository_by_id(repo).await?;
+        let rows = ops::files_since(&self.pool, repo, -1).await?;
+        let (files, configs, _) = decode_rows(rows)?;
+        let graph = tokio::task::spawn_blocking(move || Graph::restore(files, configs))
+            .await
+            .expect("restore does not panic");
+        Ok((graph, state))
+    }
+
+    /// Brings a graph loaded at version `from` up to the stored version, reading only
+    /// the rows written since.
+    pub async fn catch_up(
+        &self,
+        repo: RepoId,
+        mut graph: Graph,
+        from: i64,
+    ) -> Result<(Graph, i64)> {
+        let version = self.graph_version(repo).await?;
+        if version == from {
+            return Ok((graph, version));
+        }
+        let rows = ops::files_since(&self.pool, repo, from).await?;
+        let removed = ops::removed_since(&self.pool, repo, from).await?;
+        let configs_changed = ops::config_changed_since(&self.pool, repo, from, &removed).await?;
+        let (files, _, _) = decode_rows(rows)?;
+        let configs = if configs_changed {
+            Some(ops::configs(&self.pool, repo).await?)
+        } else {
+            None
+        };
+        let graph = tokio::task::spawn_blocking(move || {
+            graph.apply_stored(files, &removed, configs);
+            graph
+        })
+        .await
+        .expect("apply_stored does not panic");
+        Ok((graph, version))
+    }
+
+    /// Callers of a definition answered by SQL alone.
+    pub async fn callers_sql(
+        &self,
+        repo: RepoId,
+        path: &str,
+        def: u32,
+    ) -> Result<Vec<ops::CallerRow>> {
+        Ok(ops::callers_of(&self.pool, repo, path, def as i32).await?)
+    }
+
+    /// (files, definitions, edges) rows stored for a repository.
+    pub async fn counts(&self, repo: RepoId) -> Result<(i64, i64, i64)> {
+        Ok(ops::counts(&self.pool, repo).await?)
+    }
+}
+
+fn variant_of_path(path: &str) -> Option<String> {
+    let language = Language::from_path(path)?;
+    Some(if crate::indexer::language::is_declaration_file(path) {
+        format!("{}.d", language.name())
+    } else {
+        language.name().to_string()
+    })
+}
+
+/// Rows of the given files plus the skipped and config files of `meta`/`graph`.
+fn build_rows(
+    repo: RepoId,
+    version: i64,
+    graph: &Graph,
+    files: &[FileId],
+    meta: &FileMeta,
+    numbers: &mut FileNumbers,
+) -> Rows {
+    // Number every file first, so workers can build rows in parallel.
+    for &f in files {
+        numbers.number(&graph.facts(f).path);
+    }
+    let numbers_ref = &*numbers;
+    let mut rows = files
+        .par_chunks(256)
+        .map(|chunk| {
+            let mut rows = Rows::new();
+            let mut numbers = numbers_ref.clone();
+            for &f in chunk {
+                let path = &graph.facts(f).path;
+                let blob = meta.blobs.get(path).map_or("", String::as_str);
+                rows.add_file(repo.0, version, graph, f, blob, &mut numbers, true);
+            }
+            rows
+        })
+        .reduce(Rows::new, |mut a, b| {
+            a.append(b);
+            a
+        });
+    for (path, reason) in &meta.skipped {
+        let blob = meta.blobs.get(path).map_or("", String::as_str);
+        rows.add_skipped(repo.0, version, path, blob, *reason, numbers);
+    }
+    for (path, content) in graph.configs() {
+        let blob = meta.blobs.get(path).map_or("", String::as_str);
+        rows.add_config(repo.0, version, path, blob, content, numbers);
+    }
+    rows
+}
+
+async fn write_rows(tx: &mut sqlx::PgConnection, rows: &Rows) -> Result<()> {
+    ops::insert_facts_cache(tx, &rows.facts_cache, PARSER_VERSION).await?;
+    ops::copy_in(tx, "files", rows::FILES_COLUMNS, &rows.files).await?;
+    ops::copy_in(
+        tx,
+        "definitions",
+        rows::DEFINITIONS_COLUMNS,
+        &rows.definitions,
+    )
+    .await?;
+    ops::copy_in(tx, "edges", rows::EDGES_COLUMNS, &rows.edges).await?;
+    Ok(())
+}
+
+type Decoded = (
+    Vec<(FileFacts, StoredResolution)>,
+    Vec<(String, String)>,
+    Vec<(String, SkipReason)>,
+);
+
+/// Decodes stored rows on every core.
+fn decode_rows(rows: Vec<ops::StoredFileRow>) -> Result<Decoded> {
+    let mut configs = Vec::new();
+    let mut skipped = Vec::new();
+    let mut indexed = Vec::new();
+    for row in rows {
+        match row.status.as_str() {
+            "config" => configs.push((row.path, row.content.unwrap_or_default())),
+            "skipped" => skipped.push((row.path, parse_reason(row.skip_reason.as_deref()))),
+            _ => indexed.push(row),
+        }
+    }
+    let files = indexed
+        .into_par_iter()
+        .map(|row| {
+            let corrupt = |reason: String| StoreError::Corrupt {
+                path: row.path.clone(),
+                reason,
+            };
+            let facts_bytes = row
+                .facts
+                .as_deref()
+                .ok_or_else(|| corrupt(format!("no cached facts for blob {}", row.blob_sha)))?;
+            let facts =
+                rows::decode_facts(&row.path, facts_bytes).map_err(|e| corrupt(e.to_string()))?;
+            let resolution: StoredResolution = match row.resolution.as_deref() {
+                Some(bytes) => postcard::from_bytes(bytes).map_err(|e| corrupt(e.to_string()))?,
+                None => StoredResolution::default(),
+            };
+            Ok((facts, resolution))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    configs.sort();
+    Ok((files, configs, skipped))
+}
+
+fn parse_reason(s: Option<&str>) -> SkipReason {
+    match s {
+        Some("binary") => SkipReason::Binary,
+        Some("not_utf8") => SkipReason::NotUtf8,
+        Some("minified") => SkipReason::Minified,
+        _ => SkipReason::TooLarge,
+    }
+}

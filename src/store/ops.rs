@@ -1,0 +1,436 @@
+//! One async function per SQL statement. Each takes any executor (the pool, a
+//! connection, a transaction), so callers compose them into transactions.
+
+use sqlx::{PgConnection, PgExecutor, Row};
+
+use super::copy::CopyBuf;
+use super::lock::RepoLock;
+use super::RepoId;
+
+pub async fn upsert_installation(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    account_login: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO installations (id, account_login) VALUES ($1, $2)
+         ON CONFLICT (id) DO UPDATE SET account_login = EXCLUDED.account_login",
+    )
+    .bind(id)
+    .bind(account_login)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Deletes an installation with its repositories and every row of theirs.
+pub async fn delete_installation(db: &mut PgConnection, id: i64) -> sqlx::Result<u64> {
+    for table in ["edges", "definitions"] {
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE repo_id IN (SELECT id FROM repositories WHERE installation_id = $1)"
+        ))
+        .bind(id)
+        .execute(&mut *db)
+        .await?;
+    }
+    Ok(sqlx::query("DELETE FROM installations WHERE id = $1")
+        .bind(id)
+        .execute(db)
+        .await?
+        .rows_affected())
+}
+
+/// Creates the repository row if missing; returns its id.
+pub async fn ensure_repository(
+    db: &mut PgConnection,
+    full_name: &str,
+    installation_id: Option<i64>,
+    github_id: Option<i64>,
+) -> sqlx::Result<RepoId> {
+    let row = sqlx::query(
+        "INSERT INTO repositories (full_name, installation_id, github_id) VALUES ($1, $2, $3)
+         ON CONFLICT (full_name) DO UPDATE
+           SET installation_id = COALESCE(EXCLUDED.installation_id, repositories.installation_id),
+               github_id = COALESCE(EXCLUDED.github_id, repositories.github_id)
+         RETURNING id",
+    )
+    .bind(full_name)
+    .bind(installation_id)
+    .bind(github_id)
+    .fetch_one(db)
+    .await?;
+    Ok(RepoId(row.get(0)))
+}
+
+/// Deletes a repository and every row of it (files and removals cascade).
+pub async fn delete_repository(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<u64> {
+    for table in ["edges", "definitions"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
+            .bind(repo.0)
+            .execute(&mut *db)
+            .await?;
+    }
+    Ok(sqlx::query("DELETE FROM repositories WHERE id = $1")
+        .bind(repo.0)
+        .execute(db)
+        .await?
+        .rows_affected())
+}
+
+/// (id, full name, commit, version) of a repository by name.
+pub async fn repository_by_name(
+    db: impl PgExecutor<'_>,
+    full_name: &str,
+) -> sqlx::Result<Option<(RepoId, String, Option<String>, i64)>> {
+    let row = sqlx::query(
+        "SELECT id, full_name, commit_sha, graph_version FROM repositories WHERE full_name = $1",
+    )
+    .bind(full_name)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| (RepoId(r.get(0)), r.get(1), r.get(2), r.get(3))))
+}
+
+pub async fn repository_by_id(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+) -> sqlx::Result<Option<(RepoId, String, Option<String>, i64)>> {
+    let row = sqlx::query(
+        "SELECT id, full_name, commit_sha, graph_version FROM repositories WHERE id = $1",
+    )
+    .bind(repo.0)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| (RepoId(r.get(0)), r.get(1), r.get(2), r.get(3))))
+}
+
+pub async fn graph_version(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar("SELECT graph_version FROM repositories WHERE id = $1")
+        .bind(repo.0)
+        .fetch_optional(db)
+        .await
+}
+
+/// Moves the repository to a new commit and graph version.
+pub async fn set_graph_version(
+    db: &mut PgConnection,
+    lock: &RepoLock,
+    commit: Option<&str>,
+    version: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE repositories SET commit_sha = COALESCE($2, commit_sha), graph_version = $3,
+           updated_at = now() WHERE id = $1",
+    )
+    .bind(lock.repo().0)
+    .bind(commit)
+    .bind(version)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Removes every row of the repository's files: edges, definitions, files, removals.
+pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::Result<()> {
+    for table in ["edges", "definitions", "files", "removed_files"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
+            .bind(lock.repo().0)
+            .execute(&mut *db)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Removes the rows of some files (by number): their edges, definitions, files rows.
+pub async fn delete_files(
+    db: &mut PgConnection,
+    lock: &RepoLock,
+    file_ids: &[i32],
+) -> sqlx::Result<()> {
+    for (table, column) in [
+        ("edges", "caller_file"),
+        ("definitions", "file_id"),
+        ("files", "file_id"),
+    ] {
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE repo_id = $1 AND {column} = ANY($2)"
+        ))
+        .bind(lock.repo().0)
+        .bind(file_ids)
+        .execute(&mut *db)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Every stored file's number, by path.
+pub async fn file_numbers(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+) -> sqlx::Result<Vec<(String, i32)>> {
+    let rows = sqlx::query("SELECT path, file_id FROM files WHERE repo_id = $1")
+        .bind(repo.0)
+        .fetch_all(db)
+        .await?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// Records removed paths (for replicas) and forgets removals of re-added ones.
+pub async fn record_removed(
+    db: &mut PgConnection,
+    lock: &RepoLock,
+    removed: &[String],
+    added: &[String],
+    version: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO removed_files (repo_id, path, version) SELECT $1, p, $3 FROM unnest($2::text[]) p
+         ON CONFLICT (repo_id, path) DO UPDATE SET version = EXCLUDED.version",
+    )
+    .bind(lock.repo().0)
+    .bind(removed)
+    .bind(version)
+    .execute(&mut *db)
+    .await?;
+    sqlx::query("DELETE FROM removed_files WHERE repo_id = $1 AND path = ANY($2)")
+        .bind(lock.repo().0)
+        .bind(added)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Blob shas of some files, by path.
+pub async fn blobs_of(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+    paths: &[String],
+) -> sqlx::Result<Vec<(String, String)>> {
+    let rows =
+        sqlx::query("SELECT path, blob_sha FROM files WHERE repo_id = $1 AND path = ANY($2)")
+            .bind(repo.0)
+            .bind(paths)
+            .fetch_all(db)
+            .await?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// Cached facts for (blob, variant) keys at the current parser version.
+pub async fn cached_facts(
+    db: impl PgExecutor<'_>,
+    blobs: &[String],
+    variants: &[String],
+    parser_version: i32,
+) -> sqlx::Result<Vec<(String, String, Vec<u8>)>> {
+    let rows = sqlx::query(
+        "SELECT c.blob_sha, c.variant, c.facts
+         FROM unnest($1::text[], $2::text[]) AS k(blob_sha, variant)
+         JOIN facts_cache c ON c.blob_sha = k.blob_sha AND c.variant = k.variant
+                           AND c.parser_version = $3",
+    )
+    .bind(blobs)
+    .bind(variants)
+    .bind(parser_version)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect())
+}
+
+/// Streams rows into a table with COPY.
+pub async fn copy_in(
+    db: &mut PgConnection,
+    table: &str,
+    columns: &str,
+    rows: &CopyBuf,
+) -> sqlx::Result<u64> {
+    if rows.rows() == 0 {
+        return Ok(0);
+    }
+    let mut copy = db
+        .copy_in_raw(&format!(
+            "COPY {table} ({columns}) FROM STDIN (FORMAT binary)"
+        ))
+        .await?;
+    // Chunks keep each message small.
+    for chunk in rows.finish().chunks(1 << 20) {
+        copy.send(chunk).await?;
+    }
+    copy.finish().await
+}
+
+/// Adds facts to the content-addressed cache; entries already there stay. One
+/// statement with array parameters: no staging table, no conflict with a concurrent
+/// writer of the same blob.
+pub async fn insert_facts_cache(
+    db: &mut PgConnection,
+    entries: &[(String, String, Vec<u8>)],
+    parser_version: i32,
+) -> sqlx::Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let blobs: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    let variants: Vec<&str> = entries.iter().map(|e| e.1.as_str()).collect();
+    let facts: Vec<&[u8]> = entries.iter().map(|e| e.2.as_slice()).collect();
+    sqlx::query(
+        "INSERT INTO facts_cache (blob_sha, variant, parser_version, facts)
+         SELECT b, v, $3, f FROM unnest($1::text[], $2::text[], $4::bytea[]) AS t(b, v, f)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(&blobs)
+    .bind(&variants)
+    .bind(parser_version)
+    .bind(&facts)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// A stored file as loading needs it.
+pub struct StoredFileRow {
+    pub path: String,
+    pub status: String,
+    pub blob_sha: String,
+    pub skip_reason: Option<String>,
+    pub content: Option<String>,
+    pub resolution: Option<Vec<u8>>,
+    pub facts: Option<Vec<u8>>,
+}
+
+/// Files written after `since` (all of them for `since` < 0), with their cached facts.
+pub async fn files_since(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+    since: i64,
+) -> sqlx::Result<Vec<StoredFileRow>> {
+    let rows = sqlx::query(
+        "SELECT f.path, f.status, f.blob_sha, f.skip_reason, f.content, f.resolution, c.facts
+         FROM files f
+         LEFT JOIN facts_cache c ON c.blob_sha = f.blob_sha AND c.variant = f.variant
+                                AND c.parser_version = f.parser_version
+         WHERE f.repo_id = $1 AND f.version > $2",
+    )
+    .bind(repo.0)
+    .bind(since)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| StoredFileRow {
+            path: r.get(0),
+            status: r.get(1),
+            blob_sha: r.get(2),
+            skip_reason: r.get(3),
+            content: r.get(4),
+            resolution: r.get(5),
+            facts: r.get(6),
+        })
+        .collect())
+}
+
+pub async fn removed_since(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+    since: i64,
+) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar("SELECT path FROM removed_files WHERE repo_id = $1 AND version > $2")
+        .bind(repo.0)
+        .bind(since)
+        .fetch_all(db)
+        .await
+}
+
+/// Whether the given paths have config rows (a config change means a new resolver).
+pub async fn config_changed_since(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+    since: i64,
+    removed: &[String],
+) -> sqlx::Result<bool> {
+    let changed: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM files WHERE repo_id = $1 AND version > $2 AND status = 'config')",
+    )
+    .bind(repo.0)
+    .bind(since)
+    .fetch_one(db)
+    .await?;
+    Ok(changed
+        || removed
+            .iter()
+            .any(|p| crate::graph::modules::ModuleResolver::is_config_file(p)))
+}
+
+pub async fn configs(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Vec<(String, String)>> {
+    let rows = sqlx::query(
+        "SELECT path, COALESCE(content, '') FROM files WHERE repo_id = $1 AND status = 'config'
+         ORDER BY path",
+    )
+    .bind(repo.0)
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// A caller as the edges table has it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CallerRow {
+    pub caller_path: String,
+    pub site: i32,
+    pub caller: Option<String>,
+    pub line: i32,
+    pub col: i32,
+    pub kind: String,
+    pub confidence: String,
+}
+
+/// Who calls a definition, from the edges table alone.
+pub async fn callers_of(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+    callee_path: &str,
+    callee_def: i32,
+) -> sqlx::Result<Vec<CallerRow>> {
+    let rows = sqlx::query(
+        "SELECT cf.path, e.site, d.qualified_name, e.line, e.col, e.kind, e.confidence
+         FROM files t
+         JOIN edges e ON e.repo_id = t.repo_id AND e.callee_file = t.file_id
+         JOIN files cf ON cf.repo_id = e.repo_id AND cf.file_id = e.caller_file
+         LEFT JOIN definitions d ON d.repo_id = e.repo_id AND d.file_id = e.caller_file
+                                AND d.def_index = e.caller_def
+         WHERE t.repo_id = $1 AND t.path = $2 AND e.callee_def = $3
+         ORDER BY cf.path, e.site",
+    )
+    .bind(repo.0)
+    .bind(callee_path)
+    .bind(callee_def)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| CallerRow {
+            caller_path: r.get(0),
+            site: r.get(1),
+            caller: r.get(2),
+            line: r.get(3),
+            col: r.get(4),
+            kind: r.get(5),
+            confidence: r.get(6),
+        })
+        .collect())
+}
+
+/// Row counts of a repository's tables: (files, definitions, edges).
+pub async fn counts(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<(i64, i64, i64)> {
+    let row = sqlx::query(
+        "SELECT (SELECT count(*) FROM files WHERE repo_id = $1),
+                (SELECT count(*) FROM definitions WHERE repo_id = $1),
+                (SELECT count(*) FROM edges WHERE repo_id = $1)",
+    )
+    .bind(repo.0)
+    .fetch_one(db)
+    .await?;
+    Ok((row.get(0), row.get(1), row.get(2)))
+}

@@ -1,0 +1,137 @@
+//! The command line's promises: clear one-line errors with a non-zero exit, never a
+//! panic; each subcommand runs on a plain directory.
+
+mod common;
+
+use common::{fixture, run, run_ok, two_commit_repo};
+
+fn stderr_of(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn errors_are_one_clear_line() {
+    let plain = tempfile::tempdir().unwrap();
+    let dir = plain.path().to_str().unwrap();
+    let err = stderr_of(&["blast", "--repo", dir, "--base", "HEAD~1"]);
+    assert!(err.contains("is not a git repository"), "{err}");
+
+    let repo = two_commit_repo("blast/classify");
+    let path = repo.path().to_str().unwrap();
+    let err = stderr_of(&["blast", "--repo", path, "--base", "no-such-branch"]);
+    assert!(err.contains("unknown revision 'no-such-branch'"), "{err}");
+
+    let err = stderr_of(&["callers", "noSuchFunction", "--repo", path]);
+    assert!(
+        err.contains("no definition named 'noSuchFunction'"),
+        "{err}"
+    );
+
+    let err = stderr_of(&["index", "--repo", "/definitely/not/here"]);
+    assert!(err.contains("is not a directory"), "{err}");
+
+    let err = stderr_of(&[
+        "callers",
+        "x",
+        "--repo",
+        path,
+        "--database-url",
+        "postgres://alice:s3cret@127.0.0.1:1/graphs",
+    ]);
+    assert!(err.contains("127.0.0.1:1/graphs"), "{err}");
+    assert!(!err.contains("s3cret"), "{err}");
+}
+
+#[test]
+fn ambiguous_names_list_the_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.js"), "export function save() {}\n").unwrap();
+    std::fs::write(dir.path().join("b.js"), "export function save() {}\n").unwrap();
+    let path = dir.path().to_str().unwrap();
+    let out = run(&["callers", "save", "--repo", path]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("'save' names 2 definitions; pick one:"),
+        "{err}"
+    );
+    assert!(err.contains("a.js:1  save (function)"), "{err}");
+    assert!(err.contains("b.js:1  save (function)"), "{err}");
+    // FILE:LINE picks one.
+    let out = run_ok(&["callers", "b.js:1", "--repo", path]);
+    assert!(out.contains("callers of b.js:1  save"), "{out}");
+}
+
+#[test]
+fn graph_json_has_the_documented_shape() {
+    let dir = fixture("blast/classify/base");
+    let out = run_ok(&["graph", "--repo", dir.to_str().unwrap(), "--format", "json"]);
+    let g: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let nodes = g["nodes"].as_array().unwrap();
+    let edges = g["edges"].as_array().unwrap();
+    for key in [
+        "id",
+        "name",
+        "qualified_name",
+        "kind",
+        "file",
+        "line",
+        "end_line",
+    ] {
+        assert!(
+            nodes.iter().all(|n| n.get(key).is_some()),
+            "nodes have {key}"
+        );
+    }
+    for key in ["from", "to", "file", "line", "column", "kind", "confidence"] {
+        assert!(
+            edges.iter().all(|e| e.get(key).is_some()),
+            "edges have {key}"
+        );
+    }
+    let classify = nodes
+        .iter()
+        .find(|n| n["name"] == "classifyFields")
+        .expect("classifyFields node");
+    assert_eq!(classify["file"], "services/classify.js");
+    assert_eq!(classify["line"], 4);
+    let into_classify = edges.iter().filter(|e| e["to"] == classify["id"]).count();
+    assert_eq!(into_classify, 3);
+    for format in ["dot", "graphml"] {
+        let out = run_ok(&["graph", "--repo", dir.to_str().unwrap(), "--format", format]);
+        assert!(out.contains("classifyFields"), "{format}");
+    }
+}
+
+#[test]
+fn index_callers_callees_and_path_work_on_a_plain_directory() {
+    let dir = fixture("blast/classify/base");
+    let dir = dir.to_str().unwrap();
+    let out = run_ok(&["index", "--repo", dir]);
+    assert!(out.contains("files        5 indexed"), "{out}");
+    assert!(out.contains("peak memory"), "{out}");
+    let out = run_ok(&["callers", "classifyFields", "--repo", dir]);
+    assert!(
+        out.contains("routes/services/video.js:5:28  processVideo"),
+        "{out}"
+    );
+    assert!(out.contains("3 call sites (3 exact)"), "{out}");
+    let out = run_ok(&[
+        "callers",
+        "services/classify.js:4",
+        "--repo",
+        dir,
+        "--depth",
+        "2",
+    ]);
+    assert!(out.contains("processVideo"), "{out}");
+    let out = run_ok(&["callees", "classifyFields", "--repo", dir]);
+    assert!(out.contains("lookupRules"), "{out}");
+    let out = run_ok(&["path", "createPost", "lookupRules", "--repo", dir]);
+    assert_eq!(out.lines().count(), 3, "{out}");
+}

@@ -1,0 +1,161 @@
+//! A differential test on code nobody here wrote: the corpus that
+//! shared/scripts/make-corpus.sh builds (real npm packages). Needs BLAST_CORPUS=DIR;
+//! `.ci/run` builds the small corpus and runs it:
+//!   BLAST_CORPUS=DIR cargo test --test corpus -- --ignored
+
+use std::collections::BTreeMap;
+
+use blast_radius::graph::{DefId, Graph};
+use blast_radius::indexer::facts::DefKind;
+use blast_radius::indexer::pipeline::extract_all;
+use blast_radius::indexer::skip::SkipRules;
+use blast_radius::workspace::walk;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn corpus() -> (Graph, BTreeMap<String, String>) {
+    let dir = std::env::var("BLAST_CORPUS").expect("BLAST_CORPUS=DIR (see the file's doc)");
+    let root = std::path::PathBuf::from(dir);
+    let paths = walk::list(&root).unwrap();
+    let files = walk::read(&root, paths).unwrap();
+    let rules = SkipRules::default();
+    let sources: BTreeMap<String, String> = files
+        .iter()
+        .filter(|f| blast_radius::indexer::Language::from_path(&f.path).is_some())
+        .filter_map(|f| {
+            Some((
+                f.path.clone(),
+                rules.check(&f.path, &f.bytes).ok()?.to_string(),
+            ))
+        })
+        .collect();
+    let extracted = extract_all(files, &rules, &|| {});
+    assert!(extracted.facts.len() > 1000, "a corpus of real size");
+    (Graph::build(extracted.facts, extracted.configs), sources)
+}
+
+/// Every call site belongs to the innermost callable definition around it (or to the
+/// module when none is), and every edge points at something that exists.
+fn check_invariants(g: &Graph) -> usize {
+    let mut sites = 0;
+    for f in g.file_ids() {
+        let facts = g.facts(f);
+        for (i, site) in facts.calls.iter().enumerate() {
+            sites += 1;
+            let innermost = facts
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.kind.is_callable() && d.kind != DefKind::Class)
+                .filter(|(_, d)| d.span.start_byte <= site.byte && site.byte < d.span.end_byte)
+                .min_by_key(|(_, d)| d.span.end_byte - d.span.start_byte)
+                .map(|(j, _)| j as u32);
+            match (site.caller, innermost) {
+                (Some(c), _) if facts.def(c).kind == DefKind::Class => {
+                    // Class-level code (field initialisers, static blocks, decorators):
+                    // inside the class, outside its methods.
+                    let class = facts.def(c);
+                    assert!(
+                        class.span.start_byte <= site.byte && site.byte < class.span.end_byte,
+                        "{}: site {i} outside its class",
+                        facts.path
+                    );
+                }
+                (c, inner) => assert_eq!(
+                    c,
+                    inner,
+                    "{}:{}: site {i} ({}) attributed to {:?}, innermost is {:?}",
+                    facts.path,
+                    site.pos.line + 1,
+                    facts.str(site.name),
+                    c.map(|d| facts.def_qualified(d)),
+                    inner.map(|d| facts.def_qualified(d)),
+                ),
+            }
+        }
+        for e in &g.resolution(f).edges {
+            assert!(
+                (e.site as usize) < facts.calls.len(),
+                "{}: edge site",
+                facts.path
+            );
+            let target = g.facts(e.target.file);
+            assert!(
+                (e.target.def as usize) < target.defs.len(),
+                "edge target exists"
+            );
+            assert!(
+                target.def(e.target.def).kind.is_callable(),
+                "edges end at callables"
+            );
+        }
+    }
+    // The reverse index mirrors the edges.
+    let mut forward = 0;
+    for f in g.file_ids() {
+        forward += g.resolution(f).edges.len();
+    }
+    let mut reverse = 0;
+    for f in g.file_ids() {
+        for d in 0..g.facts(f).defs.len() as u32 {
+            reverse += g.callers(DefId::new(f, d)).len();
+        }
+    }
+    assert_eq!(forward, reverse, "reverse index mirrors the edges");
+    sites
+}
+
+#[test]
+#[ignore = "needs BLAST_CORPUS; run by .ci/run"]
+fn corpus_invariants_and_incremental_equals_full() {
+    let (mut graph, mut sources) = corpus();
+    let sites = check_invariants(&graph);
+    assert!(sites > 10_000, "{sites} call sites");
+
+    let mut rng = StdRng::seed_from_u64(2026);
+    let paths: Vec<String> = sources.keys().cloned().collect();
+    for round in 0..4 {
+        for _ in 0..10 {
+            let path = &paths[rng.random_range(0..paths.len())];
+            match rng.random_range(0..4) {
+                0 => {
+                    graph.remove_file(path);
+                    sources.remove(path);
+                }
+                1 => {
+                    // Cut a random slice of lines: syntax errors included.
+                    let text = sources.get(path).cloned().unwrap_or_default();
+                    let lines: Vec<&str> = text.lines().collect();
+                    let a = rng.random_range(0..=lines.len());
+                    let b = rng.random_range(a..=lines.len());
+                    let edited = [&lines[..a], &lines[b..]].concat().join("\n");
+                    graph.update_file(path, &edited);
+                    sources.insert(path.clone(), edited);
+                }
+                _ => {
+                    let text = sources.get(path).cloned().unwrap_or_default();
+                    let edited =
+                        format!("{text}\nexport function added{round}() {{ return render(); }}\n");
+                    graph.update_file(path, &edited);
+                    sources.insert(path.clone(), edited);
+                }
+            }
+        }
+        let mut parser = tree_sitter::Parser::new();
+        let facts = sources
+            .iter()
+            .map(|(p, s)| {
+                let lang = blast_radius::indexer::Language::from_path(p).unwrap();
+                blast_radius::indexer::extract(p, lang, s, &mut parser)
+            })
+            .collect();
+        let configs: Vec<(String, String)> =
+            graph.configs().map(|(a, b)| (a.into(), b.into())).collect();
+        let full = Graph::build(facts, configs);
+        assert!(
+            graph.edge_keys() == full.edge_keys(),
+            "round {round}: incremental != full rebuild"
+        );
+        check_invariants(&graph);
+    }
+}

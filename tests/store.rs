@@ -1,0 +1,476 @@
+//! The Postgres store against a real database: every test gets a fresh one.
+
+mod common;
+
+use std::path::Path;
+
+use blast_radius::graph::Graph;
+use blast_radius::indexer::pipeline::extract_all;
+use blast_radius::indexer::skip::SkipRules;
+use blast_radius::store::rows::FileMeta;
+use blast_radius::store::{FileInput, RepoId, Store, StoreError};
+use blast_radius::workspace::git::blob_sha;
+use blast_radius::workspace::walk;
+use sqlx::PgPool;
+
+struct Repo {
+    files: std::collections::BTreeMap<String, String>,
+}
+
+impl Repo {
+    fn from_dir(dir: &Path) -> Repo {
+        let paths = walk::list(dir).unwrap();
+        let files = walk::read(dir, paths).unwrap();
+        Repo {
+            files: files
+                .into_iter()
+                .map(|f| (f.path, String::from_utf8(f.bytes).unwrap()))
+                .collect(),
+        }
+    }
+
+    fn build(&self) -> (Graph, FileMeta) {
+        let sources = self
+            .files
+            .iter()
+            .map(|(p, s)| blast_radius::indexer::pipeline::SourceFile {
+                path: p.clone(),
+                bytes: s.clone().into_bytes(),
+            })
+            .collect();
+        let extracted = extract_all(sources, &SkipRules::default(), &|| {});
+        let meta = FileMeta {
+            blobs: self
+                .files
+                .iter()
+                .map(|(p, s)| (p.clone(), blob_sha(s.as_bytes())))
+                .collect(),
+            skipped: extracted.skipped.clone(),
+        };
+        (Graph::build(extracted.facts, extracted.configs), meta)
+    }
+
+    fn input(&self, path: &str) -> FileInput {
+        let text = &self.files[path];
+        FileInput {
+            path: path.to_string(),
+            blob_sha: blob_sha(text.as_bytes()),
+            bytes: text.clone().into_bytes(),
+        }
+    }
+}
+
+async fn store(pool: PgPool) -> Store {
+    let store = Store::from_pool(pool);
+    store.migrate().await.unwrap();
+    store
+}
+
+async fn saved(store: &Store, name: &str, repo: &Repo) -> (RepoId, Graph) {
+    let state = store.ensure_repository(name).await.unwrap();
+    let (graph, meta) = repo.build();
+    store
+        .save_full(state.id, Some("c1"), &graph, &meta)
+        .await
+        .unwrap();
+    (state.id, graph)
+}
+
+fn fixture_repo() -> Repo {
+    Repo::from_dir(&common::fixture("blast/classify/base"))
+}
+
+#[sqlx::test(migrations = false)]
+async fn loaded_graph_equals_built_graph(pool: PgPool) {
+    let store = store(pool).await;
+    for case in [
+        "resolve/cjs_require",
+        "resolve/reexports",
+        "resolve/class_methods",
+        "resolve/tsconfig_paths",
+        "resolve/workspace",
+        "blast/classify/base",
+    ] {
+        let dir = common::fixture(case);
+        if !dir.exists() {
+            continue;
+        }
+        let repo = Repo::from_dir(&dir);
+        let (id, built) = saved(&store, case, &repo).await;
+        let (loaded, state) = store.load_graph(id).await.unwrap();
+        assert_eq!(state.version, 1);
+        assert_eq!(state.commit.as_deref(), Some("c1"));
+        assert_eq!(loaded.edge_keys(), built.edge_keys(), "{case}");
+        assert_eq!(loaded.reverse_keys(), built.reverse_keys(), "{case}");
+        assert!(!built.edge_keys().is_empty(), "{case} has edges");
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn sql_reverse_lookup_matches_the_graph(pool: PgPool) {
+    let store = store(pool).await;
+    let repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+    let f = graph.file_id("services/classify.js").unwrap();
+    let blast_radius::graph::Found::One(d) = graph.find("classifyFields") else {
+        panic!("classifyFields is one definition");
+    };
+    assert_eq!(d.file, f);
+    let rows = store
+        .callers_sql(id, "services/classify.js", d.def)
+        .await
+        .unwrap();
+    let mut from_sql: Vec<(String, i32)> = rows
+        .iter()
+        .map(|r| (r.caller_path.clone(), r.line))
+        .collect();
+    from_sql.sort();
+    let mut from_graph: Vec<(String, i32)> = graph
+        .callers(d)
+        .iter()
+        .map(|c| {
+            (
+                graph.facts(c.file).path.clone(),
+                graph.site(*c).pos.line as i32 + 1,
+            )
+        })
+        .collect();
+    from_graph.sort();
+    assert_eq!(from_sql, from_graph);
+    assert_eq!(from_sql.len(), 3);
+    let callers: Vec<Option<String>> = rows.iter().map(|r| r.caller.clone()).collect();
+    assert!(callers.contains(&Some("processVideo".to_string())));
+}
+
+/// Applies edits through the store and checks the stored graph against a full build of
+/// the new files, both in memory and reloaded.
+async fn apply_and_check(
+    store: &Store,
+    id: RepoId,
+    graph: Graph,
+    expected: i64,
+    repo: &mut Repo,
+    edits: Vec<(&str, Option<&str>)>,
+) -> Graph {
+    let mut changed = Vec::new();
+    let mut removed = Vec::new();
+    for (path, text) in edits {
+        match text {
+            Some(t) => {
+                repo.files.insert(path.to_string(), t.to_string());
+                changed.push(repo.input(path));
+            }
+            None => {
+                repo.files.remove(path);
+                removed.push(path.to_string());
+            }
+        }
+    }
+    let (graph, written) = store
+        .apply_changes(
+            id,
+            graph,
+            expected,
+            Some("next"),
+            changed,
+            removed,
+            &SkipRules::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(written.version, expected + 1);
+    let (rebuilt, _) = repo.build();
+    assert_eq!(
+        graph.edge_keys(),
+        rebuilt.edge_keys(),
+        "in memory after apply"
+    );
+    let (loaded, state) = store.load_graph(id).await.unwrap();
+    assert_eq!(state.version, expected + 1);
+    assert_eq!(
+        loaded.edge_keys(),
+        rebuilt.edge_keys(),
+        "reloaded after apply"
+    );
+    let (files, defs, edges) = store.counts(id).await.unwrap();
+    assert_eq!(files as usize, repo.files.len());
+    assert_eq!(edges as usize, rebuilt.edge_keys().len());
+    assert!(defs > 0);
+    graph
+}
+
+#[sqlx::test(migrations = false)]
+async fn incremental_changes_equal_a_full_build(pool: PgPool) {
+    let store = store(pool).await;
+    let mut repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+
+    // One file changes: classifyFields' body.
+    let graph = apply_and_check(&store, id, graph, 1, &mut repo, vec![(
+        "services/classify.js",
+        Some("const { lookupRules } = require('./rules');\nfunction classifyFields(f) { return lookupRules(f || {}); }\nmodule.exports = { classifyFields };\n"),
+    )])
+    .await;
+
+    // Removal: video.js goes.
+    let graph = apply_and_check(
+        &store,
+        id,
+        graph,
+        2,
+        &mut repo,
+        vec![("routes/services/video.js", None)],
+    )
+    .await;
+
+    // Rename: image.js moves to picture.js.
+    let image = repo.files["routes/services/image.js"].clone();
+    let graph = apply_and_check(
+        &store,
+        id,
+        graph,
+        3,
+        &mut repo,
+        vec![
+            ("routes/services/image.js", None),
+            ("routes/services/picture.js", Some(&image)),
+        ],
+    )
+    .await;
+
+    // A function moves between files: classifyFields now lives in rules.js, and
+    // classify.js re-exports it. Callers elsewhere must re-resolve to the new place.
+    let graph = apply_and_check(
+        &store,
+        id,
+        graph,
+        4,
+        &mut repo,
+        vec![
+            (
+                "services/rules.js",
+                Some("function lookupRules(fields) { return []; }\nfunction classifyFields(f) { return lookupRules(f); }\nmodule.exports = { lookupRules, classifyFields };\n"),
+            ),
+            (
+                "services/classify.js",
+                Some("const { classifyFields } = require('./rules');\nmodule.exports = { classifyFields };\n"),
+            ),
+        ],
+    )
+    .await;
+    let blast_radius::graph::Found::One(d) = graph.find("classifyFields") else {
+        panic!("one classifyFields");
+    };
+    assert_eq!(graph.facts(d.file).path, "services/rules.js");
+    let callers: Vec<String> = graph
+        .callers(d)
+        .iter()
+        .map(|c| graph.facts(c.file).path.clone())
+        .collect();
+    assert!(
+        callers.contains(&"routes/posts.js".to_string()),
+        "{callers:?}"
+    );
+    assert!(
+        callers.contains(&"routes/services/picture.js".to_string()),
+        "{callers:?}"
+    );
+}
+
+#[sqlx::test(migrations = false)]
+async fn unchanged_blobs_come_from_the_facts_cache(pool: PgPool) {
+    let store = store(pool).await;
+    let repo = fixture_repo();
+    let (_, _) = saved(&store, "o/one", &repo).await;
+    let keys: Vec<(String, String)> = repo
+        .files
+        .iter()
+        .map(|(p, s)| (p.clone(), blob_sha(s.as_bytes())))
+        .collect();
+    let cached = store.cached_facts(&keys).await.unwrap();
+    assert_eq!(cached.len(), repo.files.len(), "every blob is cached");
+    // The same blob under another path (a fork, a copy) is a hit too, with its own path.
+    let other = vec![("copy/of/posts.js".to_string(), keys[0].1.clone())];
+    let hit = store.cached_facts(&other).await.unwrap();
+    assert_eq!(hit["copy/of/posts.js"].path, "copy/of/posts.js");
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_replica_catches_up_from_the_rows_written_since(pool: PgPool) {
+    let store = store(pool).await;
+    let mut repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+    let (replica, state) = store.load_graph(id).await.unwrap();
+    // The writer moves on twice.
+    let graph = apply_and_check(
+        &store,
+        id,
+        graph,
+        1,
+        &mut repo,
+        vec![("routes/posts.js", None)],
+    )
+    .await;
+    let _ = apply_and_check(
+        &store,
+        id,
+        graph,
+        2,
+        &mut repo,
+        vec![("routes/extra.js", Some("const { classifyFields } = require('../services/classify');\nexport function extra(x) { return classifyFields(x); }\n"))],
+    )
+    .await;
+    let (replica, version) = store.catch_up(id, replica, state.version).await.unwrap();
+    assert_eq!(version, 3);
+    let (rebuilt, _) = repo.build();
+    assert_eq!(replica.edge_keys(), rebuilt.edge_keys());
+}
+
+#[sqlx::test(migrations = false)]
+async fn concurrent_writers_are_serialised(pool: PgPool) {
+    let store = store(pool).await;
+    let repo = fixture_repo();
+    let (id, _) = saved(&store, "o/classify", &repo).await;
+    let cache = blast_radius::store::cache::GraphCache::new(store.clone(), 1 << 30);
+    let a = FileInput {
+        path: "routes/a.js".into(),
+        blob_sha: blob_sha(b"a"),
+        bytes: b"const { classifyFields } = require('../services/classify');\nexport function a(x) { return classifyFields(x); }\n".to_vec(),
+    };
+    let b = FileInput {
+        path: "routes/b.js".into(),
+        blob_sha: blob_sha(b"b"),
+        bytes: b"const { lookupRules } = require('../services/rules');\nexport function b(x) { return lookupRules(x); }\n".to_vec(),
+    };
+    let rules = SkipRules::default();
+    let (ra, rb) = tokio::join!(
+        cache.apply_changes(id, Some("ca"), vec![a.clone()], vec![], &rules),
+        cache.apply_changes(id, Some("cb"), vec![b.clone()], vec![], &rules),
+    );
+    let mut versions = vec![ra.unwrap().version, rb.unwrap().version];
+    versions.sort();
+    assert_eq!(versions, vec![2, 3]);
+    let mut expected = fixture_repo();
+    expected
+        .files
+        .insert(a.path.clone(), String::from_utf8(a.bytes).unwrap());
+    expected
+        .files
+        .insert(b.path.clone(), String::from_utf8(b.bytes).unwrap());
+    let (loaded, _) = store.load_graph(id).await.unwrap();
+    assert_eq!(loaded.edge_keys(), expected.build().0.edge_keys());
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_writer_that_dies_mid_transaction_leaves_the_old_state(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+    let before = store.load_graph(id).await.unwrap().0.edge_keys();
+    // A writer takes the lock, deletes rows, then its connection dies before commit.
+    let mut tx = pool.begin().await.unwrap();
+    let lock = blast_radius::store::lock::lock_repository(&mut tx, id)
+        .await
+        .unwrap();
+    blast_radius::store::ops::delete_all_files(&mut tx, &lock)
+        .await
+        .unwrap();
+    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&mut *tx)
+        .await
+        .unwrap();
+    sqlx::query("SELECT pg_terminate_backend($1)")
+        .bind(pid)
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert!(
+        tx.commit().await.is_err(),
+        "the dead transaction cannot commit"
+    );
+    let (after, state) = store.load_graph(id).await.unwrap();
+    assert_eq!(state.version, 1);
+    assert_eq!(after.edge_keys(), before);
+    // And the repository is writable again (the lock died with the connection).
+    let mut repo2 = fixture_repo();
+    let _ = apply_and_check(
+        &store,
+        id,
+        graph,
+        1,
+        &mut repo2,
+        vec![("routes/posts.js", None)],
+    )
+    .await;
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_stale_writer_is_refused(pool: PgPool) {
+    let store = store(pool).await;
+    let repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+    let err = store
+        .apply_changes(
+            id,
+            graph,
+            0,
+            None,
+            vec![],
+            vec!["routes/posts.js".into()],
+            &SkipRules::default(),
+        )
+        .await
+        .err()
+        .expect("version 0 is stale");
+    assert!(
+        matches!(
+            err,
+            StoreError::Stale {
+                expected: 0,
+                actual: 1
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(store.counts(id).await.unwrap().0 as usize, repo.files.len());
+}
+
+#[sqlx::test(migrations = false)]
+async fn deleting_a_repository_or_installation_removes_its_rows(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let repo = fixture_repo();
+    let (a, _) = saved(&store, "o/a", &repo).await;
+    let (b, _) = saved(&store, "o/b", &repo).await;
+    store.upsert_installation(42, "o").await.unwrap();
+    sqlx::query("UPDATE repositories SET installation_id = 42 WHERE id = $1")
+        .bind(b.0)
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert!(store.delete_repository(a).await.unwrap());
+    assert_eq!(store.counts(a).await.unwrap(), (0, 0, 0));
+    assert_ne!(store.counts(b).await.unwrap().2, 0);
+    assert!(store.delete_installation(42).await.unwrap());
+    assert_eq!(store.counts(b).await.unwrap(), (0, 0, 0));
+    let left: i64 = sqlx::query_scalar(
+        "SELECT (SELECT count(*) FROM repositories) + (SELECT count(*) FROM files)
+              + (SELECT count(*) FROM edges) + (SELECT count(*) FROM definitions)",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn an_unreachable_database_is_a_clear_error_without_the_password() {
+    let err = Store::connect("postgres://alice:s3cret@127.0.0.1:1/graphs")
+        .await
+        .err()
+        .expect("nothing listens on port 1");
+    let msg = err.to_string();
+    assert!(msg.contains("127.0.0.1:1/graphs"), "{msg}");
+    assert!(!msg.contains("s3cret"), "{msg}");
+    let err = Store::connect("not a url").await.err().unwrap();
+    assert!(matches!(err, StoreError::BadUrl));
+}
