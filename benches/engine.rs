@@ -3,10 +3,7 @@
 //! Prints: parse-alone vs index wall time on all cores (and their ratio), graph heap
 //! bytes per call site, `callers` lookup latency, `update_file` latency.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use blast_radius::graph::{DefId, Graph};
 use blast_radius::indexer::pipeline::{extract_all, SourceFile};
@@ -15,60 +12,16 @@ use blast_radius::indexer::Language;
 use blast_radius::workspace::walk;
 use rayon::prelude::*;
 
-/// Counts live heap bytes, so the graph's own size can be measured exactly.
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
+mod common;
 
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use common::{best_of, live, median, Counting};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-fn corpus() -> PathBuf {
-    let dir = std::env::var("BLAST_CORPUS").unwrap_or_else(|_| "../corpus".into());
-    let dir = PathBuf::from(dir);
-    assert!(
-        dir.is_dir(),
-        "no corpus at {}: build one with shared/scripts/make-corpus.sh DIR full and set BLAST_CORPUS=DIR",
-        dir.display()
-    );
-    dir
-}
-
-fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for _ in 0..runs {
-        let start = Instant::now();
-        let out = f();
-        best = best.min(start.elapsed());
-        last = Some(out);
-    }
-    (best, last.expect("runs > 0"))
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
 fn main() {
     // `cargo bench` passes --bench; nothing else to parse.
-    let root = corpus();
+    let root = common::corpus();
     let rules = SkipRules::default();
     let paths = walk::list(&root).expect("listing the corpus");
     let files: Vec<SourceFile> = walk::read(&root, paths).expect("reading the corpus");
@@ -146,9 +99,9 @@ fn main() {
         &rules,
         &|| {},
     );
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = live();
     let mut graph = Graph::build(extracted.facts, extracted.configs);
-    let after = LIVE.load(Ordering::Relaxed);
+    let after = live();
     // `extracted.facts` moved into the graph: what remains allocated is the graph plus
     // the facts it took over, so count those too by building from scratch below.
     let sites: usize = graph.file_ids().map(|f| graph.facts(f).calls.len()).sum();
@@ -168,22 +121,22 @@ fn main() {
         &rules,
         &|| {},
     );
-    let base = LIVE.load(Ordering::Relaxed);
+    let base = live();
     let facts_bytes = base.saturating_sub(before.saturating_sub(0));
     let _ = facts_bytes;
-    let start_live = LIVE.load(Ordering::Relaxed);
+    let start_live = live();
     let facts_only: usize = {
         // Facts' heap: measure by dropping them.
-        let before_drop = LIVE.load(Ordering::Relaxed);
+        let before_drop = live();
         let copy = extracted.facts.clone();
-        let with_copy = LIVE.load(Ordering::Relaxed);
+        let with_copy = live();
         drop(copy);
         let _ = before_drop;
         with_copy - before_drop
     };
     let before = start_live - facts_only;
     graph = Graph::build(extracted.facts, extracted.configs);
-    let total = LIVE.load(Ordering::Relaxed) - before;
+    let total = live() - before;
     let _ = after;
     println!(
         "memory: graph {:.1} MB on the heap ({:.1} MB of it per-file facts) for {} call sites \

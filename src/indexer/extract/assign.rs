@@ -3,15 +3,13 @@
 
 use tree_sitter::Node;
 
+use super::fields::{Field, FieldExt};
 use super::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
 
 impl<'s> Extractor<'s> {
     pub(crate) fn assignment(&mut self, node: Node<'s>, depth: usize) {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field(Field::Left), node.field(Field::Right)) else {
             return self.visit_children(node, depth);
         };
         let handled = match left.kind() {
@@ -87,13 +85,13 @@ impl<'s> Extractor<'s> {
         let Some(path) = member_path(left, self.src) else {
             return false;
         };
-        let property = left.child_by_field_name("property");
+        let property = left.field(Field::Property);
         let segments: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
         match segments.as_slice() {
             ["module", "exports"] => {
                 // `module.exports = function connect() {}` defines `connect`.
                 let own = right
-                    .child_by_field_name("name")
+                    .field(Field::Name)
                     .filter(|_| is_function_like(right) || right.kind() == "class");
                 let name = match own {
                     Some(n) => self.intern_node(n),
@@ -250,8 +248,8 @@ fn member_path(node: Node, src: &str) -> Option<Vec<String>> {
         if path.len() >= 16 {
             return None;
         }
-        path.push(src[node.child_by_field_name("property")?.byte_range()].to_string());
-        node = node.child_by_field_name("object")?;
+        path.push(src[node.field(Field::Property)?.byte_range()].to_string());
+        node = node.field(Field::Object)?;
     }
     if !matches!(node.kind(), "identifier" | "this") {
         return None;

@@ -2,6 +2,7 @@
 
 use tree_sitter::Node;
 
+use super::fields::{Field, FieldExt};
 use super::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
 
@@ -49,10 +50,9 @@ impl<'s> Extractor<'s> {
             }
             "super" => self.super_sym(),
             "member_expression" => {
-                let (Some(object), Some(property)) = (
-                    node.child_by_field_name("object"),
-                    node.child_by_field_name("property"),
-                ) else {
+                let (Some(object), Some(property)) =
+                    (node.field(Field::Object), node.field(Field::Property))
+                else {
                     return self.unknown();
                 };
                 if object.kind() == "import" {
@@ -63,9 +63,9 @@ impl<'s> Extractor<'s> {
                 self.sym(Sym::Member(base, name))
             }
             "subscript_expression" => {
-                let object = node.child_by_field_name("object");
+                let object = node.field(Field::Object);
                 let key = node
-                    .child_by_field_name("index")
+                    .field(Field::Index)
                     .and_then(|i| string_literal(i, self.src));
                 match (object, key) {
                     (Some(object), Some(key)) => {
@@ -76,7 +76,7 @@ impl<'s> Extractor<'s> {
                     _ => self.unknown(),
                 }
             }
-            "new_expression" => match node.child_by_field_name("constructor") {
+            "new_expression" => match node.field(Field::Constructor) {
                 Some(c) => {
                     let class = self.expr_sym_depth(c, depth + 1);
                     self.sym(Sym::Instance(class))
@@ -87,7 +87,7 @@ impl<'s> Extractor<'s> {
                 if let Some(import) = self.module_call(node) {
                     return self.sym(Sym::Import(import));
                 }
-                if is_module_loader(node.child_by_field_name("function"), self.src) {
+                if is_module_loader(node.field(Field::Function), self.src) {
                     // `require(name)`: a module nobody can name here.
                     return self.unknown();
                 }
@@ -95,7 +95,7 @@ impl<'s> Extractor<'s> {
                     // `memo(Profile)` stands for `Profile`.
                     return self.expr_sym_depth(wrapped, depth + 1);
                 }
-                match node.child_by_field_name("function") {
+                match node.field(Field::Function) {
                     Some(f) => {
                         let callee = self.expr_sym_depth(f, depth + 1);
                         self.sym(Sym::Return(callee))
@@ -125,7 +125,7 @@ impl<'s> Extractor<'s> {
                     None => self.unknown(),
                 }
             }
-            "assignment_expression" => match node.child_by_field_name("right") {
+            "assignment_expression" => match node.field(Field::Right) {
                 Some(right) => self.expr_sym_depth(right, depth + 1),
                 None => self.unknown(),
             },
@@ -143,13 +143,13 @@ impl<'s> Extractor<'s> {
     /// `require('x')` and `import('x')`: the import they make, if the specifier is a
     /// literal. A computed specifier is not resolvable and is not guessed at.
     pub(crate) fn module_call(&mut self, call: Node<'s>) -> Option<ImportIdx> {
-        let function = call.child_by_field_name("function")?;
+        let function = call.field(Field::Function)?;
         let kind = match function.kind() {
             "import" => ImportKind::Namespace,
             "identifier" if self.text(function) == "require" => ImportKind::Require,
             _ => return None,
         };
-        let args = call.child_by_field_name("arguments")?;
+        let args = call.field(Field::Arguments)?;
         let first = args.named_child(0)?;
         let spec = string_literal(first, self.src)?;
         let line = call.start_position().row as u32;
@@ -189,7 +189,7 @@ impl<'s> Extractor<'s> {
                 (self.reference(name), name, callee)
             }
             "member_expression" => {
-                let Some(property) = callee.child_by_field_name("property") else {
+                let Some(property) = callee.field(Field::Property) else {
                     return false;
                 };
                 (self.expr_sym(callee), self.intern_node(property), property)
@@ -199,7 +199,7 @@ impl<'s> Extractor<'s> {
                 let Sym::Member(_, name) = self.facts.sym(sym) else {
                     return false;
                 };
-                let at = callee.child_by_field_name("index").unwrap_or(callee);
+                let at = callee.field(Field::Index).unwrap_or(callee);
                 (sym, name, at)
             }
             "super" => {
@@ -260,8 +260,8 @@ impl<'s> Extractor<'s> {
     }
 
     fn call_with_kind(&mut self, node: Node<'s>, kind: CallKind, depth: usize) {
-        let function = node.child_by_field_name("function");
-        let arguments = node.child_by_field_name("arguments");
+        let function = node.field(Field::Function);
+        let arguments = node.field(Field::Arguments);
         if self.module_call(node).is_some() || is_module_loader(function, self.src) {
             // `require('x')` is an import, not a call; `require(expr)` names nothing.
             return self.visit_children(node, depth);
@@ -312,7 +312,7 @@ impl<'s> Extractor<'s> {
     }
 
     pub(crate) fn new_expression(&mut self, node: Node<'s>, depth: usize) {
-        let constructor = node.child_by_field_name("constructor");
+        let constructor = node.field(Field::Constructor);
         if let Some(c) = constructor {
             self.record_call_of(node, CallKind::New, c, depth);
         }
@@ -387,7 +387,7 @@ impl<'s> Extractor<'s> {
     /// `<Button/>`, `<ui.Card>`: uses of components. Lower-case names are host
     /// elements. Attribute values that name functions are references.
     pub(crate) fn jsx_element(&mut self, node: Node<'s>, depth: usize) {
-        if let Some(name) = node.child_by_field_name("name") {
+        if let Some(name) = node.field(Field::Name) {
             let is_component = match name.kind() {
                 "identifier" => self
                     .text(name)
@@ -462,7 +462,7 @@ impl<'s> Extractor<'s> {
     pub(crate) fn member_read(&mut self, node: Node<'s>, depth: usize) {
         if !self.declaration_only && resolvable_receiver(node, 0) && !never_a_getter(node, self.src)
         {
-            if let Some(property) = node.child_by_field_name("property") {
+            if let Some(property) = node.field(Field::Property) {
                 let sym = self.expr_sym(node);
                 let name = self.intern_node(property);
                 let pos = property.start_position();
@@ -501,13 +501,13 @@ pub(crate) fn children_with_fields<'t>(node: Node<'t>) -> Vec<(Option<&'static s
 /// `X.prototype` and `module.exports` are read on every CommonJS assignment target; they
 /// are never getters.
 fn never_a_getter(member: Node, src: &str) -> bool {
-    let Some(property) = member.child_by_field_name("property") else {
+    let Some(property) = member.field(Field::Property) else {
         return true;
     };
     match &src[property.byte_range()] {
         "prototype" => true,
         "exports" => member
-            .child_by_field_name("object")
+            .field(Field::Object)
             .is_some_and(|o| &src[o.byte_range()] == "module"),
         _ => false,
     }
@@ -541,7 +541,7 @@ fn wrapped_callee(wrapper: Node) -> Option<Node> {
 }
 
 fn resolvable_receiver(member: Node, level: usize) -> bool {
-    let Some(object) = member.child_by_field_name("object") else {
+    let Some(object) = member.field(Field::Object) else {
         return false;
     };
     match object.kind() {

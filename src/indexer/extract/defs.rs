@@ -5,6 +5,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use tree_sitter::Node;
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::fields::{Field, FieldExt};
 use super::{Extractor, ScopeKind, ThisCtx, MAX_DEPTH};
 use crate::indexer::facts::*;
 
@@ -140,7 +141,7 @@ impl<'s> Extractor<'s> {
             node.kind(),
             "function_expression" | "function" | "generator_function"
         ) {
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.field(Field::Name) {
                 let name = self.intern_node(name);
                 let value = match ctx.def {
                     Some(def) => self.sym(Sym::Def(def)),
@@ -271,12 +272,8 @@ impl<'s> Extractor<'s> {
     fn declare_parameter(&mut self, p: Node<'s>, constructor_of: Option<DefIdx>) {
         match p.kind() {
             "required_parameter" | "optional_parameter" => {
-                let pattern = p
-                    .child_by_field_name("pattern")
-                    .or_else(|| p.child_by_field_name("name"));
-                let typed = p
-                    .child_by_field_name("type")
-                    .and_then(|t| self.type_annotation(t));
+                let pattern = p.field(Field::Pattern).or_else(|| p.field(Field::Name));
+                let typed = p.field(Field::Type).and_then(|t| self.type_annotation(t));
                 if let Some(pattern) = pattern {
                     self.declare_pattern(pattern, typed, false);
                     // `constructor(private repo: Repo)` declares a field too.
@@ -308,7 +305,7 @@ impl<'s> Extractor<'s> {
         let names: Vec<Node<'s>> = params
             .named_children(&mut cursor)
             .filter(|p| p.kind() == "type_parameter")
-            .filter_map(|p| p.child_by_field_name("name"))
+            .filter_map(|p| p.field(Field::Name))
             .collect();
         for n in names {
             let name = self.intern_node(n);
@@ -351,18 +348,18 @@ impl<'s> Extractor<'s> {
                             self.declare_pattern_at(item, v, hoist, level);
                         }
                         "pair_pattern" => {
-                            let key = item.child_by_field_name("key");
+                            let key = item.field(Field::Key);
                             let key = key.and_then(|k| self.key_name(k));
                             let v = match (value, key) {
                                 (Some(v), Some(k)) => Some(self.sym(Sym::Member(v, k))),
                                 _ => None,
                             };
-                            if let Some(target) = item.child_by_field_name("value") {
+                            if let Some(target) = item.field(Field::Value) {
                                 self.declare_pattern_at(target, v, hoist, level);
                             }
                         }
                         "object_assignment_pattern" => {
-                            if let Some(left) = item.child_by_field_name("left") {
+                            if let Some(left) = item.field(Field::Left) {
                                 let v = if left.kind() == "shorthand_property_identifier_pattern" {
                                     let name = self.intern_node(left);
                                     value.map(|v| self.sym(Sym::Member(v, name)))
@@ -389,7 +386,7 @@ impl<'s> Extractor<'s> {
                 }
             }
             "assignment_pattern" => {
-                if let Some(left) = pattern.child_by_field_name("left") {
+                if let Some(left) = pattern.field(Field::Left) {
                     self.declare_pattern_at(left, value, hoist, level);
                 }
             }
@@ -403,7 +400,7 @@ impl<'s> Extractor<'s> {
     }
 
     pub(crate) fn function_declaration(&mut self, node: Node<'s>, depth: usize) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field(Field::Name) else {
             return self.anonymous_function(node, depth);
         };
         let name = self.intern_node(name_node);
@@ -551,7 +548,7 @@ impl<'s> Extractor<'s> {
     fn is_wrapper(&self, callee: Node<'s>) -> bool {
         let name = match callee.kind() {
             "identifier" => Some(callee),
-            "member_expression" => callee.child_by_field_name("property"),
+            "member_expression" => callee.field(Field::Property),
             _ => None,
         };
         name.is_some_and(|n| WRAPPERS.contains(&self.text(n)))
@@ -560,11 +557,11 @@ impl<'s> Extractor<'s> {
     /// `memo(Profile)`, `debounce(save, 100)`: a wrapper called on a named function
     /// stands for that function.
     pub(crate) fn wrapped_value(&self, call: Node<'s>) -> Option<Node<'s>> {
-        let callee = call.child_by_field_name("function")?;
+        let callee = call.field(Field::Function)?;
         if !self.is_wrapper(callee) {
             return None;
         }
-        let first = call.child_by_field_name("arguments")?.named_child(0)?;
+        let first = call.field(Field::Arguments)?.named_child(0)?;
         matches!(first.kind(), "identifier" | "member_expression").then_some(first)
     }
 
@@ -578,11 +575,11 @@ impl<'s> Extractor<'s> {
         name_node: Option<Node<'s>>,
         depth: usize,
     ) -> Option<DefIdx> {
-        let callee = call.child_by_field_name("function")?;
+        let callee = call.field(Field::Function)?;
         if !self.is_wrapper(callee) {
             return None;
         }
-        let args = call.child_by_field_name("arguments")?;
+        let args = call.field(Field::Arguments)?;
         let first = args.named_child(0)?;
         if !is_function_node(first.kind()) {
             return None;
@@ -625,11 +622,11 @@ impl<'s> Extractor<'s> {
     }
 
     fn variable_declarator(&mut self, node: Node<'s>, hoist: bool, depth: usize) {
-        let Some(target) = node.child_by_field_name("name") else {
+        let Some(target) = node.field(Field::Name) else {
             return self.visit_children(node, depth);
         };
-        let value = node.child_by_field_name("value");
-        let annotation = node.child_by_field_name("type");
+        let value = node.field(Field::Value);
+        let annotation = node.field(Field::Type);
         if target.kind() == "identifier" {
             // `export const f = ...` in a namespace: a member of it.
             let namespace = self.namespace;
@@ -690,13 +687,11 @@ impl<'s> Extractor<'s> {
     }
 
     pub(crate) fn for_in_bindings(&mut self, node: Node<'s>) {
-        if node.child_by_field_name("kind").is_none() {
+        if node.field(Field::Kind).is_none() {
             return;
         }
-        let hoist = node
-            .child_by_field_name("kind")
-            .is_some_and(|k| k.kind() == "var");
-        if let Some(left) = node.child_by_field_name("left") {
+        let hoist = node.field(Field::Kind).is_some_and(|k| k.kind() == "var");
+        if let Some(left) = node.field(Field::Left) {
             self.declare_pattern(left, None, hoist);
         }
     }
@@ -704,7 +699,7 @@ impl<'s> Extractor<'s> {
     // ---- classes ----
 
     pub(crate) fn class_declaration(&mut self, node: Node<'s>, depth: usize) {
-        let name_node = node.child_by_field_name("name");
+        let name_node = node.field(Field::Name);
         let name = match name_node {
             Some(n) => self.intern_node(n),
             None => self.intern("default"),
@@ -716,7 +711,7 @@ impl<'s> Extractor<'s> {
     }
 
     pub(crate) fn anonymous_class(&mut self, node: Node<'s>, depth: usize) {
-        let name_node = node.child_by_field_name("name");
+        let name_node = node.field(Field::Name);
         let name = match name_node {
             Some(n) => self.intern_node(n),
             None => self.intern("<class>"),
@@ -736,7 +731,7 @@ impl<'s> Extractor<'s> {
         let def = self.new_def(DefKind::Class, name, container, node, name_node);
         // A class expression's own name is visible inside it.
         self.push_scope(ScopeKind::Block);
-        if let Some(n) = node.child_by_field_name("name") {
+        if let Some(n) = node.field(Field::Name) {
             let own = self.intern_node(n);
             let value = self.sym(Sym::Def(def));
             self.declare(own, value, false);
@@ -875,7 +870,7 @@ impl<'s> Extractor<'s> {
         container: DefIdx,
         depth: usize,
     ) -> Option<DefIdx> {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field(Field::Name) else {
             self.visit_children(node, depth);
             return None;
         };
@@ -908,7 +903,7 @@ impl<'s> Extractor<'s> {
 
     /// A method without a body: abstract, in an interface, or in a declaration file.
     pub(crate) fn method_signature(&mut self, node: Node<'s>, container: DefIdx, depth: usize) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field(Field::Name) else {
             return self.visit_children(node, depth);
         };
         let Some(name) = self.key_name(name_node) else {
@@ -929,10 +924,10 @@ impl<'s> Extractor<'s> {
 
     fn field(&mut self, node: Node<'s>, class: DefIdx, depth: usize) {
         let name_node = node
-            .child_by_field_name("name")
-            .or_else(|| node.child_by_field_name("property"));
+            .field(Field::Name)
+            .or_else(|| node.field(Field::Property));
         let name = name_node.and_then(|n| self.key_name(n));
-        let value = node.child_by_field_name("value");
+        let value = node.field(Field::Value);
         let (Some(name), Some(name_node)) = (name, name_node) else {
             return self.visit_children(node, depth);
         };
@@ -987,7 +982,7 @@ impl<'s> Extractor<'s> {
     // ---- interfaces and namespaces ----
 
     pub(crate) fn interface_declaration(&mut self, node: Node<'s>, depth: usize) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field(Field::Name) else {
             return self.visit_children(node, depth);
         };
         let name = self.intern_node(name_node);
@@ -1042,8 +1037,8 @@ impl<'s> Extractor<'s> {
     /// `namespace X { export function f() {} }`: X is an object whose members are the
     /// declarations it exports (in an ambient `declare namespace`, all of them).
     pub(crate) fn namespace_declaration(&mut self, node: Node<'s>, depth: usize) {
-        let name_node = node.child_by_field_name("name");
-        let body = node.child_by_field_name("body");
+        let name_node = node.field(Field::Name);
+        let body = node.field(Field::Body);
         let (Some(name_node), Some(body)) = (name_node, body) else {
             return self.visit_children(node, depth);
         };
@@ -1086,15 +1081,13 @@ impl<'s> Extractor<'s> {
 
     /// `type A = B`: a name for what the type denotes (`x: A` is an instance of B).
     pub(crate) fn type_alias(&mut self, node: Node<'s>, depth: usize) {
-        if let Some(name_node) = node.child_by_field_name("name") {
+        if let Some(name_node) = node.field(Field::Name) {
             let name = self.intern_node(name_node);
             self.push_scope(ScopeKind::Block);
-            if let Some(params) = node.child_by_field_name("type_parameters") {
+            if let Some(params) = node.field(Field::TypeParameters) {
                 self.declare_type_parameters(params);
             }
-            let value = node
-                .child_by_field_name("value")
-                .and_then(|v| self.type_sym(v));
+            let value = node.field(Field::Value).and_then(|v| self.type_sym(v));
             self.visit_children(node, depth);
             self.pop_scope();
             let value = value.unwrap_or_else(|| self.unknown());
@@ -1106,7 +1099,7 @@ impl<'s> Extractor<'s> {
 
     /// `enum E {}`: a name in scope (its members are values, not functions).
     pub(crate) fn enum_declaration(&mut self, node: Node<'s>, depth: usize) {
-        if let Some(name_node) = node.child_by_field_name("name") {
+        if let Some(name_node) = node.field(Field::Name) {
             let name = self.intern_node(name_node);
             let value = self.unknown();
             self.declare(name, value, false);
@@ -1122,7 +1115,7 @@ impl<'s> Extractor<'s> {
         for child in children {
             let named_function =
                 matches!(child.kind(), "function_expression" | "generator_function")
-                    && child.child_by_field_name("name").is_some();
+                    && child.field(Field::Name).is_some();
             if named_function {
                 self.function_declaration(child, depth + 1);
             } else {
@@ -1171,8 +1164,8 @@ impl<'s> Extractor<'s> {
     }
 
     fn object_pair(&mut self, pair: Node<'s>, object: DefIdx, depth: usize) {
-        let key_node = pair.child_by_field_name("key");
-        let value = pair.child_by_field_name("value");
+        let key_node = pair.field(Field::Key);
+        let value = pair.field(Field::Value);
         let key = key_node.and_then(|k| self.key_name(k));
         let mut cursor = pair.walk();
         let children: Vec<Node<'s>> = pair.children(&mut cursor).collect();
@@ -1210,7 +1203,7 @@ impl<'s> Extractor<'s> {
 
     /// `key: value` in an object literal not bound to a name.
     pub(crate) fn pair(&mut self, pair: Node<'s>, depth: usize) {
-        let key = pair.child_by_field_name("key");
+        let key = pair.field(Field::Key);
         let mut cursor = pair.walk();
         let children: Vec<Node<'s>> = pair.children(&mut cursor).collect();
         for child in children {
@@ -1334,7 +1327,7 @@ fn heritage_value(heritage: Node) -> Option<Node> {
     let children: Vec<Node> = heritage.named_children(&mut cursor).collect();
     for child in children {
         if child.kind() == "extends_clause" {
-            return child.child_by_field_name("value");
+            return child.field(Field::Value);
         }
         if child.kind() != "implements_clause" && child.kind() != "comment" {
             return Some(child);

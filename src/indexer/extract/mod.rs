@@ -14,6 +14,7 @@
 mod assign;
 mod calls;
 mod defs;
+mod fields;
 mod modules;
 mod tokens;
 mod types;
@@ -23,6 +24,7 @@ use tree_sitter::{Node, Parser, Tree, TreeCursor};
 
 use super::facts::*;
 use super::language::{is_declaration_file, Language};
+use fields::{Field, FieldExt};
 
 /// Deeper trees than this are not descended (their tokens are still hashed; their calls
 /// are lost and the cuts counted): recursion must not overflow on generated code. Depth
@@ -197,7 +199,7 @@ impl<'s> Extractor<'s> {
             ambient: false,
             decorators: Vec::new(),
             cursors: vec![root.walk()],
-            tokens: tokens::TokenHasher::default(),
+            tokens: tokens::TokenHasher::reused(),
             truncated: 0,
         };
         // StrId 0 is the empty string, so "no name" needs no Option.
@@ -207,6 +209,7 @@ impl<'s> Extractor<'s> {
 
     fn finish(mut self) -> FileFacts {
         self.mark_exported();
+        std::mem::take(&mut self.tokens).recycle();
         self.facts
     }
 
@@ -387,7 +390,7 @@ impl<'s> Extractor<'s> {
         if depth >= MAX_DEPTH {
             return self.cut(node);
         }
-        match handler(node.kind()) {
+        match handler(node.handler_code()) {
             None => self.visit_children(node, depth),
             Some((handle, weight)) => handle(self, node, depth + weight),
         }
@@ -404,7 +407,7 @@ impl<'s> Extractor<'s> {
 
     fn catch_clause(&mut self, node: Node<'s>, depth: usize) {
         self.push_scope(ScopeKind::Block);
-        if let Some(param) = node.child_by_field_name("parameter") {
+        if let Some(param) = node.field(Field::Parameter) {
             self.declare_pattern(param, None, false);
         }
         self.visit_children(node, depth);
@@ -427,7 +430,11 @@ type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 /// The handler of the node kinds that carry facts (the rest are walked through), and the
 /// depth it costs beyond the level itself: depth is counted in units of stack, and
 /// handlers with large frames (functions, classes, calls) cost a few.
-fn handler<'s>(kind: &str) -> Option<(Handler<'s>, usize)> {
+fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
+    let kind = match code {
+        0 => return None,
+        c => fields::HANDLED_KINDS[c as usize - 1],
+    };
     Some(match kind {
         // definitions
         "function_declaration" | "generator_function_declaration" => {
@@ -466,7 +473,7 @@ fn handler<'s>(kind: &str) -> Option<(Handler<'s>, usize)> {
         "import_alias" => (Extractor::import_alias, 1),
         "export_statement" => (Extractor::export_statement, 3),
         "ERROR" => (Extractor::error_node, 1),
-        _ => return None,
+        other => unreachable!("{other} is in HANDLED_KINDS but has no handler"),
     })
 }
 

@@ -3,6 +3,7 @@
 use tree_sitter::Node;
 
 use super::calls::string_literal;
+use super::fields::{Field, FieldExt};
 use super::Extractor;
 use crate::indexer::facts::*;
 
@@ -10,7 +11,7 @@ impl<'s> Extractor<'s> {
     pub(crate) fn import_statement(&mut self, node: Node<'s>, depth: usize) {
         let line = node.start_position().row as u32;
         let source = node
-            .child_by_field_name("source")
+            .field(Field::Source)
             .and_then(|s| string_literal(s, self.src));
         let mut cursor = node.walk();
         let children: Vec<Node<'s>> = node.named_children(&mut cursor).collect();
@@ -26,7 +27,7 @@ impl<'s> Extractor<'s> {
                 // TypeScript: `import x = require('y')`
                 "import_require_clause" => {
                     let spec = child
-                        .child_by_field_name("source")
+                        .field(Field::Source)
                         .and_then(|s| string_literal(s, self.src));
                     let name = child.named_child(0).filter(|n| n.kind() == "identifier");
                     if let (Some(spec), Some(name)) = (spec, name) {
@@ -90,10 +91,10 @@ impl<'s> Extractor<'s> {
                         .filter(|n| n.kind() == "import_specifier")
                         .collect();
                     for s in specifiers {
-                        let Some(name) = s.child_by_field_name("name") else {
+                        let Some(name) = s.field(Field::Name) else {
                             continue;
                         };
-                        let local = s.child_by_field_name("alias").unwrap_or(name);
+                        let local = s.field(Field::Alias).unwrap_or(name);
                         let kind = self.imported_kind(name);
                         let import = self.add_import(spec, kind, line);
                         self.bind_import(local, import);
@@ -122,14 +123,14 @@ impl<'s> Extractor<'s> {
 
     pub(crate) fn export_statement(&mut self, node: Node<'s>, depth: usize) {
         let source = node
-            .child_by_field_name("source")
+            .field(Field::Source)
             .and_then(|s| string_literal(s, self.src));
         let mut cursor = node.walk();
         let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
         let is_default = children.iter().any(|c| c.kind() == "default");
         let is_assignment = children.iter().any(|c| c.kind() == "=");
-        let declaration = node.child_by_field_name("declaration");
-        let value = node.child_by_field_name("value");
+        let declaration = node.field(Field::Declaration);
+        let value = node.field(Field::Value);
 
         for child in children {
             if Some(child) == declaration {
@@ -212,7 +213,7 @@ impl<'s> Extractor<'s> {
                     .collect();
                 let mut names = Vec::new();
                 for d in declarators {
-                    if let Some(target) = d.child_by_field_name("name") {
+                    if let Some(target) = d.field(Field::Name) {
                         collect_pattern_names(target, &mut names, 0);
                     }
                 }
@@ -220,7 +221,7 @@ impl<'s> Extractor<'s> {
             }
             // Not `declare module 'x'` or `declare global`: those export nothing here.
             _ => declared
-                .child_by_field_name("name")
+                .field(Field::Name)
                 .filter(|n| matches!(n.kind(), "identifier" | "type_identifier"))
                 .into_iter()
                 .collect(),
@@ -266,10 +267,10 @@ impl<'s> Extractor<'s> {
             .filter(|n| n.kind() == "export_specifier")
             .collect();
         for s in specifiers {
-            let Some(name) = s.child_by_field_name("name") else {
+            let Some(name) = s.field(Field::Name) else {
                 continue;
             };
-            let alias = s.child_by_field_name("alias").unwrap_or(name);
+            let alias = s.field(Field::Alias).unwrap_or(name);
             let exported =
                 string_literal(alias, self.src).unwrap_or_else(|| self.text(alias).to_string());
             let exported = self.intern(&exported);
@@ -352,12 +353,12 @@ fn collect_pattern_names<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>, level: 
             for c in children {
                 match c.kind() {
                     "pair_pattern" => {
-                        if let Some(v) = c.child_by_field_name("value") {
+                        if let Some(v) = c.field(Field::Value) {
                             collect_pattern_names(v, out, level);
                         }
                     }
                     "assignment_pattern" | "object_assignment_pattern" => {
-                        if let Some(l) = c.child_by_field_name("left") {
+                        if let Some(l) = c.field(Field::Left) {
                             collect_pattern_names(l, out, level);
                         }
                     }

@@ -8,6 +8,8 @@
 //! change.
 
 use tree_sitter::Node;
+
+use super::fields::{FieldExt, LeafClass};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 #[derive(Default)]
@@ -21,17 +23,40 @@ pub(crate) struct TokenHasher {
 
 const COMMA: u64 = 0x2c2c_2c2c;
 
+thread_local! {
+    /// The token buffer of the last file, kept for the next one: files follow each other
+    /// on a thread, and a fresh large buffer per file costs page faults.
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 impl TokenHasher {
+    /// A hasher with this thread's spare buffer.
+    pub(crate) fn reused() -> Self {
+        let mut bytes = SPARE.with(|s| s.take());
+        bytes.clear();
+        TokenHasher {
+            bytes,
+            ..TokenHasher::default()
+        }
+    }
+
+    /// Gives the buffer back for the next file (capped: one huge file must not pin memory).
+    pub(crate) fn recycle(self) {
+        if self.bytes.capacity() <= 8 << 20 {
+            SPARE.with(|s| s.set(self.bytes));
+        }
+    }
+
     pub(crate) fn leaf(&mut self, node: Node, src: &str) {
-        let kind = node.kind();
-        match kind {
-            "comment" | "html_comment" | "hash_bang_line" | ";" | "\"" | "'" => return,
-            "," => {
+        let class = node.leaf_class();
+        match class {
+            LeafClass::Ignored => return,
+            LeafClass::Comma => {
                 self.flush_comma();
                 self.comma = true;
                 return;
             }
-            _ => {}
+            LeafClass::Token | LeafClass::JsxText => {}
         }
         if node.is_missing() {
             return;
@@ -42,7 +67,7 @@ impl TokenHasher {
             self.flush_comma();
         }
         self.comma = false;
-        let hash = if kind == "jsx_text" {
+        let hash = if class == LeafClass::JsxText {
             let collapsed: Vec<&str> = text.split_whitespace().collect();
             if collapsed.is_empty() {
                 return;

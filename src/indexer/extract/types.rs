@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::fields::{Field, FieldExt};
 use super::Extractor;
 use crate::indexer::facts::*;
 
@@ -57,21 +58,21 @@ impl<'s> Extractor<'s> {
             }
             "nested_type_identifier" | "nested_identifier" | "member_expression" => {
                 let module = ty
-                    .child_by_field_name("module")
-                    .or_else(|| ty.child_by_field_name("object"))
+                    .field(Field::Module)
+                    .or_else(|| ty.field(Field::Object))
                     .or_else(|| ty.named_child(0))?;
                 let name = ty
-                    .child_by_field_name("name")
-                    .or_else(|| ty.child_by_field_name("property"))
+                    .field(Field::Name)
+                    .or_else(|| ty.field(Field::Property))
                     .or_else(|| ty.named_child(ty.named_child_count().checked_sub(1)?))?;
                 let base = self.type_sym_at(module, level)?;
                 let name = self.intern_node(name);
                 Some(self.sym(Sym::Member(base, name)))
             }
             "generic_type" => {
-                let name = ty.child_by_field_name("name")?;
+                let name = ty.field(Field::Name)?;
                 if TRANSPARENT_GENERICS.contains(&self.text(name)) {
-                    let args = ty.child_by_field_name("type_arguments")?;
+                    let args = ty.field(Field::TypeArguments)?;
                     return self.type_sym_at(args.named_child(0)?, level);
                 }
                 self.type_sym_at(name, level)

@@ -1,0 +1,216 @@
+//! Field and node-kind lookups by id. `child_by_field_name` compares strings on every
+//! call and `Node::kind` measures and validates a C string on every call; both showed
+//! up as several percent of indexing time. Ids are resolved once per grammar here.
+
+use std::sync::OnceLock;
+
+use tree_sitter::Node;
+
+use crate::indexer::Language;
+
+macro_rules! fields {
+    ($($variant:ident = $name:literal),* $(,)?) => {
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) enum Field { $($variant),* }
+        const NAMES: &[&str] = &[$($name),*];
+    };
+}
+
+fields! {
+    Alias = "alias",
+    Arguments = "arguments",
+    Body = "body",
+    Constructor = "constructor",
+    Declaration = "declaration",
+    Function = "function",
+    Index = "index",
+    Key = "key",
+    Kind = "kind",
+    Left = "left",
+    Module = "module",
+    Name = "name",
+    Object = "object",
+    Parameter = "parameter",
+    Pattern = "pattern",
+    Property = "property",
+    Right = "right",
+    Source = "source",
+    Type = "type",
+    TypeArguments = "type_arguments",
+    TypeParameters = "type_parameters",
+    Value = "value",
+}
+
+/// What the walk does with a leaf token, by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LeafClass {
+    /// Hashed as written.
+    Token,
+    /// Not part of any hash: comments, semicolons, quote marks.
+    Ignored,
+    /// Hashed unless it is a trailing comma.
+    Comma,
+    /// JSX text: hashed with whitespace collapsed.
+    JsxText,
+}
+
+struct Table {
+    /// Compared by address: what identifies a grammar cheaply.
+    grammar: tree_sitter::Language,
+    ids: Vec<u16>,
+    /// Per node kind id: the index in `HANDLED_KINDS` + 1, or 0.
+    handlers: Vec<u8>,
+    leaves: Vec<LeafClass>,
+}
+
+/// Node kinds with a handler in the walk (see `mod.rs`), in the order of their codes.
+pub(crate) const HANDLED_KINDS: &[&str] = &[
+    "function_declaration",
+    "generator_function_declaration",
+    "function_signature",
+    "class_declaration",
+    "abstract_class_declaration",
+    "interface_declaration",
+    "function_expression",
+    "generator_function",
+    "arrow_function",
+    "function",
+    "class",
+    "lexical_declaration",
+    "variable_declaration",
+    "assignment_expression",
+    "internal_module",
+    "module",
+    "type_alias_declaration",
+    "enum_declaration",
+    "statement_block",
+    "for_statement",
+    "for_in_statement",
+    "switch_body",
+    "catch_clause",
+    "call_expression",
+    "new_expression",
+    "decorator",
+    "jsx_opening_element",
+    "jsx_self_closing_element",
+    "jsx_closing_element",
+    "jsx_expression",
+    "pair",
+    "parenthesized_expression",
+    "string",
+    "member_expression",
+    "import_statement",
+    "import_alias",
+    "export_statement",
+    "ERROR",
+];
+
+fn leaf_class(kind: &str) -> LeafClass {
+    match kind {
+        "comment" | "html_comment" | "hash_bang_line" | ";" | "\"" | "'" => LeafClass::Ignored,
+        "," => LeafClass::Comma,
+        "jsx_text" => LeafClass::JsxText,
+        _ => LeafClass::Token,
+    }
+}
+
+fn tables() -> &'static [Table] {
+    static TABLES: OnceLock<Vec<Table>> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        Language::ALL
+            .iter()
+            .map(|l| {
+                let grammar = l.grammar();
+                let ids = NAMES
+                    .iter()
+                    .map(|n| grammar.field_id_for_name(n).map_or(0, |id| id.get()))
+                    .collect();
+                let kinds: Vec<&str> = (0..grammar.node_kind_count() as u16)
+                    .map(|id| grammar.node_kind_for_id(id).unwrap_or(""))
+                    .collect();
+                let handlers = kinds
+                    .iter()
+                    .map(|k| {
+                        HANDLED_KINDS
+                            .iter()
+                            .position(|h| h == k)
+                            .map_or(0, |i| i as u8 + 1)
+                    })
+                    .collect();
+                let leaves = kinds.iter().map(|k| leaf_class(k)).collect();
+                Table {
+                    grammar,
+                    ids,
+                    handlers,
+                    leaves,
+                }
+            })
+            .collect()
+    })
+}
+
+fn table_of(node: &Node) -> Option<&'static Table> {
+    let language = node.language();
+    tables().iter().find(|t| t.grammar == *language)
+}
+
+pub(crate) trait FieldExt<'t> {
+    fn field(&self, field: Field) -> Option<Node<'t>>;
+    /// The kind's handler code (index in `HANDLED_KINDS` + 1), or 0.
+    fn handler_code(&self) -> u8;
+    fn leaf_class(&self) -> LeafClass;
+}
+
+impl<'t> FieldExt<'t> for Node<'t> {
+    #[inline]
+    fn field(&self, field: Field) -> Option<Node<'t>> {
+        match table_of(self)?.ids[field as usize] {
+            0 => None,
+            id => self.child_by_field_id(id),
+        }
+    }
+
+    #[inline]
+    fn handler_code(&self) -> u8 {
+        let id = self.kind_id() as usize;
+        match table_of(self).and_then(|t| t.handlers.get(id)) {
+            Some(&code) => code,
+            // The error symbol lies outside the grammar's kind table.
+            None if self.is_error() => HANDLED_KINDS
+                .iter()
+                .position(|k| *k == "ERROR")
+                .map_or(0, |i| i as u8 + 1),
+            None => 0,
+        }
+    }
+
+    #[inline]
+    fn leaf_class(&self) -> LeafClass {
+        table_of(self).map_or(LeafClass::Token, |t| {
+            t.leaves
+                .get(self.kind_id() as usize)
+                .copied()
+                .unwrap_or(LeafClass::Token)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_ids_find_the_same_children_as_names() {
+        for lang in Language::ALL {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).unwrap();
+            let tree = parser.parse("function f(a) { return a.b; }", None).unwrap();
+            let f = tree.root_node().child(0).unwrap();
+            assert_eq!(f.field(Field::Name), f.child_by_field_name("name"));
+            assert_eq!(f.field(Field::Body), f.child_by_field_name("body"));
+            assert_eq!(f.field(Field::Left), None);
+            let code = f.handler_code() as usize;
+            assert_eq!(HANDLED_KINDS[code - 1], "function_declaration");
+        }
+    }
+}
