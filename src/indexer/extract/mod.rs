@@ -209,8 +209,37 @@ impl<'s> Extractor<'s> {
 
     fn finish(mut self) -> FileFacts {
         self.mark_exported();
+        self.drop_dead_uses();
         std::mem::take(&mut self.tokens).recycle();
         self.facts
+    }
+
+    /// References (`f(x)`) and property reads (`x.total`) whose value starts at a name
+    /// that is nothing knowable (an untyped parameter, an undeclared global) can never
+    /// resolve, and unlike calls they are never matched by name: they are dropped here
+    /// rather than carried in every graph. Calls are all kept (unresolved calls are
+    /// counted, and may be matched by name).
+    fn drop_dead_uses(&mut self) {
+        let facts = &self.facts;
+        let dead = |mut sym: SymId| {
+            for _ in 0..32 {
+                match facts.syms[sym as usize] {
+                    Sym::Binding(b) => sym = facts.bindings[b as usize].value,
+                    Sym::Member(base, _) => sym = base,
+                    Sym::Unknown | Sym::Global(_) => return true,
+                    _ => return false,
+                }
+            }
+            false
+        };
+        let keep: Vec<bool> = facts
+            .calls
+            .iter()
+            .map(|c| !matches!(c.kind, CallKind::Reference | CallKind::Get) || !dead(c.callee))
+            .collect();
+        let mut keep = keep.into_iter();
+        self.facts.calls.retain(|_| keep.next().unwrap_or(true));
+        self.facts.calls.shrink_to_fit();
     }
 
     // ---- strings and syms ----
