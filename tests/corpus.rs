@@ -50,7 +50,7 @@ fn check_invariants(g: &Graph) -> usize {
                 .filter(|(_, d)| d.span.start_byte <= site.byte && site.byte < d.span.end_byte)
                 .min_by_key(|(_, d)| d.span.end_byte - d.span.start_byte)
                 .map(|(j, _)| j as u32);
-            match (site.caller, innermost) {
+            match (site.caller(), innermost) {
                 (Some(c), _) if facts.def(c).kind == DefKind::Class => {
                     // Class-level code (field initialisers, static blocks, decorators):
                     // inside the class, outside its methods.
@@ -66,7 +66,7 @@ fn check_invariants(g: &Graph) -> usize {
                     inner,
                     "{}:{}: site {i} ({}) attributed to {:?}, innermost is {:?}",
                     facts.path,
-                    site.pos.line + 1,
+                    site.pos().line + 1,
                     facts.str(site.name),
                     c.map(|d| facts.def_qualified(d)),
                     inner.map(|d| facts.def_qualified(d)),

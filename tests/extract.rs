@@ -136,7 +136,7 @@ fn callers_of(facts: &FileFacts, kind: CallKind, name: &str) -> Vec<String> {
         .iter()
         .filter(|c| c.kind == kind && facts.str(c.name) == name)
         .map(|c| {
-            c.caller.map_or("<module>".to_string(), |d| {
+            c.caller().map_or("<module>".to_string(), |d| {
                 facts.def_qualified(d).to_string()
             })
         })
@@ -601,7 +601,7 @@ fn realistic_depth_is_not_cut() {
         source.push_str("  fallback();\n}\n");
         let facts = extract_source("elseif.js", &source);
         assert_eq!(facts.calls.len(), 301);
-        assert!(facts.calls.iter().all(|c| c.caller.is_some()));
+        assert!(facts.calls.iter().all(|c| c.caller().is_some()));
         // A 1,000-term concatenation whose innermost term is a call.
         let source = format!("const s = f(){};", " + 'x'".repeat(1_000));
         let facts = extract_source("concat.js", &source);

@@ -245,7 +245,7 @@ fn sites_by_line(g: &Graph) -> BTreeMap<(String, u32), Vec<SiteView>> {
                 .insert((e.confidence, target_name(g, e.target)));
         }
         for (site, view) in facts.calls.iter().zip(views) {
-            out.entry((facts.path.clone(), site.pos.line + 1))
+            out.entry((facts.path.clone(), site.pos().line + 1))
                 .or_default()
                 .push(view);
         }
@@ -430,8 +430,8 @@ fn snapshot(g: &Graph) -> Vec<String> {
             format!(
                 "{}:{}:{} {}",
                 facts.path,
-                s.pos.line + 1,
-                s.pos.column + 1,
+                s.pos().line + 1,
+                s.pos().column + 1,
                 facts.str(s.name)
             )
         };

@@ -131,7 +131,7 @@ async fn sql_reverse_lookup_matches_the_graph(pool: PgPool) {
         .map(|c| {
             (
                 graph.facts(c.file).path.clone(),
-                graph.site(*c).pos.line as i32 + 1,
+                graph.site(*c).pos().line as i32 + 1,
             )
         })
         .collect();

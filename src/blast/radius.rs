@@ -231,11 +231,11 @@ fn base_site(graph: &Graph, c: Caller, depth: u32, via: DefId) -> BaseSite {
     let site = facts.calls[c.site as usize];
     BaseSite {
         path: facts.path.clone(),
-        caller: site.caller.map(|d| facts.def_qualified(d).to_string()),
+        caller: site.caller().map(|d| facts.def_qualified(d).to_string()),
         name: facts.str(site.name).to_string(),
         kind: site.kind,
-        line: site.pos.line,
-        column: site.pos.column,
+        line: site.pos().line,
+        column: site.pos().column,
         confidence: c.confidence,
         depth,
         via: graph.facts(via.file).def_qualified(via.def).to_string(),
@@ -278,18 +278,20 @@ fn still_called(
         .filter(|s| {
             facts.str(s.name) == base.name
                 && s.kind == base.kind
-                && s.caller.map(|d| facts.def_qualified(d)) == base.caller.as_deref()
+                && s.caller().map(|d| facts.def_qualified(d)) == base.caller.as_deref()
         })
-        .min_by_key(|s| s.pos.line.abs_diff(base.line))?;
-    finding.line = site.pos.line + 1;
-    finding.column = site.pos.column + 1;
+        .min_by_key(|s| s.pos().line.abs_diff(base.line))?;
+    finding.line = site.pos().line + 1;
+    finding.column = site.pos().column + 1;
     finding.touched = is_touched(site, head);
     Some(finding)
 }
 
 fn is_touched(site: &CallSite, head: &HeadFile) -> bool {
-    let caller_changed = site.caller.is_some_and(|d| head.changed_defs.contains(&d));
-    caller_changed || head.lines.iter().any(|r| r.contains(&site.pos.line))
+    let caller_changed = site
+        .caller()
+        .is_some_and(|d| head.changed_defs.contains(&d));
+    caller_changed || head.lines.iter().any(|r| r.contains(&site.pos().line))
 }
 
 /// A head-graph call site as a finding.
@@ -303,10 +305,10 @@ fn finding_at(graph: &Graph, c: Caller, head_files: &FxHashMap<String, HeadFile>
         callee: String::new(),
         changed_index: 0,
         file: facts.path.clone(),
-        line: site.pos.line + 1,
-        column: site.pos.column + 1,
+        line: site.pos().line + 1,
+        column: site.pos().column + 1,
         caller: site
-            .caller
+            .caller()
             .map(|d| facts.def_qualified(d).to_string())
             .unwrap_or_else(|| MODULE_CALLER.to_string()),
         kind: site.kind,

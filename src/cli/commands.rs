@@ -221,7 +221,7 @@ pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
         let facts = g.facts(t.caller.file);
         let site = g.site(t.caller);
         *counts.entry(t.caller.confidence).or_default() += 1;
-        let caller = site.caller.map_or("<module>".to_string(), |c| {
+        let caller = site.caller().map_or("<module>".to_string(), |c| {
             facts.def_qualified(c).to_string()
         });
         let via = if t.depth > 1 {
@@ -233,8 +233,8 @@ pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
             "{}{}:{}:{}  {}  [{} {}]{}",
             "  ".repeat(t.depth as usize),
             facts.path,
-            site.pos.line + 1,
-            site.pos.column + 1,
+            site.pos().line + 1,
+            site.pos().column + 1,
             caller,
             site.kind.as_str(),
             t.caller.confidence.as_str(),
@@ -293,8 +293,8 @@ pub fn callees(repo: &RepoArgs, name: &str) -> Result<()> {
         println!(
             "  {}:{}:{}  {}  [{} {}]",
             facts.path,
-            site.pos.line + 1,
-            site.pos.column + 1,
+            site.pos().line + 1,
+            site.pos().column + 1,
             describe(g, e.target),
             site.kind.as_str(),
             e.confidence.as_str()

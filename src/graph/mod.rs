@@ -111,7 +111,18 @@ impl Graph {
         g.retarget_all();
         let all: Vec<FileId> = g.file_ids().collect();
         let _ = g.resolve_and_install(&all);
+        g.shrink();
         g
+    }
+
+    /// Returns the slack of growing vectors after a bulk build.
+    pub(crate) fn shrink(&mut self) {
+        for callers in self.reverse.values_mut() {
+            callers.shrink_to_fit();
+        }
+        for defs in self.by_name.values_mut() {
+            defs.shrink_to_fit();
+        }
     }
 
     // ---- access ----
@@ -508,7 +519,10 @@ impl Graph {
         changed
     }
 
-    fn install(&mut self, f: FileId, r: Resolution) {
+    fn install(&mut self, f: FileId, mut r: Resolution) {
+        r.edges.shrink_to_fit();
+        r.unresolved_sites.shrink_to_fit();
+        r.external_sites.shrink_to_fit();
         for e in &r.edges {
             self.reverse.entry(e.target).or_default().push(Caller {
                 file: f,

@@ -127,7 +127,7 @@ impl Graph {
 
     /// The function a call site is in.
     pub fn caller_node(&self, c: Caller) -> CallerNode {
-        match self.site(c).caller {
+        match self.site(c).caller() {
             Some(d) => CallerNode::Def(DefId::new(c.file, d)),
             None => CallerNode::Module(c.file),
         }
@@ -139,7 +139,7 @@ impl Graph {
         self.resolution(d.file)
             .edges
             .iter()
-            .filter(|e| facts.calls[e.site as usize].caller == Some(d.def))
+            .filter(|e| facts.calls[e.site as usize].caller() == Some(d.def))
             .copied()
             .collect()
     }
@@ -184,7 +184,7 @@ impl Graph {
         for f in self.file_ids() {
             let facts = self.facts(f);
             for e in &self.resolution(f).edges {
-                if let Some(caller) = facts.calls[e.site as usize].caller {
+                if let Some(caller) = facts.calls[e.site as usize].caller() {
                     let a = id(DefId::new(f, caller), &mut defs);
                     let b = id(e.target, &mut defs);
                     graph.add_edge(a, b, ());

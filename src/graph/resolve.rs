@@ -357,6 +357,24 @@ impl<'g> Resolver<'g> {
                     _ => {}
                 }
             }
+            // `f.call(this, x)` and `f.apply(this, args)` call `f` (when `f` has no member
+            // of that name: a class may define its own `call`).
+            if targets.is_empty() && !external && site.kind == CallKind::Call {
+                if let Sym::Member(base, name) = facts.sym(site.callee) {
+                    if matches!(facts.str(name), "call" | "apply") {
+                        let mut bases = Vals::new();
+                        self.eval_callee(f, base, &mut bases);
+                        for b in bases {
+                            if let Value::Def(d) = b {
+                                let kind = self.facts(d.file).def(d.def).kind;
+                                if matches!(kind, DefKind::Function | DefKind::Method) {
+                                    targets.push(d);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             if !targets.is_empty() {
                 targets.sort();
                 targets.dedup();

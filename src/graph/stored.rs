@@ -90,6 +90,7 @@ impl Graph {
             }
         }
         let _ = g.resolve_and_install(&stale);
+        g.shrink();
         g
     }
 

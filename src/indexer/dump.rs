@@ -36,7 +36,7 @@ pub fn render(facts: &FileFacts) -> String {
         }
     }
     for c in &facts.calls {
-        let caller = c.caller.map_or("<module>", |d| facts.def_qualified(d));
+        let caller = c.caller().map_or("<module>", |d| facts.def_qualified(d));
         let kind = match c.kind {
             CallKind::Get => "get",
             k => k.as_str(),
@@ -45,8 +45,8 @@ pub fn render(facts: &FileFacts) -> String {
             out,
             "{kind} {} @{}:{} in {caller} -> {}",
             facts.str(c.name),
-            c.pos.line + 1,
-            c.pos.column + 1,
+            c.pos().line + 1,
+            c.pos().column + 1,
             facts.describe(c.callee),
         );
     }

@@ -66,7 +66,7 @@ pub fn collect(graph: &Graph) -> GraphOut {
         let facts = graph.facts(f);
         for e in &graph.resolution(f).edges {
             let site = &facts.calls[e.site as usize];
-            let from_node = match site.caller {
+            let from_node = match site.caller() {
                 Some(d) => CallerNode::Def(DefId::new(f, d)),
                 None => CallerNode::Module(f),
             };
@@ -90,8 +90,8 @@ pub fn collect(graph: &Graph) -> GraphOut {
                 from,
                 to,
                 file: facts.path.clone(),
-                line: site.pos.line + 1,
-                column: site.pos.column + 1,
+                line: site.pos().line + 1,
+                column: site.pos().column + 1,
                 kind: site.kind.as_str(),
                 confidence: e.confidence.as_str(),
             });

@@ -41,13 +41,20 @@ impl<'s> Extractor<'s> {
                 let name = self.intern_node(node);
                 self.reference(name)
             }
-            "this" => {
-                let ctx = match self.current_this() {
-                    ThisCtx::Of(c) => Some(c),
-                    ThisCtx::Unknown => None,
-                };
-                self.sym(Sym::This(ctx))
-            }
+            "this" => match self.current_this() {
+                ThisCtx::Of(c) => self.sym(Sym::This(Some(c))),
+                ThisCtx::Static(c) => self.sym(Sym::Def(c)),
+                ThisCtx::Unknown => self.sym(Sym::This(None)),
+            },
+            "function_expression"
+            | "arrow_function"
+            | "generator_function"
+            | "function"
+            | "class"
+            | "object" => match self.def_of_node.get(&node.id()) {
+                Some(&d) => self.sym(Sym::Def(d)),
+                None => self.unknown(),
+            },
             "super" => self.super_sym(),
             "member_expression" => {
                 let (Some(object), Some(property)) =
@@ -218,17 +225,17 @@ impl<'s> Extractor<'s> {
         };
         let _ = site;
         let pos = at.start_position();
-        self.facts.calls.push(CallSite {
-            caller: self.current_caller(),
+        self.facts.calls.push(CallSite::new(
+            self.current_caller(),
             kind,
-            callee: sym,
+            sym,
             name,
-            byte: at.start_byte() as u32,
-            pos: Pos {
+            at.start_byte() as u32,
+            Pos {
                 line: pos.row as u32,
                 column: pos.column as u32,
             },
-        });
+        ));
         true
     }
 
@@ -466,17 +473,17 @@ impl<'s> Extractor<'s> {
                 let sym = self.expr_sym(node);
                 let name = self.intern_node(property);
                 let pos = property.start_position();
-                self.facts.calls.push(CallSite {
-                    caller: self.current_caller(),
-                    kind: CallKind::Get,
-                    callee: sym,
+                self.facts.calls.push(CallSite::new(
+                    self.current_caller(),
+                    CallKind::Get,
+                    sym,
                     name,
-                    byte: property.start_byte() as u32,
-                    pos: Pos {
+                    property.start_byte() as u32,
+                    Pos {
                         line: pos.row as u32,
                         column: pos.column as u32,
                     },
-                });
+                ));
             }
         }
         self.visit_children(node, depth);

@@ -66,6 +66,7 @@ impl<'s> Extractor<'s> {
         let at = name_node.unwrap_or(node).start_position();
         let (start, end) = (node.start_position(), node.end_position());
         let idx = self.facts.defs.len() as DefIdx;
+        self.def_of_node.insert(node.id(), idx);
         self.facts.defs.push(Definition {
             name,
             qualified,
@@ -136,6 +137,7 @@ impl<'s> Extractor<'s> {
             }
         };
         let namespace = self.namespace.take();
+        self.returns_to.push(ctx.def);
         // A named function expression sees its own name (`const f = function g() { g() }`).
         if matches!(
             node.kind(),
@@ -193,6 +195,10 @@ impl<'s> Extractor<'s> {
                         self.visit_children(child, depth + 1);
                     } else {
                         self.visit(child, depth + 1);
+                        // `() => new Foo()` returns what its body is.
+                        if let Some(def) = ctx.def {
+                            self.infer_return(def, child);
+                        }
                     }
                     body_hash = Some(self.tokens.hash_since(start));
                 }
@@ -217,6 +223,7 @@ impl<'s> Extractor<'s> {
         }
 
         self.namespace = namespace;
+        self.returns_to.pop();
         if pushed_this {
             self.this.pop();
         }
@@ -227,7 +234,10 @@ impl<'s> Extractor<'s> {
             let d = self.def_mut(def);
             d.signature_hash = signature_hash;
             d.body_hash = body_hash.unwrap_or(0);
-            d.returns = returns;
+            // A stated return type wins over what the `return`s say.
+            if returns.is_some() {
+                d.returns = returns;
+            }
         }
         self.pop_scope();
     }
@@ -413,14 +423,86 @@ impl<'s> Extractor<'s> {
         );
         let value = self.sym(Sym::Def(def));
         self.declare(name, value, false);
+        let this = self.constructor_this(def);
         self.function_like(
             node,
             FnCtx {
                 def: Some(def),
-                this: None,
+                this,
             },
             depth,
         );
+    }
+
+    /// Records what a function without a stated return type returns: the first `return`
+    /// whose value is knowable (`return new Router()`, `return make()`, `return api`).
+    /// A returned object literal becomes a definition (`createApi().fetchUser`), so
+    /// factories' results resolve like the objects they are.
+    pub(crate) fn infer_return(&mut self, def: DefIdx, value: Node<'s>) {
+        if self.facts.def(def).returns.is_some() {
+            return;
+        }
+        let sym = self.expr_sym(value);
+        if !matches!(self.facts.sym(sym), Sym::Unknown) {
+            self.def_mut(def).returns = Some(sym);
+        }
+    }
+
+    /// `return <expr>` inside a definition.
+    pub(crate) fn return_statement(&mut self, node: Node<'s>, depth: usize) {
+        let target = self.returns_to.last().copied().flatten();
+        let value = node.named_child(0).filter(|v| v.kind() != "comment");
+        match (target, value) {
+            (Some(def), Some(value))
+                if value.kind() == "object" && self.facts.def(def).returns.is_none() =>
+            {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+                for child in children {
+                    if child != value {
+                        self.visit(child, depth + 1);
+                        continue;
+                    }
+                    let label = format!("{}()", self.facts.def_name(def));
+                    let name = self.intern(&label);
+                    let object = self.object_literal(value, name, None, None, depth + 1);
+                    let qualified = format!("{}()", self.facts.def_qualified(def));
+                    let qualified = self.intern(&qualified);
+                    self.rename_object(object, qualified);
+                    let sym = self.sym(Sym::Def(object));
+                    self.def_mut(def).returns = Some(sym);
+                }
+            }
+            (Some(def), Some(value)) => {
+                self.visit_children(node, depth);
+                self.infer_return(def, value);
+            }
+            _ => self.visit_children(node, depth),
+        }
+    }
+
+    /// Gives an object definition and its members a new qualified name prefix.
+    fn rename_object(&mut self, object: DefIdx, qualified: StrId) {
+        let old = self.facts.def_qualified(object).to_string();
+        let new = self.facts.str(qualified).to_string();
+        self.def_mut(object).qualified = qualified;
+        let prefix = format!("{old}.");
+        for i in 0..self.facts.defs.len() {
+            let q = self.facts.str(self.facts.defs[i].qualified).to_string();
+            if let Some(rest) = q.strip_prefix(&prefix) {
+                let renamed = format!("{new}.{rest}");
+                let id = self.intern(&renamed);
+                self.facts.defs[i].qualified = id;
+            }
+        }
+    }
+
+    /// A capitalised plain function is an ES5 constructor (`function Emitter() {
+    /// this.on = function () {} }`): its `this` is an instance of it.
+    fn constructor_this(&self, def: DefIdx) -> Option<ThisCtx> {
+        let name = self.facts.def_name(def);
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            .then_some(ThisCtx::Of(def))
     }
 
     /// `declare function f(): T;` and overload signatures. Only declaration files keep
@@ -457,6 +539,9 @@ impl<'s> Extractor<'s> {
     ) -> DefIdx {
         let def = self.new_def(kind, name, container, node, name_node);
         let this = match (kind, container) {
+            (DefKind::Function, _) | (_, None) if node.kind() != "arrow_function" => {
+                self.constructor_this(def)
+            }
             (DefKind::Function, _) | (_, None) => None,
             (_, Some(c)) => Some(ThisCtx::Of(c)),
         };
@@ -652,6 +737,13 @@ impl<'s> Extractor<'s> {
                         self.def_mut(def).container = namespace;
                         member_value = None;
                     }
+                } else if value.kind() == "assignment_expression" {
+                    // `var proto = module.exports = function () {}`: the assignment
+                    // defines the literal; the name stands for it.
+                    self.visit(value, depth + 1);
+                    let sym = self.expr_sym(value);
+                    self.rebind(binding, sym);
+                    member_value = Some(self.facts.bindings[binding as usize].value);
                 } else {
                     let sym = self.expr_sym(value);
                     self.rebind(binding, sym);
@@ -890,11 +982,16 @@ impl<'s> Extractor<'s> {
         let (kind, is_static) = self.member_kind(node, name);
         let def = self.new_def(kind, name, Some(container), node, Some(name_node));
         self.def_mut(def).is_static = is_static;
+        let this = if is_static && self.facts.def(container).kind == DefKind::Class {
+            ThisCtx::Static(container)
+        } else {
+            ThisCtx::Of(container)
+        };
         self.function_like(
             node,
             FnCtx {
                 def: Some(def),
-                this: Some(ThisCtx::Of(container)),
+                this: Some(this),
             },
             depth,
         );
@@ -912,11 +1009,16 @@ impl<'s> Extractor<'s> {
         let (kind, is_static) = self.member_kind(node, name);
         let def = self.new_def(kind, name, Some(container), node, Some(name_node));
         self.def_mut(def).is_static = is_static;
+        let this = if is_static && self.facts.def(container).kind == DefKind::Class {
+            ThisCtx::Static(container)
+        } else {
+            ThisCtx::Of(container)
+        };
         self.function_like(
             node,
             FnCtx {
                 def: Some(def),
-                this: Some(ThisCtx::Of(container)),
+                this: Some(this),
             },
             depth,
         );

@@ -102,6 +102,7 @@ pub(crate) const HANDLED_KINDS: &[&str] = &[
     "import_statement",
     "import_alias",
     "export_statement",
+    "return_statement",
     "ERROR",
 ];
 

@@ -143,6 +143,8 @@ impl Scope {
 pub(crate) enum ThisCtx {
     /// Inside a class (or a named object literal's methods).
     Of(DefIdx),
+    /// Inside a static method: `this` is the class itself.
+    Static(DefIdx),
     /// Inside a plain function: `this` is whatever the caller says.
     Unknown,
 }
@@ -159,6 +161,12 @@ pub(crate) struct Extractor<'s> {
     /// Enclosing definitions of any kind, for qualified names.
     names: Vec<DefIdx>,
     this: Vec<ThisCtx>,
+    /// Per enclosing function: the definition its `return` statements describe (None for
+    /// anonymous functions and for definitions with a stated return type).
+    returns_to: Vec<Option<DefIdx>>,
+    /// Definitions by the node that defines them, so an expression that is a literal
+    /// already bound (`var proto = module.exports = function () {}`) denotes it.
+    def_of_node: FxHashMap<usize, DefIdx>,
     /// Set while walking the top level of a TypeScript namespace: its declarations are
     /// members of it.
     namespace: Option<DefIdx>,
@@ -195,6 +203,8 @@ impl<'s> Extractor<'s> {
             names: Vec::new(),
             this: vec![ThisCtx::Unknown],
             namespace: None,
+            returns_to: Vec::new(),
+            def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,
             decorators: Vec::new(),
@@ -240,6 +250,77 @@ impl<'s> Extractor<'s> {
         let mut keep = keep.into_iter();
         self.facts.calls.retain(|_| keep.next().unwrap_or(true));
         self.facts.calls.shrink_to_fit();
+        self.compact_syms();
+    }
+
+    /// Drops the symbolic values nothing refers to any more (those of dropped uses,
+    /// and the scratch values of expressions that bound nothing), renumbering the rest.
+    fn compact_syms(&mut self) {
+        let f = &mut self.facts;
+        let mut live = vec![false; f.syms.len()];
+        let mut stack: Vec<SymId> = Vec::new();
+        stack.extend(f.calls.iter().map(|c| c.callee));
+        stack.extend(f.bindings.iter().map(|b| b.value));
+        stack.extend(f.props.iter().map(|p| p.value));
+        stack.extend(f.module_exports);
+        stack.extend(f.exports.iter().filter_map(|e| match e.value {
+            ExportValue::Local(s) => Some(s),
+            _ => None,
+        }));
+        for d in &f.defs {
+            stack.extend(d.extends);
+            stack.extend(d.returns);
+        }
+        while let Some(s) = stack.pop() {
+            if std::mem::replace(&mut live[s as usize], true) {
+                continue;
+            }
+            match f.syms[s as usize] {
+                Sym::Member(base, _) => stack.push(base),
+                Sym::Instance(x) | Sym::Return(x) => stack.push(x),
+                _ => {}
+            }
+        }
+        let mut remap = vec![0 as SymId; f.syms.len()];
+        let mut next = 0;
+        for (old, &alive) in live.iter().enumerate() {
+            if alive {
+                remap[old] = next;
+                next += 1;
+            }
+        }
+        let mut kept = Vec::with_capacity(next as usize);
+        for (old, sym) in f.syms.iter().enumerate() {
+            if live[old] {
+                kept.push(match *sym {
+                    Sym::Member(base, n) => Sym::Member(remap[base as usize], n),
+                    Sym::Instance(x) => Sym::Instance(remap[x as usize]),
+                    Sym::Return(x) => Sym::Return(remap[x as usize]),
+                    other => other,
+                });
+            }
+        }
+        f.syms = kept;
+        let r = |s: SymId| remap[s as usize];
+        for c in &mut f.calls {
+            c.callee = r(c.callee);
+        }
+        for b in &mut f.bindings {
+            b.value = r(b.value);
+        }
+        for p in &mut f.props {
+            p.value = r(p.value);
+        }
+        f.module_exports = f.module_exports.map(r);
+        for e in &mut f.exports {
+            if let ExportValue::Local(s) = &mut e.value {
+                *s = r(*s);
+            }
+        }
+        for d in &mut f.defs {
+            d.extends = d.extends.map(r);
+            d.returns = d.returns.map(r);
+        }
     }
 
     // ---- strings and syms ----
@@ -501,6 +582,7 @@ fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
         "import_statement" => (Extractor::import_statement, 1),
         "import_alias" => (Extractor::import_alias, 1),
         "export_statement" => (Extractor::export_statement, 3),
+        "return_statement" => (Extractor::return_statement, 1),
         "ERROR" => (Extractor::error_node, 1),
         other => unreachable!("{other} is in HANDLED_KINDS but has no handler"),
     })

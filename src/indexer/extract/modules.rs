@@ -308,13 +308,23 @@ impl<'s> Extractor<'s> {
         }
         let name = self.intern("module.exports");
         let def = self.object_literal(object, name, None, None, depth + 1);
-        let props: Vec<StrId> = self
+        // Every property, methods (`{ size() {} }`) included.
+        let mut props: Vec<StrId> = self
             .facts
             .props
             .iter()
             .filter(|p| p.object == def)
             .map(|p| p.name)
+            .chain(
+                self.facts
+                    .defs
+                    .iter()
+                    .filter(|d| d.container == Some(def))
+                    .map(|d| d.name),
+            )
             .collect();
+        props.sort_unstable();
+        props.dedup();
         let object_sym = self.sym(Sym::Def(def));
         for prop in props {
             let sym = self.sym(Sym::Member(object_sym, prop));
