@@ -171,19 +171,25 @@ fn main() {
 
     // 5. update_file: one file edited (a call appended to its end), re-resolved in place.
     let mut step_times = Vec::new();
+    let mut slowest = (0.0, String::new());
     let stride = (sources.len() / 60).max(1);
     for (path, _, src) in sources.iter().step_by(stride).take(60) {
         let edited = format!("{src}\nhelper_for_bench();\n");
         let start = Instant::now();
         graph.update_file(path, &edited);
-        step_times.push(start.elapsed().as_secs_f64() * 1e3);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        step_times.push(ms);
+        if ms > slowest.0 {
+            slowest = (ms, path.clone());
+        }
         graph.update_file(path, src);
     }
     let max = step_times.iter().cloned().fold(0.0, f64::max);
     println!(
-        "update_file: median {:.2} ms, max {:.2} ms over {} files",
+        "update_file: median {:.2} ms, max {:.2} ms ({}) over {} files",
         median(step_times.clone()),
         max,
+        slowest.1,
         step_times.len()
     );
 }

@@ -36,18 +36,23 @@ fn corpus() -> (Graph, BTreeMap<String, String>) {
 
 /// Every call site belongs to the innermost callable definition around it (or to the
 /// module when none is), and every edge points at something that exists.
-fn check_invariants(g: &Graph) -> usize {
+fn check_invariants(g: &Graph, sources: &BTreeMap<String, String>) -> usize {
     let mut sites = 0;
     for f in g.file_ids() {
         let facts = g.facts(f);
+        let text = &sources[&facts.path];
+        let mut line_starts = vec![0u32];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i as u32 + 1));
         for (i, site) in facts.calls.iter().enumerate() {
             sites += 1;
+            let pos = site.pos();
+            let byte = line_starts[pos.line as usize] + pos.column;
             let innermost = facts
                 .defs
                 .iter()
                 .enumerate()
                 .filter(|(_, d)| d.kind.is_callable() && d.kind != DefKind::Class)
-                .filter(|(_, d)| d.span.start_byte <= site.byte && site.byte < d.span.end_byte)
+                .filter(|(_, d)| d.span.start_byte <= byte && byte < d.span.end_byte)
                 .min_by_key(|(_, d)| d.span.end_byte - d.span.start_byte)
                 .map(|(j, _)| j as u32);
             match (site.caller(), innermost) {
@@ -56,7 +61,7 @@ fn check_invariants(g: &Graph) -> usize {
                     // inside the class, outside its methods.
                     let class = facts.def(c);
                     assert!(
-                        class.span.start_byte <= site.byte && site.byte < class.span.end_byte,
+                        class.span.start_byte <= byte && byte < class.span.end_byte,
                         "{}: site {i} outside its class",
                         facts.path
                     );
@@ -75,7 +80,7 @@ fn check_invariants(g: &Graph) -> usize {
         }
         for e in &g.resolution(f).edges {
             assert!(
-                (e.site as usize) < facts.calls.len(),
+                (e.site() as usize) < facts.calls.len(),
                 "{}: edge site",
                 facts.path
             );
@@ -109,7 +114,7 @@ fn check_invariants(g: &Graph) -> usize {
 #[ignore = "needs BLAST_CORPUS; run by .ci/run"]
 fn corpus_invariants_and_incremental_equals_full() {
     let (mut graph, mut sources) = corpus();
-    let sites = check_invariants(&graph);
+    let sites = check_invariants(&graph, &sources);
     assert!(sites > 10_000, "{sites} call sites");
 
     let mut rng = StdRng::seed_from_u64(2026);
@@ -156,6 +161,6 @@ fn corpus_invariants_and_incremental_equals_full() {
             graph.edge_keys() == full.edge_keys(),
             "round {round}: incremental != full rebuild"
         );
-        check_invariants(&graph);
+        check_invariants(&graph, &sources);
     }
 }

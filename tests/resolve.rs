@@ -240,9 +240,9 @@ fn sites_by_line(g: &Graph) -> BTreeMap<(String, u32), Vec<SiteView>> {
             })
             .collect();
         for e in &resolution.edges {
-            views[e.site as usize]
+            views[e.site() as usize]
                 .edges
-                .insert((e.confidence, target_name(g, e.target)));
+                .insert((e.confidence(), target_name(g, e.target)));
         }
         for (site, view) in facts.calls.iter().zip(views) {
             out.entry((facts.path.clone(), site.pos().line + 1))
@@ -438,8 +438,8 @@ fn snapshot(g: &Graph) -> Vec<String> {
         for e in &r.edges {
             out.push(format!(
                 "{} -> {} {}",
-                at(e.site),
-                e.confidence.as_str(),
+                at(e.site()),
+                e.confidence().as_str(),
                 target_name(g, e.target)
             ));
         }
@@ -452,11 +452,11 @@ fn snapshot(g: &Graph) -> Vec<String> {
         // The reverse index must agree with the edges.
         for e in &r.edges {
             assert!(
-                g.callers(e.target)
-                    .iter()
-                    .any(|c| c.file == f && c.site == e.site && c.confidence == e.confidence),
+                g.callers(e.target).iter().any(|c| c.file == f
+                    && c.site() == e.site()
+                    && c.confidence() == e.confidence()),
                 "reverse index misses {}",
-                at(e.site)
+                at(e.site())
             );
         }
     }

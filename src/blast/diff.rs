@@ -233,9 +233,8 @@ mod tests {
         let mut byte = 0;
         for (line, &(qualified, kind, sig, body, len)) in defs.iter().enumerate() {
             let name = qualified.rsplit('.').next().unwrap_or(qualified);
-            let name_id = f.strings.len() as u32;
-            f.strings.push(name.into());
-            f.strings.push(qualified.into());
+            let name_id = f.strings.push(name);
+            f.strings.push(qualified);
             f.defs.push(Definition {
                 name: name_id,
                 qualified: name_id + 1,

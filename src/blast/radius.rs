@@ -228,7 +228,7 @@ fn describe(facts: &FileFacts, d: DefIdx, path: &str, change: Change) -> Changed
 
 fn base_site(graph: &Graph, c: Caller, depth: u32, via: DefId) -> BaseSite {
     let facts = graph.facts(c.file);
-    let site = facts.calls[c.site as usize];
+    let site = facts.calls[c.site() as usize];
     BaseSite {
         path: facts.path.clone(),
         caller: site.caller().map(|d| facts.def_qualified(d).to_string()),
@@ -236,7 +236,7 @@ fn base_site(graph: &Graph, c: Caller, depth: u32, via: DefId) -> BaseSite {
         kind: site.kind,
         line: site.pos().line,
         column: site.pos().column,
-        confidence: c.confidence,
+        confidence: c.confidence(),
         depth,
         via: graph.facts(via.file).def_qualified(via.def).to_string(),
     }
@@ -297,7 +297,7 @@ fn is_touched(site: &CallSite, head: &HeadFile) -> bool {
 /// A head-graph call site as a finding.
 fn finding_at(graph: &Graph, c: Caller, head_files: &FxHashMap<String, HeadFile>) -> CallerFinding {
     let facts = graph.facts(c.file);
-    let site = &facts.calls[c.site as usize];
+    let site = &facts.calls[c.site() as usize];
     let touched = head_files
         .get(&facts.path)
         .is_some_and(|h| is_touched(site, h));
@@ -312,7 +312,7 @@ fn finding_at(graph: &Graph, c: Caller, head_files: &FxHashMap<String, HeadFile>
             .map(|d| facts.def_qualified(d).to_string())
             .unwrap_or_else(|| MODULE_CALLER.to_string()),
         kind: site.kind,
-        confidence: c.confidence,
+        confidence: c.confidence(),
         touched,
         depth: 1,
         via: None,

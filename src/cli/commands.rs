@@ -105,8 +105,8 @@ fn summary(loaded: &Loaded, total: std::time::Duration) -> String {
         }
         let r = g.resolution(f);
         for e in &r.edges {
-            *by_conf.entry(e.confidence).or_default() += 1;
-            if facts.calls[e.site as usize].kind == CallKind::Get {
+            *by_conf.entry(e.confidence()).or_default() += 1;
+            if facts.calls[e.site() as usize].kind == CallKind::Get {
                 getters += 1;
             }
         }
@@ -220,7 +220,7 @@ pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
     for t in &found {
         let facts = g.facts(t.caller.file);
         let site = g.site(t.caller);
-        *counts.entry(t.caller.confidence).or_default() += 1;
+        *counts.entry(t.caller.confidence()).or_default() += 1;
         let caller = site.caller().map_or("<module>".to_string(), |c| {
             facts.def_qualified(c).to_string()
         });
@@ -237,7 +237,7 @@ pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
             site.pos().column + 1,
             caller,
             site.kind.as_str(),
-            t.caller.confidence.as_str(),
+            t.caller.confidence().as_str(),
             via
         );
     }
@@ -289,7 +289,7 @@ pub fn callees(repo: &RepoArgs, name: &str) -> Result<()> {
     println!("callees of {}", describe(g, d));
     let facts = g.facts(d.file);
     for e in g.callees(d) {
-        let site = &facts.calls[e.site as usize];
+        let site = &facts.calls[e.site() as usize];
         println!(
             "  {}:{}:{}  {}  [{} {}]",
             facts.path,
@@ -297,7 +297,7 @@ pub fn callees(repo: &RepoArgs, name: &str) -> Result<()> {
             site.pos().column + 1,
             describe(g, e.target),
             site.kind.as_str(),
-            e.confidence.as_str()
+            e.confidence().as_str()
         );
     }
     Ok(())

@@ -45,12 +45,29 @@ impl DefId {
     }
 }
 
-/// A call site that calls a definition: the other half of an [`Edge`].
+/// A call site that calls a definition: the other half of an [`Edge`] (8 bytes: the
+/// confidence rides in the low bits of the site index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Caller {
     pub file: FileId,
-    pub site: u32,
-    pub confidence: Confidence,
+    site_conf: u32,
+}
+
+impl Caller {
+    pub fn new(file: FileId, site: u32, confidence: Confidence) -> Caller {
+        Caller {
+            file,
+            site_conf: resolve::pack_site(site, confidence),
+        }
+    }
+
+    pub fn site(&self) -> u32 {
+        self.site_conf >> 2
+    }
+
+    pub fn confidence(&self) -> Confidence {
+        resolve::unpack_confidence(self.site_conf)
+    }
 }
 
 /// Where an import specifier of a file leads, with the file set as it is now.
@@ -288,7 +305,7 @@ impl Graph {
         for slot in self.slots.iter().flatten() {
             let f = &slot.facts;
             total += f.path.len()
-                + f.strings.iter().map(|s| s.len() + 16).sum::<usize>()
+                + f.strings.heap_bytes()
                 + f.defs.capacity() * size_of::<Definition>()
                 + f.defs
                     .iter()
@@ -524,11 +541,11 @@ impl Graph {
         r.unresolved_sites.shrink_to_fit();
         r.external_sites.shrink_to_fit();
         for e in &r.edges {
-            self.reverse.entry(e.target).or_default().push(Caller {
-                file: f,
-                site: e.site,
-                confidence: e.confidence,
-            });
+            self.reverse.entry(e.target).or_default().push(Caller::new(
+                f,
+                e.site(),
+                e.confidence(),
+            ));
         }
         for &d in &r.deps {
             self.dependents.entry(d).or_default().insert(f);

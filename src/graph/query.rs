@@ -122,7 +122,7 @@ impl Graph {
     }
 
     pub fn site(&self, c: Caller) -> &CallSite {
-        &self.facts(c.file).calls[c.site as usize]
+        &self.facts(c.file).calls[c.site() as usize]
     }
 
     /// The function a call site is in.
@@ -139,7 +139,7 @@ impl Graph {
         self.resolution(d.file)
             .edges
             .iter()
-            .filter(|e| facts.calls[e.site as usize].caller() == Some(d.def))
+            .filter(|e| facts.calls[e.site() as usize].caller() == Some(d.def))
             .copied()
             .collect()
     }
@@ -184,7 +184,7 @@ impl Graph {
         for f in self.file_ids() {
             let facts = self.facts(f);
             for e in &self.resolution(f).edges {
-                if let Some(caller) = facts.calls[e.site as usize].caller() {
+                if let Some(caller) = facts.calls[e.site() as usize].caller() {
                     let a = id(DefId::new(f, caller), &mut defs);
                     let b = id(e.target, &mut defs);
                     graph.add_edge(a, b, ());
@@ -217,11 +217,11 @@ impl Graph {
                 let target = self.facts(e.target.file);
                 out.push(EdgeKey {
                     from_file: self.facts(f).path.clone(),
-                    site: e.site,
+                    site: e.site(),
                     to_file: target.path.clone(),
                     to_qualified: target.def_qualified(e.target.def).to_string(),
                     to_def: e.target.def,
-                    confidence: e.confidence,
+                    confidence: e.confidence(),
                 });
             }
         }
@@ -240,7 +240,7 @@ impl Graph {
                         facts.path.clone(),
                         d,
                         self.facts(c.file).path.clone(),
-                        c.site,
+                        c.site(),
                     ));
                 }
             }

@@ -246,13 +246,48 @@ pub(crate) enum Value {
 
 type Vals = SmallVec<[Value; 2]>;
 
-/// One resolved call edge out of a file.
+/// One resolved call edge out of a file. Graphs hold millions: the confidence rides in
+/// the low bits of the site index (12 bytes, not 16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Edge {
-    /// Index into the file's call sites.
-    pub site: u32,
+    site_conf: u32,
     pub target: DefId,
-    pub confidence: Confidence,
+}
+
+pub(crate) fn pack_site(site: u32, confidence: Confidence) -> u32 {
+    debug_assert!(site < 1 << 30, "call sites per file fit 30 bits");
+    site << 2
+        | match confidence {
+            Confidence::Exact => 0,
+            Confidence::Likely => 1,
+            Confidence::Possible => 2,
+        }
+}
+
+pub(crate) fn unpack_confidence(packed: u32) -> Confidence {
+    match packed & 0b11 {
+        0 => Confidence::Exact,
+        1 => Confidence::Likely,
+        _ => Confidence::Possible,
+    }
+}
+
+impl Edge {
+    pub fn new(site: u32, target: DefId, confidence: Confidence) -> Edge {
+        Edge {
+            site_conf: pack_site(site, confidence),
+            target,
+        }
+    }
+
+    /// Index into the file's call sites.
+    pub fn site(&self) -> u32 {
+        self.site_conf >> 2
+    }
+
+    pub fn confidence(&self) -> Confidence {
+        unpack_confidence(self.site_conf)
+    }
 }
 
 /// Everything resolving one file produced, and what it depended on.
@@ -379,11 +414,7 @@ impl<'g> Resolver<'g> {
                 targets.sort();
                 targets.dedup();
                 for t in targets {
-                    out.edges.push(Edge {
-                        site: i as u32,
-                        target: t,
-                        confidence: Confidence::Exact,
-                    });
+                    out.edges.push(Edge::new(i as u32, t, Confidence::Exact));
                 }
                 continue;
             }
@@ -410,11 +441,7 @@ impl<'g> Resolver<'g> {
                         Confidence::Possible
                     };
                     for t in candidates {
-                        out.edges.push(Edge {
-                            site: i as u32,
-                            target: t,
-                            confidence,
-                        });
+                        out.edges.push(Edge::new(i as u32, t, confidence));
                     }
                 }
                 None => out.unresolved_sites.push(i as u32),

@@ -46,10 +46,10 @@ impl Graph {
             .edges
             .iter()
             .map(|e| StoredEdge {
-                site: e.site,
+                site: e.site(),
                 file: file_index(e.target.file, &mut files),
                 def: e.target.def,
-                confidence: e.confidence,
+                confidence: e.confidence(),
             })
             .collect();
         let deps = r.deps.iter().map(|&d| file_index(d, &mut files)).collect();
@@ -107,11 +107,7 @@ impl Graph {
             if e.site >= sites || e.def as usize >= self.facts(target).defs.len() {
                 return None;
             }
-            edges.push(Edge {
-                site: e.site,
-                target: DefId::new(target, e.def),
-                confidence: e.confidence,
-            });
+            edges.push(Edge::new(e.site, DefId::new(target, e.def), e.confidence));
         }
         let deps = s
             .deps

@@ -30,7 +30,7 @@ pub struct FileFacts {
     pub declaration_only: bool,
     /// Syntax errors tree-sitter recovered from; facts are what it could still read.
     pub parse_errors: u32,
-    pub strings: Vec<Box<str>>,
+    pub strings: StringTable,
     pub defs: Vec<Definition>,
     pub calls: Vec<CallSite>,
     pub imports: Vec<Import>,
@@ -41,6 +41,51 @@ pub struct FileFacts {
     /// Object-literal properties whose value is not a function: `{ a, b: require('x') }`.
     pub props: Vec<Prop>,
     pub syms: Vec<Sym>,
+}
+
+/// A file's strings in one buffer: 4 bytes of bookkeeping per string instead of a
+/// pointer, a length and an allocation each.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StringTable {
+    buf: String,
+    /// End offset of each string in `buf`.
+    ends: Vec<u32>,
+}
+
+impl StringTable {
+    /// Appends a string; returns its id.
+    pub fn push(&mut self, s: &str) -> StrId {
+        self.buf.push_str(s);
+        self.ends.push(self.buf.len() as u32);
+        (self.ends.len() - 1) as StrId
+    }
+
+    pub fn get(&self, id: StrId) -> &str {
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.buf[start..self.ends[i] as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len() as StrId).map(|i| self.get(i))
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.buf.capacity() + self.ends.capacity() * 4
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.buf.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -149,7 +194,7 @@ impl CallKind {
     }
 }
 
-/// One call site. Graphs hold millions: it is packed into 24 bytes (the caller as an
+/// One call site. Graphs hold millions: it is packed into 20 bytes (the caller as an
 /// index plus one, the column in 16 bits: longer lines are minified and skipped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallSite {
@@ -159,7 +204,6 @@ pub struct CallSite {
     pub callee: SymId,
     /// The called name (last segment): what a name-only match uses.
     pub name: StrId,
-    pub byte: u32,
     line: u32,
     column: u16,
     pub kind: CallKind,
@@ -171,14 +215,12 @@ impl CallSite {
         kind: CallKind,
         callee: SymId,
         name: StrId,
-        byte: u32,
         pos: Pos,
     ) -> CallSite {
         CallSite {
             caller: caller.map_or(0, |c| c + 1),
             callee,
             name,
-            byte,
             line: pos.line,
             column: u16::try_from(pos.column).unwrap_or(u16::MAX),
             kind,
@@ -248,6 +290,21 @@ pub struct Prop {
     pub value: SymId,
 }
 
+const TAG_MASK: u32 = 0b11 << 30;
+const TAG_BINDING: u32 = 0b10 << 30;
+const TAG_DEF: u32 = 0b11 << 30;
+const INDEX_MASK: u32 = !TAG_MASK;
+
+/// The id that denotes `sym` without an entry in `syms`, when there is one: a binding
+/// or a definition. Saves 12 bytes for most values of a file (a call `f()` is one).
+pub fn inline_sym(sym: Sym) -> Option<SymId> {
+    match sym {
+        Sym::Binding(b) if b <= INDEX_MASK => Some(TAG_BINDING | b),
+        Sym::Def(d) if d <= INDEX_MASK => Some(TAG_DEF | d),
+        _ => None,
+    }
+}
+
 /// A symbolic value: what an expression denotes, as far as one file can say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Sym {
@@ -272,15 +329,21 @@ pub enum Sym {
 
 impl FileFacts {
     pub fn str(&self, id: StrId) -> &str {
-        &self.strings[id as usize]
+        self.strings.get(id)
     }
 
     pub fn def(&self, idx: DefIdx) -> &Definition {
         &self.defs[idx as usize]
     }
 
+    /// The value `id` denotes. Names and definitions (most values) are written into the
+    /// id itself (see [`inline_sym`]); the rest are entries of `syms`.
     pub fn sym(&self, id: SymId) -> Sym {
-        self.syms[id as usize]
+        match id & TAG_MASK {
+            TAG_BINDING => Sym::Binding(id & INDEX_MASK),
+            TAG_DEF => Sym::Def(id & INDEX_MASK),
+            _ => self.syms[id as usize],
+        }
     }
 
     pub fn def_name(&self, idx: DefIdx) -> &str {

@@ -65,7 +65,7 @@ pub fn collect(graph: &Graph) -> GraphOut {
     for &f in &files {
         let facts = graph.facts(f);
         for e in &graph.resolution(f).edges {
-            let site = &facts.calls[e.site as usize];
+            let site = &facts.calls[e.site() as usize];
             let from_node = match site.caller() {
                 Some(d) => CallerNode::Def(DefId::new(f, d)),
                 None => CallerNode::Module(f),
@@ -93,7 +93,7 @@ pub fn collect(graph: &Graph) -> GraphOut {
                 line: site.pos().line + 1,
                 column: site.pos().column + 1,
                 kind: site.kind.as_str(),
-                confidence: e.confidence.as_str(),
+                confidence: e.confidence().as_str(),
             });
         }
     }

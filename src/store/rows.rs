@@ -161,19 +161,19 @@ impl Rows {
             self.definitions.end_row();
         }
         for e in &graph.resolution(f).edges {
-            let site = &facts.calls[e.site as usize];
+            let site = &facts.calls[e.site() as usize];
             let callee_file = numbers.number(&graph.facts(e.target.file).path);
             self.edges
                 .int8(repo)
                 .int4(file_id)
-                .int4(int4(e.site))
+                .int4(int4(e.site()))
                 .opt_int4(site.caller().map(int4))
                 .int4(int4(site.pos().line) + 1)
                 .int4(int4(site.pos().column) + 1)
                 .text(site.kind.as_str())
                 .int4(callee_file)
                 .int4(int4(e.target.def))
-                .text(e.confidence.as_str());
+                .text(e.confidence().as_str());
             self.edges.end_row();
         }
     }

@@ -230,7 +230,6 @@ impl<'s> Extractor<'s> {
             kind,
             sym,
             name,
-            at.start_byte() as u32,
             Pos {
                 line: pos.row as u32,
                 column: pos.column as u32,
@@ -478,7 +477,6 @@ impl<'s> Extractor<'s> {
                     CallKind::Get,
                     sym,
                     name,
-                    property.start_byte() as u32,
                     Pos {
                         line: pos.row as u32,
                         column: pos.column as u32,

@@ -221,6 +221,7 @@ impl<'s> Extractor<'s> {
         self.mark_exported();
         self.drop_dead_uses();
         std::mem::take(&mut self.tokens).recycle();
+        self.facts.strings.shrink_to_fit();
         self.facts
     }
 
@@ -254,9 +255,11 @@ impl<'s> Extractor<'s> {
     }
 
     /// Drops the symbolic values nothing refers to any more (those of dropped uses,
-    /// and the scratch values of expressions that bound nothing), renumbering the rest.
+    /// and the scratch values of expressions that bound nothing), writes names and
+    /// definitions into the ids that refer to them, and renumbers the rest.
     fn compact_syms(&mut self) {
         let f = &mut self.facts;
+        let inline: Vec<Option<SymId>> = f.syms.iter().map(|s| inline_sym(*s)).collect();
         let mut live = vec![false; f.syms.len()];
         let mut stack: Vec<SymId> = Vec::new();
         stack.extend(f.calls.iter().map(|c| c.callee));
@@ -272,7 +275,7 @@ impl<'s> Extractor<'s> {
             stack.extend(d.returns);
         }
         while let Some(s) = stack.pop() {
-            if std::mem::replace(&mut live[s as usize], true) {
+            if inline[s as usize].is_some() || std::mem::replace(&mut live[s as usize], true) {
                 continue;
             }
             match f.syms[s as usize] {
@@ -289,19 +292,19 @@ impl<'s> Extractor<'s> {
                 next += 1;
             }
         }
+        let r = |s: SymId| inline[s as usize].unwrap_or(remap[s as usize]);
         let mut kept = Vec::with_capacity(next as usize);
         for (old, sym) in f.syms.iter().enumerate() {
             if live[old] {
                 kept.push(match *sym {
-                    Sym::Member(base, n) => Sym::Member(remap[base as usize], n),
-                    Sym::Instance(x) => Sym::Instance(remap[x as usize]),
-                    Sym::Return(x) => Sym::Return(remap[x as usize]),
+                    Sym::Member(base, n) => Sym::Member(r(base), n),
+                    Sym::Instance(x) => Sym::Instance(r(x)),
+                    Sym::Return(x) => Sym::Return(r(x)),
                     other => other,
                 });
             }
         }
         f.syms = kept;
-        let r = |s: SymId| remap[s as usize];
         for c in &mut f.calls {
             c.callee = r(c.callee);
         }
@@ -329,8 +332,7 @@ impl<'s> Extractor<'s> {
         if let Some(&id) = self.strings.get(s) {
             return id;
         }
-        let id = self.facts.strings.len() as StrId;
-        self.facts.strings.push(s.into());
+        let id = self.facts.strings.push(s);
         self.strings.insert(s.into(), id);
         id
     }
