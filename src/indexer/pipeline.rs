@@ -49,7 +49,7 @@ pub fn extract_each<T: Send, E: Send>(
     progress: &(dyn Fn() + Sync),
 ) -> Result<Extracted, E> {
     enum Out {
-        Facts(FileFacts, u64),
+        Facts(Box<FileFacts>, u64),
         Config(String, String),
         Skipped(String, SkipReason),
         Ignored,
@@ -69,7 +69,7 @@ pub fn extract_each<T: Send, E: Send>(
                         let facts = super::extract::with_thread_parser(|p| {
                             super::extract(&file.path, language, text, p)
                         });
-                        Out::Facts(facts, file.bytes.len() as u64)
+                        Out::Facts(Box::new(facts), file.bytes.len() as u64)
                     }
                     Err(reason) => Out::Skipped(file.path, reason),
                 }
@@ -85,7 +85,7 @@ pub fn extract_each<T: Send, E: Send>(
         match out? {
             Out::Facts(f, bytes) => {
                 extracted.bytes += bytes;
-                extracted.facts.push(f);
+                extracted.facts.push(*f);
             }
             Out::Config(p, c) => extracted.configs.push((p, c)),
             Out::Skipped(p, r) => extracted.skipped.push((p, r)),
