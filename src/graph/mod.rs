@@ -189,11 +189,10 @@ impl Graph {
     /// Returns the files whose resolution changed (this one included).
     pub fn update_facts(&mut self, facts: FileFacts) -> Vec<FileId> {
         let existing = self.file_id(&facts.path);
-        let mut names = self.callable_names(&facts);
         let mut dirty: FxHashSet<FileId> = FxHashSet::default();
+        let old_candidates = existing.map(|fid| self.candidate_signature(fid));
         let fid = match existing {
             Some(fid) => {
-                names.extend(self.callable_names(&self.slot(fid).facts));
                 dirty.extend(self.dependents.get(&fid).into_iter().flatten().copied());
                 self.remove_from_name_index(fid);
                 let index = FileIndex::build(&facts, &mut self.names);
@@ -221,8 +220,13 @@ impl Graph {
             }
         };
         dirty.insert(fid);
-        for n in names {
-            dirty.extend(self.fallback_users.get(&n).into_iter().flatten().copied());
+        // Name-only matches change only where this file's candidates for a name did.
+        let old = old_candidates.unwrap_or_default();
+        let new = self.candidate_signature(fid);
+        for (name, sig) in old.iter().chain(new.iter()) {
+            if old.get(name) != Some(sig) || new.get(name) != Some(sig) {
+                dirty.extend(self.fallback_users.get(name).into_iter().flatten().copied());
+            }
         }
         let dirty: Vec<FileId> = dirty.into_iter().collect();
         let mut changed = self.resolve_and_install(&dirty);
@@ -422,6 +426,31 @@ impl Graph {
             dirty.extend(self.dependents.get(&f).into_iter().flatten().copied());
         }
         dirty
+    }
+
+    /// What a name-only match can see of a file's definitions, by name: which of its
+    /// definitions bear the name and what decides whether they are candidates.
+    fn candidate_signature(&self, f: FileId) -> FxHashMap<NameId, Vec<(DefIdx, u32)>> {
+        let slot = self.slot(f);
+        let mut out: FxHashMap<NameId, Vec<(DefIdx, u32)>> = FxHashMap::default();
+        if slot.facts.declaration_only {
+            return out;
+        }
+        for (i, d) in slot.facts.defs.iter().enumerate() {
+            if !d.kind.is_callable() || d.kind == DefKind::Constructor {
+                continue;
+            }
+            let container = d.container.map(|c| slot.facts.def(c).kind);
+            let flags = d.kind as u32
+                | u32::from(container.is_some()) << 8
+                | u32::from(container == Some(DefKind::Interface)) << 9
+                | u32::from(d.qualified == d.name) << 10
+                | u32::from(slot.index.is_module) << 11;
+            out.entry(slot.index.name(d.name))
+                .or_default()
+                .push((i as DefIdx, flags));
+        }
+        out
     }
 
     fn callable_names(&self, facts: &FileFacts) -> Vec<NameId> {
