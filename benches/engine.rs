@@ -65,19 +65,19 @@ fn main() {
             .sum::<usize>()
     });
 
+    let copies = || -> Vec<SourceFile> {
+        files
+            .iter()
+            .map(|f| SourceFile {
+                path: f.path.clone(),
+                bytes: f.bytes.clone(),
+            })
+            .collect()
+    };
+
     // 2. the full index: parse + extract + resolve, all cores.
     let (index, _) = best_of(3, || {
-        let extracted = extract_all(
-            files
-                .iter()
-                .map(|f| SourceFile {
-                    path: f.path.clone(),
-                    bytes: f.bytes.clone(),
-                })
-                .collect(),
-            &rules,
-            &|| {},
-        );
+        let extracted = extract_all(copies(), &rules, &|| {});
         Graph::build(extracted.facts, extracted.configs)
     });
     println!(
@@ -87,62 +87,25 @@ fn main() {
         index.as_secs_f64() / parse.as_secs_f64()
     );
 
-    // 3. the graph's heap size.
-    let extracted = extract_all(
-        files
-            .iter()
-            .map(|f| SourceFile {
-                path: f.path.clone(),
-                bytes: f.bytes.clone(),
-            })
-            .collect(),
-        &rules,
-        &|| {},
-    );
+    // 3. the graph's heap size: everything a graph holds, the facts it took over included.
+    let extracted = extract_all(copies(), &rules, &|| {});
+    let before = live();
+    let facts_copy = extracted.facts.clone();
+    let facts_bytes = live() - before;
+    drop(facts_copy);
     let before = live();
     let mut graph = Graph::build(extracted.facts, extracted.configs);
-    let after = live();
-    // `extracted.facts` moved into the graph: what remains allocated is the graph plus
-    // the facts it took over, so count those too by building from scratch below.
+    let total = live() - before + facts_bytes;
     let sites: usize = graph.file_ids().map(|f| graph.facts(f).calls.len()).sum();
     let edges: usize = graph
         .file_ids()
         .map(|f| graph.resolution(f).edges.len())
         .sum();
-    drop(graph);
-    let extracted = extract_all(
-        files
-            .iter()
-            .map(|f| SourceFile {
-                path: f.path.clone(),
-                bytes: f.bytes.clone(),
-            })
-            .collect(),
-        &rules,
-        &|| {},
-    );
-    let base = live();
-    let facts_bytes = base.saturating_sub(before.saturating_sub(0));
-    let _ = facts_bytes;
-    let start_live = live();
-    let facts_only: usize = {
-        // Facts' heap: measure by dropping them.
-        let before_drop = live();
-        let copy = extracted.facts.clone();
-        let with_copy = live();
-        drop(copy);
-        let _ = before_drop;
-        with_copy - before_drop
-    };
-    let before = start_live - facts_only;
-    graph = Graph::build(extracted.facts, extracted.configs);
-    let total = live() - before;
-    let _ = after;
     println!(
         "memory: graph {:.1} MB on the heap ({:.1} MB of it per-file facts) for {} call sites \
          (incl. property reads) and {} edges: {:.0} bytes per call site",
         total as f64 / 1e6,
-        facts_only as f64 / 1e6,
+        facts_bytes as f64 / 1e6,
         sites,
         edges,
         total as f64 / sites as f64

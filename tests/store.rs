@@ -474,3 +474,67 @@ async fn an_unreachable_database_is_a_clear_error_without_the_password() {
     let err = Store::connect("not a url").await.err().unwrap();
     assert!(matches!(err, StoreError::BadUrl));
 }
+
+#[sqlx::test(migrations = false)]
+async fn the_cache_serves_a_stale_graph_while_it_catches_up(pool: PgPool) {
+    use blast_radius::store::cache::GraphCache;
+    let store = store(pool).await;
+    let mut repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+    let cache = GraphCache::new(store.clone(), 1 << 30);
+    let first = cache.get(id).await.unwrap();
+    assert_eq!(first.version, 1);
+    // Another process writes version 2.
+    let _ = apply_and_check(
+        &store,
+        id,
+        graph,
+        1,
+        &mut repo,
+        vec![("routes/posts.js", None)],
+    )
+    .await;
+    // The held graph answers at once (stale), and a background task catches it up.
+    let stale = cache.get(id).await.unwrap();
+    assert_eq!(stale.version, 1);
+    let mut fresh = stale;
+    for _ in 0..200 {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        fresh = cache.get(id).await.unwrap();
+        if fresh.version == 2 {
+            break;
+        }
+    }
+    assert_eq!(fresh.version, 2, "caught up in the background");
+    assert_eq!(fresh.graph.edge_keys(), repo.build().0.edge_keys());
+}
+
+#[sqlx::test(migrations = false)]
+async fn the_cache_keeps_graphs_under_its_memory_budget(pool: PgPool) {
+    use blast_radius::store::cache::GraphCache;
+    let store = store(pool).await;
+    let repo = fixture_repo();
+    let (a, _) = saved(&store, "o/a", &repo).await;
+    let (b, _) = saved(&store, "o/b", &repo).await;
+    let (c, _) = saved(&store, "o/c", &repo).await;
+    let one = GraphCache::new(store.clone(), 1 << 30)
+        .get(a)
+        .await
+        .unwrap()
+        .bytes;
+    assert!(one > 0);
+    // Room for two graphs: the least recently used one goes.
+    let cache = GraphCache::new(store.clone(), one * 2 + one / 2);
+    cache.get(a).await.unwrap();
+    cache.get(b).await.unwrap();
+    cache.get(a).await.unwrap(); // a is now the most recent
+    cache.get(c).await.unwrap();
+    assert!(cache.contains(a) && cache.contains(c));
+    assert!(
+        !cache.contains(b),
+        "the least recently used graph was evicted"
+    );
+    assert!(cache.held_bytes() <= one * 2 + one / 2);
+    // An evicted graph loads again on use.
+    assert_eq!(cache.get(b).await.unwrap().version, 1);
+}

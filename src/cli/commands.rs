@@ -341,7 +341,20 @@ pub fn blast(
     let base_commit = git.resolve(base)?;
     let head_commit = git.resolve(head)?;
     let rules = rules(repo);
-    let mut loaded = load_commit(&git, &base_commit, &rules, true)?;
+    let mut loaded = match &repo.database_url {
+        // The stored graph serves as the base when it reflects the base commit.
+        Some(url) => match super::stored::load_at(url, &repo_name(repo)?, &base_commit)? {
+            Some(loaded) => loaded,
+            None => {
+                eprintln!(
+                    "note: the stored graph is not at {base} ({}); indexing {base} from git",
+                    &base_commit[..12.min(base_commit.len())]
+                );
+                load_commit(&git, &base_commit, &rules, true)?
+            }
+        },
+        None => load_commit(&git, &base_commit, &rules, true)?,
+    };
 
     let base_tree = git.tree(&base_commit)?;
     let head_tree = git.tree(&head_commit)?;

@@ -120,3 +120,23 @@ pub fn load(url: &str, name: &str) -> Result<Loaded> {
         })
     })
 }
+
+/// The stored graph of `name` if it reflects `commit`.
+pub fn load_at(url: &str, name: &str, commit: &str) -> Result<Option<Loaded>> {
+    runtime()?.block_on(async {
+        let store = connect(url).await?;
+        let repo = store.repository(name).await?;
+        if repo.commit.as_deref() != Some(commit) {
+            return Ok(None);
+        }
+        let start = Instant::now();
+        let (graph, _) = store.load_graph(repo.id).await?;
+        Ok(Some(Loaded {
+            graph,
+            skipped: Vec::new(),
+            bytes: 0,
+            extract_time: Duration::ZERO,
+            resolve_time: start.elapsed(),
+        }))
+    })
+}

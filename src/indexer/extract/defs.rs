@@ -979,9 +979,22 @@ impl<'s> Extractor<'s> {
             );
             return None;
         };
+        Some(self.member_function(node, container, name, name_node, depth))
+    }
+
+    /// A named method (with a body or not) of `container`: its definition, walked.
+    fn member_function(
+        &mut self,
+        node: Node<'s>,
+        container: DefIdx,
+        name: StrId,
+        name_node: Node<'s>,
+        depth: usize,
+    ) -> DefIdx {
         let (kind, is_static) = self.member_kind(node, name);
         let def = self.new_def(kind, name, Some(container), node, Some(name_node));
         self.def_mut(def).is_static = is_static;
+        // In a static method, `this` is the class itself.
         let this = if is_static && self.facts.def(container).kind == DefKind::Class {
             ThisCtx::Static(container)
         } else {
@@ -995,7 +1008,7 @@ impl<'s> Extractor<'s> {
             },
             depth,
         );
-        Some(def)
+        def
     }
 
     /// A method without a body: abstract, in an interface, or in a declaration file.
@@ -1006,22 +1019,7 @@ impl<'s> Extractor<'s> {
         let Some(name) = self.key_name(name_node) else {
             return self.visit_children(node, depth);
         };
-        let (kind, is_static) = self.member_kind(node, name);
-        let def = self.new_def(kind, name, Some(container), node, Some(name_node));
-        self.def_mut(def).is_static = is_static;
-        let this = if is_static && self.facts.def(container).kind == DefKind::Class {
-            ThisCtx::Static(container)
-        } else {
-            ThisCtx::Of(container)
-        };
-        self.function_like(
-            node,
-            FnCtx {
-                def: Some(def),
-                this: Some(this),
-            },
-            depth,
-        );
+        self.member_function(node, container, name, name_node, depth);
     }
 
     fn field(&mut self, node: Node<'s>, class: DefIdx, depth: usize) {

@@ -1,0 +1,91 @@
+//! The CLI over the store: index into Postgres, answer from it.
+
+mod common;
+
+use common::{git, run_ok, two_commit_repo};
+use sqlx::{ConnectOptions, PgPool};
+
+fn url_of(pool: &PgPool) -> String {
+    pool.connect_options().to_url_lossy().to_string()
+}
+
+#[sqlx::test(migrations = false)]
+async fn index_then_answer_from_the_database(pool: PgPool) {
+    let url = url_of(&pool);
+    let repo = two_commit_repo("blast/classify");
+    let dir = repo.path().to_str().unwrap().to_string();
+    // The working tree at the base commit is what gets stored.
+    git(repo.path(), &["checkout", "-q", "HEAD~1"]);
+    let out = run_ok(&[
+        "index",
+        "--repo",
+        &dir,
+        "--database-url",
+        &url,
+        "--name",
+        "o/classify",
+    ]);
+    assert!(out.contains("stored       o/classify version 1"), "{out}");
+    assert!(
+        out.contains("5 files parsed, 0 from the facts cache"),
+        "{out}"
+    );
+    let again = run_ok(&[
+        "index",
+        "--repo",
+        &dir,
+        "--database-url",
+        &url,
+        "--name",
+        "o/classify",
+    ]);
+    assert!(again.contains("version 2"), "{again}");
+    assert!(
+        again.contains("0 files parsed, 5 from the facts cache"),
+        "{again}"
+    );
+
+    // callers from the stored graph, without the directory's files.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = run_ok(&[
+        "callers",
+        "classifyFields",
+        "--repo",
+        elsewhere.path().to_str().unwrap(),
+        "--database-url",
+        &url,
+        "--name",
+        "o/classify",
+    ]);
+    assert!(
+        out.contains("routes/services/video.js:5:28  processVideo"),
+        "{out}"
+    );
+    assert!(out.contains("3 call sites (3 exact)"), "{out}");
+
+    // blast from the stored base graph equals blast from git.
+    git(repo.path(), &["checkout", "-q", "-"]);
+    let base = {
+        let out = std::process::Command::new("git")
+            .args(["-C", &dir, "rev-parse", "HEAD~1"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let stored = run_ok(&[
+        "blast",
+        "--repo",
+        &dir,
+        "--base",
+        &base,
+        "--format",
+        "json",
+        "--database-url",
+        &url,
+        "--name",
+        "o/classify",
+    ]);
+    let from_git = run_ok(&["blast", "--repo", &dir, "--base", &base, "--format", "json"]);
+    assert_eq!(stored, from_git);
+    assert!(stored.contains("routes/posts.js"));
+}
