@@ -107,3 +107,47 @@ fn classify_fields_markdown_lists_untouched_callers_first() {
     );
     assert!(out.contains("```mermaid"));
 }
+
+/// The loudest finding: a renamed function whose other caller still uses the old name.
+#[test]
+fn a_renamed_function_still_called_is_reported_first() {
+    let repo = two_commit_repo("blast/rename");
+    let report = blast_json(repo.path());
+    let changed = report["changed"].as_array().unwrap();
+    let renamed = changed
+        .iter()
+        .position(|c| c["change"] == "renamed")
+        .expect("a rename");
+    assert_eq!(changed[renamed]["name"], "formatDay");
+    assert_eq!(changed[renamed]["renamed_from"], "formatDate");
+    assert!(changed
+        .iter()
+        .any(|c| c["name"] == "unused" && c["change"] == "removed"));
+    let callers = callers_of(&report, "formatDay");
+    let untouched: Vec<String> = callers
+        .iter()
+        .filter(|c| c["touched"] == false)
+        .map(|c| {
+            format!(
+                "{}:{} {}",
+                c["file"].as_str().unwrap(),
+                c["line"],
+                c["caller"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(untouched, vec!["b.js:4 footer"]);
+    let out = run_ok(&[
+        "blast",
+        "--repo",
+        repo.path().to_str().unwrap(),
+        "--base",
+        "HEAD~1",
+    ]);
+    let loud = out
+        .find("Removed or renamed, but still called")
+        .expect("loud section");
+    let section = out.find("### `formatDay`").expect("function section");
+    assert!(loud < section, "{out}");
+    assert!(out.contains("`formatDate` renamed to `formatDay`"), "{out}");
+}
