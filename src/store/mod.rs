@@ -284,7 +284,7 @@ impl Store {
         let mut numbers = FileNumbers::default();
         let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
         let edges = rows.edges.rows();
-        write_rows(&mut tx, &rows).await?;
+        write_rows(&self.pool, &mut tx, &rows).await?;
         ops::set_graph_version(&mut tx, &lock, commit, version).await?;
         tx.commit().await?;
         Ok(Written {
@@ -434,7 +434,7 @@ impl Store {
         }
         let edges = rows.edges.rows();
         let files = rows.files.rows();
-        write_rows(&mut tx, &rows).await?;
+        write_rows(&self.pool, &mut tx, &rows).await?;
         let added: Vec<String> = meta.blobs.keys().cloned().collect();
         ops::record_removed(&mut tx, &lock, &gone, &added, version).await?;
         ops::set_graph_version(&mut tx, &lock, commit, version).await?;
@@ -558,17 +558,33 @@ fn build_rows(
     rows
 }
 
-async fn write_rows(tx: &mut sqlx::PgConnection, rows: &Rows) -> Result<()> {
-    ops::insert_facts_cache(tx, &rows.facts_cache, PARSER_VERSION).await?;
-    ops::copy_in(tx, "files", rows::FILES_COLUMNS, &rows.files).await?;
-    ops::copy_in(
-        tx,
-        "definitions",
-        rows::DEFINITIONS_COLUMNS,
-        &rows.definitions,
-    )
-    .await?;
-    ops::copy_in(tx, "edges", rows::EDGES_COLUMNS, &rows.edges).await?;
+/// Writes the rows of a change. The facts cache is content-addressed and shared by
+/// every repository, so it need not be part of the repository's transaction: it is
+/// written on a second connection at the same time (the server works on both at once)
+/// and committed before the caller commits, so no reader finds a file without facts.
+async fn write_rows(pool: &PgPool, tx: &mut sqlx::PgConnection, rows: &Rows) -> Result<()> {
+    let cache = async {
+        if rows.facts_cache.is_empty() {
+            return Ok(());
+        }
+        let mut conn = pool.acquire().await?;
+        ops::insert_facts_cache(&mut conn, &rows.facts_cache, PARSER_VERSION).await
+    };
+    let repo_rows = async {
+        ops::copy_in(tx, "files", rows::FILES_COLUMNS, &rows.files).await?;
+        ops::copy_in(
+            tx,
+            "definitions",
+            rows::DEFINITIONS_COLUMNS,
+            &rows.definitions,
+        )
+        .await?;
+        ops::copy_in(tx, "edges", rows::EDGES_COLUMNS, &rows.edges).await?;
+        Ok::<_, sqlx::Error>(())
+    };
+    let (cached, written) = tokio::join!(cache, repo_rows);
+    cached?;
+    written?;
     Ok(())
 }
 
