@@ -193,6 +193,12 @@ impl<'s> Extractor<'s> {
                     if child.kind() == "statement_block" {
                         // The function scope is the body's scope.
                         self.visit_children(child, depth + 1);
+                    } else if let (Some(def), true) = (
+                        ctx.def,
+                        is_function_node(child.kind()) || is_class_node(child.kind()),
+                    ) {
+                        // `() => (state) => ...`: the returned function is a definition.
+                        self.returned_literal(def, child, depth + 1);
                     } else {
                         self.visit(child, depth + 1);
                         // `() => new Foo()` returns what its body is.
@@ -473,12 +479,65 @@ impl<'s> Extractor<'s> {
                     self.def_mut(def).returns = Some(sym);
                 }
             }
+            (Some(def), Some(value))
+                if (is_function_node(value.kind()) || is_class_node(value.kind()))
+                    && self.facts.def(def).returns.is_none() =>
+            {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+                for child in children {
+                    if child == value {
+                        self.returned_literal(def, value, depth + 1);
+                    } else {
+                        self.visit(child, depth + 1);
+                    }
+                }
+            }
             (Some(def), Some(value)) => {
                 self.visit_children(node, depth);
                 self.infer_return(def, value);
             }
             _ => self.visit_children(node, depth),
         }
+    }
+
+    /// A function or class that a definition returns (`return function createSlice() {}`,
+    /// `() => (state) => ...`) is a definition too: what the factory's result calls.
+    /// It is named by its own name, else after the factory (`makeSelector()`).
+    pub(crate) fn returned_literal(&mut self, def: DefIdx, value: Node<'s>, depth: usize) {
+        // Each level costs what a function handler's frames cost (see `handler`); past
+        // the limit the plain walk cuts the subtree.
+        let depth = depth + 4;
+        if depth >= super::MAX_DEPTH {
+            return self.visit(value, depth);
+        }
+        let name = match value.field(Field::Name) {
+            Some(n) => self.intern_node(n),
+            None => {
+                let label = format!("{}()", self.facts.def_name(def));
+                self.intern(&label)
+            }
+        };
+        let inner = if is_class_node(value.kind()) {
+            self.class(value, name, None, value.field(Field::Name), depth)
+        } else {
+            self.bound_function(
+                value,
+                DefKind::Function,
+                name,
+                None,
+                value.field(Field::Name),
+                depth,
+            )
+        };
+        if value.field(Field::Name).is_none() {
+            // Named after the call that makes it: `makeSelector()`, not nested in it.
+            let qualified = format!("{}()", self.facts.def_qualified(def));
+            let qualified = self.intern(&qualified);
+            self.rename_object(inner, qualified);
+        }
+        let sym = self.sym(Sym::Def(inner));
+        self.def_mut(def).returns = Some(sym);
     }
 
     /// Gives an object definition and its members a new qualified name prefix.
