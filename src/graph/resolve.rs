@@ -238,6 +238,8 @@ pub(crate) enum Value {
     Module(FileId),
     /// Something from a package outside the repository.
     External,
+    /// An array whose elements are the value of a symbolic value of a file.
+    Elements(FileId, SymId),
     /// A platform global (`Math`, `Object`, `document`) or a member of one: calling it is
     /// an external call, but what it returns may be the repository's own value
     /// (`Object.freeze(api)`), so its result is unknown rather than external.
@@ -603,6 +605,18 @@ impl<'g> Resolver<'g> {
                     }
                 }
             }
+            Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
+            Sym::Element(array) => {
+                let mut arrays = Vals::new();
+                self.eval(f, array, depth + 1, &mut arrays);
+                for a in arrays {
+                    if let Value::Elements(file, array_sym) = a {
+                        if let Sym::Array(element) = self.facts(file).sym(array_sym) {
+                            self.eval(file, element, depth + 1, out);
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -753,6 +767,8 @@ impl<'g> Resolver<'g> {
             Value::Module(t) => self.export_lookup(t, name, depth + 1, out),
             Value::Def(d) => self.def_member(d, name, false, depth + 1, out),
             Value::Instance(d) => self.def_member(d, name, true, depth + 1, out),
+            // Members of arrays are the platform's (`map`, `length`, `push`).
+            Value::Elements(..) => Self::push(out, Value::Platform),
         }
     }
 
@@ -830,7 +846,7 @@ impl<'g> Resolver<'g> {
                     Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
                     Value::Instance(base) => self.def_member(base, name, instance, depth + 1, out),
                     Value::External | Value::Platform => Self::push(out, Value::External),
-                    Value::Module(_) => {}
+                    Value::Module(_) | Value::Elements(..) => {}
                 }
             }
         }

@@ -324,6 +324,11 @@ pub enum Sym {
     This(Option<DefIdx>),
     /// `super` inside the given class.
     Super(DefIdx),
+    /// An array whose elements are the operand (`x: Item[]`).
+    Array(SymId),
+    /// An element of the array the operand denotes (`items.forEach(item => ...)`,
+    /// `for (const item of items)`).
+    Element(SymId),
     Unknown,
 }
 
@@ -387,6 +392,8 @@ impl FileFacts {
             Sym::This(Some(c)) => format!("this@{}", self.def_qualified(c)),
             Sym::This(None) => "this".into(),
             Sym::Super(c) => format!("super@{}", self.def_qualified(c)),
+            Sym::Array(e) => format!("[{}]", d(e)),
+            Sym::Element(a) => format!("elem({})", d(a)),
             Sym::Unknown => "?".into(),
         }
     }

@@ -80,6 +80,11 @@ impl<'s> Extractor<'s> {
                         let name = self.intern(&key);
                         self.sym(Sym::Member(base, name))
                     }
+                    // `items[i]`: an element, if `items` is an array.
+                    (Some(object), None) => {
+                        let base = self.expr_sym_depth(object, depth + 1);
+                        self.sym(Sym::Element(base))
+                    }
                     _ => self.unknown(),
                 }
             }
@@ -281,11 +286,12 @@ impl<'s> Extractor<'s> {
         if let Some(f) = function {
             self.record_call_of(node, kind, f, depth);
         }
+        let element = function.and_then(|f| self.iteration_element(f));
         for (field, child) in children {
             match field {
                 Some("function") => self.visit_callee(child, depth + 1),
                 Some("arguments") if child.kind() == "arguments" => {
-                    self.arguments(child, depth + 1)
+                    self.arguments_with(child, depth + 1, element)
                 }
                 _ => self.visit(child, depth + 1),
             }
@@ -294,11 +300,40 @@ impl<'s> Extractor<'s> {
 
     /// Arguments: a function passed by name is a use of it (`items.map(normalize)`).
     fn arguments(&mut self, args: Node<'s>, depth: usize) {
+        self.arguments_with(args, depth, None)
+    }
+
+    /// Arguments, where the first function literal's parameter at `element.0` is an
+    /// element of the array `element.1` (the callback of an iteration method).
+    fn arguments_with(&mut self, args: Node<'s>, depth: usize, element: Option<(usize, SymId)>) {
         let mut cursor = args.walk();
         let children: Vec<Node<'s>> = args.children(&mut cursor).collect();
+        let mut element = element;
         for child in children {
-            self.value_use(child, depth + 1);
+            if element.is_some() && super::defs::is_function_node(child.kind()) {
+                self.param_hint = element.take();
+                self.value_use(child, depth + 1);
+                self.param_hint = None;
+            } else {
+                self.value_use(child, depth + 1);
+            }
         }
+    }
+
+    /// `items.map(item => ...)`: which parameter of the callback is an element of which
+    /// array, for the iteration methods of arrays.
+    fn iteration_element(&mut self, callee: Node<'s>) -> Option<(usize, SymId)> {
+        if callee.kind() != "member_expression" {
+            return None;
+        }
+        let index = match self.text(callee.field(Field::Property)?) {
+            "forEach" | "map" | "filter" | "find" | "findIndex" | "findLast" | "findLastIndex"
+            | "some" | "every" | "flatMap" => 0,
+            "reduce" | "reduceRight" => 1,
+            _ => return None,
+        };
+        let array = self.expr_sym(callee.field(Field::Object)?);
+        Some((index, self.sym(Sym::Element(array))))
     }
 
     /// An expression used as a value where a function may be expected: identifiers and

@@ -257,15 +257,19 @@ impl<'s> Extractor<'s> {
                 .then_some(d.container)
                 .flatten()
         });
+        // A callback of an iteration method: one parameter is the array's element.
+        let hint = self.param_hint.take();
+        let hinted = |i: usize| hint.filter(|(at, _)| *at == i).map(|(_, v)| v);
         let mut texts = Vec::new();
         if params.kind() == "identifier" {
             texts.push(self.intern_node(params));
-            let value = self.unknown();
+            let value = hinted(0).unwrap_or_else(|| self.unknown());
             let name = self.intern_node(params);
             self.declare(name, value, false);
         } else {
             let mut cursor = params.walk();
             let list: Vec<Node<'s>> = params.named_children(&mut cursor).collect();
+            let mut index = 0;
             for p in list {
                 if p.kind() == "comment" {
                     continue;
@@ -276,7 +280,8 @@ impl<'s> Extractor<'s> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 texts.push(self.intern(&collapsed));
-                self.declare_parameter(p, constructor_of);
+                self.declare_parameter(p, constructor_of, hinted(index));
+                index += 1;
             }
         }
         if let Some(def) = def {
@@ -285,11 +290,19 @@ impl<'s> Extractor<'s> {
         self.visit(params, depth + 1);
     }
 
-    fn declare_parameter(&mut self, p: Node<'s>, constructor_of: Option<DefIdx>) {
+    fn declare_parameter(
+        &mut self,
+        p: Node<'s>,
+        constructor_of: Option<DefIdx>,
+        hint: Option<SymId>,
+    ) {
         match p.kind() {
             "required_parameter" | "optional_parameter" => {
                 let pattern = p.field(Field::Pattern).or_else(|| p.field(Field::Name));
-                let typed = p.field(Field::Type).and_then(|t| self.type_annotation(t));
+                let typed = p
+                    .field(Field::Type)
+                    .and_then(|t| self.type_annotation(t))
+                    .or(hint);
                 if let Some(pattern) = pattern {
                     self.declare_pattern(pattern, typed, false);
                     // `constructor(private repo: Repo)` declares a field too.
@@ -310,7 +323,7 @@ impl<'s> Extractor<'s> {
                     }
                 }
             }
-            _ => self.declare_pattern(p, None, false),
+            _ => self.declare_pattern(p, hint, false),
         }
     }
 
@@ -842,8 +855,19 @@ impl<'s> Extractor<'s> {
             return;
         }
         let hoist = node.field(Field::Kind).is_some_and(|k| k.kind() == "var");
+        // `for (const item of items)`: item is an element of items.
+        let element = match (
+            node.child_by_field_name("operator"),
+            node.field(Field::Right),
+        ) {
+            (Some(op), Some(right)) if op.kind() == "of" => {
+                let array = self.expr_sym(right);
+                Some(self.sym(Sym::Element(array)))
+            }
+            _ => None,
+        };
         if let Some(left) = node.field(Field::Left) {
-            self.declare_pattern(left, None, hoist);
+            self.declare_pattern(left, element, hoist);
         }
     }
 
@@ -1122,14 +1146,14 @@ impl<'s> Extractor<'s> {
                     self.visit(child, depth + 1);
                 }
             } else if child.kind() == "type_annotation" {
-                if value.is_none() {
-                    if let Some(typed) = self.type_annotation(child) {
-                        self.facts.props.push(Prop {
-                            object: class,
-                            name,
-                            value: typed,
-                        });
-                    }
+                // The stated type describes the field whatever its initial value
+                // (`columns: Column[] = []`).
+                if let Some(typed) = self.type_annotation(child) {
+                    self.facts.props.push(Prop {
+                        object: class,
+                        name,
+                        value: typed,
+                    });
                 }
                 self.visit(child, depth + 1);
             } else {

@@ -161,6 +161,9 @@ pub(crate) struct Extractor<'s> {
     /// Enclosing definitions of any kind, for qualified names.
     names: Vec<DefIdx>,
     this: Vec<ThisCtx>,
+    /// The value of the next function literal's parameter at this index: the element
+    /// of the array an iteration method walks (`items.map(item => ...)`).
+    pub(crate) param_hint: Option<(usize, SymId)>,
     /// Per enclosing function: the definition its `return` statements describe (None for
     /// anonymous functions and for definitions with a stated return type).
     returns_to: Vec<Option<DefIdx>>,
@@ -204,6 +207,7 @@ impl<'s> Extractor<'s> {
             this: vec![ThisCtx::Unknown],
             namespace: None,
             returns_to: Vec::new(),
+            param_hint: None,
             def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,
@@ -236,7 +240,7 @@ impl<'s> Extractor<'s> {
             for _ in 0..32 {
                 match facts.syms[sym as usize] {
                     Sym::Binding(b) => sym = facts.bindings[b as usize].value,
-                    Sym::Member(base, _) => sym = base,
+                    Sym::Member(base, _) | Sym::Element(base) => sym = base,
                     Sym::Unknown | Sym::Global(_) => return true,
                     _ => return false,
                 }
@@ -280,7 +284,9 @@ impl<'s> Extractor<'s> {
             }
             match f.syms[s as usize] {
                 Sym::Member(base, _) => stack.push(base),
-                Sym::Instance(x) | Sym::Return(x) => stack.push(x),
+                Sym::Instance(x) | Sym::Return(x) | Sym::Array(x) | Sym::Element(x) => {
+                    stack.push(x)
+                }
                 _ => {}
             }
         }
@@ -300,6 +306,8 @@ impl<'s> Extractor<'s> {
                     Sym::Member(base, n) => Sym::Member(r(base), n),
                     Sym::Instance(x) => Sym::Instance(r(x)),
                     Sym::Return(x) => Sym::Return(r(x)),
+                    Sym::Array(x) => Sym::Array(r(x)),
+                    Sym::Element(x) => Sym::Element(r(x)),
                     other => other,
                 });
             }

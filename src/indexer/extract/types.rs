@@ -29,6 +29,39 @@ impl<'s> Extractor<'s> {
         } else {
             annotation
         };
+        self.value_of_type(ty, 0)
+    }
+
+    /// The value a type describes: an instance of a class or interface, or an array of
+    /// such values (`Item[]`, `Array<Item>`, `readonly Item[]`, `Promise<Item[]>`).
+    fn value_of_type(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        if level > MAX_TYPE_DEPTH {
+            return None;
+        }
+        let element = match ty.kind() {
+            "array_type" => ty.named_child(0),
+            "readonly_type" | "parenthesized_type" => {
+                return self.value_of_type(ty.named_child(0)?, level + 1)
+            }
+            "generic_type" => {
+                let name = self.text(ty.field(Field::Name)?);
+                let first = ty
+                    .field(Field::TypeArguments)
+                    .and_then(|a| a.named_child(0));
+                match name {
+                    "Array" | "ReadonlyArray" => first,
+                    _ if TRANSPARENT_GENERICS.contains(&name) => {
+                        return self.value_of_type(first?, level + 1)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(element) = element {
+            let value = self.value_of_type(element, level + 1)?;
+            return Some(self.sym(Sym::Array(value)));
+        }
         let t = self.type_sym(ty)?;
         Some(self.sym(Sym::Instance(t)))
     }
