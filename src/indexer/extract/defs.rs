@@ -1198,15 +1198,7 @@ impl<'s> Extractor<'s> {
                 }
                 "interface_body" | "object_type" => {
                     let start = self.tokens.mark();
-                    let mut c2 = child.walk();
-                    let members: Vec<Node<'s>> = child.children(&mut c2).collect();
-                    for m in members {
-                        if m.kind() == "method_signature" {
-                            self.method_signature(m, def, depth + 2);
-                        } else {
-                            self.visit(m, depth + 2);
-                        }
-                    }
+                    self.interface_members(child, def, depth + 1);
                     let body_hash = self.tokens.hash_since(start);
                     self.def_mut(def).body_hash = body_hash;
                 }
@@ -1215,6 +1207,32 @@ impl<'s> Extractor<'s> {
         }
         self.pop_scope();
         self.names.pop();
+    }
+
+    /// The members of an interface body or object type: method signatures are
+    /// definitions, typed properties are recorded values (`user: User`, for
+    /// `props.user.save()`).
+    fn interface_members(&mut self, body: Node<'s>, def: DefIdx, depth: usize) {
+        let mut cursor = body.walk();
+        let members: Vec<Node<'s>> = body.children(&mut cursor).collect();
+        for m in members {
+            match m.kind() {
+                "method_signature" => self.method_signature(m, def, depth + 1),
+                "property_signature" => {
+                    let name = m.field(Field::Name).and_then(|n| self.key_name(n));
+                    let typed = m.field(Field::Type).and_then(|t| self.type_annotation(t));
+                    if let (Some(name), Some(value)) = (name, typed) {
+                        self.facts.props.push(Prop {
+                            object: def,
+                            name,
+                            value,
+                        });
+                    }
+                    self.visit(m, depth + 1);
+                }
+                _ => self.visit(m, depth + 1),
+            }
+        }
     }
 
     /// `namespace X { export function f() {} }`: X is an object whose members are the
@@ -1270,8 +1288,38 @@ impl<'s> Extractor<'s> {
             if let Some(params) = node.field(Field::TypeParameters) {
                 self.declare_type_parameters(params);
             }
-            let value = node.field(Field::Value).and_then(|v| self.type_sym(v));
-            self.visit_children(node, depth);
+            let shape = node
+                .field(Field::Value)
+                .filter(|v| v.kind() == "object_type");
+            let value = match shape {
+                // `type Props = { user: User }` is an interface by another name.
+                Some(shape) => {
+                    let def = self.new_def(
+                        DefKind::Interface,
+                        name,
+                        self.namespace,
+                        node,
+                        Some(name_node),
+                    );
+                    self.names.push(def);
+                    let mut cursor = node.walk();
+                    let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+                    for child in children {
+                        if child == shape {
+                            self.interface_members(shape, def, depth + 1);
+                        } else {
+                            self.visit(child, depth + 1);
+                        }
+                    }
+                    self.names.pop();
+                    Some(self.sym(Sym::Def(def)))
+                }
+                None => {
+                    let value = node.field(Field::Value).and_then(|v| self.type_sym(v));
+                    self.visit_children(node, depth);
+                    value
+                }
+            };
             self.pop_scope();
             let value = value.unwrap_or_else(|| self.unknown());
             self.declare(name, value, false);
