@@ -30,16 +30,26 @@ const MAX_LABEL_CHARS: usize = 60;
 /// limit however GitHub counts characters). When the full comment is longer, it is cut at
 /// whole lines and sections and ends with a note of how much was left out.
 pub fn render_markdown(report: &BlastReport, max_chars: usize) -> String {
-    let full = render(report, usize::MAX, 0);
+    let full = render(report, usize::MAX, 0, usize::MAX);
     if full.len() <= max_chars {
         return full;
     }
+    // Too long: first list at most a few callers per function, so every changed
+    // function gets its section; only then cut what still does not fit.
+    let capped = render(report, usize::MAX, 0, LISTED_PER_FUNCTION);
+    if capped.len() <= max_chars {
+        return capped;
+    }
     // Keep room for the truncation note, sized for the largest counts it can hold.
     let reserve = truncation_note(report.callers.len(), report.changed.len()).len() + 2;
-    render(report, max_chars, reserve)
+    render(report, max_chars, reserve, LISTED_PER_FUNCTION)
 }
 
-fn render(report: &BlastReport, limit: usize, note_reserve: usize) -> String {
+/// Callers listed per changed function (untouched, and possible) when the whole report
+/// would not fit in one comment; the rest are counted, and the JSON report has them.
+const LISTED_PER_FUNCTION: usize = 20;
+
+fn render(report: &BlastReport, limit: usize, note_reserve: usize, per_function: usize) -> String {
     let mut out = Out {
         buf: String::new(),
         limit,
@@ -75,7 +85,7 @@ fn render(report: &BlastReport, limit: usize, note_reserve: usize) -> String {
     still_called(&mut out, &groups);
     diagram(&mut out, &groups);
     for group in groups.iter().filter(|g| g.has_callers()) {
-        section(&mut out, group);
+        section(&mut out, group, per_function);
     }
     no_callers(&mut out, &groups);
     out.finish()
@@ -362,7 +372,7 @@ fn distinct_callers<'a>(group: &Group<'a>) -> Vec<(&'a str, &'a str)> {
         .collect()
 }
 
-fn section(out: &mut Out, group: &Group) {
+fn section(out: &mut Out, group: &Group, per_function: usize) {
     let func = group.func;
     let callers = group.callers();
     if !out.line(&format!("### {}", code(&func.qualified_name)), callers, 1) {
@@ -389,7 +399,7 @@ fn section(out: &mut Out, group: &Group) {
     out.line(&about, 0, 0);
     out.blank();
 
-    for finding in &group.untouched {
+    for finding in group.untouched.iter().take(per_function) {
         let line = format!(
             "- {} — {} — {}{}",
             site(finding),
@@ -398,6 +408,21 @@ fn section(out: &mut Out, group: &Group) {
             call_details(finding)
         );
         out.line(&line, 1, 0);
+    }
+    if group.untouched.len() > per_function {
+        let rest = &group.untouched[per_function..];
+        let files: BTreeSet<&str> = rest.iter().map(|f| f.file.as_str()).collect();
+        out.line(
+            &format!(
+                "- … and **{}** more untouched {} in {} {} (the JSON report lists them all)",
+                rest.len(),
+                plural(rest.len(), "caller", "callers"),
+                files.len(),
+                plural(files.len(), "file", "files")
+            ),
+            rest.len(),
+            0,
+        );
     }
     if !group.untouched.is_empty() {
         out.blank();
@@ -437,7 +462,7 @@ fn section(out: &mut Out, group: &Group) {
             n,
         );
         if opened {
-            for finding in &group.possible {
+            for finding in group.possible.iter().take(per_function) {
                 let touched = if finding.touched { " · touched" } else { "" };
                 let line = format!(
                     "- {} — {}{}{touched}",
@@ -446,6 +471,10 @@ fn section(out: &mut Out, group: &Group) {
                     call_details(finding)
                 );
                 out.line(&line, 1, 0);
+            }
+            if group.possible.len() > per_function {
+                let rest = group.possible.len() - per_function;
+                out.line(&format!("- … and {rest} more"), rest, 0);
             }
             out.close();
         }
@@ -1001,16 +1030,33 @@ mod tests {
             f.touched = false;
         }
         let md = render_markdown(&r, LIMIT);
-        let shown_callers = md
+        let listed_callers = md
             .lines()
             .filter(|l| l.starts_with("- `src/callers/"))
             .count();
+        // Callers beyond the per-function list are counted in its "and N more" line.
+        let summarized: usize = md
+            .lines()
+            .filter_map(|l| l.strip_prefix("- … and **"))
+            .filter_map(|l| l.split("**").next()?.parse::<usize>().ok())
+            .sum();
+        let shown_callers = listed_callers + summarized;
         let shown_functions = md.lines().filter(|l| l.starts_with("### `")).count();
         let note = md.lines().last().expect("a last line");
         let numbers: Vec<usize> = note.split(' ').filter_map(|w| w.parse().ok()).collect();
         assert_eq!(numbers.len(), 2, "{note}");
         assert_eq!(shown_callers + numbers[0], 5000, "{note}");
         assert_eq!(shown_functions + numbers[1], 50, "{note}");
+    }
+
+    #[test]
+    fn a_long_report_lists_a_few_callers_per_function_to_show_more_functions() {
+        let r = huge();
+        let md = render_markdown(&r, LIMIT);
+        let sections = md.lines().filter(|l| l.starts_with("### `")).count();
+        // 50 functions of 100 callers each: listing every caller would fit a handful.
+        assert!(sections >= 25, "{sections} sections");
+        assert!(md.contains("more untouched callers in"), "summary lines");
     }
 
     #[test]
