@@ -1052,11 +1052,15 @@ mod tests {
     #[test]
     fn a_long_report_lists_a_few_callers_per_function_to_show_more_functions() {
         let r = huge();
-        let md = render_markdown(&r, LIMIT);
-        let sections = md.lines().filter(|l| l.starts_with("### `")).count();
-        // 50 functions of 100 callers each: listing every caller would fit a handful.
-        assert!(sections >= 25, "{sections} sections");
-        assert!(md.contains("more untouched callers in"), "summary lines");
+        let sections = |md: &str| md.lines().filter(|l| l.starts_with("### `")).count();
+        let capped = sections(&render_markdown(&r, LIMIT));
+        let reserve = truncation_note(r.callers.len(), r.changed.len()).len() + 2;
+        let uncapped = sections(&render(&r, LIMIT, reserve, usize::MAX));
+        assert!(
+            capped >= 2 * uncapped,
+            "{capped} sections capped, {uncapped} not"
+        );
+        assert!(render_markdown(&r, LIMIT).contains("more untouched callers in"));
     }
 
     #[test]
