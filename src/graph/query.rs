@@ -101,9 +101,14 @@ impl Graph {
     }
 
     /// Callers of `d` as a user means it: a constructor is called by `new C()` and
-    /// `super()` sites, which resolve to its class.
+    /// `super()` sites, which resolve to its class; a method implementing an interface
+    /// is called by calls through that interface.
     pub fn callers_of(&self, d: DefId) -> Vec<Caller> {
         let mut out: Vec<Caller> = self.callers(d).to_vec();
+        // Calls through an interface the method implements.
+        for m in self.implemented_methods(d) {
+            out.extend_from_slice(self.callers(m));
+        }
         let def = self.facts(d.file).def(d.def);
         if def.kind == DefKind::Constructor {
             if let Some(class) = def.container {

@@ -876,3 +876,45 @@ mod tests {
         assert!(PLATFORM_GLOBALS.windows(2).all(|w| w[0] < w[1]));
     }
 }
+
+impl Graph {
+    /// The interface methods that a class method implements: the members of the same
+    /// name of every interface its class names after `implements` (and what those
+    /// extend). A call through the interface (`repo: Repo; repo.find()`) reaches the
+    /// implementation: TypeScript's find-references counts it too.
+    pub fn implemented_methods(&self, d: DefId) -> Vec<DefId> {
+        let facts = self.facts(d.file);
+        let def = facts.def(d.def);
+        let Some(class) = def.container else {
+            return Vec::new();
+        };
+        if !matches!(
+            def.kind,
+            DefKind::Method | DefKind::Getter | DefKind::Setter
+        ) || def.is_static
+        {
+            return Vec::new();
+        }
+        let name = self.slot(d.file).index.name(def.name);
+        let mut resolver = Resolver::new(self, d.file);
+        let mut out = Vec::new();
+        for &(c, ty) in facts.implements.iter().filter(|(c, _)| *c == class) {
+            let _ = c;
+            let mut interfaces = Vals::new();
+            resolver.eval(d.file, ty, 0, &mut interfaces);
+            for i in interfaces {
+                if let Value::Def(interface) = i {
+                    let mut members = Vals::new();
+                    resolver.def_member(interface, name, true, 0, &mut members);
+                    out.extend(members.into_iter().filter_map(|m| match m {
+                        Value::Def(m) if m != d => Some(m),
+                        _ => None,
+                    }));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}

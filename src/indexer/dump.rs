@@ -81,6 +81,14 @@ pub fn render(facts: &FileFacts) -> String {
     if let Some(m) = facts.module_exports {
         let _ = writeln!(out, "module.exports = {}", facts.describe(m));
     }
+    for (class, ty) in &facts.implements {
+        let _ = writeln!(
+            out,
+            "implements {} {}",
+            facts.def_qualified(*class),
+            facts.describe(*ty)
+        );
+    }
     for p in &facts.props {
         let _ = writeln!(
             out,

@@ -40,6 +40,8 @@ pub struct FileFacts {
     pub bindings: Vec<Binding>,
     /// Object-literal properties whose value is not a function: `{ a, b: require('x') }`.
     pub props: Vec<Prop>,
+    /// `class C implements I, J`: (C, the type I names), one entry per interface.
+    pub implements: Vec<(DefIdx, SymId)>,
     pub syms: Vec<Sym>,
 }
 

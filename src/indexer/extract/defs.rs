@@ -946,6 +946,11 @@ impl<'s> Extractor<'s> {
                         let sym = self.expr_sym(e);
                         self.def_mut(def).extends = Some(sym);
                     }
+                    for ty in implemented_types(child) {
+                        if let Some(sym) = self.type_sym(ty) {
+                            self.facts.implements.push((def, sym));
+                        }
+                    }
                     self.visit(child, depth + 1);
                     signature.push((start, self.tokens.mark()));
                 }
@@ -1553,6 +1558,25 @@ fn local_def(facts: &FileFacts, mut sym: SymId) -> Option<DefIdx> {
 }
 
 /// The `extends` expression of a class heritage, in either grammar.
+/// The types after `implements` in a class heritage.
+fn implemented_types(heritage: Node) -> Vec<Node> {
+    let mut cursor = heritage.walk();
+    let clauses: Vec<Node> = heritage
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "implements_clause")
+        .collect();
+    let mut types = Vec::new();
+    for clause in clauses {
+        let mut c2 = clause.walk();
+        types.extend(
+            clause
+                .named_children(&mut c2)
+                .filter(|t| t.kind() != "comment"),
+        );
+    }
+    types
+}
+
 fn heritage_value(heritage: Node) -> Option<Node> {
     let mut cursor = heritage.walk();
     let children: Vec<Node> = heritage.named_children(&mut cursor).collect();

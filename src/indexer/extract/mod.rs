@@ -269,6 +269,7 @@ impl<'s> Extractor<'s> {
         stack.extend(f.calls.iter().map(|c| c.callee));
         stack.extend(f.bindings.iter().map(|b| b.value));
         stack.extend(f.props.iter().map(|p| p.value));
+        stack.extend(f.implements.iter().map(|i| i.1));
         stack.extend(f.module_exports);
         stack.extend(f.exports.iter().filter_map(|e| match e.value {
             ExportValue::Local(s) => Some(s),
@@ -321,6 +322,9 @@ impl<'s> Extractor<'s> {
         }
         for p in &mut f.props {
             p.value = r(p.value);
+        }
+        for i in &mut f.implements {
+            i.1 = r(i.1);
         }
         f.module_exports = f.module_exports.map(r);
         for e in &mut f.exports {
