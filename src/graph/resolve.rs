@@ -867,16 +867,6 @@ pub(crate) enum FallbackScope {
     Members,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn platform_globals_are_sorted_for_binary_search() {
-        assert!(PLATFORM_GLOBALS.windows(2).all(|w| w[0] < w[1]));
-    }
-}
-
 impl Graph {
     /// The interface methods that a class method implements: the members of the same
     /// name of every interface its class names after `implements` (and what those
@@ -916,5 +906,15 @@ impl Graph {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_globals_are_sorted_for_binary_search() {
+        assert!(PLATFORM_GLOBALS.windows(2).all(|w| w[0] < w[1]));
     }
 }
