@@ -151,3 +151,55 @@ fn a_renamed_function_still_called_is_reported_first() {
     assert!(loud < section, "{out}");
     assert!(out.contains("`formatDate` renamed to `formatDay`"), "{out}");
 }
+
+/// A function moved to another file and re-exported: its callers still reach it, so
+/// nothing is reported as calling a removed function.
+#[test]
+fn a_moved_function_is_not_reported_as_removed_and_still_called() {
+    let repo = two_commit_repo("blast/moved");
+    let report = blast_json(repo.path());
+    let changed: Vec<(String, String)> = report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                format!(
+                    "{}:{}",
+                    c["file"].as_str().unwrap(),
+                    c["name"].as_str().unwrap()
+                ),
+                c["change"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        changed.contains(&("utils.js:slugify".into(), "removed".into())),
+        "{changed:?}"
+    );
+    assert!(
+        changed.contains(&("strings.js:slugify".into(), "added".into())),
+        "{changed:?}"
+    );
+    let removed = changed
+        .iter()
+        .position(|c| c.0 == "utils.js:slugify")
+        .unwrap();
+    let still_calling_removed: Vec<&serde_json::Value> = report["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["changed_index"] == removed)
+        .collect();
+    assert!(
+        still_calling_removed.is_empty(),
+        "{still_calling_removed:#?}"
+    );
+    // The moved function's callers are listed under it.
+    let mut callers: Vec<&str> = callers_of(&report, "slugify")
+        .iter()
+        .map(|c| c["file"].as_str().unwrap())
+        .collect();
+    callers.sort();
+    assert_eq!(callers, vec!["a.js", "b.js"]);
+}

@@ -51,6 +51,8 @@ struct Planned {
 /// A base-graph call site, described by what survives the overlay.
 struct BaseSite {
     path: String,
+    /// The site's index in its file's base facts.
+    site: u32,
     caller: Option<String>,
     name: String,
     kind: CallKind,
@@ -231,6 +233,7 @@ fn base_site(graph: &Graph, c: Caller, depth: u32, via: DefId) -> BaseSite {
     let site = facts.calls[c.site() as usize];
     BaseSite {
         path: facts.path.clone(),
+        site: c.site(),
         caller: site.caller().map(|d| facts.def_qualified(d).to_string()),
         name: facts.str(site.name).to_string(),
         kind: site.kind,
@@ -265,25 +268,40 @@ fn still_called(
         depth: base.depth,
         via: (base.depth > 1).then(|| base.via.clone()),
     };
-    let Some(head) = head_files.get(&base.path) else {
-        // The caller's file is unchanged: the call is still there, untouched.
-        return Some(finding);
+    let f = graph.file_id(&base.path)?;
+    let facts = graph.facts(f);
+    let head = head_files.get(&base.path);
+    let index = match head {
+        // The caller's file is unchanged: the call is where it was.
+        None => base.site as usize,
+        // The caller's file changed: find the same call (same name and kind, same
+        // enclosing function) in its head version, nearest to where it was.
+        Some(_) => {
+            facts
+                .calls
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    facts.str(s.name) == base.name
+                        && s.kind == base.kind
+                        && s.caller().map(|d| facts.def_qualified(d)) == base.caller.as_deref()
+                })
+                .min_by_key(|(_, s)| s.pos().line.abs_diff(base.line))?
+                .0
+        }
     };
-    // The caller's file changed: find the same call (same name and kind, same enclosing
-    // function) in its head version, nearest to where it was.
-    let facts = graph.facts(graph.file_id(&base.path)?);
-    let site = facts
-        .calls
-        .iter()
-        .filter(|s| {
-            facts.str(s.name) == base.name
-                && s.kind == base.kind
-                && s.caller().map(|d| facts.def_qualified(d)) == base.caller.as_deref()
-        })
-        .min_by_key(|s| s.pos().line.abs_diff(base.line))?;
+    // A call that now reaches a definition of the name (the function moved to another
+    // file, or is re-exported) still works: it is not a call of a removed function.
+    let still_resolves = graph.resolution(f).edges.iter().any(|e| {
+        e.site() as usize == index && graph.facts(e.target.file).def_name(e.target.def) == base.name
+    });
+    if still_resolves {
+        return None;
+    }
+    let site = facts.calls.get(index)?;
     finding.line = site.pos().line + 1;
     finding.column = site.pos().column + 1;
-    finding.touched = is_touched(site, head);
+    finding.touched = head.is_some_and(|h| is_touched(site, h));
     Some(finding)
 }
 
