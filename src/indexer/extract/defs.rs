@@ -475,36 +475,24 @@ impl<'s> Extractor<'s> {
             (Some(def), Some(value))
                 if value.kind() == "object" && self.facts.def(def).returns.is_none() =>
             {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
-                for child in children {
-                    if child != value {
-                        self.visit(child, depth + 1);
-                        continue;
-                    }
-                    let label = format!("{}()", self.facts.def_name(def));
-                    let name = self.intern(&label);
-                    let object = self.object_literal(value, name, None, None, depth + 1);
-                    let qualified = format!("{}()", self.facts.def_qualified(def));
-                    let qualified = self.intern(&qualified);
-                    self.rename_object(object, qualified);
-                    let sym = self.sym(Sym::Def(object));
-                    self.def_mut(def).returns = Some(sym);
-                }
+                self.walk_around(node, value, depth, |ex, value| {
+                    let label = format!("{}()", ex.facts.def_name(def));
+                    let name = ex.intern(&label);
+                    let object = ex.object_literal(value, name, None, None, depth + 1);
+                    let qualified = format!("{}()", ex.facts.def_qualified(def));
+                    let qualified = ex.intern(&qualified);
+                    ex.rename_object(object, qualified);
+                    let sym = ex.sym(Sym::Def(object));
+                    ex.def_mut(def).returns = Some(sym);
+                });
             }
             (Some(def), Some(value))
                 if (is_function_node(value.kind()) || is_class_node(value.kind()))
                     && self.facts.def(def).returns.is_none() =>
             {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
-                for child in children {
-                    if child == value {
-                        self.returned_literal(def, value, depth + 1);
-                    } else {
-                        self.visit(child, depth + 1);
-                    }
-                }
+                self.walk_around(node, value, depth, |ex, v| {
+                    ex.returned_literal(def, v, depth + 1)
+                });
             }
             (Some(def), Some(value)) => {
                 self.visit_children(node, depth);
@@ -551,6 +539,28 @@ impl<'s> Extractor<'s> {
         }
         let sym = self.sym(Sym::Def(inner));
         self.def_mut(def).returns = Some(sym);
+    }
+
+    /// Walks `node`'s children in order, handing `special` to `handle` instead.
+    fn walk_around(
+        &mut self,
+        node: Node<'s>,
+        special: Node<'s>,
+        depth: usize,
+        handle: impl FnOnce(&mut Self, Node<'s>),
+    ) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let mut handle = Some(handle);
+        for child in children {
+            match (child == special, handle.take()) {
+                (true, Some(h)) => h(self, child),
+                (_, h) => {
+                    handle = h;
+                    self.visit(child, depth + 1);
+                }
+            }
+        }
     }
 
     /// Gives an object definition and its members a new qualified name prefix.
@@ -1307,15 +1317,9 @@ impl<'s> Extractor<'s> {
                         Some(name_node),
                     );
                     self.names.push(def);
-                    let mut cursor = node.walk();
-                    let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
-                    for child in children {
-                        if child == shape {
-                            self.interface_members(shape, def, depth + 1);
-                        } else {
-                            self.visit(child, depth + 1);
-                        }
-                    }
+                    self.walk_around(node, shape, depth, |ex, v| {
+                        ex.interface_members(v, def, depth + 1)
+                    });
                     self.names.pop();
                     Some(self.sym(Sym::Def(def)))
                 }
