@@ -538,3 +538,52 @@ async fn the_cache_keeps_graphs_under_its_memory_budget(pool: PgPool) {
     // An evicted graph loads again on use.
     assert_eq!(cache.get(b).await.unwrap().version, 1);
 }
+
+#[sqlx::test(migrations = false)]
+async fn a_write_through_the_cache_leaves_readers_their_graph(pool: PgPool) {
+    use blast_radius::store::cache::GraphCache;
+    let store = store(pool).await;
+    let repo = fixture_repo();
+    let (id, _) = saved(&store, "o/classify", &repo).await;
+    let cache = GraphCache::new(store.clone(), 1 << 30);
+    let reader = cache.get(id).await.unwrap();
+    let before = reader.graph.edge_keys();
+    let rules = SkipRules::default();
+    // With a reader holding version 1, the write works on a copy.
+    let written = cache
+        .apply_changes(
+            id,
+            Some("c2"),
+            vec![],
+            vec!["routes/posts.js".into()],
+            &rules,
+        )
+        .await
+        .unwrap();
+    assert_eq!(written.version, 2);
+    assert_eq!(reader.version, 1);
+    assert_eq!(
+        reader.graph.edge_keys(),
+        before,
+        "the reader's graph is untouched"
+    );
+    drop(reader);
+    // With no reader, the graph is taken out of the cache and comes back updated.
+    let written = cache
+        .apply_changes(
+            id,
+            Some("c3"),
+            vec![],
+            vec!["routes/services/video.js".into()],
+            &rules,
+        )
+        .await
+        .unwrap();
+    assert_eq!(written.version, 3);
+    let now = cache.get(id).await.unwrap();
+    assert_eq!(now.version, 3);
+    let mut expected = fixture_repo();
+    expected.files.remove("routes/posts.js");
+    expected.files.remove("routes/services/video.js");
+    assert_eq!(now.graph.edge_keys(), expected.build().0.edge_keys());
+}

@@ -178,6 +178,27 @@ impl GraphCache {
         snapshot
     }
 
+    /// The graph of `snapshot` to write on: taken out of the cache without a copy when
+    /// nobody else holds it, else copied (readers keep the one they have).
+    fn writable(&self, repo: RepoId, snapshot: Arc<Snapshot>) -> Graph {
+        {
+            let mut inner = self.inner.lock().expect("cache lock");
+            // Holders: the cache and this caller. Readers take theirs under this lock.
+            let sole = inner.lru.peek(&repo).is_some_and(|e| {
+                Arc::ptr_eq(&e.snapshot, &snapshot) && Arc::strong_count(&snapshot) == 2
+            });
+            if sole {
+                if let Some(e) = inner.lru.pop(&repo) {
+                    inner.bytes -= e.snapshot.bytes;
+                }
+            }
+        }
+        match Arc::try_unwrap(snapshot) {
+            Ok(own) => own.graph,
+            Err(shared) => shared.graph.clone(),
+        }
+    }
+
     /// Applies a push through the cache: the held graph is updated (a copy, if readers
     /// hold it) and stored; a graph that another process moved on is caught up first.
     pub async fn apply_changes(
@@ -190,9 +211,8 @@ impl GraphCache {
     ) -> Result<Written> {
         for _ in 0..3 {
             let snapshot = self.get_fresh(repo).await?;
-            let graph = snapshot.graph.clone();
             let expected = snapshot.version;
-            drop(snapshot);
+            let graph = self.writable(repo, snapshot);
             match self
                 .store
                 .apply_changes(
