@@ -73,7 +73,7 @@ pub fn blast(graph: &mut Graph, changes: &[FileChange], options: &BlastOptions) 
         let new_facts = change
             .new
             .as_deref()
-            .and_then(|src| extract_version(&change.path, src));
+            .and_then(|src| crate::indexer::extract_source(&change.path, src));
         let mut changed_defs = FxHashSet::default();
         for d in diff_functions(old_facts.as_ref(), new_facts.as_ref()) {
             changed_defs.extend(d.new);
@@ -206,13 +206,6 @@ fn unresolved_same_name(graph: &Graph, report: &BlastReport) -> u32 {
         }
     }
     count
-}
-
-fn extract_version(path: &str, src: &str) -> Option<FileFacts> {
-    let language = crate::indexer::Language::from_path(path)?;
-    Some(crate::indexer::extract::with_thread_parser(|p| {
-        crate::indexer::extract(path, language, src, p)
-    }))
 }
 
 fn describe(facts: &FileFacts, d: DefIdx, path: &str, change: Change) -> ChangedFunction {

@@ -244,13 +244,10 @@ impl Graph {
         if ModuleResolver::is_config_file(path) {
             return self.update_config(path, Some(source));
         }
-        let Some(language) = crate::indexer::Language::from_path(path) else {
-            return Vec::new();
-        };
-        let facts = crate::indexer::extract::with_thread_parser(|parser| {
-            crate::indexer::extract(path, language, source, parser)
-        });
-        self.update_facts(facts)
+        match crate::indexer::extract_source(path, source) {
+            Some(facts) => self.update_facts(facts),
+            None => Vec::new(),
+        }
     }
 
     /// Removes one file and re-resolves what depended on it. Returns the other files
@@ -262,7 +259,7 @@ impl Graph {
         let Some(fid) = self.file_id(path) else {
             return Vec::new();
         };
-        let names = self.callable_names(&self.slot(fid).facts);
+        let names: Vec<NameId> = self.candidate_signature(fid).into_keys().collect();
         let mut dirty: FxHashSet<FileId> = self
             .dependents
             .get(&fid)
@@ -451,15 +448,6 @@ impl Graph {
                 .push((i as DefIdx, flags));
         }
         out
-    }
-
-    fn callable_names(&self, facts: &FileFacts) -> Vec<NameId> {
-        facts
-            .defs
-            .iter()
-            .filter(|d| d.kind.is_callable())
-            .filter_map(|d| self.names.get(facts.str(d.name)))
-            .collect()
     }
 
     fn add_to_name_index(&mut self, f: FileId) {

@@ -8,6 +8,15 @@ pub mod pipeline;
 pub mod skip;
 
 pub use extract::extract;
+
+/// The facts of `source` as the file at `path`, parsed with this thread's parser; None
+/// when the path is not JavaScript or TypeScript.
+pub fn extract_source(path: &str, source: &str) -> Option<FileFacts> {
+    let language = Language::from_path(path)?;
+    Some(extract::with_thread_parser(|parser| {
+        extract(path, language, source, parser)
+    }))
+}
 pub use facts::FileFacts;
 
 /// Bumped whenever extraction changes what it produces: cached facts of an older

@@ -63,14 +63,12 @@ pub fn extract_each<T: Send, E: Send>(
                     Ok(text) => Out::Config(file.path, text),
                     Err(_) => Out::Skipped(file.path, SkipReason::NotUtf8),
                 }
-            } else if let Some(language) = Language::from_path(&file.path) {
+            } else if Language::from_path(&file.path).is_some() {
                 match rules.check(&file.path, &file.bytes) {
-                    Ok(text) => {
-                        let facts = super::extract::with_thread_parser(|p| {
-                            super::extract(&file.path, language, text, p)
-                        });
-                        Out::Facts(Box::new(facts), file.bytes.len() as u64)
-                    }
+                    Ok(text) => match super::extract_source(&file.path, text) {
+                        Some(facts) => Out::Facts(Box::new(facts), file.bytes.len() as u64),
+                        None => Out::Ignored,
+                    },
                     Err(reason) => Out::Skipped(file.path, reason),
                 }
             } else {

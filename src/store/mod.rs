@@ -354,10 +354,8 @@ impl Store {
                 None => {
                     let text =
                         std::str::from_utf8(&input.bytes).expect("checked by the skip rules");
-                    let language = Language::from_path(&input.path).expect("code files have one");
-                    let f = crate::indexer::extract::with_thread_parser(|p| {
-                        crate::indexer::extract(&input.path, language, text, p)
-                    });
+                    let f = crate::indexer::extract_source(&input.path, text)
+                        .expect("code files have a language");
                     (f, true)
                 }
             })
