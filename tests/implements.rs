@@ -1,15 +1,11 @@
 //! Calls through an interface reach the classes that implement it.
 
+mod common;
+
 use blast_radius::graph::{Found, Graph};
-use blast_radius::indexer::{extract, Language};
 
 fn graph(files: &[(&str, &str)]) -> Graph {
-    let mut parser = tree_sitter::Parser::new();
-    let facts = files
-        .iter()
-        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s, &mut parser))
-        .collect();
-    Graph::build(facts, Vec::new())
+    common::graph_of(files.iter().copied())
 }
 
 #[test]

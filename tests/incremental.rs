@@ -2,10 +2,11 @@
 //! the sequence of edits. Random repositories with colliding names, re-exports,
 //! CommonJS and ESM, classes across files; random edits; compare after every step.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use blast_radius::graph::Graph;
-use blast_radius::indexer::{extract, Language};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -146,12 +147,7 @@ fn random_file(rng: &mut StdRng, path: &str, all: &[String]) -> String {
 }
 
 fn build(files: &BTreeMap<String, String>) -> Graph {
-    let mut parser = tree_sitter::Parser::new();
-    let facts = files
-        .iter()
-        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s, &mut parser))
-        .collect();
-    Graph::build(facts, Vec::new())
+    common::graph_of(files.iter().map(|(p, s)| (p.as_str(), s.as_str())))
 }
 
 fn assert_same(incremental: &Graph, files: &BTreeMap<String, String>, step: &str) {

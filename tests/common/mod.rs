@@ -85,3 +85,16 @@ pub fn run_ok(args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// A graph of in-memory files (path, source), as `Graph::build` makes it.
+pub fn graph_of<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> blast_radius::graph::Graph {
+    use blast_radius::indexer::{extract, Language};
+    let mut parser = tree_sitter::Parser::new();
+    let facts = files
+        .into_iter()
+        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s, &mut parser))
+        .collect();
+    blast_radius::graph::Graph::build(facts, Vec::new())
+}
