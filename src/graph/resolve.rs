@@ -17,8 +17,11 @@ const MAX_VALUES: usize = 8;
 /// keeps pathological code (dozens of fields assigned from one another) from taking
 /// exponential time. A site that runs out keeps what it found so far.
 const MAX_STEPS: u32 = 4_096;
-/// A name shared by more definitions than this says nothing: the site stays unresolved.
-pub const MAX_CANDIDATES: usize = 16;
+/// A name shared by more definitions than this says nothing: the site stays unresolved
+/// (and is counted as such). Measured against TypeScript's checker on real repositories
+/// (benches/precision), a name-only match to 5 or more definitions picks the right one
+/// for fewer than one site in five: past that, a list of guesses is noise in a report.
+pub const MAX_CANDIDATES: usize = 4;
 
 /// Methods of the JavaScript standard library. A call of one of these on a receiver of
 /// unknown type is far more likely the builtin than a same-named method of the
@@ -604,6 +607,10 @@ impl<'g> Resolver<'g> {
                         }
                     }
                 }
+            }
+            Sym::Either(a, b) => {
+                self.eval(f, a, depth + 1, out);
+                self.eval(f, b, depth + 1, out);
             }
             Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
             Sym::Element(array) => {

@@ -125,7 +125,7 @@ impl DefKind {
     }
 }
 
-/// A zero-based position: row and byte column.
+/// A zero-based position: row, and column in UTF-16 code units (as editors count).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
@@ -331,6 +331,9 @@ pub enum Sym {
     /// An element of the array the operand denotes (`items.forEach(item => ...)`,
     /// `for (const item of items)`).
     Element(SymId),
+    /// One of two: `a ?? b`, `c ? a : b`, or a name that is both a type and a value
+    /// (`type OK<T> = ...; const OK = ...`).
+    Either(SymId, SymId),
     Unknown,
 }
 
@@ -396,6 +399,7 @@ impl FileFacts {
             Sym::Super(c) => format!("super@{}", self.def_qualified(c)),
             Sym::Array(e) => format!("[{}]", d(e)),
             Sym::Element(a) => format!("elem({})", d(a)),
+            Sym::Either(a, b) => format!("{} | {}", d(a), d(b)),
             Sym::Unknown => "?".into(),
         }
     }

@@ -114,11 +114,13 @@ impl<'s> Extractor<'s> {
                 };
                 let name = self.intern(x);
                 let sym = self.define_or_value(right, name, Some(class), property, depth);
-                self.facts.props.push(Prop {
-                    object: class,
-                    name,
-                    value: sym,
-                });
+                if !self.typed_fields.contains(&(class, name)) {
+                    self.facts.props.push(Prop {
+                        object: class,
+                        name,
+                        value: sym,
+                    });
+                }
             }
             [owner, "prototype", m] => {
                 let name = self.intern(m);

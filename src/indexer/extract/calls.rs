@@ -116,8 +116,8 @@ impl<'s> Extractor<'s> {
                 }
             }
             "as_expression" | "satisfies_expression" => {
-                if let Some(t) = node.named_child(1).and_then(|t| self.type_sym(t)) {
-                    return self.sym(Sym::Instance(t));
+                if let Some(t) = node.named_child(1).and_then(|t| self.value_of_type(t, 0)) {
+                    return t;
                 }
                 match node.named_child(0) {
                     Some(inner) => self.expr_sym_depth(inner, depth + 1),
@@ -141,7 +141,43 @@ impl<'s> Extractor<'s> {
                 Some(right) => self.expr_sym_depth(right, depth + 1),
                 None => self.unknown(),
             },
+            // `this.runner ?? this.createRunner()`, `cached || load()`: either side;
+            // `ready && make()`: the right one (the left is what a test read).
+            "binary_expression" => {
+                let (Some(left), Some(op), Some(right)) = (
+                    node.field(Field::Left),
+                    node.field(Field::Operator),
+                    node.field(Field::Right),
+                ) else {
+                    return self.unknown();
+                };
+                match op.kind() {
+                    "??" | "||" => self.either(left, right, depth),
+                    "&&" => self.expr_sym_depth(right, depth + 1),
+                    _ => self.unknown(),
+                }
+            }
+            "ternary_expression" => {
+                match (
+                    node.field(Field::Consequence),
+                    node.field(Field::Alternative),
+                ) {
+                    (Some(a), Some(b)) => self.either(a, b, depth),
+                    _ => self.unknown(),
+                }
+            }
             _ => self.unknown(),
+        }
+    }
+
+    /// The value of an expression that is one of two: both, or the one that is known.
+    fn either(&mut self, a: Node<'s>, b: Node<'s>, depth: usize) -> SymId {
+        let a = self.expr_sym_depth(a, depth + 1);
+        let b = self.expr_sym_depth(b, depth + 1);
+        match (self.facts.sym(a), self.facts.sym(b)) {
+            (_, Sym::Unknown) => a,
+            (Sym::Unknown, _) => b,
+            _ => self.sym(Sym::Either(a, b)),
         }
     }
 
@@ -229,17 +265,10 @@ impl<'s> Extractor<'s> {
             _ => return false,
         };
         let _ = site;
-        let pos = at.start_position();
-        self.facts.calls.push(CallSite::new(
-            self.current_caller(),
-            kind,
-            sym,
-            name,
-            Pos {
-                line: pos.row as u32,
-                column: pos.column as u32,
-            },
-        ));
+        let pos = self.pos(at);
+        self.facts
+            .calls
+            .push(CallSite::new(self.current_caller(), kind, sym, name, pos));
         true
     }
 
@@ -506,16 +535,13 @@ impl<'s> Extractor<'s> {
             if let Some(property) = node.field(Field::Property) {
                 let sym = self.expr_sym(node);
                 let name = self.intern_node(property);
-                let pos = property.start_position();
+                let pos = self.pos(property);
                 self.facts.calls.push(CallSite::new(
                     self.current_caller(),
                     CallKind::Get,
                     sym,
                     name,
-                    Pos {
-                        line: pos.row as u32,
-                        column: pos.column as u32,
-                    },
+                    pos,
                 ));
             }
         }

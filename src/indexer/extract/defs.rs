@@ -63,7 +63,7 @@ impl<'s> Extractor<'s> {
             }
             None => name,
         };
-        let at = name_node.unwrap_or(node).start_position();
+        let name_pos = self.pos(name_node.unwrap_or(node));
         let (start, end) = (node.start_position(), node.end_position());
         let idx = self.facts.defs.len() as DefIdx;
         self.def_of_node.insert(node.id(), idx);
@@ -80,10 +80,7 @@ impl<'s> Extractor<'s> {
                 start_line: start.row as u32,
                 end_line: end.row as u32,
             },
-            name_pos: Pos {
-                line: at.row as u32,
-                column: at.column as u32,
-            },
+            name_pos,
             params: Vec::new(),
             signature_hash: 0,
             body_hash: 0,
@@ -855,8 +852,15 @@ impl<'s> Extractor<'s> {
     /// Sets a binding's value unless a stated type already gave it one.
     fn rebind(&mut self, binding: BindingIdx, value: SymId) {
         let current = self.facts.bindings[binding as usize].value;
-        if matches!(self.facts.syms[current as usize], Sym::Unknown) {
-            self.facts.bindings[binding as usize].value = value;
+        match self.facts.syms[current as usize] {
+            Sym::Unknown => self.facts.bindings[binding as usize].value = value,
+            // The value beside a type of the same name, declared before it was known.
+            Sym::Either(ty, placeholder)
+                if matches!(self.facts.syms[placeholder as usize], Sym::Unknown) =>
+            {
+                self.facts.syms[current as usize] = Sym::Either(ty, value)
+            }
+            _ => {}
         }
     }
 
@@ -1152,23 +1156,26 @@ impl<'s> Extractor<'s> {
                     );
                     self.def_mut(def).is_static = is_static;
                 } else {
-                    let sym = self.expr_sym(child);
-                    self.facts.props.push(Prop {
-                        object: class,
-                        name,
-                        value: sym,
-                    });
+                    if !self.typed_fields.contains(&(class, name)) {
+                        let sym = self.expr_sym(child);
+                        self.facts.props.push(Prop {
+                            object: class,
+                            name,
+                            value: sym,
+                        });
+                    }
                     self.visit(child, depth + 1);
                 }
             } else if child.kind() == "type_annotation" {
                 // The stated type describes the field whatever its initial value
-                // (`columns: Column[] = []`).
+                // (`columns: Column[] = []`) or later assignments.
                 if let Some(typed) = self.type_annotation(child) {
                     self.facts.props.push(Prop {
                         object: class,
                         name,
                         value: typed,
                     });
+                    self.typed_fields.insert((class, name));
                 }
                 self.visit(child, depth + 1);
             } else {
@@ -1521,6 +1528,7 @@ impl<'s> Extractor<'s> {
             }
             match facts.syms[sym as usize] {
                 Sym::Binding(b) => syms.push(facts.bindings[b as usize].value),
+                Sym::Either(a, b) => syms.extend([a, b]),
                 Sym::Def(d) => defs.push(d),
                 // `Object.assign(module.exports, { f })` exports `module.exports.f`.
                 Sym::Member(base, name) => {

@@ -18,8 +18,10 @@ macro_rules! fields {
 
 fields! {
     Alias = "alias",
+    Alternative = "alternative",
     Arguments = "arguments",
     Body = "body",
+    Consequence = "consequence",
     Constructor = "constructor",
     Declaration = "declaration",
     Function = "function",
@@ -30,6 +32,7 @@ fields! {
     Module = "module",
     Name = "name",
     Object = "object",
+    Operator = "operator",
     Parameter = "parameter",
     Pattern = "pattern",
     Property = "property",

@@ -186,6 +186,9 @@ pub(crate) struct Extractor<'s> {
     tokens: tokens::TokenHasher,
     /// Subtrees cut at MAX_DEPTH.
     pub(crate) truncated: u32,
+    /// Class fields with a stated type (`namingStrategy: NamingStrategy`): the type is
+    /// what the field holds, whatever `this.namingStrategy = ...` assigns.
+    pub(crate) typed_fields: rustc_hash::FxHashSet<(DefIdx, StrId)>,
 }
 
 impl<'s> Extractor<'s> {
@@ -215,6 +218,7 @@ impl<'s> Extractor<'s> {
             cursors: vec![root.walk()],
             tokens: tokens::TokenHasher::reused(),
             truncated: 0,
+            typed_fields: Default::default(),
         };
         // StrId 0 is the empty string, so "no name" needs no Option.
         ex.intern("");
@@ -288,7 +292,14 @@ impl<'s> Extractor<'s> {
                 Sym::Instance(x) | Sym::Return(x) | Sym::Array(x) | Sym::Element(x) => {
                     stack.push(x)
                 }
-                _ => {}
+                Sym::Either(a, b) => stack.extend([a, b]),
+                Sym::Binding(_)
+                | Sym::Global(_)
+                | Sym::Def(_)
+                | Sym::Import(_)
+                | Sym::This(_)
+                | Sym::Super(_)
+                | Sym::Unknown => {}
             }
         }
         let mut remap = vec![0 as SymId; f.syms.len()];
@@ -309,7 +320,14 @@ impl<'s> Extractor<'s> {
                     Sym::Return(x) => Sym::Return(r(x)),
                     Sym::Array(x) => Sym::Array(r(x)),
                     Sym::Element(x) => Sym::Element(r(x)),
-                    other => other,
+                    Sym::Either(a, b) => Sym::Either(r(a), r(b)),
+                    other @ (Sym::Binding(_)
+                    | Sym::Global(_)
+                    | Sym::Def(_)
+                    | Sym::Import(_)
+                    | Sym::This(_)
+                    | Sym::Super(_)
+                    | Sym::Unknown) => other,
                 });
             }
         }
@@ -351,6 +369,24 @@ impl<'s> Extractor<'s> {
 
     pub(crate) fn text(&self, node: Node) -> &'s str {
         &self.src[node.byte_range()]
+    }
+
+    /// Where `node` starts, its column counted in UTF-16 code units as editors, the
+    /// language server protocol and the TypeScript compiler count it (tree-sitter
+    /// counts bytes: the two differ on a line with non-ASCII text before the node).
+    pub(crate) fn pos(&self, node: Node) -> Pos {
+        let at = node.start_position();
+        let start = node.start_byte();
+        let prefix = self.src.get(start - at.column..start).unwrap_or_default();
+        let column = if prefix.is_ascii() {
+            at.column
+        } else {
+            prefix.encode_utf16().count()
+        };
+        Pos {
+            line: at.row as u32,
+            column: column as u32,
+        }
     }
 
     pub(crate) fn intern_node(&mut self, node: Node) -> StrId {
@@ -429,8 +465,14 @@ impl<'s> Extractor<'s> {
         };
         if let Some(b) = self.scopes[index].find(name) {
             let existing = self.facts.bindings[b as usize].value;
-            if matches!(self.facts.syms[existing as usize], Sym::Unknown) {
+            let old = self.facts.sym(existing);
+            if matches!(old, Sym::Unknown) {
                 self.facts.bindings[b as usize].value = value;
+            } else if self.is_type_only(old) != self.is_type_only(self.facts.sym(value)) {
+                // Types and values are separate namespaces in TypeScript (`type OK<T> =
+                // ...; const OK = ...`, `interface C {..} class C {..}`): the name
+                // means both, and each use takes the meaning that fits it.
+                self.facts.bindings[b as usize].value = self.sym(Sym::Either(existing, value));
             }
             return b;
         }
@@ -438,6 +480,10 @@ impl<'s> Extractor<'s> {
         self.facts.bindings.push(Binding { name, value });
         self.scopes[index].insert(name, b);
         b
+    }
+
+    fn is_type_only(&self, sym: Sym) -> bool {
+        matches!(sym, Sym::Def(d) if self.facts.def(d).kind == DefKind::Interface)
     }
 
     /// What `name` is bound to among the declarations seen so far (for code that needs

@@ -34,11 +34,13 @@ impl<'s> Extractor<'s> {
 
     /// The value a type describes: an instance of a class or interface, or an array of
     /// such values (`Item[]`, `Array<Item>`, `readonly Item[]`, `Promise<Item[]>`).
-    fn value_of_type(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+    pub(crate) fn value_of_type(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
         if level > MAX_TYPE_DEPTH {
             return None;
         }
         let element = match ty.kind() {
+            // `typeof BaseEntity`: the class itself, not an instance of it.
+            "type_query" => return self.type_sym_at(ty.named_child(0)?, level + 1),
             "array_type" => ty.named_child(0),
             "readonly_type" | "parenthesized_type" => {
                 return self.value_of_type(ty.named_child(0)?, level + 1)
