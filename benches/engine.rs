@@ -97,10 +97,7 @@ fn main() {
     let mut graph = Graph::build(extracted.facts, extracted.configs);
     let total = live() - before + facts_bytes;
     let sites: usize = graph.file_ids().map(|f| graph.facts(f).calls.len()).sum();
-    let edges: usize = graph
-        .file_ids()
-        .map(|f| graph.resolution(f).edges.len())
-        .sum();
+    let edges: usize = graph.file_ids().map(|f| graph.edges(f).len()).sum();
     println!(
         "memory: graph {:.1} MB on the heap ({:.1} MB of it per-file facts) for {} call sites \
          (incl. property reads) and {} edges: {:.0} bytes per call site",

@@ -229,10 +229,7 @@ async fn run() {
     let (loaded, _) = store.load_graph(repo.id).await.unwrap();
     let load = start.elapsed();
     let held = live() - before;
-    let loaded_edges: usize = loaded
-        .file_ids()
-        .map(|f| loaded.resolution(f).edges.len())
-        .sum();
+    let loaded_edges: usize = loaded.file_ids().map(|f| loaded.edges(f).len()).sum();
     println!(
         "synthetic load: {:.1} s, graph {:.0} MB on the heap: {:.1} bytes per edge ({} edges)",
         load.as_secs_f64(),

@@ -78,7 +78,7 @@ fn check_invariants(g: &Graph, sources: &BTreeMap<String, String>) -> usize {
                 ),
             }
         }
-        for e in &g.resolution(f).edges {
+        for e in g.edges(f) {
             assert!(
                 (e.site() as usize) < facts.calls.len(),
                 "{}: edge site",
@@ -98,7 +98,7 @@ fn check_invariants(g: &Graph, sources: &BTreeMap<String, String>) -> usize {
     // The reverse index mirrors the edges.
     let mut forward = 0;
     for f in g.file_ids() {
-        forward += g.resolution(f).edges.len();
+        forward += g.edges(f).len();
     }
     let mut reverse = 0;
     for f in g.file_ids() {

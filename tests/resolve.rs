@@ -239,7 +239,7 @@ fn sites_by_line(g: &Graph) -> BTreeMap<(String, u32), Vec<SiteView>> {
                 external: resolution.external_sites.contains(&(i as u32)),
             })
             .collect();
-        for e in &resolution.edges {
+        for e in g.edges(f) {
             views[e.site() as usize]
                 .edges
                 .insert((e.confidence(), target_name(g, e.target)));
@@ -435,7 +435,7 @@ fn snapshot(g: &Graph) -> Vec<String> {
                 facts.str(s.name)
             )
         };
-        for e in &r.edges {
+        for e in g.edges(f) {
             out.push(format!(
                 "{} -> {} {}",
                 at(e.site()),
@@ -450,7 +450,7 @@ fn snapshot(g: &Graph) -> Vec<String> {
             out.push(format!("{} -> unresolved", at(s)));
         }
         // The reverse index must agree with the edges.
-        for e in &r.edges {
+        for e in g.edges(f) {
             assert!(
                 g.callers(e.target).iter().any(|c| c.file == f
                     && c.site() == e.site()

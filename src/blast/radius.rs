@@ -285,7 +285,7 @@ fn still_called(
     };
     // A call that now reaches a definition of the name (the function moved to another
     // file, or is re-exported) still works: it is not a call of a removed function.
-    let still_resolves = graph.resolution(f).edges.iter().any(|e| {
+    let still_resolves = graph.edges(f).iter().any(|e| {
         e.site() as usize == index && graph.facts(e.target.file).def_name(e.target.def) == base.name
     });
     if still_resolves {

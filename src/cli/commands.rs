@@ -104,7 +104,7 @@ fn summary(loaded: &Loaded, total: std::time::Duration) -> String {
             }
         }
         let r = g.resolution(f);
-        for e in &r.edges {
+        for e in g.edges(f) {
             *by_conf.entry(e.confidence()).or_default() += 1;
             if facts.calls[e.site() as usize].kind == CallKind::Get {
                 getters += 1;

@@ -178,9 +178,27 @@ impl Graph {
         self.names.resolve(id)
     }
 
-    /// Every call site that resolved to `d` (exactly, or by name with its confidence).
+    /// Every call site that resolved to `d` (exactly, or by name with its confidence),
+    /// sorted by file and site.
     pub fn callers(&self, d: DefId) -> &[Caller] {
         self.reverse.get(&d).map_or(&[], Vec::as_slice)
+    }
+
+    /// The edges of `f`'s call sites, sorted by site and target. Each edge is held once,
+    /// in the reverse index; this gathers `f`'s from the runs of its callees.
+    pub fn edges(&self, f: FileId) -> Vec<Edge> {
+        let mut edges = Vec::new();
+        for t in &self.resolution(f).callees {
+            if let Some(list) = self.reverse.get(t) {
+                edges.extend(
+                    list[file_run(list, f)]
+                        .iter()
+                        .map(|c| Edge::new(c.site(), *t, c.confidence())),
+                );
+            }
+        }
+        edges.sort_unstable_by_key(|e| (e.site(), e.target));
+        edges
     }
 
     // ---- updates ----
@@ -317,13 +335,14 @@ impl Graph {
                 + f.exports.capacity() * size_of::<Export>()
                 + f.bindings.capacity() * size_of::<Binding>()
                 + f.props.capacity() * size_of::<Prop>()
+                + f.callback_params.capacity() * size_of::<CallbackParam>()
                 + f.syms.capacity() * size_of::<Sym>();
             total += slot.index.names.capacity() * 4
                 + (slot.index.members.capacity() + slot.index.props.capacity()) * 32
                 + slot.index.exports.capacity() * 24
                 + slot.targets.capacity() * 16;
             let r = &slot.resolution;
-            total += r.edges.capacity() * size_of::<Edge>()
+            total += r.callees.capacity() * size_of::<DefId>()
                 + (r.deps.capacity() + r.fallback_names.capacity()) * 4
                 + (r.external_sites.capacity() + r.unresolved_sites.capacity()) * 4;
         }
@@ -553,17 +572,27 @@ impl Graph {
         changed
     }
 
+    /// Moves `r`'s edges into the reverse index, which keeps each callee's callers
+    /// sorted by (file, site): a file's callers of one callee are one contiguous run.
     fn install(&mut self, f: FileId, mut r: Resolution) {
-        r.edges.shrink_to_fit();
+        let mut edges = std::mem::take(&mut r.edges);
+        edges.sort_unstable_by_key(|e| (e.target, e.site()));
+        let mut callees: Vec<DefId> = Vec::new();
+        for run in edges.chunk_by(|a, b| a.target == b.target) {
+            let target = run[0].target;
+            callees.push(target);
+            let list = self.reverse.entry(target).or_default();
+            let callers = run.iter().map(|e| Caller::new(f, e.site(), e.confidence()));
+            let at = list.partition_point(|c| c.file < f);
+            if at == list.len() {
+                list.extend(callers);
+            } else {
+                list.splice(at..at, callers);
+            }
+        }
+        r.callees = callees;
         r.unresolved_sites.shrink_to_fit();
         r.external_sites.shrink_to_fit();
-        for e in &r.edges {
-            self.reverse.entry(e.target).or_default().push(Caller::new(
-                f,
-                e.site(),
-                e.confidence(),
-            ));
-        }
         for &d in &r.deps {
             self.dependents.entry(d).or_default().insert(f);
         }
@@ -577,22 +606,27 @@ impl Graph {
     }
 
     fn uninstall(&mut self, f: FileId) -> Resolution {
-        let r = std::mem::take(
+        let mut r = std::mem::take(
             &mut self.slots[f.0 as usize]
                 .as_mut()
                 .expect("live slot")
                 .resolution,
         );
-        let mut targets: Vec<DefId> = r.edges.iter().map(|e| e.target).collect();
-        targets.dedup();
-        for t in targets {
+        let mut edges = Vec::new();
+        for t in std::mem::take(&mut r.callees) {
             if let Some(list) = self.reverse.get_mut(&t) {
-                list.retain(|c| c.file != f);
+                let run = file_run(list, f);
+                edges.extend(
+                    list.drain(run)
+                        .map(|c| Edge::new(c.site(), t, c.confidence())),
+                );
                 if list.is_empty() {
                     self.reverse.remove(&t);
                 }
             }
         }
+        edges.sort_unstable_by_key(|e| (e.site(), e.target));
+        r.edges = edges;
         for d in &r.deps {
             if let Some(set) = self.dependents.get_mut(d) {
                 set.remove(&f);
@@ -605,4 +639,9 @@ impl Graph {
         }
         r
     }
+}
+
+/// Where `f`'s callers are in a callee's caller list (sorted by file).
+fn file_run(list: &[Caller], f: FileId) -> std::ops::Range<usize> {
+    list.partition_point(|c| c.file < f)..list.partition_point(|c| c.file <= f)
 }

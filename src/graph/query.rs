@@ -141,11 +141,9 @@ impl Graph {
     /// Outgoing edges of a definition: (site, edge) pairs of the calls inside it.
     pub fn callees(&self, d: DefId) -> Vec<super::Edge> {
         let facts = self.facts(d.file);
-        self.resolution(d.file)
-            .edges
-            .iter()
+        self.edges(d.file)
+            .into_iter()
             .filter(|e| facts.calls[e.site() as usize].caller() == Some(d.def))
-            .copied()
             .collect()
     }
 
@@ -188,7 +186,7 @@ impl Graph {
         let mut graph: DiGraphMap<u32, ()> = DiGraphMap::new();
         for f in self.file_ids() {
             let facts = self.facts(f);
-            for e in &self.resolution(f).edges {
+            for e in self.edges(f) {
                 if let Some(caller) = facts.calls[e.site() as usize].caller() {
                     let a = id(DefId::new(f, caller), &mut defs);
                     let b = id(e.target, &mut defs);
@@ -218,7 +216,7 @@ impl Graph {
     pub fn edge_keys(&self) -> Vec<EdgeKey> {
         let mut out = Vec::new();
         for f in self.file_ids() {
-            for e in &self.resolution(f).edges {
+            for e in self.edges(f) {
                 let target = self.facts(e.target.file);
                 out.push(EdgeKey {
                     from_file: self.facts(f).path.clone(),

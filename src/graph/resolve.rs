@@ -298,7 +298,13 @@ impl Edge {
 /// Everything resolving one file produced, and what it depended on.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
 pub struct Resolution {
-    pub edges: Vec<Edge>,
+    /// The resolver's edges, by site. Once the resolution is installed in a graph they
+    /// move into its reverse index (the one copy of every edge) and this is empty:
+    /// read a file's edges with [`super::Graph::edges`].
+    pub(crate) edges: Vec<Edge>,
+    /// Installed: the distinct definitions this file's sites call, sorted (where in
+    /// the reverse index its edges are). Empty in the resolver's output.
+    pub callees: Vec<DefId>,
     /// Other files whose facts were read: a change to one of them re-resolves this file.
     pub deps: Vec<FileId>,
     /// Names matched by name only: a definition of one appearing or vanishing anywhere
@@ -454,6 +460,8 @@ impl<'g> Resolver<'g> {
         }
         // Candidates are read from every file of a name: those are dependencies through
         // `fallback_names`, not `deps`.
+        // The order `Graph::edges` gives back: what the graph compares against.
+        out.edges.sort_unstable_by_key(|e| (e.site(), e.target));
         out.deps = self.deps.into_iter().collect();
         out.deps.sort();
         out.fallback_names = fallback.into_iter().collect();
@@ -611,6 +619,21 @@ impl<'g> Resolver<'g> {
             Sym::Either(a, b) => {
                 self.eval(f, a, depth + 1, out);
                 self.eval(f, b, depth + 1, out);
+            }
+            Sym::CallbackParam(callee, slot) => {
+                let key = (slot >> 16, slot & 0xffff);
+                let mut fns = Vals::new();
+                self.eval_callee(f, callee, &mut fns);
+                for v in fns {
+                    let Value::Def(d) = v else { continue };
+                    let params = &self.facts(d.file).callback_params;
+                    let found = params.binary_search_by_key(&(d.def, key.0, key.1), |c| {
+                        (c.def, u32::from(c.arg), u32::from(c.param))
+                    });
+                    if let Ok(i) = found {
+                        self.eval(d.file, params[i].value, depth + 1, out);
+                    }
+                }
             }
             Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
             Sym::Element(array) => {

@@ -42,8 +42,8 @@ impl Graph {
                 (files.len() - 1) as u32
             })
         };
-        let edges = r
-            .edges
+        let edges = self
+            .edges(f)
             .iter()
             .map(|e| StoredEdge {
                 site: e.site(),
@@ -121,6 +121,7 @@ impl Graph {
             .collect();
         Some(Resolution {
             edges,
+            callees: Vec::new(),
             deps,
             fallback_names,
             external: s.external,

@@ -89,6 +89,16 @@ pub fn render(facts: &FileFacts) -> String {
             facts.describe(*ty)
         );
     }
+    for c in &facts.callback_params {
+        let _ = writeln!(
+            out,
+            "callback {} arg{} param{} = {}",
+            facts.def_qualified(c.def),
+            c.arg,
+            c.param,
+            facts.describe(c.value)
+        );
+    }
     for p in &facts.props {
         let _ = writeln!(
             out,

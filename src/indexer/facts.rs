@@ -42,7 +42,21 @@ pub struct FileFacts {
     pub props: Vec<Prop>,
     /// `class C implements I, J`: (C, the type I names), one entry per interface.
     pub implements: Vec<(DefIdx, SymId)>,
+    /// What functions passed to a definition receive, from its parameters' stated
+    /// function types; sorted by (def, arg, param).
+    pub callback_params: Vec<CallbackParam>,
     pub syms: Vec<Sym>,
+}
+
+/// `createReducer(state, cb: (builder: Builder) => void)`: parameter `param` of the
+/// function passed as argument `arg` of `def` is `value` (an instance of `Builder`), so
+/// `createReducer(s, (b) => b.addCase())` resolves `addCase` as TypeScript does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallbackParam {
+    pub def: DefIdx,
+    pub arg: u16,
+    pub param: u16,
+    pub value: SymId,
 }
 
 /// A file's strings in one buffer: 4 bytes of bookkeeping per string instead of a
@@ -331,6 +345,10 @@ pub enum Sym {
     /// An element of the array the operand denotes (`items.forEach(item => ...)`,
     /// `for (const item of items)`).
     Element(SymId),
+    /// A parameter of a function literal passed to a call: what the callee's stated
+    /// parameter type says it receives. The operand is the callee; the number packs
+    /// the argument's index (high 16 bits) and the parameter's (low 16).
+    CallbackParam(SymId, u32),
     /// One of two: `a ?? b`, `c ? a : b`, or a name that is both a type and a value
     /// (`type OK<T> = ...; const OK = ...`).
     Either(SymId, SymId),
@@ -400,6 +418,9 @@ impl FileFacts {
             Sym::Array(e) => format!("[{}]", d(e)),
             Sym::Element(a) => format!("elem({})", d(a)),
             Sym::Either(a, b) => format!("{} | {}", d(a), d(b)),
+            Sym::CallbackParam(c, slot) => {
+                format!("param{}(arg{} of {})", slot & 0xffff, slot >> 16, d(c))
+            }
             Sym::Unknown => "?".into(),
         }
     }

@@ -64,7 +64,7 @@ pub fn collect(graph: &Graph) -> GraphOut {
     let mut edges = Vec::new();
     for &f in &files {
         let facts = graph.facts(f);
-        for e in &graph.resolution(f).edges {
+        for e in graph.edges(f) {
             let site = &facts.calls[e.site() as usize];
             let from_node = match site.caller() {
                 Some(d) => CallerNode::Def(DefId::new(f, d)),

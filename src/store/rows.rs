@@ -160,7 +160,7 @@ impl Rows {
                 .boolean(d.exported);
             self.definitions.end_row();
         }
-        for e in &graph.resolution(f).edges {
+        for e in graph.edges(f) {
             let site = &facts.calls[e.site() as usize];
             let callee_file = numbers.number(&graph.facts(e.target.file).path);
             self.edges

@@ -312,15 +312,18 @@ impl<'s> Extractor<'s> {
             }
         }
         let children = children_with_fields(node);
-        if let Some(f) = function {
-            self.record_call_of(node, kind, f, depth);
-        }
+        let callee = match function {
+            Some(f) if self.record_call_of(node, kind, f, depth) => {
+                self.facts.calls.last().map(|c| c.callee)
+            }
+            _ => None,
+        };
         let element = function.and_then(|f| self.iteration_element(f));
         for (field, child) in children {
             match field {
                 Some("function") => self.visit_callee(child, depth + 1),
                 Some("arguments") if child.kind() == "arguments" => {
-                    self.arguments_with(child, depth + 1, element)
+                    self.arguments_with(child, depth + 1, element, callee)
                 }
                 _ => self.visit(child, depth + 1),
             }
@@ -329,22 +332,38 @@ impl<'s> Extractor<'s> {
 
     /// Arguments: a function passed by name is a use of it (`items.map(normalize)`).
     fn arguments(&mut self, args: Node<'s>, depth: usize) {
-        self.arguments_with(args, depth, None)
+        self.arguments_with(args, depth, None, None)
     }
 
     /// Arguments, where the first function literal's parameter at `element.0` is an
-    /// element of the array `element.1` (the callback of an iteration method).
-    fn arguments_with(&mut self, args: Node<'s>, depth: usize, element: Option<(usize, SymId)>) {
+    /// element of the array `element.1` (the callback of an iteration method), and any
+    /// other function literal's parameters are what `callee` says it passes them.
+    fn arguments_with(
+        &mut self,
+        args: Node<'s>,
+        depth: usize,
+        element: Option<(usize, SymId)>,
+        callee: Option<SymId>,
+    ) {
         let mut cursor = args.walk();
         let children: Vec<Node<'s>> = args.children(&mut cursor).collect();
         let mut element = element;
+        let mut index: u16 = 0;
         for child in children {
-            if element.is_some() && super::defs::is_function_node(child.kind()) {
+            let is_function = super::defs::is_function_node(child.kind());
+            if element.is_some() && is_function {
                 self.param_hint = element.take();
                 self.value_use(child, depth + 1);
                 self.param_hint = None;
+            } else if let (Some(callee), true) = (callee, is_function) {
+                self.callback_of = Some((callee, index));
+                self.value_use(child, depth + 1);
+                self.callback_of = None;
             } else {
                 self.value_use(child, depth + 1);
+            }
+            if child.is_named() && child.kind() != "comment" {
+                index = index.saturating_add(1);
             }
         }
     }

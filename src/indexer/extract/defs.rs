@@ -254,13 +254,22 @@ impl<'s> Extractor<'s> {
                 .then_some(d.container)
                 .flatten()
         });
-        // A callback of an iteration method: one parameter is the array's element.
+        // A callback of an iteration method: one parameter is the array's element. A
+        // callback of another call: each parameter is what the callee passes it.
         let hint = self.param_hint.take();
-        let hinted = |i: usize| hint.filter(|(at, _)| *at == i).map(|(_, v)| v);
+        let callback_of = self.callback_of.take();
+        let hinted = |ex: &mut Self, i: usize| {
+            hint.filter(|(at, _)| *at == i).map(|(_, v)| v).or_else(|| {
+                let (callee, arg) = callback_of?;
+                let slot =
+                    (u32::from(arg) << 16) | u32::try_from(i).ok().filter(|&i| i <= 0xffff)?;
+                Some(ex.sym(Sym::CallbackParam(callee, slot)))
+            })
+        };
         let mut texts = Vec::new();
         if params.kind() == "identifier" {
             texts.push(self.intern_node(params));
-            let value = hinted(0).unwrap_or_else(|| self.unknown());
+            let value = hinted(self, 0).unwrap_or_else(|| self.unknown());
             let name = self.intern_node(params);
             self.declare(name, value, false);
         } else {
@@ -277,7 +286,11 @@ impl<'s> Extractor<'s> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 texts.push(self.intern(&collapsed));
-                self.declare_parameter(p, constructor_of, hinted(index));
+                let hint = hinted(self, index);
+                self.declare_parameter(p, constructor_of, hint);
+                if let Some(def) = def {
+                    self.callback_types(p, def, index);
+                }
                 index += 1;
             }
         }
@@ -285,6 +298,45 @@ impl<'s> Extractor<'s> {
             self.def_mut(def).params = texts;
         }
         self.visit(params, depth + 1);
+    }
+
+    /// `cb: (builder: Builder, api: Api) => void`, parameter `arg` of `def`: records what
+    /// a function passed there receives (see [`CallbackParam`]).
+    fn callback_types(&mut self, p: Node<'s>, def: DefIdx, arg: usize) {
+        let Some(ty) = p
+            .field(Field::Type)
+            .and_then(|t| t.named_child(0))
+            .filter(|t| t.kind() == "function_type")
+        else {
+            return;
+        };
+        let Ok(arg) = u16::try_from(arg) else { return };
+        let mut cursor = ty.walk();
+        let Some(list) = ty
+            .named_children(&mut cursor)
+            .find(|c| c.kind() == "formal_parameters")
+        else {
+            return;
+        };
+        let mut cursor = list.walk();
+        let params: Vec<Node<'s>> = list
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() != "comment")
+            .collect();
+        for (param, q) in params.into_iter().enumerate() {
+            let Ok(param) = u16::try_from(param) else {
+                return;
+            };
+            let value = q.field(Field::Type).and_then(|t| self.type_annotation(t));
+            if let Some(value) = value {
+                self.facts.callback_params.push(CallbackParam {
+                    def,
+                    arg,
+                    param,
+                    value,
+                });
+            }
+        }
     }
 
     fn declare_parameter(

@@ -164,6 +164,9 @@ pub(crate) struct Extractor<'s> {
     /// The value of the next function literal's parameter at this index: the element
     /// of the array an iteration method walks (`items.map(item => ...)`).
     pub(crate) param_hint: Option<(usize, SymId)>,
+    /// The callee and argument index of the next function literal, when it is an
+    /// argument of a call: its parameters are what the callee says it passes.
+    pub(crate) callback_of: Option<(SymId, u16)>,
     /// Per enclosing function: the definition its `return` statements describe (None for
     /// anonymous functions and for definitions with a stated return type).
     returns_to: Vec<Option<DefIdx>>,
@@ -211,6 +214,7 @@ impl<'s> Extractor<'s> {
             namespace: None,
             returns_to: Vec::new(),
             param_hint: None,
+            callback_of: None,
             def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,
@@ -274,6 +278,7 @@ impl<'s> Extractor<'s> {
         stack.extend(f.bindings.iter().map(|b| b.value));
         stack.extend(f.props.iter().map(|p| p.value));
         stack.extend(f.implements.iter().map(|i| i.1));
+        stack.extend(f.callback_params.iter().map(|c| c.value));
         stack.extend(f.module_exports);
         stack.extend(f.exports.iter().filter_map(|e| match e.value {
             ExportValue::Local(s) => Some(s),
@@ -293,6 +298,7 @@ impl<'s> Extractor<'s> {
                     stack.push(x)
                 }
                 Sym::Either(a, b) => stack.extend([a, b]),
+                Sym::CallbackParam(c, _) => stack.push(c),
                 Sym::Binding(_)
                 | Sym::Global(_)
                 | Sym::Def(_)
@@ -321,6 +327,7 @@ impl<'s> Extractor<'s> {
                     Sym::Array(x) => Sym::Array(r(x)),
                     Sym::Element(x) => Sym::Element(r(x)),
                     Sym::Either(a, b) => Sym::Either(r(a), r(b)),
+                    Sym::CallbackParam(c, slot) => Sym::CallbackParam(r(c), slot),
                     other @ (Sym::Binding(_)
                     | Sym::Global(_)
                     | Sym::Def(_)
@@ -344,6 +351,11 @@ impl<'s> Extractor<'s> {
         for i in &mut f.implements {
             i.1 = r(i.1);
         }
+        for c in &mut f.callback_params {
+            c.value = r(c.value);
+        }
+        f.callback_params
+            .sort_unstable_by_key(|c| (c.def, c.arg, c.param));
         f.module_exports = f.module_exports.map(r);
         for e in &mut f.exports {
             if let ExportValue::Local(s) = &mut e.value {
