@@ -23,7 +23,9 @@ pub type ImportIdx = u32;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
-    /// Repository-relative path with `/` separators.
+    /// Repository-relative path with `/` separators. Not serialised: stored facts are
+    /// content-addressed (one blob's facts serve every path that holds it).
+    #[serde(skip)]
     pub path: String,
     pub language: Option<Language>,
     /// A `.d.ts` file: declarations only, no call sites.

@@ -618,7 +618,9 @@ fn decode_rows(rows: Vec<ops::StoredFileRow>) -> Result<Decoded> {
             let facts =
                 rows::decode_facts(&row.path, facts_bytes).map_err(|e| corrupt(e.to_string()))?;
             let resolution: StoredResolution = match row.resolution.as_deref() {
-                Some(bytes) => postcard::from_bytes(bytes).map_err(|e| corrupt(e.to_string()))?,
+                Some(bytes) => {
+                    rows::decode_resolution(bytes).map_err(|e| corrupt(e.to_string()))?
+                }
                 None => StoredResolution::default(),
             };
             Ok((facts, resolution))
