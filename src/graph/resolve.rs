@@ -848,6 +848,24 @@ impl<'g> Resolver<'g> {
         if out.len() > before {
             return;
         }
+        // `{ ...base }`: a member of what the object spreads.
+        if let Some(spreads) = self
+            .g
+            .names
+            .get(SPREAD)
+            .and_then(|s| index.props.get(&(d.def, s)))
+        {
+            let mut sources = Vals::new();
+            for &p in spreads.iter() {
+                self.eval(d.file, p, depth + 1, &mut sources);
+            }
+            for source in sources {
+                self.member(source, name, depth + 1, out);
+            }
+            if out.len() > before {
+                return;
+            }
+        }
         // Methods assigned to `X.prototype = { ... }`.
         if instance {
             if let Some(proto) = self.g.names.get("prototype") {

@@ -21,6 +21,10 @@ pub type BindingIdx = u32;
 /// Index into [`FileFacts::imports`].
 pub type ImportIdx = u32;
 
+/// The property name under which an object literal records what it spreads
+/// (`{ ...base }`): its members are the object's too.
+pub const SPREAD: &str = "...";
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     /// Repository-relative path with `/` separators. Not serialised: stored facts are

@@ -1455,6 +1455,20 @@ impl<'s> Extractor<'s> {
                     });
                     self.tokens.leaf(item, self.src);
                 }
+                // `{ ...schemas, extra }`: the spread object's members are members of
+                // this one (under a name no property can have).
+                "spread_element" => {
+                    if let Some(spread) = item.named_child(0) {
+                        let value = self.expr_sym(spread);
+                        let name = self.intern(SPREAD);
+                        self.facts.props.push(Prop {
+                            object: def,
+                            name,
+                            value,
+                        });
+                    }
+                    self.visit(item, depth + 1);
+                }
                 _ => self.visit(item, depth + 1),
             }
         }

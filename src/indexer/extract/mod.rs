@@ -167,6 +167,8 @@ pub(crate) struct Extractor<'s> {
     /// The callee and argument index of the next function literal, when it is an
     /// argument of a call: its parameters are what the callee says it passes.
     pub(crate) callback_of: Option<(SymId, u16)>,
+    /// A name the next block declares narrowed: `if (x instanceof C) { ... }`.
+    narrowed: Option<(StrId, SymId)>,
     /// Per enclosing function: the definition its `return` statements describe (None for
     /// anonymous functions and for definitions with a stated return type).
     returns_to: Vec<Option<DefIdx>>,
@@ -215,6 +217,7 @@ impl<'s> Extractor<'s> {
             returns_to: Vec::new(),
             param_hint: None,
             callback_of: None,
+            narrowed: None,
             def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,
@@ -580,11 +583,51 @@ impl<'s> Extractor<'s> {
 
     fn block(&mut self, node: Node<'s>, depth: usize) {
         self.push_scope(ScopeKind::Block);
+        if let Some((name, value)) = self.narrowed.take() {
+            self.declare(name, value, false);
+        }
         if node.kind() == "for_in_statement" {
             self.for_in_bindings(node);
         }
         self.visit_children(node, depth);
         self.pop_scope();
+    }
+
+    /// `if (x instanceof C) { ... }`: inside the block, `x` is a `C` (as TypeScript
+    /// narrows it), so `x.m()` resolves to `C.m`.
+    fn if_statement(&mut self, node: Node<'s>, depth: usize) {
+        let consequence = node
+            .field(Field::Consequence)
+            .filter(|c| c.kind() == "statement_block");
+        let test = node
+            .field(Field::Condition)
+            .and_then(|c| c.named_child(0))
+            .filter(|t| t.kind() == "binary_expression")
+            .and_then(|t| {
+                let (left, op, right) = (
+                    t.field(Field::Left)?,
+                    t.field(Field::Operator)?,
+                    t.field(Field::Right)?,
+                );
+                (op.kind() == "instanceof" && left.kind() == "identifier").then_some((left, right))
+            });
+        let (Some(block), Some((subject, class))) = (consequence, test) else {
+            return self.visit_children(node, depth);
+        };
+        let mut cursor = node.walk();
+        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        for child in children {
+            if child == block {
+                let name = self.intern_node(subject);
+                let class = self.expr_sym(class);
+                let value = self.sym(Sym::Instance(class));
+                self.narrowed = Some((name, value));
+                self.visit(child, depth + 1);
+                self.narrowed = None;
+            } else {
+                self.visit(child, depth + 1);
+            }
+        }
     }
 
     fn catch_clause(&mut self, node: Node<'s>, depth: usize) {
@@ -639,6 +682,7 @@ fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
             (Extractor::block, 0)
         }
         "catch_clause" => (Extractor::catch_clause, 0),
+        "if_statement" => (Extractor::if_statement, 2),
         // calls and uses
         "call_expression" => (Extractor::call_expression, 2),
         "new_expression" => (Extractor::new_expression, 1),
