@@ -585,9 +585,24 @@ impl<'g> Resolver<'g> {
                 for v in fns {
                     match v {
                         Value::Def(d) => {
-                            if let Some(r) = self.facts(d.file).def(d.def).returns {
-                                self.eval(d.file, r, depth + 1, out);
+                            let Some(r) = self.facts(d.file).def(d.def).returns else {
+                                continue;
+                            };
+                            // A method that returns `this` (stated or returned) gives
+                            // back its receiver: `qb.where().select()` stays on qb's
+                            // class, a subclass included.
+                            let returns_this =
+                                matches!(self.facts(d.file).sym(r), Sym::This(Some(_)));
+                            if let (true, Sym::Member(receiver, _)) =
+                                (returns_this, facts.sym(callee))
+                            {
+                                let before = out.len();
+                                self.eval(f, receiver, depth + 1, out);
+                                if out.len() > before {
+                                    continue;
+                                }
                             }
+                            self.eval(d.file, r, depth + 1, out);
                         }
                         Value::External => Self::push(out, Value::External),
                         _ => {}

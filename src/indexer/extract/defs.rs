@@ -306,7 +306,7 @@ impl<'s> Extractor<'s> {
         let Some(ty) = p
             .field(Field::Type)
             .and_then(|t| t.named_child(0))
-            .filter(|t| t.kind() == "function_type")
+            .and_then(function_type_in)
         else {
             return;
         };
@@ -1667,4 +1667,19 @@ fn heritage_value(heritage: Node) -> Option<Node> {
         }
     }
     None
+}
+
+/// The function type a parameter's type is or includes: `(x: X) => void`, and the
+/// function member of `Level | ((em: Manager) => T)` or `((x: X) => void) | undefined`.
+fn function_type_in(ty: Node<'_>) -> Option<Node<'_>> {
+    match ty.kind() {
+        "function_type" => Some(ty),
+        "parenthesized_type" => ty.named_child(0).and_then(function_type_in),
+        "union_type" => {
+            let mut cursor = ty.walk();
+            let members: Vec<Node<'_>> = ty.named_children(&mut cursor).collect();
+            members.into_iter().find_map(function_type_in)
+        }
+        _ => None,
+    }
 }

@@ -39,6 +39,14 @@ impl<'s> Extractor<'s> {
             return None;
         }
         let element = match ty.kind() {
+            // `where(): this`: the receiver, whatever subclass it is (see the resolver's
+            // `Sym::Return`); outside a class, nothing.
+            "this_type" => {
+                return match self.current_this() {
+                    super::ThisCtx::Of(c) => Some(self.sym(Sym::This(Some(c)))),
+                    _ => None,
+                }
+            }
             // `typeof BaseEntity`: the class itself, not an instance of it.
             "type_query" => return self.type_sym_at(ty.named_child(0)?, level + 1),
             "array_type" => ty.named_child(0),
