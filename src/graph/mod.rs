@@ -336,6 +336,7 @@ impl Graph {
                 + f.bindings.capacity() * size_of::<Binding>()
                 + f.props.capacity() * size_of::<Prop>()
                 + f.callback_params.capacity() * size_of::<CallbackParam>()
+                + f.param_types.capacity() * size_of::<ParamType>()
                 + f.syms.capacity() * size_of::<Sym>();
             total += slot.index.names.capacity() * 4
                 + (slot.index.members.capacity() + slot.index.props.capacity()) * 32

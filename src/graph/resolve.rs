@@ -635,6 +635,19 @@ impl<'g> Resolver<'g> {
                 self.eval(f, a, depth + 1, out);
                 self.eval(f, b, depth + 1, out);
             }
+            Sym::ParamType(function, index) => {
+                let mut fns = Vals::new();
+                self.eval_callee(f, function, &mut fns);
+                for v in fns {
+                    let Value::Def(d) = v else { continue };
+                    let params = &self.facts(d.file).param_types;
+                    let found = params
+                        .binary_search_by_key(&(d.def, index), |p| (p.def, u32::from(p.index)));
+                    if let Ok(i) = found {
+                        self.eval(d.file, params[i].value, depth + 1, out);
+                    }
+                }
+            }
             Sym::CallbackParam(callee, slot) => {
                 let key = (slot >> 16, slot & 0xffff);
                 let mut fns = Vals::new();

@@ -99,6 +99,15 @@ pub fn render(facts: &FileFacts) -> String {
             facts.describe(c.value)
         );
     }
+    for p in &facts.param_types {
+        let _ = writeln!(
+            out,
+            "param {} #{} = {}",
+            facts.def_qualified(p.def),
+            p.index,
+            facts.describe(p.value)
+        );
+    }
     for p in &facts.props {
         let _ = writeln!(
             out,

@@ -51,7 +51,19 @@ pub struct FileFacts {
     /// What functions passed to a definition receive, from its parameters' stated
     /// function types; sorted by (def, arg, param).
     pub callback_params: Vec<CallbackParam>,
+    /// Definitions' parameters with a stated type, sorted by (def, index): what an
+    /// object literal's function-valued property receives when the object is passed
+    /// where such a parameter's type says what the property is.
+    pub param_types: Vec<ParamType>,
     pub syms: Vec<Sym>,
+}
+
+/// Parameter `index` of `def` is stated to be `value` (an instance of its type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamType {
+    pub def: DefIdx,
+    pub index: u16,
+    pub value: SymId,
 }
 
 /// `createReducer(state, cb: (builder: Builder) => void)`: parameter `param` of the
@@ -355,6 +367,10 @@ pub enum Sym {
     /// parameter type says it receives. The operand is the callee; the number packs
     /// the argument's index (high 16 bits) and the parameter's (low 16).
     CallbackParam(SymId, u32),
+    /// The stated type of parameter `.1` of the function the operand denotes (as a
+    /// callee): `createApi({ endpoints: (build) => ... })` makes `build` the stated
+    /// type of `endpoints`' first parameter in the type of `createApi`'s first.
+    ParamType(SymId, u32),
     /// One of two: `a ?? b`, `c ? a : b`, or a name that is both a type and a value
     /// (`type OK<T> = ...; const OK = ...`).
     Either(SymId, SymId),
@@ -424,6 +440,7 @@ impl FileFacts {
             Sym::Array(e) => format!("[{}]", d(e)),
             Sym::Element(a) => format!("elem({})", d(a)),
             Sym::Either(a, b) => format!("{} | {}", d(a), d(b)),
+            Sym::ParamType(f, i) => format!("paramtype{i}({})", d(f)),
             Sym::CallbackParam(c, slot) => {
                 format!("param{}(arg{} of {})", slot & 0xffff, slot >> 16, d(c))
             }

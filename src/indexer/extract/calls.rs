@@ -359,6 +359,10 @@ impl<'s> Extractor<'s> {
                 self.callback_of = Some((callee, index));
                 self.value_use(child, depth + 1);
                 self.callback_of = None;
+            } else if let (Some(callee), "object") = (callee, child.kind()) {
+                self.object_arg = Some((child.id(), callee, index));
+                self.value_use(child, depth + 1);
+                self.object_arg = None;
             } else {
                 self.value_use(child, depth + 1);
             }

@@ -258,13 +258,17 @@ impl<'s> Extractor<'s> {
         // callback of another call: each parameter is what the callee passes it.
         let hint = self.param_hint.take();
         let callback_of = self.callback_of.take();
+        let function_is = self.function_is.take();
         let hinted = |ex: &mut Self, i: usize| {
-            hint.filter(|(at, _)| *at == i).map(|(_, v)| v).or_else(|| {
-                let (callee, arg) = callback_of?;
-                let slot =
-                    (u32::from(arg) << 16) | u32::try_from(i).ok().filter(|&i| i <= 0xffff)?;
-                Some(ex.sym(Sym::CallbackParam(callee, slot)))
-            })
+            let at = u32::try_from(i).ok().filter(|&i| i <= 0xffff)?;
+            hint.filter(|(h, _)| *h == i)
+                .map(|(_, v)| v)
+                .or_else(|| {
+                    let (callee, arg) = callback_of?;
+                    let slot = (u32::from(arg) << 16) | at;
+                    Some(ex.sym(Sym::CallbackParam(callee, slot)))
+                })
+                .or_else(|| Some(ex.sym(Sym::ParamType(function_is?, at))))
         };
         let mut texts = Vec::new();
         if params.kind() == "identifier" {
@@ -287,9 +291,12 @@ impl<'s> Extractor<'s> {
                     .join(" ");
                 texts.push(self.intern(&collapsed));
                 let hint = hinted(self, index);
-                self.declare_parameter(p, constructor_of, hint);
+                let stated = self.declare_parameter(p, constructor_of, hint);
                 if let Some(def) = def {
                     self.callback_types(p, def, index);
+                    if let (Some(value), Ok(index)) = (stated, u16::try_from(index)) {
+                        self.facts.param_types.push(ParamType { def, index, value });
+                    }
                 }
                 index += 1;
             }
@@ -339,19 +346,18 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// Declares a parameter's names; returns its stated type, if it has one.
     fn declare_parameter(
         &mut self,
         p: Node<'s>,
         constructor_of: Option<DefIdx>,
         hint: Option<SymId>,
-    ) {
+    ) -> Option<SymId> {
         match p.kind() {
             "required_parameter" | "optional_parameter" => {
                 let pattern = p.field(Field::Pattern).or_else(|| p.field(Field::Name));
-                let typed = p
-                    .field(Field::Type)
-                    .and_then(|t| self.type_annotation(t))
-                    .or(hint);
+                let stated = p.field(Field::Type).and_then(|t| self.type_annotation(t));
+                let typed = stated.or(hint);
                 if let Some(pattern) = pattern {
                     self.declare_pattern(pattern, typed, false);
                     // `constructor(private repo: Repo)` declares a field too.
@@ -371,8 +377,12 @@ impl<'s> Extractor<'s> {
                         });
                     }
                 }
+                stated
             }
-            _ => self.declare_pattern(p, hint, false),
+            _ => {
+                self.declare_pattern(p, hint, false);
+                None
+            }
         }
     }
 
@@ -1517,11 +1527,32 @@ impl<'s> Extractor<'s> {
     /// `key: value` in an object literal not bound to a name.
     pub(crate) fn pair(&mut self, pair: Node<'s>, depth: usize) {
         let key = pair.field(Field::Key);
+        // `f({ key: (x) => ... })`: the function is `key` of f's stated parameter type.
+        let stated = match (self.object_arg, pair.parent(), key) {
+            (Some((object, callee, arg)), Some(parent), Some(k)) if parent.id() == object => {
+                self.key_name(k).map(|name| {
+                    let ty = self.sym(Sym::ParamType(callee, u32::from(arg)));
+                    self.sym(Sym::Member(ty, name))
+                })
+            }
+            _ => None,
+        };
+        let value = pair.field(Field::Value);
         let mut cursor = pair.walk();
         let children: Vec<Node<'s>> = pair.children(&mut cursor).collect();
         for child in children {
             if Some(child) == key {
                 self.property_key(child, depth + 1);
+            } else if let (Some(stated), true) = (
+                stated,
+                Some(child) == value && is_function_node(child.kind()),
+            ) {
+                // The object's own pairs are done with it: nested objects are not it.
+                let outer = self.object_arg.take();
+                self.function_is = Some(stated);
+                self.visit(child, depth + 1);
+                self.function_is = None;
+                self.object_arg = outer;
             } else {
                 self.visit(child, depth + 1);
             }

@@ -167,6 +167,13 @@ pub(crate) struct Extractor<'s> {
     /// The callee and argument index of the next function literal, when it is an
     /// argument of a call: its parameters are what the callee says it passes.
     pub(crate) callback_of: Option<(SymId, u16)>,
+    /// An object literal passed as an argument (its node id), the callee and the
+    /// argument's index: its function-valued properties take their parameters from the
+    /// callee's stated parameter type.
+    pub(crate) object_arg: Option<(usize, SymId, u16)>,
+    /// What the next function literal is, when something states it (a property of
+    /// an object passed to a typed parameter): its parameters are that one's.
+    pub(crate) function_is: Option<SymId>,
     /// A name the next block declares narrowed: `if (x instanceof C) { ... }`.
     narrowed: Option<(StrId, SymId)>,
     /// Per enclosing function: the definition its `return` statements describe (None for
@@ -218,6 +225,8 @@ impl<'s> Extractor<'s> {
             param_hint: None,
             callback_of: None,
             narrowed: None,
+            object_arg: None,
+            function_is: None,
             def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,
@@ -282,6 +291,7 @@ impl<'s> Extractor<'s> {
         stack.extend(f.props.iter().map(|p| p.value));
         stack.extend(f.implements.iter().map(|i| i.1));
         stack.extend(f.callback_params.iter().map(|c| c.value));
+        stack.extend(f.param_types.iter().map(|p| p.value));
         stack.extend(f.module_exports);
         stack.extend(f.exports.iter().filter_map(|e| match e.value {
             ExportValue::Local(s) => Some(s),
@@ -301,7 +311,7 @@ impl<'s> Extractor<'s> {
                     stack.push(x)
                 }
                 Sym::Either(a, b) => stack.extend([a, b]),
-                Sym::CallbackParam(c, _) => stack.push(c),
+                Sym::CallbackParam(c, _) | Sym::ParamType(c, _) => stack.push(c),
                 Sym::Binding(_)
                 | Sym::Global(_)
                 | Sym::Def(_)
@@ -331,6 +341,7 @@ impl<'s> Extractor<'s> {
                     Sym::Element(x) => Sym::Element(r(x)),
                     Sym::Either(a, b) => Sym::Either(r(a), r(b)),
                     Sym::CallbackParam(c, slot) => Sym::CallbackParam(r(c), slot),
+                    Sym::ParamType(c, i) => Sym::ParamType(r(c), i),
                     other @ (Sym::Binding(_)
                     | Sym::Global(_)
                     | Sym::Def(_)
@@ -359,6 +370,10 @@ impl<'s> Extractor<'s> {
         }
         f.callback_params
             .sort_unstable_by_key(|c| (c.def, c.arg, c.param));
+        for p in &mut f.param_types {
+            p.value = r(p.value);
+        }
+        f.param_types.sort_unstable_by_key(|p| (p.def, p.index));
         f.module_exports = f.module_exports.map(r);
         for e in &mut f.exports {
             if let ExportValue::Local(s) = &mut e.value {
