@@ -458,10 +458,10 @@ impl<'g> Resolver<'g> {
                 None => out.unresolved_sites.push(i as u32),
             }
         }
-        // Candidates are read from every file of a name: those are dependencies through
-        // `fallback_names`, not `deps`.
         // The order `Graph::edges` gives back: what the graph compares against.
         out.edges.sort_unstable_by_key(|e| (e.site(), e.target));
+        // Candidates are read from every file of a name: those are dependencies through
+        // `fallback_names`, not `deps`.
         out.deps = self.deps.into_iter().collect();
         out.deps.sort();
         out.fallback_names = fallback.into_iter().collect();
