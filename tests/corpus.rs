@@ -122,10 +122,17 @@ fn corpus_invariants_and_incremental_equals_full() {
     for round in 0..4 {
         for _ in 0..10 {
             let path = &paths[rng.random_range(0..paths.len())];
-            match rng.random_range(0..4) {
+            match rng.random_range(0..5) {
                 0 => {
                     graph.remove_file(path);
                     sources.remove(path);
+                }
+                4 => {
+                    // A call added: what other files read of this one stays the same.
+                    let text = sources.get(path).cloned().unwrap_or_default();
+                    let edited = format!("{text}\nrender(added{round});\n");
+                    graph.update_file(path, &edited);
+                    sources.insert(path.clone(), edited);
                 }
                 1 => {
                     // Cut a random slice of lines: syntax errors included.

@@ -199,6 +199,35 @@ fn random_edit_sequences_equal_full_rebuilds() {
                     graph.remove_file(&p);
                     files.remove(&p);
                 }
+                // A small edit: a call appended (nothing other files read changes, so
+                // they are not re-resolved) or a definition appended (they are).
+                3 | 4 => {
+                    let p = files
+                        .keys()
+                        .nth(rng.random_range(0..files.len()))
+                        .unwrap()
+                        .clone();
+                    let line = match rng.random_range(0..4) {
+                        0 => format!("{}();", pick(&mut rng, NAMES)),
+                        1 => format!(
+                            "new {}().{}();",
+                            pick(&mut rng, CLASSES),
+                            pick(&mut rng, NAMES)
+                        ),
+                        2 => format!(
+                            "export function {}() {{ return 1; }}",
+                            pick(&mut rng, NAMES)
+                        ),
+                        _ => format!(
+                            "export class {} {{ {}() {{}} }}",
+                            pick(&mut rng, CLASSES),
+                            pick(&mut rng, NAMES)
+                        ),
+                    };
+                    let src = format!("{}\n{line}\n", files[&p]);
+                    graph.update_file(&p, &src);
+                    files.insert(p, src);
+                }
                 // Rewrite a file.
                 _ => {
                     let p = files

@@ -209,9 +209,18 @@ impl Graph {
         let existing = self.file_id(&facts.path);
         let mut dirty: FxHashSet<FileId> = FxHashSet::default();
         let old_candidates = existing.map(|fid| self.candidate_signature(fid));
+        // Other files read this one's surface; when an edit leaves it as it was (a call
+        // added, a body rewritten), they need not be resolved again.
+        let dependents: Vec<FileId> = existing
+            .and_then(|fid| self.dependents.get(&fid))
+            .map(|set| set.iter().copied().collect())
+            .unwrap_or_default();
+        let old_surface = match existing {
+            Some(fid) if !dependents.is_empty() => Some(Resolver::new(self, fid).surface()),
+            _ => None,
+        };
         let fid = match existing {
             Some(fid) => {
-                dirty.extend(self.dependents.get(&fid).into_iter().flatten().copied());
                 self.remove_from_name_index(fid);
                 let index = FileIndex::build(&facts, &mut self.names);
                 let slot = self.slots[fid.0 as usize].as_mut().expect("live slot");
@@ -237,6 +246,11 @@ impl Graph {
                 fid
             }
         };
+        if let Some(old_surface) = old_surface {
+            if Resolver::new(self, fid).surface() != old_surface {
+                dirty.extend(dependents);
+            }
+        }
         dirty.insert(fid);
         // Name-only matches change only where this file's candidates for a name did.
         let old = old_candidates.unwrap_or_default();
