@@ -7,10 +7,12 @@
 //
 // TypeScript is the reference: for every call, `new`, tagged template, decorator and
 // capitalised JSX element in the repository, the checker's symbol for the callee name
-// (aliases, shorthand properties and `const f = g` followed) gives the definitions it
-// calls. Those that are definitions in our graph (same file, same name, the name inside
-// the node's lines) form the truth; the graph's call-like edges (not `reference`) are
-// scored against it, per call site position (file, line, column of the callee's name).
+// (aliases, shorthand properties, `const f = g` and `module.exports = require(...)`
+// followed; each file checked with the `paths` of its nearest tsconfig/jsconfig) gives
+// the definitions it calls. Those that are definitions in our graph (same file, same
+// name, the name inside the node's lines) form the truth; the graph's call-like edges
+// (not `reference`) are scored against it, per call site position (file, line, UTF-16
+// column of the callee's name, as both sides count it).
 //
 // The checker is not perfect either: without installed dependencies it cannot follow a
 // workspace package by name, and in plain JavaScript it types much as `any`. Edges the
