@@ -964,8 +964,7 @@ impl Graph {
         let name = self.slot(d.file).index.name(def.name);
         let mut resolver = Resolver::new(self, d.file);
         let mut out = Vec::new();
-        for &(c, ty) in facts.implements.iter().filter(|(c, _)| *c == class) {
-            let _ = c;
+        for &(_, ty) in facts.implements.iter().filter(|(c, _)| *c == class) {
             let mut interfaces = Vals::new();
             resolver.eval(d.file, ty, 0, &mut interfaces);
             for i in interfaces {

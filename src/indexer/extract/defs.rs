@@ -601,7 +601,7 @@ impl<'s> Extractor<'s> {
     }
 
     /// Walks `node`'s children in order, handing `special` to `handle` instead.
-    fn walk_around(
+    pub(crate) fn walk_around(
         &mut self,
         node: Node<'s>,
         special: Node<'s>,

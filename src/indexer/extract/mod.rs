@@ -629,20 +629,14 @@ impl<'s> Extractor<'s> {
         let (Some(block), Some((subject, class))) = (consequence, test) else {
             return self.visit_children(node, depth);
         };
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
-        for child in children {
-            if child == block {
-                let name = self.intern_node(subject);
-                let class = self.expr_sym(class);
-                let value = self.sym(Sym::Instance(class));
-                self.narrowed = Some((name, value));
-                self.visit(child, depth + 1);
-                self.narrowed = None;
-            } else {
-                self.visit(child, depth + 1);
-            }
-        }
+        self.walk_around(node, block, depth, |ex, block| {
+            let name = ex.intern_node(subject);
+            let class = ex.expr_sym(class);
+            let value = ex.sym(Sym::Instance(class));
+            ex.narrowed = Some((name, value));
+            ex.visit(block, depth + 1);
+            ex.narrowed = None;
+        });
     }
 
     fn catch_clause(&mut self, node: Node<'s>, depth: usize) {
