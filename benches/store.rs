@@ -117,24 +117,57 @@ async fn run() {
     let graph = Graph::build(extracted.facts, extracted.configs);
     let index_time = start.elapsed();
     let meta = meta_of(&files, skipped);
-    let repo = store.ensure_repository("corpus").await.unwrap();
-    let start = Instant::now();
-    let written = store
-        .save_full(repo.id, Some("c0"), &graph, &meta)
-        .await
-        .unwrap();
-    let save = start.elapsed();
+    // A repository's first write (what installing the app does to every repository),
+    // best of 3: each run writes a new repository with the facts cache emptied.
+    let mut saves = Vec::new();
+    let mut written = None;
+    let mut repo = None;
+    for run in 0..3 {
+        if let Some(r) = repo.take() {
+            store.delete_repository(r).await.unwrap();
+        }
+        sqlx::query("TRUNCATE facts_cache")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let r = store
+            .ensure_repository(&format!("corpus-{run}"))
+            .await
+            .unwrap()
+            .id;
+        let start = Instant::now();
+        written = Some(store.save_full(r, Some("c0"), &graph, &meta).await.unwrap());
+        saves.push(start.elapsed().as_secs_f64());
+        repo = Some(r);
+    }
+    let (written, repo) = (written.unwrap(), repo.unwrap());
+    let save = saves.iter().cloned().fold(f64::MAX, f64::min);
     println!(
-        "corpus persist: {} files, {} edges in {:.3} s: {:.0} edges/s (all rows: files, facts, definitions, edges)",
+        "corpus persist: {} files, {} edges in {:.3} s (runs: {}): {:.0} edges/s (all rows: files, facts, definitions, edges)",
         written.files,
         written.edges,
-        save.as_secs_f64(),
-        written.edges as f64 / save.as_secs_f64()
+        save,
+        saves.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(", "),
+        written.edges as f64 / save
     );
+    // Writing it again over its own rows (a re-index: rows replaced in place, indexes
+    // maintained row by row, the facts cache already holding every blob).
+    let start = Instant::now();
+    let rewritten = store
+        .save_full(repo, Some("c0"), &graph, &meta)
+        .await
+        .unwrap();
+    let resave = start.elapsed().as_secs_f64();
+    println!(
+        "corpus re-persist over its own rows: {:.3} s: {:.0} edges/s",
+        resave,
+        rewritten.edges as f64 / resave
+    );
+    let written = rewritten;
     let mut loads = Vec::new();
     for _ in 0..3 {
         let start = Instant::now();
-        let (loaded, _) = store.load_graph(repo.id).await.unwrap();
+        let (loaded, _) = store.load_graph(repo).await.unwrap();
         loads.push(start.elapsed().as_secs_f64());
         assert_eq!(loaded.edge_keys().len(), graph.edge_keys().len());
     }
@@ -170,7 +203,7 @@ async fn run() {
         let start = Instant::now();
         let (g, w) = store
             .apply_changes(
-                repo.id,
+                repo,
                 graph,
                 version,
                 Some("c1"),

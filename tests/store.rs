@@ -460,6 +460,154 @@ async fn deleting_a_repository_or_installation_removes_its_rows(pool: PgPool) {
     .await
     .unwrap();
     assert_eq!(left, 0);
+    // Their partitions went with them.
+    assert_eq!(partition_tables(&pool).await, Vec::<String>::new());
+}
+
+/// Tables of repositories' partitions (attached or not), by name.
+async fn partition_tables(pool: &PgPool) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT relname::text FROM pg_class
+         WHERE relkind = 'r' AND relname ~ '^(files|definitions|edges)_r[0-9]+$' ORDER BY 1",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap()
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_first_write_goes_into_partitions_of_its_own(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+    let n = id.0;
+    assert_eq!(
+        partition_tables(&pool).await,
+        vec![
+            format!("definitions_r{n}"),
+            format!("edges_r{n}"),
+            format!("files_r{n}")
+        ]
+    );
+    // Attached, with the parents' indexes adopted rather than built twice.
+    let indexes: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid
+         WHERE c.relname = ANY($1) AND c.relispartition",
+    )
+    .bind(vec![
+        format!("files_r{n}"),
+        format!("definitions_r{n}"),
+        format!("edges_r{n}"),
+    ])
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(indexes, 3 + 2 + 2, "files, definitions, edges");
+    let (files, _, edges) = store.counts(id).await.unwrap();
+    assert_eq!(files as usize, repo.files.len());
+    assert_eq!(edges as usize, graph.edge_keys().len());
+}
+
+#[sqlx::test(migrations = false)]
+async fn tables_left_by_a_first_write_that_died_are_unseen_then_replaced(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let id = store.ensure_repository("o/classify").await.unwrap().id;
+    // What a writer leaves when it dies after building its tables, before attaching.
+    for table in ["files", "definitions", "edges"] {
+        sqlx::query(&format!(
+            "CREATE TABLE {table}_r{} (LIKE {table} INCLUDING DEFAULTS)",
+            id.0
+        ))
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    sqlx::query(&format!(
+        "INSERT INTO edges_r{} (repo_id, caller_file, callee_file) VALUES ($1, 0, 0)",
+        id.0
+    ))
+    .bind(id.0)
+    .execute(&pool)
+    .await
+    .unwrap();
+    assert_eq!(store.counts(id).await.unwrap(), (0, 0, 0), "not attached");
+    let repo = fixture_repo();
+    let (graph, meta) = repo.build();
+    store
+        .save_full(id, Some("c1"), &graph, &meta)
+        .await
+        .unwrap();
+    let (loaded, _) = store.load_graph(id).await.unwrap();
+    assert_eq!(loaded.edge_keys(), graph.edge_keys());
+    assert_eq!(
+        store.counts(id).await.unwrap().2 as usize,
+        graph.edge_keys().len()
+    );
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_first_write_does_not_wait_for_readers_of_other_repositories(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let repo = fixture_repo();
+    let (a, _) = saved(&store, "o/a", &repo).await;
+    // A reader of repository a, in the middle of a transaction: it holds a lock on
+    // every parent table it read until it ends.
+    let mut reader = pool.begin().await.unwrap();
+    sqlx::query(
+        "SELECT (SELECT count(*) FROM files WHERE repo_id = $1)
+              + (SELECT count(*) FROM definitions WHERE repo_id = $1)
+              + (SELECT count(*) FROM edges WHERE repo_id = $1)",
+    )
+    .bind(a.0)
+    .execute(&mut *reader)
+    .await
+    .unwrap();
+    // Attaching takes a lock that does not conflict with it; one that did (creating a
+    // partition in place, detaching one) would wait for the reader forever.
+    let b = store.ensure_repository("o/b").await.unwrap().id;
+    let (graph, meta) = repo.build();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        store.save_full(b, Some("c1"), &graph, &meta),
+    )
+    .await
+    .expect("the write of b does not wait for the reader of a")
+    .unwrap();
+    // And a push to b does not either.
+    let mut repo_b = fixture_repo();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        apply_and_check(
+            &store,
+            b,
+            graph,
+            1,
+            &mut repo_b,
+            vec![("routes/posts.js", None)],
+        ),
+    )
+    .await
+    .expect("the push to b does not wait for the reader of a");
+    reader.commit().await.unwrap();
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_repository_first_written_by_a_push_gets_its_partitions(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let id = store.ensure_repository("o/new").await.unwrap().id;
+    let mut repo = Repo {
+        files: Default::default(),
+    };
+    let all = fixture_repo();
+    let edits: Vec<(&str, Option<&str>)> = all
+        .files
+        .iter()
+        .map(|(p, t)| (p.as_str(), Some(t.as_str())))
+        .collect();
+    let empty = Graph::build(Vec::new(), Vec::new());
+    let graph = apply_and_check(&store, id, empty, 0, &mut repo, edits).await;
+    assert!(!graph.edge_keys().is_empty());
+    assert_eq!(partition_tables(&pool).await.len(), 3);
 }
 
 #[tokio::test]

@@ -33,6 +33,11 @@ pub struct StoredEdge {
 impl Graph {
     /// The resolution of `f`, in stored form.
     pub fn stored_resolution(&self, f: FileId) -> StoredResolution {
+        self.stored_resolution_of(f, &self.edges(f))
+    }
+
+    /// The same, given the file's edges (`Graph::edges(f)`) when the caller has them.
+    pub fn stored_resolution_of(&self, f: FileId, edges: &[Edge]) -> StoredResolution {
         let r = self.resolution(f);
         let mut files: Vec<String> = Vec::new();
         let mut index: FxHashMap<FileId, u32> = FxHashMap::default();
@@ -42,8 +47,7 @@ impl Graph {
                 (files.len() - 1) as u32
             })
         };
-        let edges = self
-            .edges(f)
+        let edges = edges
             .iter()
             .map(|e| StoredEdge {
                 site: e.site(),

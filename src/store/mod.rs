@@ -9,6 +9,7 @@ pub mod cache;
 pub mod copy;
 pub mod lock;
 pub mod ops;
+pub mod partition;
 pub mod rows;
 
 use std::str::FromStr;
@@ -24,8 +25,10 @@ use crate::graph::{FileId, Graph};
 use crate::indexer::facts::FileFacts;
 use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::indexer::{Language, PARSER_VERSION};
-use lock::lock_repository;
-use rows::{FileMeta, FileNumbers, Rows};
+use copy::CopyBuf;
+use lock::{lock_repository, RepoLock};
+use rows::{CacheEntry, FileMeta, FileNumbers, Rows};
+use tokio::task::JoinHandle;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RepoId(pub i64);
@@ -56,6 +59,8 @@ pub enum StoreError {
     Corrupt { path: String, reason: String },
     #[error("database error: {0}")]
     Sql(sqlx::Error),
+    #[error("a database task failed: {0}")]
+    Task(String),
     #[error("migration failed: {0}")]
     Migrate(sqlx::migrate::MigrateError),
 }
@@ -232,7 +237,12 @@ impl Store {
 
     pub async fn delete_installation(&self, id: i64) -> Result<bool> {
         let mut tx = self.pool.begin().await?;
-        let deleted = ops::delete_installation(&mut tx, id).await? > 0;
+        let mut locks = Vec::new();
+        // In id order, as every writer that takes several locks must.
+        for repo in ops::installation_repositories(&mut *tx, id).await? {
+            locks.push(lock_repository(&mut tx, repo).await?);
+        }
+        let deleted = ops::delete_installation(&mut tx, id, &locks).await? > 0;
         tx.commit().await?;
         Ok(deleted)
     }
@@ -280,11 +290,23 @@ impl Store {
             .ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))?
             + 1;
         ops::delete_all_files(&mut tx, &lock).await?;
+        let started = (!partition::attached(&mut tx, repo).await?)
+            .then(|| partition::start(&self.pool, &lock));
         let files: Vec<FileId> = graph.file_ids().collect();
         let mut numbers = FileNumbers::default();
+        // The facts cache first: its write runs while the other rows are built.
+        let entries: Vec<CacheEntry> = files
+            .par_iter()
+            .map(|&f| {
+                let facts = graph.facts(f);
+                let blob = meta.blobs.get(&facts.path).map_or("", String::as_str);
+                rows::cache_entry(facts, blob)
+            })
+            .collect();
+        let cached = write_cache(&self.pool, entries);
         let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
         let edges = rows.edges.rows();
-        write_rows(&self.pool, &mut tx, &rows).await?;
+        write_rows(&mut tx, &lock, &rows, cached, started).await?;
         ops::set_graph_version(&mut tx, &lock, commit, version).await?;
         tx.commit().await?;
         Ok(Written {
@@ -408,19 +430,30 @@ impl Store {
         let mut doomed: Vec<i32> = paths.iter().filter_map(|p| numbers.get(p)).collect();
         doomed.extend(gone.iter().filter_map(|p| numbers.forget(p)));
         ops::delete_files(&mut tx, &lock, &doomed).await?;
+        let started = (!partition::attached(&mut tx, repo).await?)
+            .then(|| partition::start(&self.pool, &lock));
+        // Number the rewritten files and every file they call into, then build rows.
+        for &f in &rewritten {
+            numbers.number(&graph.facts(f).path);
+            for e in graph.edges(f) {
+                numbers.number(&graph.facts(e.target.file).path);
+            }
+        }
+        let entries: Vec<CacheEntry> = rewritten
+            .iter()
+            .map(|&f| graph.facts(f))
+            .filter(|facts| fresh.contains(&facts.path))
+            .map(|facts| {
+                let blob = meta.blobs.get(&facts.path).map_or("", String::as_str);
+                rows::cache_entry(facts, blob)
+            })
+            .collect();
+        let cached = write_cache(&self.pool, entries);
         let mut rows = Rows::new();
         for &f in &rewritten {
             let path = &graph.facts(f).path;
             let blob = meta.blobs.get(path).map_or("", String::as_str);
-            rows.add_file(
-                repo.0,
-                version,
-                &graph,
-                f,
-                blob,
-                &mut numbers,
-                fresh.contains(path),
-            );
+            rows.add_file(repo.0, version, &graph, f, blob, &numbers);
         }
         for (path, reason) in &meta.skipped {
             let blob = meta.blobs.get(path).map_or("", String::as_str);
@@ -432,7 +465,7 @@ impl Store {
         }
         let edges = rows.edges.rows();
         let files = rows.files.rows();
-        write_rows(&self.pool, &mut tx, &rows).await?;
+        write_rows(&mut tx, &lock, &rows, cached, started).await?;
         let added: Vec<String> = meta.blobs.keys().cloned().collect();
         ops::record_removed(&mut tx, &lock, &gone, &added, version).await?;
         ops::set_graph_version(&mut tx, &lock, commit, version).await?;
@@ -533,11 +566,10 @@ fn build_rows(
         .par_chunks(256)
         .map(|chunk| {
             let mut rows = Rows::new();
-            let mut numbers = numbers_ref.clone();
             for &f in chunk {
                 let path = &graph.facts(f).path;
                 let blob = meta.blobs.get(path).map_or("", String::as_str);
-                rows.add_file(repo.0, version, graph, f, blob, &mut numbers, true);
+                rows.add_file(repo.0, version, graph, f, blob, numbers_ref);
             }
             rows
         })
@@ -556,33 +588,80 @@ fn build_rows(
     rows
 }
 
-/// Writes the rows of a change. The facts cache is content-addressed and shared by
-/// every repository, so it need not be part of the repository's transaction: it is
-/// written on a second connection at the same time (the server works on both at once)
-/// and committed before the caller commits, so no reader finds a file without facts.
-async fn write_rows(pool: &PgPool, tx: &mut sqlx::PgConnection, rows: &Rows) -> Result<()> {
-    let cache = async {
-        if rows.facts_cache.is_empty() {
+/// Starts writing entries to the facts cache on a connection of its own. The cache is
+/// content-addressed and shared by every repository, so it need not be part of the
+/// repository's transaction; `write_rows` waits for it before the caller commits, so
+/// no reader finds a file without facts.
+fn write_cache(pool: &PgPool, entries: Vec<CacheEntry>) -> JoinHandle<sqlx::Result<()>> {
+    let pool = pool.clone();
+    tokio::spawn(async move {
+        if entries.is_empty() {
             return Ok(());
         }
         let mut conn = pool.acquire().await?;
-        ops::insert_facts_cache(&mut conn, &rows.facts_cache, PARSER_VERSION).await
+        ops::insert_facts_cache(&mut conn, &entries, PARSER_VERSION).await
+    })
+}
+
+/// Writes the rows of a change, while the facts cache is written (`cached`).
+///
+/// A repository's first write fills the partitions `partition::start` began (each on
+/// a connection of its own, all at once) and attaches them in `tx`; later writes copy
+/// into its partitions in `tx`.
+async fn write_rows(
+    tx: &mut sqlx::PgConnection,
+    lock: &RepoLock,
+    rows: &Rows,
+    cached: JoinHandle<sqlx::Result<()>>,
+    started: Option<Started>,
+) -> Result<()> {
+    let cache = async {
+        cached
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))?
+            .map_err(StoreError::from)
     };
-    let repo_rows = async {
-        ops::copy_in(tx, "files", rows::FILES_COLUMNS, &rows.files).await?;
-        ops::copy_in(
-            tx,
-            "definitions",
-            rows::DEFINITIONS_COLUMNS,
-            &rows.definitions,
-        )
-        .await?;
-        ops::copy_in(tx, "edges", rows::EDGES_COLUMNS, &rows.edges).await?;
-        Ok::<_, sqlx::Error>(())
-    };
-    let (cached, written) = tokio::join!(cache, repo_rows);
-    cached?;
-    written?;
+    let tables = [
+        (rows::FILES_COLUMNS, &rows.files),
+        (rows::DEFINITIONS_COLUMNS, &rows.definitions),
+        (rows::EDGES_COLUMNS, &rows.edges),
+    ];
+    match started {
+        None => {
+            let repo_rows = async {
+                for (table, (columns, rows)) in partition::TABLES.into_iter().zip(tables) {
+                    let name = partition::partition(table, lock.repo());
+                    ops::copy_in(&mut *tx, &name, columns, rows).await?;
+                }
+                Ok::<_, sqlx::Error>(())
+            };
+            let (cached, written) = tokio::join!(cache, repo_rows);
+            cached?;
+            written?;
+        }
+        Some([files, definitions, edges]) => {
+            let [a, b, c] = tables;
+            let (cached, files, definitions, edges) =
+                tokio::join!(cache, fill(files, a), fill(definitions, b), fill(edges, c));
+            cached?;
+            files?;
+            definitions?;
+            edges?;
+            partition::attach(&mut *tx, lock).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Partitions being built for a repository's first write.
+type Started = [JoinHandle<sqlx::Result<partition::Detached>>; 3];
+
+async fn fill(
+    task: JoinHandle<sqlx::Result<partition::Detached>>,
+    (columns, rows): (&str, &CopyBuf),
+) -> Result<()> {
+    let detached = task.await.map_err(|e| StoreError::Task(e.to_string()))??;
+    detached.fill(columns, rows).await?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! One async function per SQL statement. Each takes any executor (the pool, a
 //! connection, a transaction), so callers compose them into transactions.
 
+use rustc_hash::FxHashSet;
 use sqlx::{PgConnection, PgExecutor, Row};
 
 use super::copy::CopyBuf;
@@ -23,15 +24,28 @@ pub async fn upsert_installation(
     Ok(())
 }
 
-/// Deletes an installation with its repositories and every row of theirs.
-pub async fn delete_installation(db: &mut PgConnection, id: i64) -> sqlx::Result<u64> {
-    for table in ["edges", "definitions"] {
-        sqlx::query(&format!(
-            "DELETE FROM {table} WHERE repo_id IN (SELECT id FROM repositories WHERE installation_id = $1)"
-        ))
-        .bind(id)
-        .execute(&mut *db)
-        .await?;
+/// The repositories of an installation.
+pub async fn installation_repositories(
+    db: impl PgExecutor<'_>,
+    id: i64,
+) -> sqlx::Result<Vec<RepoId>> {
+    let ids: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM repositories WHERE installation_id = $1 ORDER BY id")
+            .bind(id)
+            .fetch_all(db)
+            .await?;
+    Ok(ids.into_iter().map(RepoId).collect())
+}
+
+/// Deletes an installation with its repositories and every row of theirs. The caller
+/// holds the lock of each of its repositories.
+pub async fn delete_installation(
+    db: &mut PgConnection,
+    id: i64,
+    locks: &[RepoLock],
+) -> sqlx::Result<u64> {
+    for lock in locks {
+        super::partition::drop_all(&mut *db, lock.repo()).await?;
     }
     Ok(sqlx::query("DELETE FROM installations WHERE id = $1")
         .bind(id)
@@ -62,14 +76,10 @@ pub async fn ensure_repository(
     Ok(RepoId(row.get(0)))
 }
 
-/// Deletes a repository and every row of it (files and removals cascade).
+/// Deletes a repository and every row of it: its partitions go whole, removals
+/// cascade.
 pub async fn delete_repository(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<u64> {
-    for table in ["edges", "definitions"] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
-            .bind(repo.0)
-            .execute(&mut *db)
-            .await?;
-    }
+    super::partition::drop_all(&mut *db, repo).await?;
     Ok(sqlx::query("DELETE FROM repositories WHERE id = $1")
         .bind(repo.0)
         .execute(db)
@@ -261,9 +271,10 @@ pub async fn copy_in(
     copy.finish().await
 }
 
-/// Adds facts to the content-addressed cache; entries already there stay. One
-/// statement with array parameters: no staging table, no conflict with a concurrent
-/// writer of the same blob.
+/// Adds facts to the content-addressed cache; entries already there stay. The keys
+/// already present are read first and the rest copied in with COPY. A concurrent
+/// writer of the same blob can still get there first: the COPY then fails on the key
+/// and the entries go in again through an INSERT that skips conflicts.
 pub async fn insert_facts_cache(
     db: &mut PgConnection,
     entries: &[(String, String, Vec<u8>)],
@@ -274,19 +285,58 @@ pub async fn insert_facts_cache(
     }
     let blobs: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
     let variants: Vec<&str> = entries.iter().map(|e| e.1.as_str()).collect();
-    let facts: Vec<&[u8]> = entries.iter().map(|e| e.2.as_slice()).collect();
-    sqlx::query(
-        "INSERT INTO facts_cache (blob_sha, variant, parser_version, facts)
-         SELECT b, v, $3, f FROM unnest($1::text[], $2::text[], $4::bytea[]) AS t(b, v, f)
-         ON CONFLICT DO NOTHING",
+    let present: Vec<(String, String)> = sqlx::query_as(
+        "SELECT c.blob_sha, c.variant
+         FROM unnest($1::text[], $2::text[]) AS k(blob_sha, variant)
+         JOIN facts_cache c ON c.blob_sha = k.blob_sha AND c.variant = k.variant
+                           AND c.parser_version = $3",
     )
     .bind(&blobs)
     .bind(&variants)
     .bind(parser_version)
-    .bind(&facts)
-    .execute(db)
+    .fetch_all(&mut *db)
     .await?;
-    Ok(())
+    let mut seen: FxHashSet<(&str, &str)> = present
+        .iter()
+        .map(|(b, v)| (b.as_str(), v.as_str()))
+        .collect();
+    let mut rows = CopyBuf::new();
+    for (blob, variant, facts) in entries {
+        // The same blob at two paths is one entry.
+        if seen.insert((blob, variant)) {
+            rows.text(blob)
+                .text(variant)
+                .int4(parser_version)
+                .bytes(facts);
+            rows.end_row();
+        }
+    }
+    let copied = copy_in(
+        db,
+        "facts_cache",
+        "blob_sha, variant, parser_version, facts",
+        &rows,
+    )
+    .await;
+    match copied {
+        Ok(_) => Ok(()),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            let facts: Vec<&[u8]> = entries.iter().map(|e| e.2.as_slice()).collect();
+            sqlx::query(
+                "INSERT INTO facts_cache (blob_sha, variant, parser_version, facts)
+                 SELECT b, v, $3, f FROM unnest($1::text[], $2::text[], $4::bytea[]) AS t(b, v, f)
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(&blobs)
+            .bind(&variants)
+            .bind(parser_version)
+            .bind(&facts)
+            .execute(db)
+            .await?;
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// A stored file as loading needs it.

@@ -105,10 +105,16 @@ pub enum DecodeError {
     Encoding(#[from] postcard::Error),
 }
 
+/// An entry of the content-addressed facts cache: (blob, variant, encoded facts).
+pub type CacheEntry = (String, String, Vec<u8>);
+
+/// The cache entry of an indexed file.
+pub fn cache_entry(facts: &FileFacts, blob: &str) -> CacheEntry {
+    (blob.to_string(), variant(facts), encode_facts(facts))
+}
+
 /// COPY rows for a set of files of the graph (and skipped and config files).
 pub struct Rows {
-    /// (blob, variant, encoded facts) for the content-addressed cache.
-    pub facts_cache: Vec<(String, String, Vec<u8>)>,
     pub files: CopyBuf,
     pub definitions: CopyBuf,
     pub edges: CopyBuf,
@@ -129,16 +135,13 @@ fn int4(v: u32) -> i32 {
 impl Rows {
     pub fn new() -> Self {
         Rows {
-            facts_cache: Vec::new(),
             files: CopyBuf::new(),
             definitions: CopyBuf::new(),
             edges: CopyBuf::new(),
         }
     }
 
-    /// Rows of an indexed file: its files row (with its resolution), definitions, edges,
-    /// and (with `cache`) its facts for the content-addressed cache.
-    #[allow(clippy::too_many_arguments)]
+    /// Rows of an indexed file: its files row (with its resolution), definitions, edges.
     pub fn add_file(
         &mut self,
         repo: i64,
@@ -146,17 +149,19 @@ impl Rows {
         graph: &Graph,
         f: FileId,
         blob: &str,
-        numbers: &mut FileNumbers,
-        cache: bool,
+        numbers: &FileNumbers,
     ) {
         let facts = graph.facts(f);
         let variant = variant(facts);
-        if cache {
-            self.facts_cache
-                .push((blob.to_string(), variant.clone(), encode_facts(facts)));
-        }
-        let file_id = numbers.number(&facts.path);
-        let resolution = encode_resolution(&graph.stored_resolution(f));
+        let number = |f: FileId| {
+            let path = &graph.facts(f).path;
+            numbers
+                .get(path)
+                .unwrap_or_else(|| panic!("{path} was numbered before its rows were built"))
+        };
+        let file_id = number(f);
+        let edges = graph.edges(f);
+        let resolution = encode_resolution(&graph.stored_resolution_of(f, &edges));
         self.files
             .int8(repo)
             .int4(file_id)
@@ -188,9 +193,9 @@ impl Rows {
                 .boolean(d.exported);
             self.definitions.end_row();
         }
-        for e in graph.edges(f) {
+        for e in edges {
             let site = &facts.calls[e.site() as usize];
-            let callee_file = numbers.number(&graph.facts(e.target.file).path);
+            let callee_file = number(e.target.file);
             self.edges
                 .int8(repo)
                 .int4(file_id)
@@ -264,7 +269,6 @@ impl Rows {
 impl Rows {
     /// Appends another set of rows.
     pub fn append(&mut self, other: Rows) {
-        self.facts_cache.extend(other.facts_cache);
         self.files.append(&other.files);
         self.definitions.append(&other.definitions);
         self.edges.append(&other.edges);
