@@ -12,7 +12,7 @@ impl<'s> Extractor<'s> {
         let (Some(left), Some(right)) = (node.field(Field::Left), node.field(Field::Right)) else {
             return self.visit_children(node, depth);
         };
-        let handled = match left.kind() {
+        let handled = match left.kind_str() {
             "member_expression" => self.member_assignment(left, right, depth),
             "identifier" => self.identifier_assignment(left, right, depth),
             _ => false,
@@ -30,7 +30,7 @@ impl<'s> Extractor<'s> {
 
     /// Walks the left side: `a.b.c = ...` reads `a.b`, writes `c`.
     fn assignment_target(&mut self, left: Node<'s>, depth: usize) {
-        if left.kind() == "member_expression" {
+        if left.kind_str() == "member_expression" {
             self.visit_children(left, depth + 1);
         } else {
             self.visit(left, depth + 1);
@@ -54,7 +54,7 @@ impl<'s> Extractor<'s> {
 
     fn identifier_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) -> bool {
         let name = self.intern_node(left);
-        if super::defs::is_function_node(right.kind()) || right.kind() == "class" {
+        if super::defs::is_function_node(right.kind_str()) || right.kind_str() == "class" {
             let Some(def) = self.bound_value(right, name, None, Some(left), depth + 1) else {
                 return false;
             };
@@ -92,7 +92,7 @@ impl<'s> Extractor<'s> {
                 // `module.exports = function connect() {}` defines `connect`.
                 let own = right
                     .field(Field::Name)
-                    .filter(|_| is_function_like(right) || right.kind() == "class");
+                    .filter(|_| is_function_like(right) || right.kind_str() == "class");
                 let name = match own {
                     Some(n) => self.intern_node(n),
                     None => self.intern("module.exports"),
@@ -238,7 +238,7 @@ impl<'s> Extractor<'s> {
 }
 
 fn is_function_like(node: Node) -> bool {
-    super::defs::is_function_node(node.kind())
+    super::defs::is_function_node(node.kind_str())
 }
 
 /// `a.b.c` as ["a", "b", "c"] when it is a plain chain off a name or `this` (of a sane
@@ -246,14 +246,14 @@ fn is_function_like(node: Node) -> bool {
 fn member_path(node: Node, src: &str) -> Option<Vec<String>> {
     let mut path = Vec::new();
     let mut node = node;
-    while node.kind() == "member_expression" {
+    while node.kind_str() == "member_expression" {
         if path.len() >= 16 {
             return None;
         }
         path.push(src[node.field(Field::Property)?.byte_range()].to_string());
         node = node.field(Field::Object)?;
     }
-    if !matches!(node.kind(), "identifier" | "this") {
+    if !matches!(node.kind_str(), "identifier" | "this") {
         return None;
     }
     path.push(src[node.byte_range()].to_string());

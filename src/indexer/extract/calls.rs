@@ -10,7 +10,7 @@ use crate::indexer::facts::*;
 const MAX_EXPR_DEPTH: usize = 48;
 
 pub(crate) fn string_literal(node: Node, src: &str) -> Option<String> {
-    match node.kind() {
+    match node.kind_str() {
         "string" => {
             let text = &src[node.byte_range()];
             Some(text.get(1..text.len().saturating_sub(1))?.to_string())
@@ -33,7 +33,7 @@ impl<'s> Extractor<'s> {
         if depth > MAX_EXPR_DEPTH {
             return self.unknown();
         }
-        match node.kind() {
+        match node.kind_str() {
             "identifier" => {
                 if self.text(node) == "undefined" {
                     return self.unknown();
@@ -62,7 +62,7 @@ impl<'s> Extractor<'s> {
                 else {
                     return self.unknown();
                 };
-                if object.kind() == "import" {
+                if object.kind_str() == "import" {
                     return self.unknown();
                 }
                 let base = self.expr_sym_depth(object, depth + 1);
@@ -151,7 +151,7 @@ impl<'s> Extractor<'s> {
                 ) else {
                     return self.unknown();
                 };
-                match op.kind() {
+                match op.kind_str() {
                     "??" | "||" => self.either(left, right, depth),
                     "&&" => self.expr_sym_depth(right, depth + 1),
                     _ => self.unknown(),
@@ -192,7 +192,7 @@ impl<'s> Extractor<'s> {
     /// literal. A computed specifier is not resolvable and is not guessed at.
     pub(crate) fn module_call(&mut self, call: Node<'s>) -> Option<ImportIdx> {
         let function = call.field(Field::Function)?;
-        let kind = match function.kind() {
+        let kind = match function.kind_str() {
             "import" => ImportKind::Namespace,
             "identifier" if self.text(function) == "require" => ImportKind::Require,
             _ => return None,
@@ -231,7 +231,7 @@ impl<'s> Extractor<'s> {
         if self.declaration_only {
             return false;
         }
-        let (sym, name, at) = match callee.kind() {
+        let (sym, name, at) = match callee.kind_str() {
             "identifier" => {
                 let name = self.intern_node(callee);
                 (self.reference(name), name, callee)
@@ -275,14 +275,13 @@ impl<'s> Extractor<'s> {
     /// Walks a callee expression without counting it as a property read (also inside
     /// `(0, obj.f)()`).
     fn visit_callee(&mut self, callee: Node<'s>, depth: usize) {
-        match callee.kind() {
+        match callee.kind_str() {
             "member_expression" => self.visit_children(callee, depth),
             "parenthesized_expression" | "non_null_expression" | "sequence_expression"
                 if depth < super::MAX_DEPTH =>
             {
                 let inner = wrapped_callee(callee);
-                let mut cursor = callee.walk();
-                let children: Vec<Node<'s>> = callee.children(&mut cursor).collect();
+                let children = self.kids(callee);
                 for child in children {
                     if Some(child) == inner {
                         self.visit_callee(child, depth + 1);
@@ -311,7 +310,7 @@ impl<'s> Extractor<'s> {
                 return;
             }
         }
-        let children = children_with_fields(node);
+        let children = self.kids_with_fields(node);
         let callee = match function {
             Some(f) if self.record_call_of(node, kind, f, depth) => {
                 self.facts.calls.last().map(|c| c.callee)
@@ -322,7 +321,7 @@ impl<'s> Extractor<'s> {
         for (field, child) in children {
             match field {
                 Some("function") => self.visit_callee(child, depth + 1),
-                Some("arguments") if child.kind() == "arguments" => {
+                Some("arguments") if child.kind_str() == "arguments" => {
                     self.arguments_with(child, depth + 1, element, callee)
                 }
                 _ => self.visit(child, depth + 1),
@@ -345,12 +344,11 @@ impl<'s> Extractor<'s> {
         element: Option<(usize, SymId)>,
         callee: Option<SymId>,
     ) {
-        let mut cursor = args.walk();
-        let children: Vec<Node<'s>> = args.children(&mut cursor).collect();
+        let children = self.kids(args);
         let mut element = element;
         let mut index: u16 = 0;
         for child in children {
-            let is_function = super::defs::is_function_node(child.kind());
+            let is_function = super::defs::is_function_node(child.kind_str());
             if element.is_some() && is_function {
                 self.param_hint = element.take();
                 self.value_use(child, depth + 1);
@@ -359,14 +357,18 @@ impl<'s> Extractor<'s> {
                 self.callback_of = Some((callee, index));
                 self.value_use(child, depth + 1);
                 self.callback_of = None;
-            } else if let (Some(callee), "object") = (callee, child.kind()) {
-                self.object_arg = Some((child.id(), callee, index));
+            } else if let (Some(callee), "object") = (callee, child.kind_str()) {
+                // Its own pairs, found again by id: `Node::parent` searches down from
+                // the root, a cost per pair that grows with the file.
+                let mut pairs: Vec<usize> = self.kids(child).iter().map(|p| p.id()).collect();
+                pairs.sort_unstable();
+                let outer = self.object_arg.replace((pairs, callee, index));
                 self.value_use(child, depth + 1);
-                self.object_arg = None;
+                self.object_arg = outer;
             } else {
                 self.value_use(child, depth + 1);
             }
-            if child.is_named() && child.kind() != "comment" {
+            if child.is_named() && child.kind_str() != "comment" {
                 index = index.saturating_add(1);
             }
         }
@@ -375,7 +377,7 @@ impl<'s> Extractor<'s> {
     /// `items.map(item => ...)`: which parameter of the callback is an element of which
     /// array, for the iteration methods of arrays.
     fn iteration_element(&mut self, callee: Node<'s>) -> Option<(usize, SymId)> {
-        if callee.kind() != "member_expression" {
+        if callee.kind_str() != "member_expression" {
             return None;
         }
         let index = match self.text(callee.field(Field::Property)?) {
@@ -391,7 +393,7 @@ impl<'s> Extractor<'s> {
     /// An expression used as a value where a function may be expected: identifiers and
     /// member chains are recorded as references; everything is walked.
     fn value_use(&mut self, node: Node<'s>, depth: usize) {
-        match node.kind() {
+        match node.kind_str() {
             "identifier" if self.text(node) != "undefined" => {
                 self.record_call_of(node, CallKind::Reference, node, depth);
                 self.visit(node, depth);
@@ -409,7 +411,7 @@ impl<'s> Extractor<'s> {
         if let Some(c) = constructor {
             self.record_call_of(node, CallKind::New, c, depth);
         }
-        let children = children_with_fields(node);
+        let children = self.kids_with_fields(node);
         for (field, child) in children {
             match field {
                 Some("constructor") => self.visit_callee(child, depth + 1),
@@ -420,15 +422,14 @@ impl<'s> Extractor<'s> {
     }
 
     pub(crate) fn decorator(&mut self, node: Node<'s>, depth: usize) {
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let children = self.kids(node);
         for child in children {
-            let target = if child.kind() == "parenthesized_expression" {
+            let target = if child.kind_str() == "parenthesized_expression" {
                 child.named_child(0).unwrap_or(child)
             } else {
                 child
             };
-            match target.kind() {
+            match target.kind_str() {
                 "call_expression" => self.call_with_kind(target, CallKind::Decorator, depth + 1),
                 "identifier" | "member_expression" => {
                     self.record_call_of(target, CallKind::Decorator, target, depth);
@@ -448,7 +449,7 @@ impl<'s> Extractor<'s> {
         let mut depth = 0usize;
         loop {
             let current = cursor.node();
-            let descend = if current.kind() == "string" {
+            let descend = if current.kind_str() == "string" {
                 self.tokens.string(current, self.src);
                 false
             } else if current.child_count() == 0 {
@@ -481,7 +482,7 @@ impl<'s> Extractor<'s> {
     /// elements. Attribute values that name functions are references.
     pub(crate) fn jsx_element(&mut self, node: Node<'s>, depth: usize) {
         if let Some(name) = node.field(Field::Name) {
-            let is_component = match name.kind() {
+            let is_component = match name.kind_str() {
                 "identifier" => self
                     .text(name)
                     .chars()
@@ -494,9 +495,9 @@ impl<'s> Extractor<'s> {
                 self.record_call_of(node, CallKind::Jsx, name, depth);
             }
         }
-        let children = children_with_fields(node);
+        let children = self.kids_with_fields(node);
         for (field, child) in children {
-            match (field, child.kind()) {
+            match (field, child.kind_str()) {
                 (Some("name"), _) => self.tokens_only(child),
                 (_, "jsx_attribute") => self.jsx_attribute(child, depth + 1),
                 _ => self.visit(child, depth + 1),
@@ -505,12 +506,10 @@ impl<'s> Extractor<'s> {
     }
 
     fn jsx_attribute(&mut self, attribute: Node<'s>, depth: usize) {
-        let mut cursor = attribute.walk();
-        let children: Vec<Node<'s>> = attribute.children(&mut cursor).collect();
+        let children = self.kids(attribute);
         for child in children {
-            if child.kind() == "jsx_expression" {
-                let mut c2 = child.walk();
-                let inner: Vec<Node<'s>> = child.children(&mut c2).collect();
+            if child.kind_str() == "jsx_expression" {
+                let inner = self.kids(child);
                 for i in inner {
                     self.value_use(i, depth + 1);
                 }
@@ -525,7 +524,7 @@ impl<'s> Extractor<'s> {
         let mut cursor = node.walk();
         let only_comments = node
             .named_children(&mut cursor)
-            .all(|c| c.kind() == "comment");
+            .all(|c| c.kind_str() == "comment");
         if !only_comments {
             self.visit_children(node, depth);
         }
@@ -535,15 +534,14 @@ impl<'s> Extractor<'s> {
     /// element spans lines): they are left out of the hashes.
     pub(crate) fn parenthesized(&mut self, node: Node<'s>, depth: usize) {
         let around_jsx = node.named_child(0).is_some_and(|inner| {
-            matches!(inner.kind(), "jsx_element" | "jsx_self_closing_element")
+            matches!(inner.kind_str(), "jsx_element" | "jsx_self_closing_element")
         }) && node.named_child_count() == 1;
         if !around_jsx {
             return self.visit_children(node, depth);
         }
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let children = self.kids(node);
         for child in children {
-            if !matches!(child.kind(), "(" | ")") {
+            if !matches!(child.kind_str(), "(" | ")") {
                 self.visit(child, depth + 1);
             }
         }
@@ -572,21 +570,6 @@ impl<'s> Extractor<'s> {
     }
 }
 
-/// A node's children with the field name each fills.
-pub(crate) fn children_with_fields<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
-    let mut cursor = node.walk();
-    let mut v = Vec::with_capacity(node.child_count());
-    if cursor.goto_first_child() {
-        loop {
-            v.push((cursor.field_name(), cursor.node()));
-            if !cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
-    v
-}
-
 /// `X.prototype` and `module.exports` are read on every CommonJS assignment target; they
 /// are never getters.
 fn never_a_getter(member: Node, src: &str) -> bool {
@@ -605,7 +588,8 @@ fn never_a_getter(member: Node, src: &str) -> bool {
 /// `require` or `import` as a callee.
 fn is_module_loader(function: Option<Node>, src: &str) -> bool {
     function.is_some_and(|f| {
-        f.kind() == "import" || (f.kind() == "identifier" && &src[f.byte_range()] == "require")
+        f.kind_str() == "import"
+            || (f.kind_str() == "identifier" && &src[f.byte_range()] == "require")
     })
 }
 
@@ -613,7 +597,7 @@ fn is_module_loader(function: Option<Node>, src: &str) -> bool {
 /// expression of a sequence. Iterative: wrappers can nest arbitrarily deep.
 fn unwrap_callee(mut callee: Node) -> Option<Node> {
     while matches!(
-        callee.kind(),
+        callee.kind_str(),
         "parenthesized_expression" | "non_null_expression" | "sequence_expression"
     ) {
         callee = wrapped_callee(callee)?;
@@ -623,7 +607,7 @@ fn unwrap_callee(mut callee: Node) -> Option<Node> {
 
 /// One level of [`unwrap_callee`].
 fn wrapped_callee(wrapper: Node) -> Option<Node> {
-    match wrapper.kind() {
+    match wrapper.kind_str() {
         "sequence_expression" => wrapper.named_child(wrapper.named_child_count().checked_sub(1)?),
         _ => wrapper.named_child(0),
     }
@@ -633,7 +617,7 @@ fn resolvable_receiver(member: Node, level: usize) -> bool {
     let Some(object) = member.field(Field::Object) else {
         return false;
     };
-    match object.kind() {
+    match object.kind_str() {
         "this" | "identifier" => true,
         "member_expression" if level < 1 => resolvable_receiver(object, level + 1),
         _ => false,

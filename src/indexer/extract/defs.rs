@@ -96,7 +96,7 @@ impl<'s> Extractor<'s> {
 
     /// The name a property key gives: `a`, `'a'`, `#a`, `1`. Computed keys have none.
     pub(crate) fn key_name(&mut self, key: Node<'s>) -> Option<StrId> {
-        match key.kind() {
+        match key.kind_str() {
             "property_identifier"
             | "private_property_identifier"
             | "identifier"
@@ -122,7 +122,7 @@ impl<'s> Extractor<'s> {
             self.callers.push(def);
             self.names.push(def);
         }
-        let pushed_this = match (ctx.this, node.kind()) {
+        let pushed_this = match (ctx.this, node.kind_str()) {
             (_, "arrow_function") => false,
             (Some(this), _) => {
                 self.this.push(this);
@@ -137,7 +137,7 @@ impl<'s> Extractor<'s> {
         self.returns_to.push(ctx.def);
         // A named function expression sees its own name (`const f = function g() { g() }`).
         if matches!(
-            node.kind(),
+            node.kind_str(),
             "function_expression" | "function" | "generator_function"
         ) {
             if let Some(name) = node.field(Field::Name) {
@@ -159,7 +159,7 @@ impl<'s> Extractor<'s> {
         let mut body_hash = None;
         let mut returns = None;
         let mut seed = 0u64;
-        let children = super::calls::children_with_fields(node);
+        let children = self.kids_with_fields(node);
         for (field, child) in children {
             match field {
                 Some(field @ ("parameters" | "parameter")) => {
@@ -187,12 +187,12 @@ impl<'s> Extractor<'s> {
                 }
                 Some("body") => {
                     let start = self.tokens.mark();
-                    if child.kind() == "statement_block" {
+                    if child.kind_str() == "statement_block" {
                         // The function scope is the body's scope.
                         self.visit_children(child, depth + 1);
                     } else if let (Some(def), true) = (
                         ctx.def,
-                        is_function_node(child.kind()) || is_class_node(child.kind()),
+                        is_function_node(child.kind_str()) || is_class_node(child.kind_str()),
                     ) {
                         // `() => (state) => ...`: the returned function is a definition.
                         self.returned_literal(def, child, depth + 1);
@@ -206,7 +206,7 @@ impl<'s> Extractor<'s> {
                     body_hash = Some(self.tokens.hash_since(start));
                 }
                 _ => {
-                    match child.kind() {
+                    match child.kind_str() {
                         "async" => seed |= 1,
                         "*" => seed |= 2,
                         "get" => seed |= 4,
@@ -271,17 +271,16 @@ impl<'s> Extractor<'s> {
                 .or_else(|| Some(ex.sym(Sym::ParamType(function_is?, at))))
         };
         let mut texts = Vec::new();
-        if params.kind() == "identifier" {
+        if params.kind_str() == "identifier" {
             texts.push(self.intern_node(params));
             let value = hinted(self, 0).unwrap_or_else(|| self.unknown());
             let name = self.intern_node(params);
             self.declare(name, value, false);
         } else {
-            let mut cursor = params.walk();
-            let list: Vec<Node<'s>> = params.named_children(&mut cursor).collect();
+            let list = self.named_kids(params);
             let mut index = 0;
             for p in list {
-                if p.kind() == "comment" {
+                if p.kind_str() == "comment" {
                     continue;
                 }
                 let collapsed: String = self
@@ -321,14 +320,14 @@ impl<'s> Extractor<'s> {
         let mut cursor = ty.walk();
         let Some(list) = ty
             .named_children(&mut cursor)
-            .find(|c| c.kind() == "formal_parameters")
+            .find(|c| c.kind_str() == "formal_parameters")
         else {
             return;
         };
         let mut cursor = list.walk();
         let params: Vec<Node<'s>> = list
             .named_children(&mut cursor)
-            .filter(|c| c.kind() != "comment")
+            .filter(|c| c.kind_str() != "comment")
             .collect();
         for (param, q) in params.into_iter().enumerate() {
             let Ok(param) = u16::try_from(param) else {
@@ -353,7 +352,7 @@ impl<'s> Extractor<'s> {
         constructor_of: Option<DefIdx>,
         hint: Option<SymId>,
     ) -> Option<SymId> {
-        match p.kind() {
+        match p.kind_str() {
             "required_parameter" | "optional_parameter" => {
                 let pattern = p.field(Field::Pattern).or_else(|| p.field(Field::Name));
                 let stated = p.field(Field::Type).and_then(|t| self.type_annotation(t));
@@ -364,9 +363,9 @@ impl<'s> Extractor<'s> {
                     let mut cursor = p.walk();
                     let is_property = p
                         .children(&mut cursor)
-                        .any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly"));
+                        .any(|c| matches!(c.kind_str(), "accessibility_modifier" | "readonly"));
                     if let (true, Some(class), "identifier") =
-                        (is_property, constructor_of, pattern.kind())
+                        (is_property, constructor_of, pattern.kind_str())
                     {
                         let name = self.intern_node(pattern);
                         let value = typed.unwrap_or_else(|| self.unknown());
@@ -392,7 +391,7 @@ impl<'s> Extractor<'s> {
         let mut cursor = params.walk();
         let names: Vec<Node<'s>> = params
             .named_children(&mut cursor)
-            .filter(|p| p.kind() == "type_parameter")
+            .filter(|p| p.kind_str() == "type_parameter")
             .filter_map(|p| p.field(Field::Name))
             .collect();
         for n in names {
@@ -419,17 +418,16 @@ impl<'s> Extractor<'s> {
             return;
         }
         let level = level + 1;
-        match pattern.kind() {
+        match pattern.kind_str() {
             "identifier" | "shorthand_property_identifier_pattern" => {
                 let name = self.intern_node(pattern);
                 let v = value.unwrap_or_else(|| self.unknown());
                 self.declare(name, v, hoist);
             }
             "object_pattern" => {
-                let mut cursor = pattern.walk();
-                let items: Vec<Node<'s>> = pattern.named_children(&mut cursor).collect();
+                let items = self.named_kids(pattern);
                 for item in items {
-                    match item.kind() {
+                    match item.kind_str() {
                         "shorthand_property_identifier_pattern" => {
                             let name = self.intern_node(item);
                             let v = value.map(|v| self.sym(Sym::Member(v, name)));
@@ -448,12 +446,13 @@ impl<'s> Extractor<'s> {
                         }
                         "object_assignment_pattern" => {
                             if let Some(left) = item.field(Field::Left) {
-                                let v = if left.kind() == "shorthand_property_identifier_pattern" {
-                                    let name = self.intern_node(left);
-                                    value.map(|v| self.sym(Sym::Member(v, name)))
-                                } else {
-                                    None
-                                };
+                                let v =
+                                    if left.kind_str() == "shorthand_property_identifier_pattern" {
+                                        let name = self.intern_node(left);
+                                        value.map(|v| self.sym(Sym::Member(v, name)))
+                                    } else {
+                                        None
+                                    };
                                 self.declare_pattern_at(left, v, hoist, level);
                             }
                         }
@@ -467,8 +466,7 @@ impl<'s> Extractor<'s> {
                 }
             }
             "array_pattern" => {
-                let mut cursor = pattern.walk();
-                let items: Vec<Node<'s>> = pattern.named_children(&mut cursor).collect();
+                let items = self.named_kids(pattern);
                 for item in items {
                     self.declare_pattern_at(item, None, hoist, level);
                 }
@@ -529,10 +527,10 @@ impl<'s> Extractor<'s> {
     /// `return <expr>` inside a definition.
     pub(crate) fn return_statement(&mut self, node: Node<'s>, depth: usize) {
         let target = self.returns_to.last().copied().flatten();
-        let value = node.named_child(0).filter(|v| v.kind() != "comment");
+        let value = node.named_child(0).filter(|v| v.kind_str() != "comment");
         match (target, value) {
             (Some(def), Some(value))
-                if value.kind() == "object" && self.facts.def(def).returns.is_none() =>
+                if value.kind_str() == "object" && self.facts.def(def).returns.is_none() =>
             {
                 self.walk_around(node, value, depth, |ex, value| {
                     let label = format!("{}()", ex.facts.def_name(def));
@@ -546,7 +544,7 @@ impl<'s> Extractor<'s> {
                 });
             }
             (Some(def), Some(value))
-                if (is_function_node(value.kind()) || is_class_node(value.kind()))
+                if (is_function_node(value.kind_str()) || is_class_node(value.kind_str()))
                     && self.facts.def(def).returns.is_none() =>
             {
                 self.walk_around(node, value, depth, |ex, v| {
@@ -578,7 +576,7 @@ impl<'s> Extractor<'s> {
                 self.intern(&label)
             }
         };
-        let inner = if is_class_node(value.kind()) {
+        let inner = if is_class_node(value.kind_str()) {
             self.class(value, name, None, value.field(Field::Name), depth)
         } else {
             self.bound_function(
@@ -608,8 +606,7 @@ impl<'s> Extractor<'s> {
         depth: usize,
         handle: impl FnOnce(&mut Self, Node<'s>),
     ) {
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let children = self.kids(node);
         let mut handle = Some(handle);
         for child in children {
             match (child == special, handle.take()) {
@@ -680,7 +677,7 @@ impl<'s> Extractor<'s> {
     ) -> DefIdx {
         let def = self.new_def(kind, name, container, node, name_node);
         let this = match (kind, container) {
-            (DefKind::Function, _) | (_, None) if node.kind() != "arrow_function" => {
+            (DefKind::Function, _) | (_, None) if node.kind_str() != "arrow_function" => {
                 self.constructor_this(def)
             }
             (DefKind::Function, _) | (_, None) => None,
@@ -712,7 +709,7 @@ impl<'s> Extractor<'s> {
             // plain value.
             return None;
         }
-        let kind = value.kind();
+        let kind = value.kind_str();
         if is_function_node(kind) {
             let def_kind = if container.is_some() {
                 DefKind::Method
@@ -733,9 +730,9 @@ impl<'s> Extractor<'s> {
             "parenthesized_expression" | "as_expression" | "satisfies_expression"
         ) {
             let inner = value.named_child(0)?;
-            if is_function_node(inner.kind())
-                || is_class_node(inner.kind())
-                || inner.kind() == "object"
+            if is_function_node(inner.kind_str())
+                || is_class_node(inner.kind_str())
+                || inner.kind_str() == "object"
             {
                 return self.tokens_of_wrapping(value, inner, name, container, name_node, depth);
             }
@@ -757,8 +754,7 @@ impl<'s> Extractor<'s> {
         name_node: Option<Node<'s>>,
         depth: usize,
     ) -> Option<DefIdx> {
-        let mut cursor = outer.walk();
-        let children: Vec<Node<'s>> = outer.children(&mut cursor).collect();
+        let children = self.kids(outer);
         let mut def = None;
         for child in children {
             if child == inner {
@@ -772,7 +768,7 @@ impl<'s> Extractor<'s> {
 
     /// Whether `callee` is one of the known wrappers (`memo`, `React.memo`, ...).
     fn is_wrapper(&self, callee: Node<'s>) -> bool {
-        let name = match callee.kind() {
+        let name = match callee.kind_str() {
             "identifier" => Some(callee),
             "member_expression" => callee.field(Field::Property),
             _ => None,
@@ -788,7 +784,7 @@ impl<'s> Extractor<'s> {
             return None;
         }
         let first = call.field(Field::Arguments)?.named_child(0)?;
-        matches!(first.kind(), "identifier" | "member_expression").then_some(first)
+        matches!(first.kind_str(), "identifier" | "member_expression").then_some(first)
     }
 
     /// `const Button = forwardRef((props, ref) => ...)`: the function literal passed to
@@ -807,13 +803,12 @@ impl<'s> Extractor<'s> {
         }
         let args = call.field(Field::Arguments)?;
         let first = args.named_child(0)?;
-        if !is_function_node(first.kind()) {
+        if !is_function_node(first.kind_str()) {
             return None;
         }
         // Record the wrapper call itself, then bind the literal.
         self.record_call_of(call, CallKind::Call, callee, depth);
-        let mut cursor = args.walk();
-        let children: Vec<Node<'s>> = args.children(&mut cursor).collect();
+        let children = self.kids(args);
         let mut def = None;
         for child in children {
             if child == first {
@@ -835,11 +830,10 @@ impl<'s> Extractor<'s> {
     // ---- variables ----
 
     pub(crate) fn variable_declaration(&mut self, node: Node<'s>, depth: usize) {
-        let hoist = node.kind() == "variable_declaration";
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let hoist = node.kind_str() == "variable_declaration";
+        let children = self.kids(node);
         for child in children {
-            if child.kind() == "variable_declarator" {
+            if child.kind_str() == "variable_declarator" {
                 self.variable_declarator(child, hoist, depth + 1);
             } else {
                 self.visit(child, depth + 1);
@@ -853,7 +847,7 @@ impl<'s> Extractor<'s> {
         };
         let value = node.field(Field::Value);
         let annotation = node.field(Field::Type);
-        if target.kind() == "identifier" {
+        if target.kind_str() == "identifier" {
             // `export const f = ...` in a namespace: a member of it.
             let namespace = self.namespace;
             let name = self.intern_node(target);
@@ -878,7 +872,7 @@ impl<'s> Extractor<'s> {
                         self.def_mut(def).container = namespace;
                         member_value = None;
                     }
-                } else if value.kind() == "assignment_expression" {
+                } else if value.kind_str() == "assignment_expression" {
                     // `var proto = module.exports = function () {}`: the assignment
                     // defines the literal; the name stands for it.
                     self.visit(value, depth + 1);
@@ -930,13 +924,15 @@ impl<'s> Extractor<'s> {
         if node.field(Field::Kind).is_none() {
             return;
         }
-        let hoist = node.field(Field::Kind).is_some_and(|k| k.kind() == "var");
+        let hoist = node
+            .field(Field::Kind)
+            .is_some_and(|k| k.kind_str() == "var");
         // `for (const item of items)`: item is an element of items.
         let element = match (
             node.child_by_field_name("operator"),
             node.field(Field::Right),
         ) {
-            (Some(op), Some(right)) if op.kind() == "of" => {
+            (Some(op), Some(right)) if op.kind_str() == "of" => {
                 let array = self.expr_sym(right);
                 Some(self.sym(Sym::Element(array)))
             }
@@ -997,11 +993,11 @@ impl<'s> Extractor<'s> {
         // `@Component(...) export class X`: the decorators belong to the export statement.
         let mut cursor = node.walk();
         let mut children: Vec<Node<'s>> = match node.parent() {
-            Some(p) if p.kind() == "export_statement" => {
+            Some(p) if p.kind_str() == "export_statement" => {
                 let mut c2 = p.walk();
                 let decorators: Vec<Node<'s>> = p
                     .children(&mut c2)
-                    .filter(|c| c.kind() == "decorator")
+                    .filter(|c| c.kind_str() == "decorator")
                     .collect();
                 decorators
             }
@@ -1009,7 +1005,7 @@ impl<'s> Extractor<'s> {
         };
         children.extend(node.children(&mut cursor));
         for child in children {
-            match child.kind() {
+            match child.kind_str() {
                 "decorator" => {
                     let start = self.tokens.mark();
                     self.visit(child, depth + 1);
@@ -1058,12 +1054,11 @@ impl<'s> Extractor<'s> {
     }
 
     fn class_body(&mut self, body: Node<'s>, class: DefIdx, depth: usize) {
-        let mut cursor = body.walk();
-        let members: Vec<Node<'s>> = body.children(&mut cursor).collect();
+        let members = self.kids(body);
         // TypeScript puts a method's decorators beside it: they wait here for it.
         let mut decorators = Vec::new();
         for member in members {
-            match member.kind() {
+            match member.kind_str() {
                 "decorator" => {
                     let start = self.tokens.mark();
                     self.visit(member, depth + 1);
@@ -1077,13 +1072,13 @@ impl<'s> Extractor<'s> {
                 _ => {}
             }
             if matches!(
-                member.kind(),
+                member.kind_str(),
                 "method_definition" | "abstract_method_signature" | "method_signature"
             ) {
                 self.decorators = std::mem::take(&mut decorators);
             }
             decorators.clear();
-            match member.kind() {
+            match member.kind_str() {
                 "method_definition" => {
                     self.method(member, class, depth + 1);
                 }
@@ -1106,7 +1101,7 @@ impl<'s> Extractor<'s> {
         let mut kind = DefKind::Method;
         let mut is_static = false;
         for c in node.children(&mut cursor) {
-            match c.kind() {
+            match c.kind_str() {
                 "get" => kind = DefKind::Getter,
                 "set" => kind = DefKind::Setter,
                 "static" => is_static = true,
@@ -1196,17 +1191,16 @@ impl<'s> Extractor<'s> {
             return self.visit_children(node, depth);
         };
         let mut cursor = node.walk();
-        let is_static = node.children(&mut cursor).any(|c| c.kind() == "static");
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let is_static = node.children(&mut cursor).any(|c| c.kind_str() == "static");
+        let children = self.kids(node);
         let mut decorators = Vec::new();
         for child in children {
-            if child.kind() == "decorator" {
+            if child.kind_str() == "decorator" {
                 let start = self.tokens.mark();
                 self.visit(child, depth + 1);
                 decorators.push((start, self.tokens.mark()));
             } else if Some(child) == value {
-                if is_function_node(child.kind()) {
+                if is_function_node(child.kind_str()) {
                     self.decorators = std::mem::take(&mut decorators);
                     let def = self.bound_function(
                         child,
@@ -1228,7 +1222,7 @@ impl<'s> Extractor<'s> {
                     }
                     self.visit(child, depth + 1);
                 }
-            } else if child.kind() == "type_annotation" {
+            } else if child.kind_str() == "type_annotation" {
                 // The stated type describes the field whatever its initial value
                 // (`columns: Column[] = []`) or later assignments.
                 if let Some(typed) = self.type_annotation(child) {
@@ -1265,10 +1259,9 @@ impl<'s> Extractor<'s> {
         self.names.push(def);
         // For its type parameters.
         self.push_scope(ScopeKind::Block);
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let children = self.kids(node);
         for child in children {
-            match child.kind() {
+            match child.kind_str() {
                 "type_parameters" => {
                     self.declare_type_parameters(child);
                     self.visit(child, depth + 1);
@@ -1297,10 +1290,9 @@ impl<'s> Extractor<'s> {
     /// definitions, typed properties are recorded values (`user: User`, for
     /// `props.user.save()`).
     fn interface_members(&mut self, body: Node<'s>, def: DefIdx, depth: usize) {
-        let mut cursor = body.walk();
-        let members: Vec<Node<'s>> = body.children(&mut cursor).collect();
+        let members = self.kids(body);
         for m in members {
-            match m.kind() {
+            match m.kind_str() {
                 "method_signature" => self.method_signature(m, def, depth + 1),
                 "property_signature" => {
                     let name = m.field(Field::Name).and_then(|n| self.key_name(n));
@@ -1327,7 +1319,7 @@ impl<'s> Extractor<'s> {
         let (Some(name_node), Some(body)) = (name_node, body) else {
             return self.visit_children(node, depth);
         };
-        if name_node.kind() == "string" {
+        if name_node.kind_str() == "string" {
             // `declare module 'x' {}`: an ambient module, not a value; what it exports is
             // module x's, not this file's.
             let outer = std::mem::replace(&mut self.module_block, true);
@@ -1339,7 +1331,7 @@ impl<'s> Extractor<'s> {
             || self.declaration_only
             || node
                 .parent()
-                .is_some_and(|p| p.kind() == "ambient_declaration");
+                .is_some_and(|p| p.kind_str() == "ambient_declaration");
         let name = self.intern_node(name_node);
         let def = self.new_def(DefKind::Object, name, self.namespace, node, Some(name_node));
         let value = self.sym(Sym::Def(def));
@@ -1350,10 +1342,9 @@ impl<'s> Extractor<'s> {
         let outer_block = std::mem::replace(&mut self.module_block, true);
         let outer_ambient = std::mem::replace(&mut self.ambient, ambient);
         self.push_scope(ScopeKind::Function);
-        let mut cursor = body.walk();
-        let statements: Vec<Node<'s>> = body.children(&mut cursor).collect();
+        let statements = self.kids(body);
         for statement in statements {
-            let exported = ambient || statement.kind() == "export_statement";
+            let exported = ambient || statement.kind_str() == "export_statement";
             self.namespace = exported.then_some(def);
             self.visit(statement, depth + 1);
         }
@@ -1374,7 +1365,7 @@ impl<'s> Extractor<'s> {
             }
             let shape = node
                 .field(Field::Value)
-                .filter(|v| v.kind() == "object_type");
+                .filter(|v| v.kind_str() == "object_type");
             let value = match shape {
                 // `type Props = { user: User }` is an interface by another name.
                 Some(shape) => {
@@ -1419,12 +1410,12 @@ impl<'s> Extractor<'s> {
     /// What tree-sitter could not parse. A named function expression directly inside is
     /// most often a declaration whose surroundings broke: it is read as one.
     pub(crate) fn error_node(&mut self, node: Node<'s>, depth: usize) {
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let children = self.kids(node);
         for child in children {
-            let named_function =
-                matches!(child.kind(), "function_expression" | "generator_function")
-                    && child.field(Field::Name).is_some();
+            let named_function = matches!(
+                child.kind_str(),
+                "function_expression" | "generator_function"
+            ) && child.field(Field::Name).is_some();
             if named_function {
                 self.function_declaration(child, depth + 1);
             } else {
@@ -1447,10 +1438,9 @@ impl<'s> Extractor<'s> {
     ) -> DefIdx {
         let def = self.new_def(DefKind::Object, name, container, node, name_node);
         self.names.push(def);
-        let mut cursor = node.walk();
-        let items: Vec<Node<'s>> = node.children(&mut cursor).collect();
+        let items = self.kids(node);
         for item in items {
-            match item.kind() {
+            match item.kind_str() {
                 "pair" => self.object_pair(item, def, depth + 1),
                 "method_definition" => {
                     self.method(item, def, depth + 1);
@@ -1490,8 +1480,7 @@ impl<'s> Extractor<'s> {
         let key_node = pair.field(Field::Key);
         let value = pair.field(Field::Value);
         let key = key_node.and_then(|k| self.key_name(k));
-        let mut cursor = pair.walk();
-        let children: Vec<Node<'s>> = pair.children(&mut cursor).collect();
+        let children = self.kids(pair);
         for child in children {
             if Some(child) == key_node {
                 self.property_key(child, depth + 1);
@@ -1528,8 +1517,9 @@ impl<'s> Extractor<'s> {
     pub(crate) fn pair(&mut self, pair: Node<'s>, depth: usize) {
         let key = pair.field(Field::Key);
         // `f({ key: (x) => ... })`: the function is `key` of f's stated parameter type.
-        let stated = match (self.object_arg, pair.parent(), key) {
-            (Some((object, callee, arg)), Some(parent), Some(k)) if parent.id() == object => {
+        let stated = match (&self.object_arg, key) {
+            (Some((pairs, callee, arg)), Some(k)) if pairs.binary_search(&pair.id()).is_ok() => {
+                let (callee, arg) = (*callee, *arg);
                 self.key_name(k).map(|name| {
                     let ty = self.sym(Sym::ParamType(callee, u32::from(arg)));
                     self.sym(Sym::Member(ty, name))
@@ -1538,14 +1528,13 @@ impl<'s> Extractor<'s> {
             _ => None,
         };
         let value = pair.field(Field::Value);
-        let mut cursor = pair.walk();
-        let children: Vec<Node<'s>> = pair.children(&mut cursor).collect();
+        let children = self.kids(pair);
         for child in children {
             if Some(child) == key {
                 self.property_key(child, depth + 1);
             } else if let (Some(stated), true) = (
                 stated,
-                Some(child) == value && is_function_node(child.kind()),
+                Some(child) == value && is_function_node(child.kind_str()),
             ) {
                 // The object's own pairs are done with it: nested objects are not it.
                 let outer = self.object_arg.take();
@@ -1561,7 +1550,7 @@ impl<'s> Extractor<'s> {
 
     /// A property key: `'a'` hashes as `a` (prettier removes the quotes it does not need).
     fn property_key(&mut self, key: Node<'s>, depth: usize) {
-        if key.kind() == "string" {
+        if key.kind_str() == "string" {
             let text = self.text(key);
             let inner = text.get(1..text.len().saturating_sub(1)).unwrap_or("");
             let mut chars = inner.chars();
@@ -1672,7 +1661,7 @@ fn implemented_types(heritage: Node) -> Vec<Node> {
     let mut cursor = heritage.walk();
     let clauses: Vec<Node> = heritage
         .named_children(&mut cursor)
-        .filter(|c| c.kind() == "implements_clause")
+        .filter(|c| c.kind_str() == "implements_clause")
         .collect();
     let mut types = Vec::new();
     for clause in clauses {
@@ -1680,7 +1669,7 @@ fn implemented_types(heritage: Node) -> Vec<Node> {
         types.extend(
             clause
                 .named_children(&mut c2)
-                .filter(|t| t.kind() != "comment"),
+                .filter(|t| t.kind_str() != "comment"),
         );
     }
     types
@@ -1690,10 +1679,10 @@ fn heritage_value(heritage: Node) -> Option<Node> {
     let mut cursor = heritage.walk();
     let children: Vec<Node> = heritage.named_children(&mut cursor).collect();
     for child in children {
-        if child.kind() == "extends_clause" {
+        if child.kind_str() == "extends_clause" {
             return child.field(Field::Value);
         }
-        if child.kind() != "implements_clause" && child.kind() != "comment" {
+        if child.kind_str() != "implements_clause" && child.kind_str() != "comment" {
             return Some(child);
         }
     }
@@ -1703,7 +1692,7 @@ fn heritage_value(heritage: Node) -> Option<Node> {
 /// The function type a parameter's type is or includes: `(x: X) => void`, and the
 /// function member of `Level | ((em: Manager) => T)` or `((x: X) => void) | undefined`.
 fn function_type_in(ty: Node<'_>) -> Option<Node<'_>> {
-    match ty.kind() {
+    match ty.kind_str() {
         "function_type" => Some(ty),
         "parenthesized_type" => ty.named_child(0).and_then(function_type_in),
         "union_type" => {

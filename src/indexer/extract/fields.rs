@@ -65,6 +65,10 @@ struct Table {
     /// Per node kind id: the index in `HANDLED_KINDS` + 1, or 0.
     handlers: Vec<u8>,
     leaves: Vec<LeafClass>,
+    /// Per node kind id: its name.
+    kinds: Vec<&'static str>,
+    /// Per field id: its name.
+    field_names: Vec<&'static str>,
 }
 
 /// Node kinds with a handler in the walk (see `mod.rs`), in the order of their codes.
@@ -131,7 +135,7 @@ fn tables() -> &'static [Table] {
                     .iter()
                     .map(|n| grammar.field_id_for_name(n).map_or(0, |id| id.get()))
                     .collect();
-                let kinds: Vec<&str> = (0..grammar.node_kind_count() as u16)
+                let kinds: Vec<&'static str> = (0..grammar.node_kind_count() as u16)
                     .map(|id| grammar.node_kind_for_id(id).unwrap_or(""))
                     .collect();
                 let handlers = kinds
@@ -144,11 +148,16 @@ fn tables() -> &'static [Table] {
                     })
                     .collect();
                 let leaves = kinds.iter().map(|k| leaf_class(k)).collect();
+                let field_names = (0..=grammar.field_count() as u16)
+                    .map(|id| grammar.field_name_for_id(id).unwrap_or(""))
+                    .collect();
                 Table {
                     grammar,
                     ids,
                     handlers,
                     leaves,
+                    kinds,
+                    field_names,
                 }
             })
             .collect()
@@ -160,11 +169,20 @@ fn table_of(node: &Node) -> Option<&'static Table> {
     tables().iter().find(|t| t.grammar == *language)
 }
 
+/// The name of field `id` in `node`'s grammar (what `TreeCursor::field_name` gives,
+/// without measuring and validating a C string).
+pub(crate) fn field_name(node: &Node, id: u16) -> Option<&'static str> {
+    let name = *table_of(node)?.field_names.get(id as usize)?;
+    (!name.is_empty()).then_some(name)
+}
+
 pub(crate) trait FieldExt<'t> {
     fn field(&self, field: Field) -> Option<Node<'t>>;
     /// The kind's handler code (index in `HANDLED_KINDS` + 1), or 0.
     fn handler_code(&self) -> u8;
     fn leaf_class(&self) -> LeafClass;
+    /// `Node::kind` from a table: that one measures and validates a C string per call.
+    fn kind_str(&self) -> &'static str;
 }
 
 impl<'t> FieldExt<'t> for Node<'t> {
@@ -187,6 +205,16 @@ impl<'t> FieldExt<'t> for Node<'t> {
                 .position(|k| *k == "ERROR")
                 .map_or(0, |i| i as u8 + 1),
             None => 0,
+        }
+    }
+
+    #[inline]
+    fn kind_str(&self) -> &'static str {
+        match table_of(self).and_then(|t| t.kinds.get(self.kind_id() as usize)) {
+            Some(kind) => kind,
+            // The error symbol lies outside the grammar's kind table.
+            None if self.is_error() => "ERROR",
+            None => "",
         }
     }
 
@@ -217,6 +245,25 @@ mod tests {
             assert_eq!(f.field(Field::Left), None);
             let code = f.handler_code() as usize;
             assert_eq!(HANDLED_KINDS[code - 1], "function_declaration");
+            assert_eq!(f.kind_str(), f.kind());
+            // Every node of a broken file, the error nodes included.
+            let broken = parser.parse("function (a, { x = `${", None).unwrap();
+            let mut cursor = broken.walk();
+            let mut errors = 0;
+            'walk: loop {
+                let node = cursor.node();
+                assert_eq!(node.kind_str(), node.kind());
+                errors += usize::from(node.is_error());
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break 'walk;
+                    }
+                }
+            }
+            assert!(errors > 0, "{lang:?}");
         }
     }
 }

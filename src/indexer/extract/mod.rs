@@ -20,6 +20,7 @@ mod tokens;
 mod types;
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use tree_sitter::{Node, Parser, Tree, TreeCursor};
 
 use super::facts::*;
@@ -95,6 +96,9 @@ fn count_errors(root: Node) -> u32 {
     count
 }
 
+/// A node's children: few, so on the stack.
+pub(crate) type Kids<'s> = SmallVec<[Node<'s>; 4]>;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ScopeKind {
     Function,
@@ -167,10 +171,10 @@ pub(crate) struct Extractor<'s> {
     /// The callee and argument index of the next function literal, when it is an
     /// argument of a call: its parameters are what the callee says it passes.
     pub(crate) callback_of: Option<(SymId, u16)>,
-    /// An object literal passed as an argument (its node id), the callee and the
-    /// argument's index: its function-valued properties take their parameters from the
-    /// callee's stated parameter type.
-    pub(crate) object_arg: Option<(usize, SymId, u16)>,
+    /// An object literal passed as an argument (the node ids of its children, sorted),
+    /// the callee and the argument's index: its function-valued properties take their
+    /// parameters from the callee's stated parameter type.
+    pub(crate) object_arg: Option<(Vec<usize>, SymId, u16)>,
     /// What the next function literal is, when something states it (a property of
     /// an object passed to a typed parameter): its parameters are that one's.
     pub(crate) function_is: Option<SymId>,
@@ -545,6 +549,58 @@ impl<'s> Extractor<'s> {
         *self.this.last().expect("this stack is never empty")
     }
 
+    /// The children of `node`, through a pooled cursor (`Node::walk` allocates one).
+    pub(crate) fn kids(&mut self, node: Node<'s>) -> Kids<'s> {
+        self.collect_kids(node, false)
+    }
+
+    /// The named children of `node`.
+    pub(crate) fn named_kids(&mut self, node: Node<'s>) -> Kids<'s> {
+        self.collect_kids(node, true)
+    }
+
+    fn collect_kids(&mut self, node: Node<'s>, named: bool) -> Kids<'s> {
+        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
+        cursor.reset(node);
+        let mut out = Kids::new();
+        if cursor.goto_first_child() {
+            loop {
+                let child = cursor.node();
+                if !named || child.is_named() {
+                    out.push(child);
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        self.cursors.push(cursor);
+        out
+    }
+
+    /// The children of `node` with the names of the fields they fill.
+    pub(crate) fn kids_with_fields(
+        &mut self,
+        node: Node<'s>,
+    ) -> SmallVec<[(Option<&'static str>, Node<'s>); 4]> {
+        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
+        cursor.reset(node);
+        let mut out = SmallVec::new();
+        if cursor.goto_first_child() {
+            loop {
+                let field = cursor
+                    .field_id()
+                    .and_then(|id| fields::field_name(&node, id.get()));
+                out.push((field, cursor.node()));
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        self.cursors.push(cursor);
+        out
+    }
+
     /// Visits every child of `node`, feeding leaves to the token hasher.
     pub(crate) fn visit_children(&mut self, node: Node<'s>, depth: usize) {
         if depth >= MAX_DEPTH {
@@ -601,7 +657,7 @@ impl<'s> Extractor<'s> {
         if let Some((name, value)) = self.narrowed.take() {
             self.declare(name, value, false);
         }
-        if node.kind() == "for_in_statement" {
+        if node.kind_str() == "for_in_statement" {
             self.for_in_bindings(node);
         }
         self.visit_children(node, depth);
@@ -613,18 +669,19 @@ impl<'s> Extractor<'s> {
     fn if_statement(&mut self, node: Node<'s>, depth: usize) {
         let consequence = node
             .field(Field::Consequence)
-            .filter(|c| c.kind() == "statement_block");
+            .filter(|c| c.kind_str() == "statement_block");
         let test = node
             .field(Field::Condition)
             .and_then(|c| c.named_child(0))
-            .filter(|t| t.kind() == "binary_expression")
+            .filter(|t| t.kind_str() == "binary_expression")
             .and_then(|t| {
                 let (left, op, right) = (
                     t.field(Field::Left)?,
                     t.field(Field::Operator)?,
                     t.field(Field::Right)?,
                 );
-                (op.kind() == "instanceof" && left.kind() == "identifier").then_some((left, right))
+                (op.kind_str() == "instanceof" && left.kind_str() == "identifier")
+                    .then_some((left, right))
             });
         let (Some(block), Some((subject, class))) = (consequence, test) else {
             return self.visit_children(node, depth);

@@ -13,11 +13,10 @@ impl<'s> Extractor<'s> {
         let source = node
             .field(Field::Source)
             .and_then(|s| string_literal(s, self.src));
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.named_children(&mut cursor).collect();
+        let children = self.named_kids(node);
         let mut bound = false;
         for child in children {
-            match child.kind() {
+            match child.kind_str() {
                 "import_clause" => {
                     if let Some(spec) = &source {
                         self.import_clause(child, spec, line);
@@ -29,7 +28,9 @@ impl<'s> Extractor<'s> {
                     let spec = child
                         .field(Field::Source)
                         .and_then(|s| string_literal(s, self.src));
-                    let name = child.named_child(0).filter(|n| n.kind() == "identifier");
+                    let name = child
+                        .named_child(0)
+                        .filter(|n| n.kind_str() == "identifier");
                     if let (Some(spec), Some(name)) = (spec, name) {
                         let import = self.add_import(&spec, ImportKind::Require, line);
                         let value = self.sym(Sym::Import(import));
@@ -52,7 +53,7 @@ impl<'s> Extractor<'s> {
     /// TypeScript `import X = A.B.C`: a local name for a qualified one.
     pub(crate) fn import_alias(&mut self, node: Node<'s>, _depth: usize) {
         let namespace = self.namespace;
-        let name = node.named_child(0).filter(|n| n.kind() == "identifier");
+        let name = node.named_child(0).filter(|n| n.kind_str() == "identifier");
         let value = node.named_child(1).and_then(|v| self.type_sym(v));
         if let (Some(name), Some(value)) = (name, value) {
             let name = self.intern_node(name);
@@ -70,10 +71,9 @@ impl<'s> Extractor<'s> {
     }
 
     fn import_clause(&mut self, clause: Node<'s>, spec: &str, line: u32) {
-        let mut cursor = clause.walk();
-        let parts: Vec<Node<'s>> = clause.named_children(&mut cursor).collect();
+        let parts = self.named_kids(clause);
         for part in parts {
-            match part.kind() {
+            match part.kind_str() {
                 "identifier" => {
                     let import = self.add_import(spec, ImportKind::Default, line);
                     self.bind_import(part, import);
@@ -88,7 +88,7 @@ impl<'s> Extractor<'s> {
                     let mut c2 = part.walk();
                     let specifiers: Vec<Node<'s>> = part
                         .named_children(&mut c2)
-                        .filter(|n| n.kind() == "import_specifier")
+                        .filter(|n| n.kind_str() == "import_specifier")
                         .collect();
                     for s in specifiers {
                         let Some(name) = s.field(Field::Name) else {
@@ -125,10 +125,9 @@ impl<'s> Extractor<'s> {
         let source = node
             .field(Field::Source)
             .and_then(|s| string_literal(s, self.src));
-        let mut cursor = node.walk();
-        let children: Vec<Node<'s>> = node.children(&mut cursor).collect();
-        let is_default = children.iter().any(|c| c.kind() == "default");
-        let is_assignment = children.iter().any(|c| c.kind() == "=");
+        let children = self.kids(node);
+        let is_default = children.iter().any(|c| c.kind_str() == "default");
+        let is_assignment = children.iter().any(|c| c.kind_str() == "=");
         let declaration = node.field(Field::Declaration);
         let value = node.field(Field::Value);
 
@@ -136,7 +135,7 @@ impl<'s> Extractor<'s> {
             if Some(child) == declaration {
                 self.exported_declaration(child, is_default, depth + 1);
             } else if Some(child) == value
-                || (is_assignment && child.is_named() && child.kind() != "comment")
+                || (is_assignment && child.is_named() && child.kind_str() != "comment")
             {
                 let name = if is_assignment {
                     "module.exports"
@@ -161,7 +160,7 @@ impl<'s> Extractor<'s> {
                     self.export(name, ExportValue::Local(sym));
                 }
             } else {
-                match child.kind() {
+                match child.kind_str() {
                     // `@Component(...) export class X`: walked with the class.
                     "decorator" if declaration.is_some_and(is_class) => {}
                     "export_clause" => self.export_clause(child, source.as_deref()),
@@ -200,16 +199,16 @@ impl<'s> Extractor<'s> {
     /// `export function f`, `export const a = ..., b = ...`, `export default class {}`.
     fn exported_declaration(&mut self, decl: Node<'s>, is_default: bool, depth: usize) {
         // `export declare function f(): T;`: what is declared is what is exported.
-        let declared = match decl.kind() {
+        let declared = match decl.kind_str() {
             "ambient_declaration" => decl.named_child(0).unwrap_or(decl),
             _ => decl,
         };
-        let names: Vec<Node<'s>> = match declared.kind() {
+        let names: Vec<Node<'s>> = match declared.kind_str() {
             "lexical_declaration" | "variable_declaration" => {
                 let mut cursor = declared.walk();
                 let declarators: Vec<Node<'s>> = declared
                     .named_children(&mut cursor)
-                    .filter(|n| n.kind() == "variable_declarator")
+                    .filter(|n| n.kind_str() == "variable_declarator")
                     .collect();
                 let mut names = Vec::new();
                 for d in declarators {
@@ -222,14 +221,14 @@ impl<'s> Extractor<'s> {
             // Not `declare module 'x'` or `declare global`: those export nothing here.
             _ => declared
                 .field(Field::Name)
-                .filter(|n| matches!(n.kind(), "identifier" | "type_identifier"))
+                .filter(|n| matches!(n.kind_str(), "identifier" | "type_identifier"))
                 .into_iter()
                 .collect(),
         };
         if is_default && names.is_empty() {
             // An anonymous default function or class is named `default`.
             let name = self.intern("default");
-            let def = match decl.kind() {
+            let def = match decl.kind_str() {
                 "function_declaration" | "generator_function_declaration" => {
                     Some(self.bound_function(decl, DefKind::Function, name, None, None, depth))
                 }
@@ -264,7 +263,7 @@ impl<'s> Extractor<'s> {
         let mut cursor = clause.walk();
         let specifiers: Vec<Node<'s>> = clause
             .named_children(&mut cursor)
-            .filter(|n| n.kind() == "export_specifier")
+            .filter(|n| n.kind_str() == "export_specifier")
             .collect();
         for s in specifiers {
             let Some(name) = s.field(Field::Name) else {
@@ -303,7 +302,9 @@ impl<'s> Extractor<'s> {
         let (Some(target), Some(object)) = (args.named_child(0), args.named_child(1)) else {
             return false;
         };
-        if !matches!(self.text(target), "module.exports" | "exports") || object.kind() != "object" {
+        if !matches!(self.text(target), "module.exports" | "exports")
+            || object.kind_str() != "object"
+        {
             return false;
         }
         let name = self.intern("module.exports");
@@ -338,13 +339,13 @@ fn has_namespace_export(node: Node) -> bool {
     let mut cursor = node.walk();
     let found = node
         .named_children(&mut cursor)
-        .any(|c| c.kind() == "namespace_export");
+        .any(|c| c.kind_str() == "namespace_export");
     found
 }
 
 fn is_class(declaration: Node) -> bool {
     matches!(
-        declaration.kind(),
+        declaration.kind_str(),
         "class_declaration" | "abstract_class_declaration" | "class"
     )
 }
@@ -355,13 +356,13 @@ fn collect_pattern_names<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>, level: 
         return;
     }
     let level = level + 1;
-    match pattern.kind() {
+    match pattern.kind_str() {
         "identifier" | "shorthand_property_identifier_pattern" => out.push(pattern),
         _ => {
             let mut cursor = pattern.walk();
             let children: Vec<Node<'t>> = pattern.named_children(&mut cursor).collect();
             for c in children {
-                match c.kind() {
+                match c.kind_str() {
                     "pair_pattern" => {
                         if let Some(v) = c.field(Field::Value) {
                             collect_pattern_names(v, out, level);

@@ -24,7 +24,7 @@ const TRANSPARENT_GENERICS: &[&str] = &[
 impl<'s> Extractor<'s> {
     /// `: T` as the value it describes: an instance of T.
     pub(crate) fn type_annotation(&mut self, annotation: Node<'s>) -> Option<SymId> {
-        let ty = if annotation.kind() == "type_annotation" {
+        let ty = if annotation.kind_str() == "type_annotation" {
             annotation.named_child(0)?
         } else {
             annotation
@@ -38,7 +38,7 @@ impl<'s> Extractor<'s> {
         if level > MAX_TYPE_DEPTH {
             return None;
         }
-        let element = match ty.kind() {
+        let element = match ty.kind_str() {
             // `where(): this`: the receiver, whatever subclass it is (see the resolver's
             // `Sym::Return`); outside a class, nothing.
             "this_type" => {
@@ -78,7 +78,7 @@ impl<'s> Extractor<'s> {
 
     /// A function's stated return type, as an instance (type predicates say nothing).
     pub(crate) fn return_type(&mut self, node: Node<'s>) -> Option<SymId> {
-        if node.kind() != "type_annotation" {
+        if node.kind_str() != "type_annotation" {
             return None;
         }
         self.type_annotation(node)
@@ -94,7 +94,7 @@ impl<'s> Extractor<'s> {
             return None;
         }
         let level = level + 1;
-        match ty.kind() {
+        match ty.kind_str() {
             "type_identifier" | "identifier" => {
                 let name = self.intern_node(ty);
                 Some(self.reference(name))
@@ -122,10 +122,9 @@ impl<'s> Extractor<'s> {
             }
             "union_type" => {
                 let mut found = None;
-                let mut cursor = ty.walk();
-                let members: Vec<Node<'s>> = ty.named_children(&mut cursor).collect();
+                let members = self.named_kids(ty);
                 for m in members {
-                    if matches!(m.kind(), "literal_type" | "predefined_type") {
+                    if matches!(m.kind_str(), "literal_type" | "predefined_type") {
                         continue;
                     }
                     if found.is_some() {
