@@ -735,3 +735,50 @@ async fn a_write_through_the_cache_leaves_readers_their_graph(pool: PgPool) {
     expected.files.remove("routes/services/video.js");
     assert_eq!(now.graph.edge_keys(), expected.build().0.edge_keys());
 }
+
+/// On real code (a slice of the corpus `.ci/run` builds): the graph loaded from the
+/// database equals the graph built from source, and stays equal through a push.
+#[sqlx::test(migrations = false)]
+#[ignore = "needs BLAST_CORPUS; run by .ci/run"]
+async fn a_corpus_slice_loads_as_built_and_takes_a_push(pool: PgPool) {
+    let store = store(pool).await;
+    let dir = std::env::var("BLAST_CORPUS").expect("BLAST_CORPUS=DIR (see tests/corpus.rs)");
+    let dir = Path::new(&dir);
+    let mut files = walk::read(dir, walk::list(dir).unwrap()).unwrap();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut repo = Repo {
+        files: files
+            .into_iter()
+            .filter_map(|f| Some((f.path, String::from_utf8(f.bytes).ok()?)))
+            .take(3000)
+            .collect(),
+    };
+    let (id, built) = saved(&store, "corpus/slice", &repo).await;
+    let (loaded, _) = store.load_graph(id).await.unwrap();
+    assert!(built.edge_keys().len() > 1000, "a slice with real edges");
+    assert_eq!(loaded.edge_keys(), built.edge_keys());
+    assert_eq!(loaded.reverse_keys(), built.reverse_keys());
+
+    // A push: five files gain a function and a call, one file goes.
+    let code: Vec<String> = repo
+        .files
+        .keys()
+        .filter(|p| blast_radius::indexer::Language::from_path(p).is_some())
+        .cloned()
+        .collect();
+    let stride = code.len() / 6;
+    let mut edited = Vec::new();
+    for (i, path) in code.iter().step_by(stride).take(5).enumerate() {
+        let text = format!(
+            "{}\nexport function sliceEdit{i}() {{ return sliceEdit{i}(); }}\n",
+            repo.files[path]
+        );
+        edited.push((path.clone(), text));
+    }
+    let mut edits: Vec<(&str, Option<&str>)> = edited
+        .iter()
+        .map(|(p, t)| (p.as_str(), Some(t.as_str())))
+        .collect();
+    edits.push((code[code.len() - 1].as_str(), None));
+    let _ = apply_and_check(&store, id, built, 1, &mut repo, edits).await;
+}

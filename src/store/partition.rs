@@ -37,7 +37,9 @@ pub async fn attached(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<bool>
     Ok(attached == TABLES.len() as i64)
 }
 
-/// Drops `repo`'s partitions, attached or left over, and their rows.
+/// Drops `repo`'s partitions, attached or left over, and their rows. Dropping a
+/// partition locks its parent exclusively until the transaction ends (every reader of
+/// every repository waits), so the transactions that do it do nothing slow after it.
 pub async fn drop_all(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<()> {
     let names: Vec<String> = TABLES.iter().map(|t| partition(t, repo)).collect();
     sqlx::query(&format!("DROP TABLE IF EXISTS {}", names.join(", ")))
