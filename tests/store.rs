@@ -782,3 +782,29 @@ async fn a_corpus_slice_loads_as_built_and_takes_a_push(pool: PgPool) {
     edits.push((code[code.len() - 1].as_str(), None));
     let _ = apply_and_check(&store, id, built, 1, &mut repo, edits).await;
 }
+
+#[sqlx::test(migrations = false)]
+async fn first_writes_of_two_repositories_at_once_both_land(pool: PgPool) {
+    let store = store(pool).await;
+    let repo = fixture_repo();
+    let (graph, meta) = repo.build();
+    let a = store.ensure_repository("o/a").await.unwrap().id;
+    let b = store.ensure_repository("o/b").await.unwrap().id;
+    // Both attach partitions to the same parents: the second waits for the first's
+    // commit at its first ATTACH, and the same table order everywhere means neither
+    // waits for the other in a cycle.
+    let (wa, wb) = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        tokio::join!(
+            store.save_full(a, Some("c1"), &graph, &meta),
+            store.save_full(b, Some("c1"), &graph, &meta)
+        )
+    })
+    .await
+    .expect("no deadlock");
+    wa.unwrap();
+    wb.unwrap();
+    for id in [a, b] {
+        let (loaded, _) = store.load_graph(id).await.unwrap();
+        assert_eq!(loaded.edge_keys(), graph.edge_keys());
+    }
+}
