@@ -808,3 +808,45 @@ async fn first_writes_of_two_repositories_at_once_both_land(pool: PgPool) {
         assert_eq!(loaded.edge_keys(), graph.edge_keys());
     }
 }
+
+#[sqlx::test(migrations = false)]
+async fn more_first_writes_than_the_pool_can_serve_at_once_all_land(pool: PgPool) {
+    // A first write uses several connections at once (its transaction, one per
+    // partition, the facts cache). With as many writers as connections, each holding
+    // its transaction, none could get the rest: the store admits writers so that each
+    // admitted one can finish.
+    let small = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(5)
+        .acquire_timeout(std::time::Duration::from_secs(20))
+        .connect_with((*pool.connect_options()).clone())
+        .await
+        .unwrap();
+    let store = store(small).await;
+    let repo = fixture_repo();
+    let (graph, meta) = repo.build();
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        ids.push(
+            store
+                .ensure_repository(&format!("o/r{i}"))
+                .await
+                .unwrap()
+                .id,
+        );
+    }
+    let save = |id| store.save_full(id, Some("c1"), &graph, &meta);
+    let written = tokio::join!(
+        save(ids[0]),
+        save(ids[1]),
+        save(ids[2]),
+        save(ids[3]),
+        save(ids[4])
+    );
+    for w in [written.0, written.1, written.2, written.3, written.4] {
+        w.unwrap();
+    }
+    for id in ids {
+        let (loaded, _) = store.load_graph(id).await.unwrap();
+        assert_eq!(loaded.edge_keys(), graph.edge_keys());
+    }
+}

@@ -13,6 +13,7 @@ pub mod partition;
 pub mod rows;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -28,6 +29,7 @@ use crate::indexer::{Language, PARSER_VERSION};
 use copy::CopyBuf;
 use lock::{lock_repository, RepoLock};
 use rows::{CacheEntry, FileMeta, FileNumbers, Rows};
+use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,7 +111,18 @@ pub struct Written {
 #[derive(Clone)]
 pub struct Store {
     pool: PgPool,
+    /// One permit per pooled connection. A write holds its transaction's connection
+    /// while it waits for more (one per partition of a first write, one for the facts
+    /// cache): it is admitted only with permits for all it may hold, so writers never
+    /// hold the whole pool between them, each waiting for a connection another holds.
+    connections: Arc<Semaphore>,
 }
+
+/// Connections a repository's first write may hold at once: its transaction, one per
+/// partition being built, and the facts cache's.
+const FIRST_WRITE_CONNECTIONS: u32 = 1 + partition::TABLES.len() as u32 + 1;
+/// Connections any other write may hold at once: its transaction and the facts cache's.
+const WRITE_CONNECTIONS: u32 = 2;
 
 /// Where a URL points, for messages: host, port and database, never the password.
 pub fn describe_url(url: &str) -> Result<String> {
@@ -150,7 +163,7 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(fail)?;
-        Ok(Store { pool })
+        Ok(Store::from_pool(pool))
     }
 
     /// Connects, retrying with exponential backoff: what a server does at start, so a
@@ -174,7 +187,17 @@ impl Store {
     }
 
     pub fn from_pool(pool: PgPool) -> Store {
-        Store { pool }
+        let connections = Arc::new(Semaphore::new(pool.options().get_max_connections() as usize));
+        Store { pool, connections }
+    }
+
+    /// Waits until a write that may hold `connections` at once can have them all.
+    async fn admit_write(&self, connections: u32) -> SemaphorePermit<'_> {
+        let all = self.pool.options().get_max_connections();
+        self.connections
+            .acquire_many(connections.min(all))
+            .await
+            .expect("the semaphore is never closed")
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -283,6 +306,7 @@ impl Store {
         graph: &Graph,
         meta: &FileMeta,
     ) -> Result<Written> {
+        let _admitted = self.admit_write(FIRST_WRITE_CONNECTIONS).await;
         let mut tx = self.pool.begin().await?;
         let lock = lock_repository(&mut tx, repo).await?;
         let version = ops::graph_version(&mut *tx, repo)
@@ -335,6 +359,17 @@ impl Store {
         removed: Vec<String>,
         rules: &SkipRules,
     ) -> Result<(Graph, Written)> {
+        // A push can be a repository's first write. Read outside the lock, this only
+        // sizes the admission: the path taken is decided under the lock, and a
+        // repository only loses its partitions by being deleted.
+        let first = !partition::attached(&mut *self.pool.acquire().await?, repo).await?;
+        let _admitted = self
+            .admit_write(if first {
+                FIRST_WRITE_CONNECTIONS
+            } else {
+                WRITE_CONNECTIONS
+            })
+            .await;
         let mut tx = self.pool.begin().await?;
         let lock = lock_repository(&mut tx, repo).await?;
         let actual = ops::graph_version(&mut *tx, repo)
