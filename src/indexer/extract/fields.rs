@@ -2,6 +2,7 @@
 //! call and `Node::kind` measures and validates a C string on every call; both showed
 //! up as several percent of indexing time. Ids are resolved once per grammar here.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use tree_sitter::Node;
@@ -164,7 +165,38 @@ fn tables() -> &'static [Table] {
     })
 }
 
+thread_local! {
+    /// The grammar of the tree this thread is extracting (see [`GrammarScope`]).
+    static CURRENT: Cell<Option<&'static Table>> = const { Cell::new(None) };
+}
+
+/// While alive, every node looked up on this thread is of `language`'s grammar: the
+/// tree being extracted. Saves asking each node for its language (a call into C) and
+/// searching the tables, several times per node.
+pub(crate) struct GrammarScope(Option<&'static Table>);
+
+impl GrammarScope {
+    pub(crate) fn enter(language: Language) -> GrammarScope {
+        let grammar = language.grammar();
+        let table = tables().iter().find(|t| t.grammar == grammar);
+        GrammarScope(CURRENT.replace(table))
+    }
+}
+
+impl Drop for GrammarScope {
+    fn drop(&mut self) {
+        CURRENT.set(self.0);
+    }
+}
+
 fn table_of(node: &Node) -> Option<&'static Table> {
+    if let Some(table) = CURRENT.get() {
+        debug_assert!(
+            table.grammar == *node.language(),
+            "a node of another grammar"
+        );
+        return Some(table);
+    }
     let language = node.language();
     tables().iter().find(|t| t.grammar == *language)
 }

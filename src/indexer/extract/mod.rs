@@ -61,6 +61,7 @@ pub fn with_thread_parser<T>(f: impl FnOnce(&mut Parser) -> T) -> T {
 
 /// Extracts from an already parsed tree.
 pub fn extract_tree(path: &str, language: Language, source: &str, tree: &Tree) -> FileFacts {
+    let _grammar = fields::GrammarScope::enter(language);
     let root = tree.root_node();
     let mut ex = Extractor::new(path, language, source, root);
     ex.facts.parse_errors = if root.has_error() {
