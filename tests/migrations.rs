@@ -70,12 +70,16 @@ async fn every_migration_applies_over_sample_data(pool: PgPool) {
                 .unwrap_or_else(|e| panic!("sample data after {name}: {e}"));
         }
     }
-    // The sample rows survived every migration.
-    let edges: i64 = sqlx::query_scalar("SELECT count(*) FROM edges")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    assert_eq!(edges, 1);
+    // The sample rows survived every migration, each in its repository's partition.
+    let edges: Vec<(i64, String)> =
+        sqlx::query_as("SELECT repo_id, tableoid::regclass::text FROM edges ORDER BY repo_id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        edges,
+        vec![(1, "edges_r1".to_string()), (2, "edges_r2".to_string())]
+    );
     // And sqlx's migrator agrees with applying them by hand on a fresh schema.
     sqlx::raw_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
         .execute(&pool)
