@@ -321,11 +321,8 @@ impl Store {
         // The facts cache first: its write runs while the other rows are built.
         let entries: Vec<CacheEntry> = files
             .par_iter()
-            .map(|&f| {
-                let facts = graph.facts(f);
-                let blob = meta.blobs.get(&facts.path).map_or("", String::as_str);
-                rows::cache_entry(facts, blob)
-            })
+            .map(|&f| graph.facts(f))
+            .map(|facts| rows::cache_entry(facts, meta.blob(&facts.path)))
             .collect();
         let cached = write_cache(&self.pool, entries);
         let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
@@ -478,24 +475,21 @@ impl Store {
             .iter()
             .map(|&f| graph.facts(f))
             .filter(|facts| fresh.contains(&facts.path))
-            .map(|facts| {
-                let blob = meta.blobs.get(&facts.path).map_or("", String::as_str);
-                rows::cache_entry(facts, blob)
-            })
+            .map(|facts| rows::cache_entry(facts, meta.blob(&facts.path)))
             .collect();
         let cached = write_cache(&self.pool, entries);
         let mut rows = Rows::new();
         for &f in &rewritten {
             let path = &graph.facts(f).path;
-            let blob = meta.blobs.get(path).map_or("", String::as_str);
+            let blob = meta.blob(path);
             rows.add_file(repo.0, version, &graph, f, blob, &numbers);
         }
         for (path, reason) in &meta.skipped {
-            let blob = meta.blobs.get(path).map_or("", String::as_str);
+            let blob = meta.blob(path);
             rows.add_skipped(repo.0, version, path, blob, *reason, &mut numbers);
         }
         for (path, text) in &configs {
-            let blob = meta.blobs.get(path).map_or("", String::as_str);
+            let blob = meta.blob(path);
             rows.add_config(repo.0, version, path, blob, text, &mut numbers);
         }
         let edges = rows.edges.rows();
@@ -603,7 +597,7 @@ fn build_rows(
             let mut rows = Rows::new();
             for &f in chunk {
                 let path = &graph.facts(f).path;
-                let blob = meta.blobs.get(path).map_or("", String::as_str);
+                let blob = meta.blob(path);
                 rows.add_file(repo.0, version, graph, f, blob, numbers_ref);
             }
             rows
@@ -613,11 +607,11 @@ fn build_rows(
             a
         });
     for (path, reason) in &meta.skipped {
-        let blob = meta.blobs.get(path).map_or("", String::as_str);
+        let blob = meta.blob(path);
         rows.add_skipped(repo.0, version, path, blob, *reason, numbers);
     }
     for (path, content) in graph.configs() {
-        let blob = meta.blobs.get(path).map_or("", String::as_str);
+        let blob = meta.blob(path);
         rows.add_config(repo.0, version, path, blob, content, numbers);
     }
     rows

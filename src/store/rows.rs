@@ -18,6 +18,13 @@ pub struct FileMeta {
     pub skipped: Vec<(String, SkipReason)>,
 }
 
+impl FileMeta {
+    /// The git blob sha of `path` ("" when unknown).
+    pub fn blob(&self, path: &str) -> &str {
+        self.blobs.get(path).map_or("", String::as_str)
+    }
+}
+
 /// Each stored file's number in its repository, by path; new paths get new numbers.
 #[derive(Default, Clone, Debug)]
 pub struct FileNumbers {

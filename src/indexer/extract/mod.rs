@@ -561,21 +561,13 @@ impl<'s> Extractor<'s> {
     }
 
     fn collect_kids(&mut self, node: Node<'s>, named: bool) -> Kids<'s> {
-        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
-        cursor.reset(node);
         let mut out = Kids::new();
-        if cursor.goto_first_child() {
-            loop {
-                let child = cursor.node();
-                if !named || child.is_named() {
-                    out.push(child);
-                }
-                if !cursor.goto_next_sibling() {
-                    break;
-                }
+        self.each_child(node, |cursor| {
+            let child = cursor.node();
+            if !named || child.is_named() {
+                out.push(child);
             }
-        }
-        self.cursors.push(cursor);
+        });
         out
     }
 
@@ -584,22 +576,29 @@ impl<'s> Extractor<'s> {
         &mut self,
         node: Node<'s>,
     ) -> SmallVec<[(Option<&'static str>, Node<'s>); 4]> {
+        let mut out = SmallVec::new();
+        self.each_child(node, |cursor| {
+            let field = cursor
+                .field_id()
+                .and_then(|id| fields::field_name(&node, id.get()));
+            out.push((field, cursor.node()));
+        });
+        out
+    }
+
+    /// Calls `f` with a pooled cursor on each child of `node` in turn.
+    fn each_child(&mut self, node: Node<'s>, mut f: impl FnMut(&TreeCursor<'s>)) {
         let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
         cursor.reset(node);
-        let mut out = SmallVec::new();
         if cursor.goto_first_child() {
             loop {
-                let field = cursor
-                    .field_id()
-                    .and_then(|id| fields::field_name(&node, id.get()));
-                out.push((field, cursor.node()));
+                f(&cursor);
                 if !cursor.goto_next_sibling() {
                     break;
                 }
             }
         }
         self.cursors.push(cursor);
-        out
     }
 
     /// Visits every child of `node`, feeding leaves to the token hasher.
