@@ -351,7 +351,12 @@ impl Graph {
                 + f.props.capacity() * size_of::<Prop>()
                 + f.callback_params.capacity() * size_of::<CallbackParam>()
                 + f.param_types.capacity() * size_of::<ParamType>()
-                + f.syms.capacity() * size_of::<Sym>();
+                + f.syms.capacity() * size_of::<Sym>()
+                + f.signatures.capacity() * size_of::<Signature>()
+                + f.signatures
+                    .iter()
+                    .map(|s| s.params.capacity() * size_of::<Option<SymId>>())
+                    .sum::<usize>();
             total += slot.index.names.capacity() * 4
                 + (slot.index.members.capacity() + slot.index.props.capacity()) * 32
                 + slot.index.exports.capacity() * 24

@@ -243,6 +243,10 @@ pub(crate) enum Value {
     External,
     /// An array whose elements are the value of a symbolic value of a file.
     Elements(FileId, SymId),
+    /// A function of a stated type with no code known behind it: signature `.1` of
+    /// file `.0`. Calling it resolves to nothing, but what it receives and returns is
+    /// known (`getDefaultMiddleware().concat()`, `(builder) => builder.addCase()`).
+    Signature(FileId, u32),
     /// A platform global (`Math`, `Object`, `document`) or a member of one: calling it is
     /// an external call, but what it returns may be the repository's own value
     /// (`Object.freeze(api)`), so its result is unknown rather than external.
@@ -575,6 +579,8 @@ impl<'g> Resolver<'g> {
                     match c {
                         Value::Def(d) => Self::push(out, Value::Instance(d)),
                         Value::External | Value::Platform => Self::push(out, Value::External),
+                        // A value of a function type is a function of that type.
+                        Value::Signature(..) => Self::push(out, c),
                         _ => {}
                     }
                 }
@@ -605,7 +611,13 @@ impl<'g> Resolver<'g> {
                             self.eval(d.file, r, depth + 1, out);
                         }
                         Value::External => Self::push(out, Value::External),
-                        _ => {}
+                        other => {
+                            for (file, sig) in self.call_signatures(other, depth + 1) {
+                                if let Some(r) = self.facts(file).signatures[sig as usize].returns {
+                                    self.eval(file, r, depth + 1, out);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -639,30 +651,34 @@ impl<'g> Resolver<'g> {
                 let mut fns = Vals::new();
                 self.eval_callee(f, function, &mut fns);
                 for v in fns {
-                    let Value::Def(d) = v else { continue };
-                    let params = &self.facts(d.file).param_types;
-                    let found = params
-                        .binary_search_by_key(&(d.def, index), |p| (p.def, u32::from(p.index)));
-                    if let Ok(i) = found {
-                        self.eval(d.file, params[i].value, depth + 1, out);
-                    }
+                    self.param_of(v, index, depth + 1, out);
                 }
             }
             Sym::CallbackParam(callee, slot) => {
-                let key = (slot >> 16, slot & 0xffff);
+                let (arg, param) = (slot >> 16, slot & 0xffff);
                 let mut fns = Vals::new();
                 self.eval_callee(f, callee, &mut fns);
                 for v in fns {
-                    let Value::Def(d) = v else { continue };
-                    let params = &self.facts(d.file).callback_params;
-                    let found = params.binary_search_by_key(&(d.def, key.0, key.1), |c| {
-                        (c.def, u32::from(c.arg), u32::from(c.param))
-                    });
-                    if let Ok(i) = found {
-                        self.eval(d.file, params[i].value, depth + 1, out);
+                    if let Value::Def(d) = v {
+                        let params = &self.facts(d.file).callback_params;
+                        let found = params.binary_search_by_key(&(d.def, arg, param), |c| {
+                            (c.def, u32::from(c.arg), u32::from(c.param))
+                        });
+                        if let Ok(i) = found {
+                            self.eval(d.file, params[i].value, depth + 1, out);
+                            continue;
+                        }
+                    }
+                    // The argument's type named elsewhere (`cb: BuilderCallback`), or a
+                    // callee that is itself only a type: the parameter of the parameter.
+                    let mut callbacks = Vals::new();
+                    self.param_of(v, arg, depth + 1, &mut callbacks);
+                    for c in callbacks {
+                        self.param_of(c, param, depth + 1, out);
                     }
                 }
             }
+            Sym::Signature(i) => Self::push(out, Value::Signature(f, i)),
             Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
             Sym::Element(array) => {
                 let mut arrays = Vals::new();
@@ -676,6 +692,57 @@ impl<'g> Resolver<'g> {
                 }
             }
         }
+    }
+
+    /// What parameter `index` of the function `v` is stated to be.
+    fn param_of(&mut self, v: Value, index: u32, depth: u32, out: &mut Vals) {
+        if let Value::Def(d) = v {
+            let params = &self.facts(d.file).param_types;
+            let found =
+                params.binary_search_by_key(&(d.def, index), |p| (p.def, u32::from(p.index)));
+            if let Ok(i) = found {
+                self.eval(d.file, params[i].value, depth + 1, out);
+            }
+            return;
+        }
+        for (file, sig) in self.call_signatures(v, depth) {
+            let param = self.facts(file).signatures[sig as usize]
+                .params
+                .get(index as usize)
+                .copied()
+                .flatten();
+            if let Some(p) = param {
+                self.eval(file, p, depth + 1, out);
+            }
+        }
+    }
+
+    /// The stated signatures calling `v` goes through: a function type's own, or the
+    /// call signatures of an interface it is an instance of.
+    fn call_signatures(&mut self, v: Value, depth: u32) -> SmallVec<[(FileId, u32); 2]> {
+        let mut sigs = SmallVec::new();
+        let interface = match v {
+            Value::Signature(file, sig) => {
+                sigs.push((file, sig));
+                return sigs;
+            }
+            Value::Instance(d) | Value::Def(d) => d,
+            _ => return sigs,
+        };
+        if self.facts(interface.file).def(interface.def).kind != DefKind::Interface {
+            return sigs;
+        }
+        let Some(call) = self.g.names.get(CALL) else {
+            return sigs;
+        };
+        let mut found = Vals::new();
+        self.def_member(interface, call, true, depth + 1, &mut found);
+        for s in found {
+            if let Value::Signature(file, sig) = s {
+                sigs.push((file, sig));
+            }
+        }
+        sigs
     }
 
     /// A member read as a value: a getter gives what it returns (its stated type), a
@@ -827,6 +894,8 @@ impl<'g> Resolver<'g> {
             Value::Instance(d) => self.def_member(d, name, true, depth + 1, out),
             // Members of arrays are the platform's (`map`, `length`, `push`).
             Value::Elements(..) => Self::push(out, Value::Platform),
+            // A function type's members are `call`, `bind`, `apply`: nothing of ours.
+            Value::Signature(..) => {}
         }
     }
 
@@ -922,7 +991,7 @@ impl<'g> Resolver<'g> {
                     Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
                     Value::Instance(base) => self.def_member(base, name, instance, depth + 1, out),
                     Value::External | Value::Platform => Self::push(out, Value::External),
-                    Value::Module(_) | Value::Elements(..) => {}
+                    Value::Module(_) | Value::Elements(..) | Value::Signature(..) => {}
                 }
             }
         }

@@ -25,6 +25,11 @@ pub type ImportIdx = u32;
 /// (`{ ...base }`): its members are the object's too.
 pub const SPREAD: &str = "...";
 
+/// The property name under which an interface or object type records its call
+/// signatures (`type CreateApi = { (options: Options): Api }`): calling an instance of
+/// it is calling one of them.
+pub const CALL: &str = "()";
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     /// Repository-relative path with `/` separators. Not serialised: stored facts are
@@ -56,6 +61,17 @@ pub struct FileFacts {
     /// where such a parameter's type says what the property is.
     pub param_types: Vec<ParamType>,
     pub syms: Vec<Sym>,
+    /// Function types and call signatures (`(builder: Builder) => void`), by
+    /// [`Sym::Signature`].
+    pub signatures: Vec<Signature>,
+}
+
+/// A stated function type: what a function of that type receives and returns. A
+/// parameter without a type (or with one that names nothing) is `None`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signature {
+    pub params: Vec<Option<SymId>>,
+    pub returns: Option<SymId>,
 }
 
 /// Parameter `index` of `def` is stated to be `value` (an instance of its type).
@@ -375,6 +391,9 @@ pub enum Sym {
     /// (`type OK<T> = ...; const OK = ...`).
     Either(SymId, SymId),
     Unknown,
+    /// A function of a stated type, with no code known behind it (a callback
+    /// parameter typed `(b: Builder) => void`): an index into [`FileFacts::signatures`].
+    Signature(u32),
 }
 
 impl FileFacts {
@@ -445,6 +464,12 @@ impl FileFacts {
                 format!("param{}(arg{} of {})", slot & 0xffff, slot >> 16, d(c))
             }
             Sym::Unknown => "?".into(),
+            Sym::Signature(i) => {
+                let sig = &self.signatures[i as usize];
+                let part = |s: Option<SymId>| s.map_or_else(|| "?".into(), d);
+                let params: Vec<String> = sig.params.iter().map(|&p| part(p)).collect();
+                format!("fn({}) -> {}", params.join(", "), part(sig.returns))
+            }
         }
     }
 }

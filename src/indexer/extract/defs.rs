@@ -865,9 +865,23 @@ impl<'s> Extractor<'s> {
                 // Declare first: the literal may refer to itself.
                 let placeholder = self.unknown();
                 let binding = self.declare(name, placeholder, hoist);
-                if let Some(def) = self.bound_value(value, name, None, Some(target), depth + 1) {
+                // `const parse: Parse = (schema, value) => ...`: the literal's parameters
+                // are what the stated function type says.
+                let literal = is_function_node(value.kind_str());
+                if literal {
+                    self.function_is = typed;
+                }
+                let def = self.bound_value(value, name, None, Some(target), depth + 1);
+                self.function_is = None;
+                if let Some(def) = def {
                     let sym = self.sym(Sym::Def(def));
-                    self.rebind(binding, sym);
+                    if literal {
+                        // The literal is the value: calling the name runs its code,
+                        // whatever type it was given.
+                        self.facts.bindings[binding as usize].value = sym;
+                    } else {
+                        self.rebind(binding, sym);
+                    }
                     if namespace.is_some() && self.facts.def(def).container.is_none() {
                         self.def_mut(def).container = namespace;
                         member_value = None;
@@ -1266,11 +1280,20 @@ impl<'s> Extractor<'s> {
                     self.declare_type_parameters(child);
                     self.visit(child, depth + 1);
                 }
+                // `interface Adapter extends StateAdapter, StateFactory`: members of
+                // every one of them.
                 "extends_type_clause" => {
-                    if let Some(first) = child.named_child(0) {
-                        let sym = self.type_sym(first);
-                        self.def_mut(def).extends = sym;
+                    let bases = self.named_kids(child);
+                    let mut extends = None;
+                    for base in bases {
+                        if let Some(sym) = self.type_sym(base) {
+                            extends = Some(match extends {
+                                Some(e) => self.sym(Sym::Either(e, sym)),
+                                None => sym,
+                            });
+                        }
                     }
+                    self.def_mut(def).extends = extends;
                     self.visit(child, depth + 1);
                 }
                 "interface_body" | "object_type" => {
@@ -1294,6 +1317,18 @@ impl<'s> Extractor<'s> {
         for m in members {
             match m.kind_str() {
                 "method_signature" => self.method_signature(m, def, depth + 1),
+                // `{ (options: Options): Api }`: what calling an instance does.
+                "call_signature" => {
+                    if let Some(value) = self.signature(m) {
+                        let name = self.intern(CALL);
+                        self.facts.props.push(Prop {
+                            object: def,
+                            name,
+                            value,
+                        });
+                    }
+                    self.visit(m, depth + 1);
+                }
                 "property_signature" => {
                     let name = m.field(Field::Name).and_then(|n| self.key_name(n));
                     let typed = m.field(Field::Type).and_then(|t| self.type_annotation(t));
@@ -1516,17 +1551,7 @@ impl<'s> Extractor<'s> {
     /// `key: value` in an object literal not bound to a name.
     pub(crate) fn pair(&mut self, pair: Node<'s>, depth: usize) {
         let key = pair.field(Field::Key);
-        // `f({ key: (x) => ... })`: the function is `key` of f's stated parameter type.
-        let stated = match (&self.object_arg, key) {
-            (Some((pairs, callee, arg)), Some(k)) if pairs.binary_search(&pair.id()).is_ok() => {
-                let (callee, arg) = (*callee, *arg);
-                self.key_name(k).map(|name| {
-                    let ty = self.sym(Sym::ParamType(callee, u32::from(arg)));
-                    self.sym(Sym::Member(ty, name))
-                })
-            }
-            _ => None,
-        };
+        let stated = self.stated_member(pair, key);
         let value = pair.field(Field::Value);
         let children = self.kids(pair);
         for child in children {
@@ -1546,6 +1571,41 @@ impl<'s> Extractor<'s> {
                 self.visit(child, depth + 1);
             }
         }
+    }
+
+    /// `f({ key: (x) => ... })` or `f({ key(x) {} })`: the function is `key` of f's stated
+    /// parameter type, when `item` is a property of the object passed to f.
+    fn stated_member(&mut self, item: Node<'s>, key: Option<Node<'s>>) -> Option<SymId> {
+        match (&self.object_arg, key) {
+            (Some((items, callee, arg)), Some(k)) if items.binary_search(&item.id()).is_ok() => {
+                let (callee, arg) = (*callee, *arg);
+                self.key_name(k).map(|name| {
+                    let ty = self.sym(Sym::ParamType(callee, u32::from(arg)));
+                    self.sym(Sym::Member(ty, name))
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// `{ key(x) {} }` in an object literal not bound to a name (classes and named
+    /// objects make their methods definitions): a function whose parameters are its
+    /// own, typed as the object's stated type says.
+    pub(crate) fn object_method(&mut self, node: Node<'s>, depth: usize) {
+        let stated = self.stated_member(node, node.field(Field::Name));
+        // The object's own methods are done with it: nested objects are not it.
+        let outer = self.object_arg.take();
+        self.function_is = stated;
+        self.function_like(
+            node,
+            FnCtx {
+                def: None,
+                this: Some(ThisCtx::Unknown),
+            },
+            depth,
+        );
+        self.function_is = None;
+        self.object_arg = outer;
     }
 
     /// A property key: `'a'` hashes as `a` (prettier removes the quotes it does not need).

@@ -36,8 +36,10 @@ fields! {
     Object = "object",
     Operator = "operator",
     Parameter = "parameter",
+    Parameters = "parameters",
     Pattern = "pattern",
     Property = "property",
+    ReturnType = "return_type",
     Right = "right",
     Source = "source",
     Type = "type",
@@ -114,6 +116,7 @@ pub(crate) const HANDLED_KINDS: &[&str] = &[
     "export_statement",
     "return_statement",
     "ERROR",
+    "method_definition",
 ];
 
 fn leaf_class(kind: &str) -> LeafClass {

@@ -317,6 +317,11 @@ impl<'s> Extractor<'s> {
                 }
                 Sym::Either(a, b) => stack.extend([a, b]),
                 Sym::CallbackParam(c, _) | Sym::ParamType(c, _) => stack.push(c),
+                Sym::Signature(i) => {
+                    let sig = &f.signatures[i as usize];
+                    stack.extend(sig.params.iter().flatten());
+                    stack.extend(sig.returns);
+                }
                 Sym::Binding(_)
                 | Sym::Global(_)
                 | Sym::Def(_)
@@ -324,6 +329,17 @@ impl<'s> Extractor<'s> {
                 | Sym::This(_)
                 | Sym::Super(_)
                 | Sym::Unknown => {}
+            }
+        }
+        // Signatures nothing refers to any more go too.
+        let mut sig_remap = vec![u32::MAX; f.signatures.len()];
+        let mut sigs = 0;
+        for (s, &alive) in f.syms.iter().zip(&live) {
+            if let (Sym::Signature(i), true) = (s, alive) {
+                if sig_remap[*i as usize] == u32::MAX {
+                    sig_remap[*i as usize] = sigs;
+                    sigs += 1;
+                }
             }
         }
         let mut remap = vec![0 as SymId; f.syms.len()];
@@ -347,6 +363,7 @@ impl<'s> Extractor<'s> {
                     Sym::Either(a, b) => Sym::Either(r(a), r(b)),
                     Sym::CallbackParam(c, slot) => Sym::CallbackParam(r(c), slot),
                     Sym::ParamType(c, i) => Sym::ParamType(r(c), i),
+                    Sym::Signature(i) => Sym::Signature(sig_remap[i as usize]),
                     other @ (Sym::Binding(_)
                     | Sym::Global(_)
                     | Sym::Def(_)
@@ -358,6 +375,16 @@ impl<'s> Extractor<'s> {
             }
         }
         f.syms = kept;
+        let mut signatures = vec![Signature::default(); sigs as usize];
+        for (old, sig) in std::mem::take(&mut f.signatures).into_iter().enumerate() {
+            if sig_remap[old] != u32::MAX {
+                signatures[sig_remap[old] as usize] = Signature {
+                    params: sig.params.into_iter().map(|p| p.map(r)).collect(),
+                    returns: sig.returns.map(r),
+                };
+            }
+        }
+        f.signatures = signatures;
         for c in &mut f.calls {
             c.callee = r(c.callee);
         }
@@ -757,6 +784,7 @@ fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
         "jsx_closing_element" => (Extractor::tokens_of, 0),
         "jsx_expression" => (Extractor::jsx_expression, 0),
         "pair" => (Extractor::pair, 0),
+        "method_definition" => (Extractor::object_method, 3),
         "parenthesized_expression" => (Extractor::parenthesized, 1),
         "string" => (Extractor::string, 0),
         "member_expression" => (Extractor::member_read, 1),

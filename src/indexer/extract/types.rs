@@ -47,6 +47,8 @@ impl<'s> Extractor<'s> {
                     _ => None,
                 }
             }
+            // `(builder: Builder) => void`: a function of that type.
+            "function_type" => return self.signature_at(ty, level),
             // `typeof BaseEntity`: the class itself, not an instance of it.
             "type_query" => return self.type_sym_at(ty.named_child(0)?, level + 1),
             "array_type" => ty.named_child(0),
@@ -82,6 +84,40 @@ impl<'s> Extractor<'s> {
             return None;
         }
         self.type_annotation(node)
+    }
+
+    /// A function type or call signature as a value: a function that receives and
+    /// returns what its types say.
+    pub(crate) fn signature(&mut self, ty: Node<'s>) -> Option<SymId> {
+        self.signature_at(ty, 0)
+    }
+
+    fn signature_at(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        if level > MAX_TYPE_DEPTH {
+            return None;
+        }
+        let level = level + 1;
+        // `: T` around a type (call signatures, parameters) or the type itself (`=> T`).
+        let stated = |ex: &mut Self, t: Node<'s>| match t.kind_str() {
+            "type_annotation" => ex.value_of_type(t.named_child(0)?, level),
+            _ => ex.value_of_type(t, level),
+        };
+        let params = ty.field(Field::Parameters)?;
+        let returns = ty.field(Field::ReturnType).and_then(|r| stated(self, r));
+        let list = self.named_kids(params);
+        let mut types = Vec::with_capacity(list.len());
+        for p in list {
+            if p.kind_str() == "comment" {
+                continue;
+            }
+            types.push(p.field(Field::Type).and_then(|t| stated(self, t)));
+        }
+        let index = u32::try_from(self.facts.signatures.len()).ok()?;
+        self.facts.signatures.push(Signature {
+            params: types,
+            returns,
+        });
+        Some(self.sym(Sym::Signature(index)))
     }
 
     /// The value a type names (a class, an interface, an imported type).
@@ -122,18 +158,38 @@ impl<'s> Extractor<'s> {
             }
             "union_type" => {
                 let mut found = None;
+                let mut functions = 0;
+                let mut function = None;
+                let mut several = false;
                 let members = self.named_kids(ty);
                 for m in members {
                     if matches!(m.kind_str(), "literal_type" | "predefined_type") {
                         continue;
                     }
-                    if found.is_some() {
-                        return None;
+                    // Not `function_type_in`: a long union nests left, one level per
+                    // member, and its members are visited here already.
+                    let direct = match m.kind_str() {
+                        "parenthesized_type" => m.named_child(0),
+                        _ => Some(m),
+                    };
+                    if let Some(f) = direct.filter(|f| f.kind_str() == "function_type") {
+                        functions += 1;
+                        function = Some(f);
                     }
+                    several |= found.is_some();
                     found = Some(m);
                 }
-                self.type_sym_at(found?, level)
+                match (several, functions) {
+                    (false, _) => self.type_sym_at(found?, level),
+                    // `M | ((gDM: GetDefaultMiddleware) => M)`: a function literal given
+                    // there is typed by the function member, as TypeScript types it.
+                    (true, 1) => self.signature_at(function?, level),
+                    _ => None,
+                }
             }
+            // `type Effect = (action: A, api: Api) => void`: the alias names a function
+            // type; an instance of it is a function of that type.
+            "function_type" => self.signature_at(ty, level),
             "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
             _ => None,
         }
