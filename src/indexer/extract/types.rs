@@ -187,6 +187,20 @@ impl<'s> Extractor<'s> {
                     _ => None,
                 }
             }
+            // `Options & { effect: Effect }`: a value of it has the members of each part.
+            "intersection_type" => {
+                let parts = self.named_kids(ty);
+                let mut value = None;
+                for part in parts {
+                    if let Some(sym) = self.type_sym_at(part, level) {
+                        value = Some(match value {
+                            Some(v) => self.sym(Sym::Either(v, sym)),
+                            None => sym,
+                        });
+                    }
+                }
+                value
+            }
             // `type Effect = (action: A, api: Api) => void`: the alias names a function
             // type; an instance of it is a function of that type.
             "function_type" => self.signature_at(ty, level),
