@@ -875,9 +875,12 @@ impl<'s> Extractor<'s> {
                 self.function_is = None;
                 if let Some(def) = def {
                     let sym = self.sym(Sym::Def(def));
-                    if literal {
+                    let current = self.facts.bindings[binding as usize].value;
+                    let shared = matches!(self.facts.syms[current as usize], Sym::Either(..));
+                    if literal && !shared {
                         // The literal is the value: calling the name runs its code,
-                        // whatever type it was given.
+                        // whatever type it was given. (A name that is also a type keeps
+                        // both meanings: `rebind` fills in the value's.)
                         self.facts.bindings[binding as usize].value = sym;
                     } else {
                         self.rebind(binding, sym);
