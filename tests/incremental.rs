@@ -262,3 +262,38 @@ fn random_repositories_resolve_some_edges() {
         "cross-file edges"
     );
 }
+
+#[test]
+fn declarations_appearing_beside_a_javascript_file_re_resolve_its_importers() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/resolve/declarations_beside");
+    let read = |p: &str| std::fs::read_to_string(fixture.join(p)).expect("fixture file");
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    for p in ["app.js", "lib/client.js"] {
+        files.insert(p.to_string(), read(p));
+    }
+    let mut graph = build(&files);
+    let before = graph.edge_keys().len();
+
+    // The declarations arrive: `client.get()` now resolves, through them.
+    let declarations = read("lib/client.d.ts");
+    graph.update_file("lib/client.d.ts", &declarations);
+    files.insert("lib/client.d.ts".into(), declarations.clone());
+    assert_same(&graph, &files, "adding the declarations");
+    assert!(
+        graph.edge_keys().len() > before,
+        "the declarations add edges"
+    );
+
+    // They change: one method goes.
+    let fewer = declarations.replace("  post(url: string): Promise<string>;\n", "");
+    graph.update_file("lib/client.d.ts", &fewer);
+    files.insert("lib/client.d.ts".into(), fewer);
+    assert_same(&graph, &files, "editing the declarations");
+
+    // They go.
+    graph.remove_file("lib/client.d.ts");
+    files.remove("lib/client.d.ts");
+    assert_same(&graph, &files, "removing the declarations");
+    assert_eq!(graph.edge_keys().len(), before);
+}

@@ -74,6 +74,9 @@ impl Caller {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
     File(FileId),
+    /// A JavaScript file with a declaration file beside it (`index.js` and `index.d.ts`):
+    /// the code, and the types TypeScript reads for it instead.
+    Typed(FileId, FileId),
     External,
     Unresolved,
 }
@@ -432,7 +435,10 @@ impl Graph {
             targets.entry(spec).or_insert_with(|| {
                 match self.resolver.resolve(&facts.path, facts.str(spec), &exists) {
                     ModuleTarget::File(p) => match self.by_path.get(p.as_str()) {
-                        Some(&t) => Target::File(t),
+                        Some(&t) => match self.declarations_beside(&p) {
+                            Some(d) => Target::Typed(t, d),
+                            None => Target::File(t),
+                        },
                         None => Target::Unresolved,
                     },
                     ModuleTarget::External(_) => Target::External,
@@ -441,6 +447,21 @@ impl Graph {
             });
         }
         targets
+    }
+
+    /// The declaration file TypeScript reads for a JavaScript file, if there is one
+    /// (`x.js` → `x.d.ts`, `x.mjs` → `x.d.mts`, `x.cjs` → `x.d.cts`).
+    fn declarations_beside(&self, path: &str) -> Option<FileId> {
+        let (base, ext) = path.rsplit_once('.')?;
+        let declarations = match ext {
+            "js" | "jsx" => "d.ts",
+            "mjs" => "d.mts",
+            "cjs" => "d.cts",
+            _ => return None,
+        };
+        self.by_path
+            .get(format!("{base}.{declarations}").as_str())
+            .copied()
     }
 
     /// Recomputes every file's import targets; returns the files whose resolution may

@@ -340,6 +340,11 @@ pub(crate) struct Resolver<'g> {
     members_in_progress: FxHashSet<(DefId, NameId, bool)>,
     /// Evaluation steps spent on the current call site (see [`MAX_STEPS`]).
     steps: u32,
+    /// Imports of JavaScript files with declarations beside them lead to the
+    /// declarations (the second look at a site the code alone did not resolve).
+    declarations: bool,
+    /// Whether the current site's evaluation went through such an import.
+    crossed_typed: bool,
 }
 
 impl<'g> Resolver<'g> {
@@ -352,10 +357,23 @@ impl<'g> Resolver<'g> {
             export_nesting: 0,
             members_in_progress: FxHashSet::default(),
             steps: 0,
+            declarations: false,
+            crossed_typed: false,
         }
     }
 
     /// Counts one evaluation step; false once the site's budget is spent.
+    /// Where an import of file `f` leads, in the current mode (see `declarations`).
+    fn target(&mut self, f: FileId, specifier: StrId) -> Target {
+        match self.g.slot(f).target(specifier) {
+            Target::Typed(code, types) => {
+                self.crossed_typed = true;
+                Target::File(if self.declarations { types } else { code })
+            }
+            other => other,
+        }
+    }
+
     fn step(&mut self) -> bool {
         self.steps += 1;
         self.steps <= MAX_STEPS
@@ -384,6 +402,7 @@ impl<'g> Resolver<'g> {
         let mut fallback = FxHashSet::default();
         for (i, site) in facts.calls.iter().enumerate() {
             self.steps = 0;
+            self.crossed_typed = false;
             let mut vals = Vals::new();
             self.eval_callee(f, site.callee, &mut vals);
             let mut targets: SmallVec<[DefId; 2]> = SmallVec::new();
@@ -421,6 +440,23 @@ impl<'g> Resolver<'g> {
                                     targets.push(d);
                                 }
                             }
+                        }
+                    }
+                }
+            }
+            // Nothing in the code, through a JavaScript file with declarations beside
+            // it (`axios.get` where `axios` is built at run time): what TypeScript reads,
+            // the declarations, say what is called.
+            if targets.is_empty() && !external && self.crossed_typed {
+                self.declarations = true;
+                self.steps = 0;
+                let mut declared = Vals::new();
+                self.eval_callee(f, site.callee, &mut declared);
+                self.declarations = false;
+                for v in &declared {
+                    if let Value::Def(d) = *v {
+                        if self.accepts(site.kind, d) {
+                            targets.push(d);
                         }
                     }
                 }
@@ -764,9 +800,9 @@ impl<'g> Resolver<'g> {
     }
 
     fn import_value(&mut self, f: FileId, import: Import, depth: u32, out: &mut Vals) {
-        let target = self.g.slot(f).target(import.specifier);
+        let target = self.target(f, import.specifier);
         let t = match target {
-            Target::File(t) => t,
+            Target::File(t) | Target::Typed(t, _) => t,
             Target::External => return Self::push(out, Value::External),
             Target::Unresolved => return,
         };
@@ -843,13 +879,13 @@ impl<'g> Resolver<'g> {
             for &e in entries.iter() {
                 match facts.exports[e as usize].value {
                     ExportValue::Local(sym) => self.eval(t, sym, depth + 1, out),
-                    ExportValue::From { specifier, kind } => {
-                        match self.g.slot(t).target(specifier) {
-                            Target::File(next) => self.module_value(t, next, kind, depth + 1, out),
-                            Target::External => Self::push(out, Value::External),
-                            Target::Unresolved => {}
+                    ExportValue::From { specifier, kind } => match self.target(t, specifier) {
+                        Target::File(next) | Target::Typed(next, _) => {
+                            self.module_value(t, next, kind, depth + 1, out)
                         }
-                    }
+                        Target::External => Self::push(out, Value::External),
+                        Target::Unresolved => {}
+                    },
                     ExportValue::Star { .. } => {}
                 }
             }
@@ -859,8 +895,10 @@ impl<'g> Resolver<'g> {
         }
         if self.g.names.resolve(name) != "default" {
             for &spec in index.stars.iter() {
-                match self.g.slot(t).target(spec) {
-                    Target::File(next) => self.export_lookup(next, name, depth + 1, out),
+                match self.target(t, spec) {
+                    Target::File(next) | Target::Typed(next, _) => {
+                        self.export_lookup(next, name, depth + 1, out)
+                    }
                     Target::External => Self::push(out, Value::External),
                     Target::Unresolved => {}
                 }
@@ -1091,7 +1129,7 @@ impl<'g> Resolver<'g> {
         }
         for &spec in &index.stars {
             let target = match g.slot(f).target(spec) {
-                Target::File(t) => vec![Value::Module(t)],
+                Target::File(t) | Target::Typed(t, _) => vec![Value::Module(t)],
                 Target::External => vec![Value::External],
                 Target::Unresolved => Vec::new(),
             };
