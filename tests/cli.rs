@@ -68,6 +68,26 @@ fn ambiguous_names_list_the_candidates() {
 }
 
 #[test]
+fn file_line_names_a_function_bound_below_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("link.js"),
+        "export const Link = forwardRef(\n  function LinkWithRef(props) {\n    return props;\n  }\n);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("app.js"),
+        "import { Link } from './link.js';\nLink({});\n",
+    )
+    .unwrap();
+    let path = dir.path().to_str().unwrap();
+    // Line 1 holds the name; the function starts on line 2.
+    let out = run_ok(&["callers", "link.js:1", "--repo", path]);
+    assert!(out.contains("Link"), "{out}");
+    assert!(out.contains("app.js:2"), "{out}");
+}
+
+#[test]
 fn graph_json_has_the_documented_shape() {
     let dir = fixture("blast/classify/base");
     let out = run_ok(&["graph", "--repo", dir.to_str().unwrap(), "--format", "json"]);

@@ -732,3 +732,20 @@ fn token_soup_does_not_crash() {
         let _ = dump::render(&facts);
     }
 }
+
+#[test]
+fn a_definition_bound_below_its_name_starts_at_the_name() {
+    let source = "export const Link = forwardRef(\n  function LinkWithRef(props, ref) {\n    return render(props, ref);\n  }\n);\n";
+    let facts = extract_source("link.jsx", source);
+    let link = def(&facts, "Link");
+    // Editors and the TypeScript checker place `Link` on the first line, where its name
+    // is; the function it is bound to starts on the second.
+    assert_eq!((link.first_line(), link.span.start_line), (0, 1));
+    // The wrapper call runs at module level, outside the function; the call inside
+    // belongs to it.
+    assert_eq!(
+        callers_of(&facts, CallKind::Call, "forwardRef"),
+        ["<module>"]
+    );
+    assert_eq!(callers_of(&facts, CallKind::Call, "render"), ["Link"]);
+}

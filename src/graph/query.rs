@@ -89,7 +89,7 @@ impl Graph {
                 .iter()
                 .enumerate()
                 .filter(|(_, d)| {
-                    d.span.start_line <= row && row <= d.span.end_line && d.kind.is_callable()
+                    d.first_line() <= row && row <= d.span.end_line && d.kind.is_callable()
                 })
                 .min_by_key(|(_, d)| d.span.end_byte - d.span.start_byte)
                 .map(|(i, _)| i)

@@ -218,6 +218,16 @@ pub struct Definition {
     pub returns: Option<SymId>,
 }
 
+impl Definition {
+    /// The first line of the definition with its name (zero-based): a function bound to
+    /// a name can start below it (`export const Link = forwardRef(\n function () {..})`),
+    /// and editors and the TypeScript checker place it where the name is. The span stays
+    /// the function's own: the wrapper call between the two runs outside it.
+    pub fn first_line(&self) -> u32 {
+        self.span.start_line.min(self.name_pos.line)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CallKind {

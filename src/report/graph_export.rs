@@ -56,7 +56,7 @@ pub fn collect(graph: &Graph) -> GraphOut {
                 qualified_name: facts.str(d.qualified).to_string(),
                 kind: d.kind.as_str(),
                 file: facts.path.clone(),
-                line: d.span.start_line + 1,
+                line: d.first_line() + 1,
                 end_line: d.span.end_line + 1,
             });
         }

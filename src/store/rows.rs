@@ -195,7 +195,7 @@ impl Rows {
                 .text(facts.str(d.name))
                 .text(facts.str(d.qualified))
                 .text(d.kind.as_str())
-                .int4(int4(d.span.start_line) + 1)
+                .int4(int4(d.first_line()) + 1)
                 .int4(int4(d.span.end_line) + 1)
                 .boolean(d.exported);
             self.definitions.end_row();
