@@ -615,8 +615,10 @@ impl<'g> Resolver<'g> {
                     match c {
                         Value::Def(d) => Self::push(out, Value::Instance(d)),
                         Value::External | Value::Platform => Self::push(out, Value::External),
-                        // A value of a function type is a function of that type.
-                        Value::Signature(..) => Self::push(out, c),
+                        // A value of a function type is a function of that type; an
+                        // instance of a type that names an instance (`ReturnType<typeof
+                        // create>`) is that instance.
+                        Value::Signature(..) | Value::Instance(_) => Self::push(out, c),
                         _ => {}
                     }
                 }

@@ -515,13 +515,38 @@ impl<'s> Extractor<'s> {
     /// A returned object literal becomes a definition (`createApi().fetchUser`), so
     /// factories' results resolve like the objects they are.
     pub(crate) fn infer_return(&mut self, def: DefIdx, value: Node<'s>) {
-        if self.facts.def(def).returns.is_some() {
+        if !self.may_add_return(def) {
             return;
         }
         let sym = self.expr_sym(value);
         if !matches!(self.facts.sym(sym), Sym::Unknown) {
-            self.def_mut(def).returns = Some(sym);
+            self.add_return(def, sym);
         }
+    }
+
+    /// Most functions return one kind of thing; a factory may return one of a few
+    /// (`if (spa) return { requestDocument() {..} }; ...; return { requestDocument }`),
+    /// and TypeScript's type is their union. Past three, the rest are not recorded.
+    fn may_add_return(&self, def: DefIdx) -> bool {
+        let mut returns = self.facts.def(def).returns;
+        let mut count = 0;
+        while let Some(r) = returns {
+            count += 1;
+            returns = match self.facts.syms.get(r as usize) {
+                Some(Sym::Either(first, _)) => Some(*first),
+                _ => None,
+            };
+        }
+        count < 3
+    }
+
+    /// Records one more thing `def` returns (see [`Self::may_add_return`]).
+    fn add_return(&mut self, def: DefIdx, sym: SymId) {
+        let returns = match self.facts.def(def).returns {
+            Some(earlier) => self.sym(Sym::Either(earlier, sym)),
+            None => sym,
+        };
+        self.def_mut(def).returns = Some(returns);
     }
 
     /// `return <expr>` inside a definition.
@@ -530,7 +555,7 @@ impl<'s> Extractor<'s> {
         let value = node.named_child(0).filter(|v| v.kind_str() != "comment");
         match (target, value) {
             (Some(def), Some(value))
-                if value.kind_str() == "object" && self.facts.def(def).returns.is_none() =>
+                if value.kind_str() == "object" && self.may_add_return(def) =>
             {
                 self.walk_around(node, value, depth, |ex, value| {
                     let label = format!("{}()", ex.facts.def_name(def));
@@ -540,12 +565,12 @@ impl<'s> Extractor<'s> {
                     let qualified = ex.intern(&qualified);
                     ex.rename_object(object, qualified);
                     let sym = ex.sym(Sym::Def(object));
-                    ex.def_mut(def).returns = Some(sym);
+                    ex.add_return(def, sym);
                 });
             }
             (Some(def), Some(value))
                 if (is_function_node(value.kind_str()) || is_class_node(value.kind_str()))
-                    && self.facts.def(def).returns.is_none() =>
+                    && self.may_add_return(def) =>
             {
                 self.walk_around(node, value, depth, |ex, v| {
                     ex.returned_literal(def, v, depth + 1)
@@ -595,7 +620,7 @@ impl<'s> Extractor<'s> {
             self.rename_object(inner, qualified);
         }
         let sym = self.sym(Sym::Def(inner));
-        self.def_mut(def).returns = Some(sym);
+        self.add_return(def, sym);
     }
 
     /// Walks `node`'s children in order, handing `special` to `handle` instead.

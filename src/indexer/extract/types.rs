@@ -65,6 +65,9 @@ impl<'s> Extractor<'s> {
                     _ if TRANSPARENT_GENERICS.contains(&name) => {
                         return self.value_of_type(first?, level + 1)
                     }
+                    "ReturnType" | "InstanceType" => {
+                        return self.derived_type(name, first?, level + 1)
+                    }
                     _ => None,
                 }
             }
@@ -84,6 +87,19 @@ impl<'s> Extractor<'s> {
             return None;
         }
         self.type_annotation(node)
+    }
+
+    /// `ReturnType<typeof f>` (what calling f returns) and `InstanceType<typeof C>` (an
+    /// instance of C), also of a function type named otherwise (`ReturnType<Factory>`).
+    fn derived_type(&mut self, generic: &str, arg: Node<'s>, level: usize) -> Option<SymId> {
+        let operand = match arg.kind_str() {
+            "type_query" => self.type_sym_at(arg.named_child(0)?, level + 1)?,
+            _ => self.value_of_type(arg, level + 1)?,
+        };
+        Some(self.sym(match generic {
+            "ReturnType" => Sym::Return(operand),
+            _ => Sym::Instance(operand),
+        }))
     }
 
     /// A function type or call signature as a value: a function that receives and
@@ -150,9 +166,16 @@ impl<'s> Extractor<'s> {
             }
             "generic_type" => {
                 let name = ty.field(Field::Name)?;
-                if TRANSPARENT_GENERICS.contains(&self.text(name)) {
+                let text = self.text(name);
+                if TRANSPARENT_GENERICS.contains(&text) {
                     let args = ty.field(Field::TypeArguments)?;
                     return self.type_sym_at(args.named_child(0)?, level);
+                }
+                if matches!(text, "ReturnType" | "InstanceType") {
+                    // `type Fixture = ReturnType<typeof createFixture>`: a value, which
+                    // an instance of the alias is (see the resolver's `Sym::Instance`).
+                    let args = ty.field(Field::TypeArguments)?;
+                    return self.derived_type(text, args.named_child(0)?, level);
                 }
                 self.type_sym_at(name, level)
             }
