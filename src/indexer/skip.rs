@@ -29,9 +29,15 @@ impl SkipReason {
 #[derive(Clone, Copy, Debug)]
 pub struct SkipRules {
     pub max_bytes: usize,
-    /// A file with a line longer than this is minified or generated.
+    /// Lines longer than this are minified or generated code. A file is skipped as
+    /// minified when such lines hold at least half its bytes (a bundle), or when one is
+    /// longer than a call site's column can say (65,535): a hand-written file with one
+    /// long line (an embedded template, a data URI) is still read.
     pub max_line: usize,
 }
+
+/// The longest line whose columns a call site records (they are 16-bit).
+const MAX_COLUMN: usize = u16::MAX as usize;
 
 impl Default for SkipRules {
     fn default() -> Self {
@@ -55,7 +61,16 @@ impl SkipRules {
         if path.ends_with(".min.js") || path.ends_with(".min.mjs") || path.ends_with(".min.cjs") {
             return Err(SkipReason::Minified);
         }
-        if text.split('\n').any(|line| line.len() > self.max_line) {
+        let mut long = 0;
+        for line in text.split('\n') {
+            if line.len() > self.max_line {
+                if line.len() > MAX_COLUMN {
+                    return Err(SkipReason::Minified);
+                }
+                long += line.len();
+            }
+        }
+        if long > 0 && long * 2 >= text.len() {
             return Err(SkipReason::Minified);
         }
         Ok(text)
@@ -79,6 +94,35 @@ mod tests {
         assert_eq!(rules.check("a.min.js", b"f()"), Err(SkipReason::Minified));
         assert_eq!(
             rules.check("a.js", b"ok\nvar a=1,b=2,c=3,d=4,e=5;\n"),
+            Err(SkipReason::Minified)
+        );
+    }
+
+    #[test]
+    fn one_long_line_in_a_long_file_is_read() {
+        let rules = SkipRules {
+            max_bytes: 1 << 20,
+            max_line: 20,
+        };
+        // A test file with one long embedded template: mostly ordinary lines.
+        let mut src = "f();\n".repeat(20);
+        src.push_str(&format!("const t = `{}`;\n", "x".repeat(40)));
+        assert_eq!(rules.check("a.js", src.as_bytes()), Ok(src.as_str()));
+        // A bundle: the long lines are most of it.
+        let bundle = format!("/* banner */\n{}\n", "a=1;".repeat(30));
+        assert_eq!(
+            rules.check("b.js", bundle.as_bytes()),
+            Err(SkipReason::Minified)
+        );
+        // A line past what a column can say is never read, however long the file.
+        let rules = SkipRules {
+            max_bytes: 1 << 22,
+            max_line: 20,
+        };
+        let mut huge = "f();\n".repeat(100_000);
+        huge.push_str(&"x".repeat(70_000));
+        assert_eq!(
+            rules.check("c.js", huge.as_bytes()),
             Err(SkipReason::Minified)
         );
     }
