@@ -357,14 +357,9 @@ impl<'s> Extractor<'s> {
                 self.callback_of = Some((callee, index));
                 self.value_use(child, depth + 1);
                 self.callback_of = None;
-            } else if let (Some(callee), "object") = (callee, child.kind_str()) {
-                // Its own pairs, found again by id: `Node::parent` searches down from
-                // the root, a cost per pair that grows with the file.
-                let mut pairs: Vec<usize> = self.kids(child).iter().map(|p| p.id()).collect();
-                pairs.sort_unstable();
-                let outer = self.object_arg.replace((pairs, callee, index));
-                self.value_use(child, depth + 1);
-                self.object_arg = outer;
+            } else if let (Some(callee), "object" | "array") = (callee, child.kind_str()) {
+                let ty = self.sym(Sym::ParamType(callee, u32::from(index)));
+                self.stated_literal(child, ty, depth + 1);
             } else {
                 self.value_use(child, depth + 1);
             }

@@ -1595,6 +1595,12 @@ impl<'s> Extractor<'s> {
                 self.visit(child, depth + 1);
                 self.function_is = None;
                 self.object_arg = outer;
+            } else if let (Some(stated), true) = (
+                stated,
+                Some(child) == value && matches!(child.kind_str(), "object" | "array"),
+            ) {
+                // `{ routes: [{ loader() {} }] }`: typed by the member of that name.
+                self.stated_literal(child, stated, depth + 1);
             } else {
                 self.visit(child, depth + 1);
             }
@@ -1605,14 +1611,47 @@ impl<'s> Extractor<'s> {
     /// parameter type, when `item` is a property of the object passed to f.
     fn stated_member(&mut self, item: Node<'s>, key: Option<Node<'s>>) -> Option<SymId> {
         match (&self.object_arg, key) {
-            (Some((items, callee, arg)), Some(k)) if items.binary_search(&item.id()).is_ok() => {
-                let (callee, arg) = (*callee, *arg);
-                self.key_name(k).map(|name| {
-                    let ty = self.sym(Sym::ParamType(callee, u32::from(arg)));
-                    self.sym(Sym::Member(ty, name))
-                })
+            (Some((items, ty)), Some(k)) if items.binary_search(&item.id()).is_ok() => {
+                let ty = *ty;
+                self.key_name(k).map(|name| self.sym(Sym::Member(ty, name)))
             }
             _ => None,
+        }
+    }
+
+    /// An object or array literal whose type is stated elsewhere (`ty`, a value of
+    /// it): `f({ loader(args) {} })`, `f([{ loader(args) {} }])`, `{ routes: [...] }`
+    /// inside either. The functions in it take their parameters from that type.
+    pub(crate) fn stated_literal(&mut self, node: Node<'s>, ty: SymId, depth: usize) {
+        match node.kind_str() {
+            "object" => {
+                // Its own properties, found again by id: `Node::parent` searches down
+                // from the root, a cost per property that grows with the file.
+                let mut items: Vec<usize> = self.kids(node).iter().map(|p| p.id()).collect();
+                items.sort_unstable();
+                let outer = self.object_arg.replace((items, ty));
+                self.visit(node, depth);
+                self.object_arg = outer;
+            }
+            "array" => {
+                let element = self.sym(Sym::Element(ty));
+                let items = self.kids(node);
+                for item in items {
+                    let kind = item.kind_str();
+                    if kind == "object" || kind == "array" {
+                        self.stated_literal(item, element, depth + 1);
+                    } else if is_function_node(kind) {
+                        let outer = self.object_arg.take();
+                        self.function_is = Some(element);
+                        self.visit(item, depth + 1);
+                        self.function_is = None;
+                        self.object_arg = outer;
+                    } else {
+                        self.visit(item, depth + 1);
+                    }
+                }
+            }
+            _ => self.visit(node, depth),
         }
     }
 

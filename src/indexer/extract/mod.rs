@@ -172,10 +172,11 @@ pub(crate) struct Extractor<'s> {
     /// The callee and argument index of the next function literal, when it is an
     /// argument of a call: its parameters are what the callee says it passes.
     pub(crate) callback_of: Option<(SymId, u16)>,
-    /// An object literal passed as an argument (the node ids of its children, sorted),
-    /// the callee and the argument's index: its function-valued properties take their
-    /// parameters from the callee's stated parameter type.
-    pub(crate) object_arg: Option<(Vec<usize>, SymId, u16)>,
+    /// An object literal whose type something states (the node ids of its children,
+    /// sorted, and a value of that type): passed as an argument (the callee's stated
+    /// parameter type), nested in such an object (that type's member), or an element of
+    /// such an array. Its function-valued properties take their parameters from it.
+    pub(crate) object_arg: Option<(Vec<usize>, SymId)>,
     /// What the next function literal is, when something states it (a property of
     /// an object passed to a typed parameter): its parameters are that one's.
     pub(crate) function_is: Option<SymId>,

@@ -10,6 +10,10 @@ use crate::indexer::facts::*;
 /// Types nested deeper than this denote nothing.
 const MAX_TYPE_DEPTH: usize = 32;
 
+/// A union of more types than this (not counting literals, `null` and the like) is
+/// not followed: its members would be guesses among many.
+const MAX_UNION_PARTS: usize = 4;
+
 /// Generic wrappers whose first type argument is the value that matters.
 const TRANSPARENT_GENERICS: &[&str] = &[
     "Promise",
@@ -179,36 +183,46 @@ impl<'s> Extractor<'s> {
                 }
                 self.type_sym_at(name, level)
             }
+            // `A | B | null`: a value of it is one of them, and has the members of
+            // either (TypeScript reads a member of a union from each side). The function
+            // member of `M | ((gDM: GetDefaultMiddleware) => M)` types a function literal
+            // given there. Unions of more than a few types say too little to follow.
             "union_type" => {
-                let mut found = None;
-                let mut functions = 0;
-                let mut function = None;
-                let mut several = false;
-                let members = self.named_kids(ty);
+                // `A | B | C` nests to the left, one union per `|`: flattened here, without
+                // recursion (a generated union can have thousands of members).
+                let mut members = Vec::new();
+                let mut rest = Some(ty);
+                while let Some(union) = rest.take() {
+                    for m in self.named_kids(union).into_iter().rev() {
+                        if m.kind_str() == "union_type" && rest.is_none() {
+                            rest = Some(m);
+                        } else {
+                            members.push(m);
+                        }
+                    }
+                    if members.len() > 2 * MAX_UNION_PARTS + 8 {
+                        return None;
+                    }
+                }
+                members.reverse();
+                let mut value = None;
+                let mut parts = 0;
                 for m in members {
                     if matches!(m.kind_str(), "literal_type" | "predefined_type") {
                         continue;
                     }
-                    // Not `function_type_in`: a long union nests left, one level per
-                    // member, and its members are visited here already.
-                    let direct = match m.kind_str() {
-                        "parenthesized_type" => m.named_child(0),
-                        _ => Some(m),
-                    };
-                    if let Some(f) = direct.filter(|f| f.kind_str() == "function_type") {
-                        functions += 1;
-                        function = Some(f);
+                    parts += 1;
+                    if parts > MAX_UNION_PARTS {
+                        return None;
                     }
-                    several |= found.is_some();
-                    found = Some(m);
+                    if let Some(sym) = self.type_sym_at(m, level) {
+                        value = Some(match value {
+                            Some(v) => self.sym(Sym::Either(v, sym)),
+                            None => sym,
+                        });
+                    }
                 }
-                match (several, functions) {
-                    (false, _) => self.type_sym_at(found?, level),
-                    // `M | ((gDM: GetDefaultMiddleware) => M)`: a function literal given
-                    // there is typed by the function member, as TypeScript types it.
-                    (true, 1) => self.signature_at(function?, level),
-                    _ => None,
-                }
+                value
             }
             // `Options & { effect: Effect }`: a value of it has the members of each part.
             "intersection_type" => {
