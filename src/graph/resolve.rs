@@ -247,6 +247,8 @@ pub(crate) enum Value {
     /// file `.0`. Calling it resolves to nothing, but what it receives and returns is
     /// known (`getDefaultMiddleware().concat()`, `(builder) => builder.addCase()`).
     Signature(FileId, u32),
+    /// A value of an object type written inline: shape `.1` of file `.0`.
+    Shape(FileId, u32),
     /// A platform global (`Math`, `Object`, `document`) or a member of one: calling it is
     /// an external call, but what it returns may be the repository's own value
     /// (`Object.freeze(api)`), so its result is unknown rather than external.
@@ -618,7 +620,9 @@ impl<'g> Resolver<'g> {
                         // A value of a function type is a function of that type; an
                         // instance of a type that names an instance (`ReturnType<typeof
                         // create>`) is that instance.
-                        Value::Signature(..) | Value::Instance(_) => Self::push(out, c),
+                        Value::Signature(..) | Value::Shape(..) | Value::Instance(_) => {
+                            Self::push(out, c)
+                        }
                         _ => {}
                     }
                 }
@@ -717,6 +721,7 @@ impl<'g> Resolver<'g> {
                 }
             }
             Sym::Signature(i) => Self::push(out, Value::Signature(f, i)),
+            Sym::Shape(i) => Self::push(out, Value::Shape(f, i)),
             Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
             Sym::Element(array) => {
                 let mut arrays = Vals::new();
@@ -764,6 +769,18 @@ impl<'g> Resolver<'g> {
                 sigs.push((file, sig));
                 return sigs;
             }
+            Value::Shape(file, shape) => {
+                let mut found = Vals::new();
+                for s in self.shape_members(file, shape, CALL) {
+                    self.eval(file, s, depth + 1, &mut found);
+                }
+                for s in found {
+                    if let Value::Signature(file, sig) = s {
+                        sigs.push((file, sig));
+                    }
+                }
+                return sigs;
+            }
             Value::Instance(d) | Value::Def(d) => d,
             _ => return sigs,
         };
@@ -781,6 +798,16 @@ impl<'g> Resolver<'g> {
             }
         }
         sigs
+    }
+
+    /// The stated values of an inline object type's members named `name`.
+    fn shape_members(&mut self, file: FileId, shape: u32, name: &str) -> SmallVec<[SymId; 2]> {
+        let facts = self.facts(file);
+        facts.shapes[shape as usize]
+            .iter()
+            .filter(|(n, _)| facts.str(*n) == name)
+            .map(|&(_, v)| v)
+            .collect()
     }
 
     /// A member read as a value: a getter gives what it returns (its stated type), a
@@ -936,6 +963,12 @@ impl<'g> Resolver<'g> {
             Value::Elements(..) => Self::push(out, Value::Platform),
             // A function type's members are `call`, `bind`, `apply`: nothing of ours.
             Value::Signature(..) => {}
+            Value::Shape(file, shape) => {
+                let wanted = self.g.names.resolve(name);
+                for v in self.shape_members(file, shape, wanted) {
+                    self.eval(file, v, depth + 1, out);
+                }
+            }
         }
     }
 
@@ -1031,7 +1064,10 @@ impl<'g> Resolver<'g> {
                     Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
                     Value::Instance(base) => self.def_member(base, name, instance, depth + 1, out),
                     Value::External | Value::Platform => Self::push(out, Value::External),
-                    Value::Module(_) | Value::Elements(..) | Value::Signature(..) => {}
+                    Value::Module(_)
+                    | Value::Elements(..)
+                    | Value::Signature(..)
+                    | Value::Shape(..) => {}
                 }
             }
         }

@@ -64,6 +64,9 @@ pub struct FileFacts {
     /// Function types and call signatures (`(builder: Builder) => void`), by
     /// [`Sym::Signature`].
     pub signatures: Vec<Signature>,
+    /// Object types written inline (`opts: { onDone: (r: Result) => void }`), by
+    /// [`Sym::Shape`]: each member's name and the value it is stated to be.
+    pub shapes: Vec<Vec<(StrId, SymId)>>,
 }
 
 /// A stated function type: what a function of that type receives and returns. A
@@ -404,6 +407,8 @@ pub enum Sym {
     /// A function of a stated type, with no code known behind it (a callback
     /// parameter typed `(b: Builder) => void`): an index into [`FileFacts::signatures`].
     Signature(u32),
+    /// A value of an object type written inline: an index into [`FileFacts::shapes`].
+    Shape(u32),
 }
 
 impl FileFacts {
@@ -474,6 +479,13 @@ impl FileFacts {
                 format!("param{}(arg{} of {})", slot & 0xffff, slot >> 16, d(c))
             }
             Sym::Unknown => "?".into(),
+            Sym::Shape(i) => {
+                let members: Vec<String> = self.shapes[i as usize]
+                    .iter()
+                    .map(|&(n, v)| format!("{}: {}", self.str(n), d(v)))
+                    .collect();
+                format!("{{ {} }}", members.join("; "))
+            }
             Sym::Signature(i) => {
                 let sig = &self.signatures[i as usize];
                 let part = |s: Option<SymId>| s.map_or_else(|| "?".into(), d);

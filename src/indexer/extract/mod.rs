@@ -323,6 +323,7 @@ impl<'s> Extractor<'s> {
                     stack.extend(sig.params.iter().flatten());
                     stack.extend(sig.returns);
                 }
+                Sym::Shape(i) => stack.extend(f.shapes[i as usize].iter().map(|m| m.1)),
                 Sym::Binding(_)
                 | Sym::Global(_)
                 | Sym::Def(_)
@@ -335,12 +336,17 @@ impl<'s> Extractor<'s> {
         // Signatures nothing refers to any more go too.
         let mut sig_remap = vec![u32::MAX; f.signatures.len()];
         let mut sigs = 0;
+        let mut shape_remap = vec![u32::MAX; f.shapes.len()];
+        let mut shapes = 0;
         for (s, &alive) in f.syms.iter().zip(&live) {
-            if let (Sym::Signature(i), true) = (s, alive) {
-                if sig_remap[*i as usize] == u32::MAX {
-                    sig_remap[*i as usize] = sigs;
-                    sigs += 1;
-                }
+            let (remap, count, i) = match (s, alive) {
+                (Sym::Signature(i), true) => (&mut sig_remap, &mut sigs, i),
+                (Sym::Shape(i), true) => (&mut shape_remap, &mut shapes, i),
+                _ => continue,
+            };
+            if remap[*i as usize] == u32::MAX {
+                remap[*i as usize] = *count;
+                *count += 1;
             }
         }
         let mut remap = vec![0 as SymId; f.syms.len()];
@@ -365,6 +371,7 @@ impl<'s> Extractor<'s> {
                     Sym::CallbackParam(c, slot) => Sym::CallbackParam(r(c), slot),
                     Sym::ParamType(c, i) => Sym::ParamType(r(c), i),
                     Sym::Signature(i) => Sym::Signature(sig_remap[i as usize]),
+                    Sym::Shape(i) => Sym::Shape(shape_remap[i as usize]),
                     other @ (Sym::Binding(_)
                     | Sym::Global(_)
                     | Sym::Def(_)
@@ -386,6 +393,14 @@ impl<'s> Extractor<'s> {
             }
         }
         f.signatures = signatures;
+        let mut kept_shapes = vec![Vec::new(); shapes as usize];
+        for (old, members) in std::mem::take(&mut f.shapes).into_iter().enumerate() {
+            if shape_remap[old] != u32::MAX {
+                kept_shapes[shape_remap[old] as usize] =
+                    members.into_iter().map(|(n, v)| (n, r(v))).collect();
+            }
+        }
+        f.shapes = kept_shapes;
         for c in &mut f.calls {
             c.callee = r(c.callee);
         }

@@ -93,6 +93,42 @@ impl<'s> Extractor<'s> {
         self.type_annotation(node)
     }
 
+    /// An inline object type as a value: its properties', methods' and call
+    /// signatures' stated types, by name.
+    fn shape(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        let level = level + 1;
+        let mut members = Vec::new();
+        for m in self.named_kids(ty) {
+            let member = match m.kind_str() {
+                "property_signature" => {
+                    let name = m.field(Field::Name).and_then(|n| self.key_name(n));
+                    let value = m
+                        .field(Field::Type)
+                        .and_then(|t| t.named_child(0))
+                        .and_then(|t| self.value_of_type(t, level));
+                    name.zip(value)
+                }
+                "method_signature" => {
+                    let name = m.field(Field::Name).and_then(|n| self.key_name(n));
+                    let value = self.signature_at(m, level);
+                    name.zip(value)
+                }
+                "call_signature" => {
+                    let value = self.signature_at(m, level);
+                    value.map(|v| (self.intern(CALL), v))
+                }
+                _ => None,
+            };
+            members.extend(member);
+        }
+        if members.is_empty() {
+            return None;
+        }
+        let index = u32::try_from(self.facts.shapes.len()).ok()?;
+        self.facts.shapes.push(members);
+        Some(self.sym(Sym::Shape(index)))
+    }
+
     /// `ReturnType<typeof f>` (what calling f returns) and `InstanceType<typeof C>` (an
     /// instance of C), also of a function type named otherwise (`ReturnType<Factory>`).
     fn derived_type(&mut self, generic: &str, arg: Node<'s>, level: usize) -> Option<SymId> {
@@ -238,6 +274,8 @@ impl<'s> Extractor<'s> {
                 }
                 value
             }
+            // `{ onDone: (r: Result) => void; user: User }` written where it is used.
+            "object_type" => self.shape(ty, level),
             // `type Effect = (action: A, api: Api) => void`: the alias names a function
             // type; an instance of it is a function of that type.
             "function_type" => self.signature_at(ty, level),
