@@ -159,4 +159,16 @@ fn main() {
         slowest.1,
         step_times.len()
     );
+    // The worst case the sample may miss: the corpus's largest source file.
+    if let Some((path, _, src)) = sources.iter().max_by_key(|s| s.2.len()) {
+        let edited = format!("{src}\nhelper_for_bench();\n");
+        let start = Instant::now();
+        graph.update_file(path, &edited);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        graph.update_file(path, src);
+        println!(
+            "update_file: the largest file, {path} ({:.0} KB), {ms:.2} ms",
+            src.len() as f64 / 1e3
+        );
+    }
 }
