@@ -138,7 +138,7 @@ function targets(symbol, depth = 0) {
       continue;
     }
     const init = ts.isBinaryExpression(d) ? d.right
-      : ts.isBinaryExpression(d.parent) && d.parent.left === d ? d.parent.right
+      : d.parent && ts.isBinaryExpression(d.parent) && d.parent.left === d ? d.parent.right
       : (ts.isVariableDeclaration(d) || ts.isPropertyAssignment(d) || ts.isPropertyDeclaration(d)) && d.initializer;
     if (init && (ts.isIdentifier(init) || ts.isPropertyAccessExpression(init))) {
       out.push(...targets(checker.getSymbolAtLocation(ts.isIdentifier(init) ? init : init.name), depth + 1));
@@ -166,9 +166,14 @@ function nodeOf(decl) {
   const name = nameNode && ts.isIdentifier(nameNode) ? nameNode.text
     : nameNode && ts.isPrivateIdentifier(nameNode) ? nameNode.text
     : nameNode && ts.isStringLiteral(nameNode) ? nameNode.text
-    : ts.isConstructorDeclaration(decl) ? "constructor" : undefined;
+    : ts.isConstructorDeclaration(decl) ? "constructor"
+    // `module.exports = function () {}` and `exports.x = ...`: the checker's declaration
+    // is the assignment; the graph names the function after its target.
+    : ts.isBinaryExpression(decl) && decl.left.getText(sf) === "module.exports" ? "module.exports"
+    : ts.isBinaryExpression(decl) && ts.isPropertyAccessExpression(decl.left) ? decl.left.name.text
+    : undefined;
   if (!name) return undefined;
-  const at = nameNode ?? decl;
+  const at = nameNode ?? (ts.isBinaryExpression(decl) ? decl.left : decl);
   const line = sf.getLineAndCharacterOfPosition(at.getStart(sf)).line + 1;
   const n = enclosing(file, line, (m) => m.name === name || m.name === name.replace(/^#/, ""));
   return n ? normalise(n.id) : undefined;
@@ -303,7 +308,9 @@ let nameCorrect = 0;
 for (const t of truth.values()) {
   if (t.status === "unknown") continue;
   nameEdges += byName.get(t.name) ?? 0;
-  for (const id of t.targets) if (nodeById.get(id)?.name === t.name || nodeById.get(id)?.kind === "class") nameCorrect++;
+  // Only what a search for the name finds: a target of another name (`super()` calling
+  // the base class, `module.exports` called as `context`) is not among its matches.
+  for (const id of t.targets) if (nodeById.get(id)?.name === t.name) nameCorrect++;
 }
 
 const pct = (a, b) => (b ? (a / b).toFixed(3) : "n/a");
