@@ -387,16 +387,26 @@ impl<'s> Extractor<'s> {
 
     /// `<T, U extends X>`: type parameters are names in the function's (or class's)
     /// scope, so `x: T` is not mistaken for a global `T`.
+    /// `<T extends Entity = User>`: inside the declaration, `T` stands for its constraint
+    /// (every T has the constraint's members, as TypeScript reads them), else for its
+    /// default.
     pub(crate) fn declare_type_parameters(&mut self, params: Node<'s>) {
-        let mut cursor = params.walk();
-        let names: Vec<Node<'s>> = params
-            .named_children(&mut cursor)
-            .filter(|p| p.kind_str() == "type_parameter")
-            .filter_map(|p| p.field(Field::Name))
-            .collect();
-        for n in names {
+        let list = self.named_kids(params);
+        for p in list {
+            if p.kind_str() != "type_parameter" {
+                continue;
+            }
+            let Some(n) = p.field(Field::Name) else {
+                continue;
+            };
             let name = self.intern_node(n);
-            let value = self.unknown();
+            let bound = p
+                .field(Field::Constraint)
+                .or_else(|| p.field(Field::Value))
+                .and_then(|b| b.named_child(0));
+            let value = bound
+                .and_then(|b| self.type_sym(b))
+                .unwrap_or_else(|| self.unknown());
             self.declare(name, value, false);
         }
     }

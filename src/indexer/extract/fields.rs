@@ -24,6 +24,7 @@ fields! {
     Body = "body",
     Condition = "condition",
     Consequence = "consequence",
+    Constraint = "constraint",
     Constructor = "constructor",
     Declaration = "declaration",
     Function = "function",
