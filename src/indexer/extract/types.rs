@@ -159,6 +159,13 @@ impl<'s> Extractor<'s> {
             _ => ex.value_of_type(t, level),
         };
         let params = ty.field(Field::Parameters)?;
+        // `<T extends Schema>(schema: T) => ...`: its own type parameters, in a scope of
+        // their own.
+        let generic = ty.field(Field::TypeParameters);
+        if let Some(tp) = generic {
+            self.push_scope(super::ScopeKind::Block);
+            self.declare_type_parameters(tp);
+        }
         let returns = ty.field(Field::ReturnType).and_then(|r| stated(self, r));
         let list = self.named_kids(params);
         let mut types = Vec::with_capacity(list.len());
@@ -167,6 +174,9 @@ impl<'s> Extractor<'s> {
                 continue;
             }
             types.push(p.field(Field::Type).and_then(|t| stated(self, t)));
+        }
+        if generic.is_some() {
+            self.pop_scope();
         }
         let index = u32::try_from(self.facts.signatures.len()).ok()?;
         self.facts.signatures.push(Signature {
