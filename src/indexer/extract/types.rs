@@ -14,7 +14,9 @@ const MAX_TYPE_DEPTH: usize = 32;
 /// not followed: its members would be guesses among many.
 const MAX_UNION_PARTS: usize = 4;
 
-/// Generic wrappers whose first type argument is the value that matters.
+/// Generic wrappers whose first type argument is the value that matters. `Omit` and
+/// `Pick` keep some of its members: all of them are looked up, and an interface that
+/// extends `Omit<Base, 'm'>` to redeclare `m` finds its own `m` first.
 const TRANSPARENT_GENERICS: &[&str] = &[
     "Promise",
     "PromiseLike",
@@ -23,6 +25,8 @@ const TRANSPARENT_GENERICS: &[&str] = &[
     "Partial",
     "Required",
     "NonNullable",
+    "Omit",
+    "Pick",
 ];
 
 impl<'s> Extractor<'s> {
