@@ -965,8 +965,20 @@ impl<'g> Resolver<'g> {
             Value::Signature(..) => {}
             Value::Shape(file, shape) => {
                 let wanted = self.g.names.resolve(name);
-                for v in self.shape_members(file, shape, wanted) {
-                    self.eval(file, v, depth + 1, out);
+                let own = self.shape_members(file, shape, wanted);
+                if !own.is_empty() {
+                    for v in own {
+                        self.eval(file, v, depth + 1, out);
+                    }
+                    return;
+                }
+                // The rest of a built-in's members (`Map<K, V>`: all but `get`).
+                let mut sources = Vals::new();
+                for s in self.shape_members(file, shape, SPREAD) {
+                    self.eval(file, s, depth + 1, &mut sources);
+                }
+                for source in sources {
+                    self.member(source, name, depth + 1, out);
                 }
             }
         }

@@ -89,6 +89,19 @@ impl<'s> Extractor<'s> {
                 }
             }
             "new_expression" => match node.field(Field::Constructor) {
+                // `new Map<string, Connection>()`: what `get` gives is known.
+                Some(c)
+                    if matches!(self.text(c), "Map" | "WeakMap")
+                        && node.field(Field::TypeArguments).is_some() =>
+                {
+                    let class = self.text(c);
+                    node.field(Field::TypeArguments)
+                        .and_then(|args| self.keyed_collection(class, args, 0))
+                        .unwrap_or_else(|| {
+                            let class = self.expr_sym_depth(c, depth + 1);
+                            self.sym(Sym::Instance(class))
+                        })
+                }
                 Some(c) => {
                     let class = self.expr_sym_depth(c, depth + 1);
                     self.sym(Sym::Instance(class))

@@ -76,6 +76,10 @@ impl<'s> Extractor<'s> {
                     "ReturnType" | "InstanceType" => {
                         return self.derived_type(name, first?, level + 1)
                     }
+                    "Map" | "ReadonlyMap" | "WeakMap" => {
+                        let args = ty.field(Field::TypeArguments)?;
+                        return self.keyed_collection(name, args, level + 1);
+                    }
                     _ => None,
                 }
             }
@@ -128,6 +132,30 @@ impl<'s> Extractor<'s> {
         if members.is_empty() {
             return None;
         }
+        let index = u32::try_from(self.facts.shapes.len()).ok()?;
+        self.facts.shapes.push(members);
+        Some(self.sym(Sym::Shape(index)))
+    }
+
+    /// `Map<K, V>` (`new Map<K, V>()`, `cache: Map<string, Connection>`): `get` gives a
+    /// V (`cache.get(id)?.close()`); its other members are the platform's.
+    pub(crate) fn keyed_collection(
+        &mut self,
+        class: &str,
+        args: Node<'s>,
+        level: usize,
+    ) -> Option<SymId> {
+        let value = args.named_child(1)?;
+        let value = self.value_of_type(value, level + 1)?;
+        let get = u32::try_from(self.facts.signatures.len()).ok()?;
+        self.facts.signatures.push(Signature {
+            params: vec![None],
+            returns: Some(value),
+        });
+        let get = self.sym(Sym::Signature(get));
+        let class = self.intern(class);
+        let platform = self.sym(Sym::Global(class));
+        let members = vec![(self.intern("get"), get), (self.intern(SPREAD), platform)];
         let index = u32::try_from(self.facts.shapes.len()).ok()?;
         self.facts.shapes.push(members);
         Some(self.sym(Sym::Shape(index)))
