@@ -359,6 +359,11 @@ impl Graph {
                 + f.signatures
                     .iter()
                     .map(|s| s.params.capacity() * size_of::<Option<SymId>>())
+                    .sum::<usize>()
+                + f.shapes.capacity() * size_of::<Vec<(StrId, SymId)>>()
+                + f.shapes
+                    .iter()
+                    .map(|m| m.capacity() * size_of::<(StrId, SymId)>())
                     .sum::<usize>();
             total += slot.index.names.capacity() * 4
                 + (slot.index.members.capacity() + slot.index.props.capacity()) * 32
