@@ -763,41 +763,30 @@ impl<'g> Resolver<'g> {
     /// The stated signatures calling `v` goes through: a function type's own, or the
     /// call signatures of an interface it is an instance of.
     fn call_signatures(&mut self, v: Value, depth: u32) -> SmallVec<[(FileId, u32); 2]> {
-        let mut sigs = SmallVec::new();
-        let interface = match v {
-            Value::Signature(file, sig) => {
-                sigs.push((file, sig));
-                return sigs;
-            }
+        let mut found = Vals::new();
+        match v {
+            Value::Signature(..) => found.push(v),
             Value::Shape(file, shape) => {
-                let mut found = Vals::new();
                 for s in self.shape_members(file, shape, CALL) {
                     self.eval(file, s, depth + 1, &mut found);
                 }
-                for s in found {
-                    if let Value::Signature(file, sig) = s {
-                        sigs.push((file, sig));
-                    }
+            }
+            Value::Instance(d) | Value::Def(d)
+                if self.facts(d.file).def(d.def).kind == DefKind::Interface =>
+            {
+                if let Some(call) = self.g.names.get(CALL) {
+                    self.def_member(d, call, true, depth + 1, &mut found);
                 }
-                return sigs;
             }
-            Value::Instance(d) | Value::Def(d) => d,
-            _ => return sigs,
-        };
-        if self.facts(interface.file).def(interface.def).kind != DefKind::Interface {
-            return sigs;
+            _ => {}
         }
-        let Some(call) = self.g.names.get(CALL) else {
-            return sigs;
-        };
-        let mut found = Vals::new();
-        self.def_member(interface, call, true, depth + 1, &mut found);
-        for s in found {
-            if let Value::Signature(file, sig) = s {
-                sigs.push((file, sig));
-            }
-        }
-        sigs
+        found
+            .into_iter()
+            .filter_map(|s| match s {
+                Value::Signature(file, sig) => Some((file, sig)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The stated values of an inline object type's members named `name`.

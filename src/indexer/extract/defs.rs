@@ -552,10 +552,7 @@ impl<'s> Extractor<'s> {
 
     /// Records one more thing `def` returns (see [`Self::may_add_return`]).
     fn add_return(&mut self, def: DefIdx, sym: SymId) {
-        let returns = match self.facts.def(def).returns {
-            Some(earlier) => self.sym(Sym::Either(earlier, sym)),
-            None => sym,
-        };
+        let returns = self.one_more(self.facts.def(def).returns, sym);
         self.def_mut(def).returns = Some(returns);
     }
 
@@ -1325,10 +1322,7 @@ impl<'s> Extractor<'s> {
                     let mut extends = None;
                     for base in bases {
                         if let Some(sym) = self.type_sym(base) {
-                            extends = Some(match extends {
-                                Some(e) => self.sym(Sym::Either(e, sym)),
-                                None => sym,
-                            });
+                            extends = Some(self.one_more(extends, sym));
                         }
                     }
                     self.def_mut(def).extends = extends;

@@ -478,6 +478,15 @@ impl<'s> Extractor<'s> {
         id
     }
 
+    /// `sym` as one more possibility beside `earlier`, if there is one: the several
+    /// bases of an interface, a union's parts, what a function returns in each branch.
+    pub(crate) fn one_more(&mut self, earlier: Option<SymId>, sym: SymId) -> SymId {
+        match earlier {
+            Some(e) => self.sym(Sym::Either(e, sym)),
+            None => sym,
+        }
+    }
+
     /// An identifier read here: bound when its scope closes.
     pub(crate) fn reference(&mut self, name: StrId) -> SymId {
         let id = self.sym(Sym::Global(name));

@@ -132,9 +132,23 @@ impl<'s> Extractor<'s> {
         if members.is_empty() {
             return None;
         }
+        self.new_shape(members)
+    }
+
+    fn new_shape(&mut self, members: Vec<(StrId, SymId)>) -> Option<SymId> {
         let index = u32::try_from(self.facts.shapes.len()).ok()?;
         self.facts.shapes.push(members);
         Some(self.sym(Sym::Shape(index)))
+    }
+
+    fn new_signature(
+        &mut self,
+        params: Vec<Option<SymId>>,
+        returns: Option<SymId>,
+    ) -> Option<SymId> {
+        let index = u32::try_from(self.facts.signatures.len()).ok()?;
+        self.facts.signatures.push(Signature { params, returns });
+        Some(self.sym(Sym::Signature(index)))
     }
 
     /// `Map<K, V>` (`new Map<K, V>()`, `cache: Map<string, Connection>`): `get` gives a
@@ -147,18 +161,11 @@ impl<'s> Extractor<'s> {
     ) -> Option<SymId> {
         let value = args.named_child(1)?;
         let value = self.value_of_type(value, level + 1)?;
-        let get = u32::try_from(self.facts.signatures.len()).ok()?;
-        self.facts.signatures.push(Signature {
-            params: vec![None],
-            returns: Some(value),
-        });
-        let get = self.sym(Sym::Signature(get));
+        let get = self.new_signature(vec![None], Some(value))?;
         let class = self.intern(class);
         let platform = self.sym(Sym::Global(class));
         let members = vec![(self.intern("get"), get), (self.intern(SPREAD), platform)];
-        let index = u32::try_from(self.facts.shapes.len()).ok()?;
-        self.facts.shapes.push(members);
-        Some(self.sym(Sym::Shape(index)))
+        self.new_shape(members)
     }
 
     /// `ReturnType<typeof f>` (what calling f returns) and `InstanceType<typeof C>` (an
@@ -210,12 +217,7 @@ impl<'s> Extractor<'s> {
         if generic.is_some() {
             self.pop_scope();
         }
-        let index = u32::try_from(self.facts.signatures.len()).ok()?;
-        self.facts.signatures.push(Signature {
-            params: types,
-            returns,
-        });
-        Some(self.sym(Sym::Signature(index)))
+        self.new_signature(types, returns)
     }
 
     /// The value a type names (a class, an interface, an imported type).
@@ -294,10 +296,7 @@ impl<'s> Extractor<'s> {
                         return None;
                     }
                     if let Some(sym) = self.type_sym_at(m, level) {
-                        value = Some(match value {
-                            Some(v) => self.sym(Sym::Either(v, sym)),
-                            None => sym,
-                        });
+                        value = Some(self.one_more(value, sym));
                     }
                 }
                 value
@@ -308,10 +307,7 @@ impl<'s> Extractor<'s> {
                 let mut value = None;
                 for part in parts {
                     if let Some(sym) = self.type_sym_at(part, level) {
-                        value = Some(match value {
-                            Some(v) => self.sym(Sym::Either(v, sym)),
-                            None => sym,
-                        });
+                        value = Some(self.one_more(value, sym));
                     }
                 }
                 value
