@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 mod common;
 
-use common::{best_of, live, median, Counting};
+use common::{best_of, median, start_counting, stop_counting, Counting};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -96,13 +96,13 @@ fn main() {
 
     // 3. the graph's heap size: everything a graph holds, the facts it took over included.
     let extracted = extract_all(copies(), &rules, &|| {});
-    let before = live();
+    start_counting();
     let facts_copy = extracted.facts.clone();
-    let facts_bytes = live() - before;
+    let facts_bytes = stop_counting();
     drop(facts_copy);
-    let before = live();
+    start_counting();
     let mut graph = Graph::build(extracted.facts, extracted.configs);
-    let total = live() - before + facts_bytes;
+    let total = stop_counting() + facts_bytes;
     let sites: usize = graph.file_ids().map(|f| graph.facts(f).calls.len()).sum();
     let edges: usize = graph.file_ids().map(|f| graph.edges(f).len()).sum();
     println!(

@@ -17,7 +17,7 @@ use blast_radius::store::rows::FileMeta;
 use blast_radius::store::{FileInput, Store};
 use blast_radius::workspace::git::blob_sha;
 use blast_radius::workspace::walk;
-use common::{live, median, Counting};
+use common::{median, start_counting, stop_counting, Counting};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, Executor};
 
@@ -257,11 +257,11 @@ async fn run() {
     );
     drop(graph);
     drop(meta);
-    let before = live();
+    start_counting();
     let start = Instant::now();
     let (loaded, _) = store.load_graph(repo.id).await.unwrap();
     let load = start.elapsed();
-    let held = live() - before;
+    let held = stop_counting();
     let loaded_edges: usize = loaded.file_ids().map(|f| loaded.edges(f).len()).sum();
     println!(
         "synthetic load: {:.1} s, graph {:.0} MB on the heap: {:.1} bytes per edge ({} edges)",

@@ -6,31 +6,51 @@ use std::alloc::{GlobalAlloc, Layout, System};
 
 /// The allocator the binary uses, so figures match the CLI's.
 static INNER: System = System;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Counts live heap bytes, so a structure's own size can be measured exactly.
+/// Counts live heap bytes, so a structure's own size can be measured exactly; only
+/// inside [`counting`]. Elsewhere it is the plain system allocator, as in the CLI: a
+/// shared counter updated on every allocation from every core costs the timed code
+/// contended atomics that the product never pays.
 pub struct Counting;
 pub static LIVE: AtomicUsize = AtomicUsize::new(0);
+static ON: AtomicBool = AtomicBool::new(false);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        if ON.load(Ordering::Relaxed) {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
         unsafe { INNER.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if ON.load(Ordering::Relaxed) {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
         unsafe { INNER.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if ON.load(Ordering::Relaxed) {
+            LIVE.fetch_add(new_size, Ordering::Relaxed);
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
         unsafe { INNER.realloc(ptr, layout, new_size) }
     }
 }
 
-pub fn live() -> usize {
-    LIVE.load(Ordering::Relaxed)
+/// Starts counting heap bytes, from zero.
+pub fn start_counting() {
+    LIVE.store(0, Ordering::SeqCst);
+    ON.store(true, Ordering::SeqCst);
+}
+
+/// Stops counting: the bytes allocated and not freed since [`start_counting`]. Memory
+/// freed meanwhile that was allocated before counts negative, as it should when a
+/// structure is built from another it consumes.
+pub fn stop_counting() -> isize {
+    ON.store(false, Ordering::SeqCst);
+    LIVE.load(Ordering::SeqCst) as isize
 }
 
 pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
