@@ -466,6 +466,49 @@ fn snapshot(g: &Graph) -> Vec<String> {
 
 /// Adding the files one by one (in reverse order, so importers come before what they
 /// import), and removing and re-adding each, ends where a full build does.
+/// A call of an overloaded declaration means every overload (TypeScript's checker names
+/// them all as what the call refers to); the annotations name a qualified name once.
+#[test]
+fn a_call_of_an_overloaded_declaration_reaches_every_overload() {
+    let g = load_case(&cases_root().join("declarations_merged"));
+    let f = g.file_id("test/hooks.test.js").expect("the case has it");
+    let facts = g.facts(f);
+    let mut targets: BTreeMap<String, BTreeSet<DefId>> = BTreeMap::new();
+    for e in g.edges(f) {
+        let name = facts.str(facts.calls[e.site() as usize].name).to_string();
+        targets.entry(name).or_default().insert(e.target);
+    }
+    let counts: BTreeMap<&str, usize> =
+        targets.iter().map(|(n, t)| (n.as_str(), t.len())).collect();
+    assert_eq!(
+        counts,
+        BTreeMap::from([("Server", 2), ("addHook", 2), ("ready", 1)])
+    );
+}
+
+/// Calls that resolve to the declarations beside a JavaScript file still break when its
+/// code changes: the code's callers include them (what `blast` and `callers` report).
+#[test]
+fn callers_of_code_include_the_calls_of_its_declarations() {
+    let g = load_case(&cases_root().join("declarations_beside"));
+    let code = g.file_id("lib/client.js").expect("the case has it");
+    let facts = g.facts(code);
+    let version = (0..facts.defs.len() as u32)
+        .find(|&i| facts.def_qualified(i) == "version")
+        .map(|i| DefId::new(code, i))
+        .expect("client.js defines version");
+    assert!(
+        g.callers(version).is_empty(),
+        "calls resolve to the declaration"
+    );
+    let callers: Vec<String> = g
+        .callers_of(version)
+        .into_iter()
+        .map(|c| format!("{}:{}", g.facts(c.file).path, g.site(c).pos().line + 1))
+        .collect();
+    assert_eq!(callers, ["app.js:10"]);
+}
+
 #[test]
 fn incremental_updates_equal_a_full_build() {
     let mut failures = Vec::new();

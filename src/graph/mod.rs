@@ -456,7 +456,7 @@ impl Graph {
 
     /// The declaration file TypeScript reads for a JavaScript file, if there is one
     /// (`x.js` → `x.d.ts`, `x.mjs` → `x.d.mts`, `x.cjs` → `x.d.cts`).
-    fn declarations_beside(&self, path: &str) -> Option<FileId> {
+    pub(crate) fn declarations_beside(&self, path: &str) -> Option<FileId> {
         let (base, ext) = path.rsplit_once('.')?;
         let declarations = match ext {
             "js" | "jsx" => "d.ts",

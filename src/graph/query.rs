@@ -105,8 +105,13 @@ impl Graph {
     /// is called by calls through that interface.
     pub fn callers_of(&self, d: DefId) -> Vec<Caller> {
         let mut out: Vec<Caller> = self.callers(d).to_vec();
-        // Calls through an interface the method implements.
-        for m in self.implemented_methods(d) {
+        // Calls through an interface the method implements, and through the
+        // declarations TypeScript reads for the file (`x.d.ts` beside `x.js`).
+        for m in self
+            .implemented_methods(d)
+            .into_iter()
+            .chain(self.declarations_of(d))
+        {
             out.extend_from_slice(self.callers(m));
         }
         let def = self.facts(d.file).def(d.def);
@@ -124,6 +129,22 @@ impl Graph {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// What the declaration file beside `d`'s JavaScript file declares under `d`'s
+    /// qualified name (every overload). Calls resolve to the declarations, as
+    /// TypeScript's do; they are calls of this code all the same.
+    pub fn declarations_of(&self, d: DefId) -> Vec<DefId> {
+        let facts = self.facts(d.file);
+        let Some(declared) = self.declarations_beside(&facts.path) else {
+            return Vec::new();
+        };
+        let qualified = facts.def_qualified(d.def);
+        let decls = self.facts(declared);
+        (0..decls.defs.len() as DefIdx)
+            .filter(|&i| decls.def_qualified(i) == qualified && decls.def(i).kind.is_callable())
+            .map(|i| DefId::new(declared, i))
+            .collect()
     }
 
     pub fn site(&self, c: Caller) -> &CallSite {

@@ -12,7 +12,7 @@ use crate::indexer::facts::*;
 /// Deeper evaluation chains are cut (cycles in re-exports or bindings end here).
 const MAX_DEPTH: u32 = 24;
 /// At most this many values are followed per expression.
-const MAX_VALUES: usize = 8;
+const MAX_VALUES: usize = 24;
 /// Evaluation steps one call site may take. Ordinary sites take a few dozen; the bound
 /// keeps pathological code (dozens of fields assigned from one another) from taking
 /// exponential time. A site that runs out keeps what it found so far.
@@ -343,7 +343,8 @@ pub(crate) struct Resolver<'g> {
     /// Evaluation steps spent on the current call site (see [`MAX_STEPS`]).
     steps: u32,
     /// Imports of JavaScript files with declarations beside them lead to the
-    /// declarations (the second look at a site the code alone did not resolve).
+    /// declarations, as in TypeScript (which reads `x.d.ts` for `./x.js`); false for
+    /// the second look at a site the declarations say nothing about, in the code.
     declarations: bool,
     /// Whether the current site's evaluation went through such an import.
     crossed_typed: bool,
@@ -359,12 +360,11 @@ impl<'g> Resolver<'g> {
             export_nesting: 0,
             members_in_progress: FxHashSet::default(),
             steps: 0,
-            declarations: false,
+            declarations: true,
             crossed_typed: false,
         }
     }
 
-    /// Counts one evaluation step; false once the site's budget is spent.
     /// Where an import of file `f` leads, in the current mode (see `declarations`).
     fn target(&mut self, f: FileId, specifier: StrId) -> Target {
         match self.g.slot(f).target(specifier) {
@@ -376,6 +376,7 @@ impl<'g> Resolver<'g> {
         }
     }
 
+    /// Counts one evaluation step; false once the site's budget is spent.
     fn step(&mut self) -> bool {
         self.steps += 1;
         self.steps <= MAX_STEPS
@@ -446,20 +447,22 @@ impl<'g> Resolver<'g> {
                     }
                 }
             }
-            // Nothing in the code, through a JavaScript file with declarations beside
-            // it (`axios.get` where `axios` is built at run time): what TypeScript reads,
-            // the declarations, say what is called.
-            if targets.is_empty() && !external && self.crossed_typed {
-                self.declarations = true;
-                self.steps = 0;
-                let mut declared = Vals::new();
-                self.eval_callee(f, site.callee, &mut declared);
+            // Through a JavaScript file with declarations beside it, TypeScript reads
+            // the declarations and so do we. Where they know nothing of the callee at
+            // all (a file that declares less than its code does), the code says what
+            // is called. Where they know it as something that is no definition (a
+            // property of a function type), it is that: not the code's function.
+            if targets.is_empty() && !external && self.crossed_typed && vals.is_empty() {
                 self.declarations = false;
-                for v in &declared {
-                    if let Value::Def(d) = *v {
-                        if self.accepts(site.kind, d) {
-                            targets.push(d);
-                        }
+                self.steps = 0;
+                let mut in_code = Vals::new();
+                self.eval_callee(f, site.callee, &mut in_code);
+                self.declarations = true;
+                for v in &in_code {
+                    match *v {
+                        Value::Def(d) if self.accepts(site.kind, d) => targets.push(d),
+                        Value::External | Value::Platform => external = true,
+                        _ => {}
                     }
                 }
             }

@@ -555,7 +555,9 @@ impl<'s> Extractor<'s> {
             let old = self.facts.sym(existing);
             if matches!(old, Sym::Unknown) {
                 self.facts.bindings[b as usize].value = value;
-            } else if self.is_type_only(old) != self.is_type_only(self.facts.sym(value)) {
+            } else if self.is_type_only(old) != self.is_type_only(self.facts.sym(value))
+                || self.declarations_merge(old, self.facts.sym(value))
+            {
                 // Types and values are separate namespaces in TypeScript (`type OK<T> =
                 // ...; const OK = ...`, `interface C {..} class C {..}`): the name
                 // means both, and each use takes the meaning that fits it.
@@ -567,6 +569,31 @@ impl<'s> Extractor<'s> {
         self.facts.bindings.push(Binding { name, value });
         self.scopes[index].insert(name, b);
         b
+    }
+
+    /// Whether two declarations of one name in a declaration file are one merged
+    /// declaration, as TypeScript merges them: a function's overloads, and a namespace
+    /// with the function or class of its name (`declare namespace fastify {..}` beside
+    /// `declare function fastify(..)`). A call means every one of them.
+    fn declarations_merge(&self, old: Sym, new: Sym) -> bool {
+        let (a, Sym::Def(b)) = (old, new) else {
+            return false;
+        };
+        let a = match a {
+            Sym::Def(a) => a,
+            // Already merged: the newest declaration stands for the rest.
+            Sym::Either(_, last) => match self.facts.sym(last) {
+                Sym::Def(a) => a,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let kinds = [self.facts.def(a).kind, self.facts.def(b).kind];
+        self.declaration_only
+            && kinds.contains(&DefKind::Function)
+            && kinds
+                .iter()
+                .all(|k| matches!(k, DefKind::Function | DefKind::Object | DefKind::Class))
     }
 
     fn is_type_only(&self, sym: Sym) -> bool {
