@@ -114,12 +114,22 @@ impl<'s> Extractor<'s> {
                 };
                 let name = self.intern(x);
                 let sym = self.define_or_value(right, name, Some(class), property, depth);
-                if !self.typed_fields.contains(&(class, name)) {
-                    self.facts.props.push(Prop {
+                match self.typed_fields.get(&(class, name)) {
+                    // `use: MiddlewareHandler` declared, `this.use = (...) => {..}` in the
+                    // constructor: the function is the field's implementation, named
+                    // where the field is (TypeScript's declaration of `app.use`).
+                    Some(&at) => {
+                        if let Sym::Def(d) = self.facts.sym(sym) {
+                            if self.facts.def(d).container == Some(class) {
+                                self.def_mut(d).name_pos = at;
+                            }
+                        }
+                    }
+                    None => self.facts.props.push(Prop {
                         object: class,
                         name,
                         value: sym,
-                    });
+                    }),
                 }
             }
             [owner, "prototype", m] => {

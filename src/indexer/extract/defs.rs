@@ -90,7 +90,7 @@ impl<'s> Extractor<'s> {
         idx
     }
 
-    fn def_mut(&mut self, idx: DefIdx) -> &mut Definition {
+    pub(crate) fn def_mut(&mut self, idx: DefIdx) -> &mut Definition {
         &mut self.facts.defs[idx as usize]
     }
 
@@ -1261,7 +1261,7 @@ impl<'s> Extractor<'s> {
                     );
                     self.def_mut(def).is_static = is_static;
                 } else {
-                    if !self.typed_fields.contains(&(class, name)) {
+                    if !self.typed_fields.contains_key(&(class, name)) {
                         let sym = self.expr_sym(child);
                         self.facts.props.push(Prop {
                             object: class,
@@ -1280,7 +1280,8 @@ impl<'s> Extractor<'s> {
                         name,
                         value: typed,
                     });
-                    self.typed_fields.insert((class, name));
+                    let at = self.pos(name_node);
+                    self.typed_fields.insert((class, name), at);
                 }
                 self.visit(child, depth + 1);
             } else {

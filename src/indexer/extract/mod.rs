@@ -205,8 +205,9 @@ pub(crate) struct Extractor<'s> {
     /// Subtrees cut at MAX_DEPTH.
     pub(crate) truncated: u32,
     /// Class fields with a stated type (`namingStrategy: NamingStrategy`): the type is
-    /// what the field holds, whatever `this.namingStrategy = ...` assigns.
-    pub(crate) typed_fields: rustc_hash::FxHashSet<(DefIdx, StrId)>,
+    /// what the field holds, whatever `this.namingStrategy = ...` assigns. With where
+    /// the field's name is: a function assigned to it later is declared there.
+    pub(crate) typed_fields: FxHashMap<(DefIdx, StrId), Pos>,
 }
 
 impl<'s> Extractor<'s> {
