@@ -312,7 +312,9 @@ impl<'s> Extractor<'s> {
     }
 
     fn call_with_kind(&mut self, node: Node<'s>, kind: CallKind, depth: usize) {
-        let function = node.field(Field::Function);
+        let raw_function = node.field(Field::Function);
+        let misparsed = raw_function.and_then(|f| misparsed_operand(node, f));
+        let function = misparsed.or(raw_function);
         let arguments = node.field(Field::Arguments);
         if self.module_call(node).is_some() || is_module_loader(function, self.src) {
             // `require('x')` is an import, not a call; `require(expr)` names nothing.
@@ -333,7 +335,15 @@ impl<'s> Extractor<'s> {
         let element = function.and_then(|f| self.iteration_element(f));
         for (field, child) in children {
             match field {
-                Some("function") => self.visit_callee(child, depth + 1),
+                Some("function") => match misparsed {
+                    Some(operand) => {
+                        // The operator applies to the call's result: hashed first.
+                        let operator = &self.src[child.start_byte()..operand.start_byte()];
+                        self.tokens.synthetic(operator.trim());
+                        self.visit_callee(operand, depth + 1)
+                    }
+                    None => self.visit_callee(child, depth + 1),
+                },
                 Some("arguments") if child.kind_str() == "arguments" => {
                     self.arguments_with(child, depth + 1, element, callee)
                 }
@@ -590,6 +600,18 @@ fn never_a_getter(member: Node, src: &str) -> bool {
             .field(Field::Object)
             .is_some_and(|o| &src[o.byte_range()] == "module"),
         _ => false,
+    }
+}
+
+/// tree-sitter-typescript parses `await f<T>(x)` and `!isFoo<T>(x)` (also `typeof`,
+/// `-`, ...) as a call *of* `await f` / `!isFoo` with the type arguments: what is
+/// called is the operand.
+fn misparsed_operand<'s>(call: Node<'s>, function: Node<'s>) -> Option<Node<'s>> {
+    call.field(Field::TypeArguments)?;
+    match function.kind_str() {
+        "await_expression" => function.named_child(0),
+        "unary_expression" => function.field(Field::Argument),
+        _ => None,
     }
 }
 

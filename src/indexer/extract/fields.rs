@@ -20,6 +20,7 @@ macro_rules! fields {
 fields! {
     Alias = "alias",
     Alternative = "alternative",
+    Argument = "argument",
     Arguments = "arguments",
     Body = "body",
     Condition = "condition",
