@@ -125,11 +125,7 @@ impl<'s> Extractor<'s> {
                             }
                         }
                     }
-                    None => self.facts.props.push(Prop {
-                        object: class,
-                        name,
-                        value: sym,
-                    }),
+                    None => self.add_prop(class, name, sym),
                 }
             }
             [owner, "prototype", m] => {
@@ -143,11 +139,7 @@ impl<'s> Extractor<'s> {
                     }
                 };
                 if let Some(c) = container {
-                    self.facts.props.push(Prop {
-                        object: c,
-                        name,
-                        value: sym,
-                    });
+                    self.add_prop(c, name, sym);
                 }
             }
             [owner, "prototype"] => {
@@ -156,11 +148,7 @@ impl<'s> Extractor<'s> {
                 };
                 let name = self.intern("prototype");
                 let sym = self.define_or_value(right, name, Some(c), None, depth);
-                self.facts.props.push(Prop {
-                    object: c,
-                    name,
-                    value: sym,
-                });
+                self.add_prop(c, name, sym);
             }
             [owner, m] => {
                 let name = self.intern(m);
@@ -172,11 +160,7 @@ impl<'s> Extractor<'s> {
                         if let (Sym::Def(d), true) = (self.facts.sym(sym), has_sides) {
                             self.facts.defs[d as usize].is_static = true;
                         }
-                        self.facts.props.push(Prop {
-                            object: c,
-                            name,
-                            value: sym,
-                        });
+                        self.add_prop(c, name, sym);
                     }
                     None if is_function_like(right) => {
                         let qualified = format!("{owner}.{m}");

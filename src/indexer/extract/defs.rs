@@ -369,11 +369,7 @@ impl<'s> Extractor<'s> {
                     {
                         let name = self.intern_node(pattern);
                         let value = typed.unwrap_or_else(|| self.unknown());
-                        self.facts.props.push(Prop {
-                            object: class,
-                            name,
-                            value,
-                        });
+                        self.add_prop(class, name, value);
                     }
                 }
                 stated
@@ -939,11 +935,7 @@ impl<'s> Extractor<'s> {
                 self.declare(name, unknown, hoist);
             }
             if let (Some(ns), Some(value)) = (namespace, member_value) {
-                self.facts.props.push(Prop {
-                    object: ns,
-                    name,
-                    value,
-                });
+                self.add_prop(ns, name, value);
             }
         } else {
             let sym = value.map(|v| self.expr_sym(v));
@@ -1263,11 +1255,7 @@ impl<'s> Extractor<'s> {
                 } else {
                     if !self.typed_fields.contains_key(&(class, name)) {
                         let sym = self.expr_sym(child);
-                        self.facts.props.push(Prop {
-                            object: class,
-                            name,
-                            value: sym,
-                        });
+                        self.add_prop(class, name, sym);
                     }
                     self.visit(child, depth + 1);
                 }
@@ -1275,11 +1263,7 @@ impl<'s> Extractor<'s> {
                 // The stated type describes the field whatever its initial value
                 // (`columns: Column[] = []`) or later assignments.
                 if let Some(typed) = self.type_annotation(child) {
-                    self.facts.props.push(Prop {
-                        object: class,
-                        name,
-                        value: typed,
-                    });
+                    self.add_prop(class, name, typed);
                     let at = self.pos(name_node);
                     self.typed_fields.insert((class, name), at);
                 }
@@ -1354,11 +1338,7 @@ impl<'s> Extractor<'s> {
                 "call_signature" => {
                     if let Some(value) = self.signature(m) {
                         let name = self.intern(CALL);
-                        self.facts.props.push(Prop {
-                            object: def,
-                            name,
-                            value,
-                        });
+                        self.add_prop(def, name, value);
                     }
                     self.visit(m, depth + 1);
                 }
@@ -1366,11 +1346,7 @@ impl<'s> Extractor<'s> {
                     let name = m.field(Field::Name).and_then(|n| self.key_name(n));
                     let typed = m.field(Field::Type).and_then(|t| self.type_annotation(t));
                     if let (Some(name), Some(value)) = (name, typed) {
-                        self.facts.props.push(Prop {
-                            object: def,
-                            name,
-                            value,
-                        });
+                        self.add_prop(def, name, value);
                     }
                     self.visit(m, depth + 1);
                 }
@@ -1516,11 +1492,7 @@ impl<'s> Extractor<'s> {
                 "shorthand_property_identifier" => {
                     let key = self.intern_node(item);
                     let value = self.reference(key);
-                    self.facts.props.push(Prop {
-                        object: def,
-                        name: key,
-                        value,
-                    });
+                    self.add_prop(def, key, value);
                     self.tokens.leaf(item, self.src);
                 }
                 // `{ ...schemas, extra }`: the spread object's members are members of
@@ -1529,11 +1501,7 @@ impl<'s> Extractor<'s> {
                     if let Some(spread) = item.named_child(0) {
                         let value = self.expr_sym(spread);
                         let name = self.intern(SPREAD);
-                        self.facts.props.push(Prop {
-                            object: def,
-                            name,
-                            value,
-                        });
+                        self.add_prop(def, name, value);
                     }
                     self.visit(item, depth + 1);
                 }
@@ -1564,18 +1532,10 @@ impl<'s> Extractor<'s> {
             };
             if let Some(def) = self.bound_value(child, key, Some(object), key_node, depth + 1) {
                 let sym = self.sym(Sym::Def(def));
-                self.facts.props.push(Prop {
-                    object,
-                    name: key,
-                    value: sym,
-                });
+                self.add_prop(object, key, sym);
             } else {
                 let sym = self.expr_sym(child);
-                self.facts.props.push(Prop {
-                    object,
-                    name: key,
-                    value: sym,
-                });
+                self.add_prop(object, key, sym);
                 self.visit(child, depth + 1);
             }
         }

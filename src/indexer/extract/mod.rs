@@ -479,6 +479,15 @@ impl<'s> Extractor<'s> {
         id
     }
 
+    /// Records that `object` has a member `name` holding `value`.
+    pub(crate) fn add_prop(&mut self, object: DefIdx, name: StrId, value: SymId) {
+        self.facts.props.push(Prop {
+            object,
+            name,
+            value,
+        });
+    }
+
     /// `sym` as one more possibility beside `earlier`, if there is one: the several
     /// bases of an interface, a union's parts, what a function returns in each branch.
     pub(crate) fn one_more(&mut self, earlier: Option<SymId>, sym: SymId) -> SymId {

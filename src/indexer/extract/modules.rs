@@ -60,11 +60,7 @@ impl<'s> Extractor<'s> {
             self.declare(name, value, false);
             if let Some(ns) = namespace {
                 // `export import X = ...` in a namespace.
-                self.facts.props.push(Prop {
-                    object: ns,
-                    name,
-                    value,
-                });
+                self.add_prop(ns, name, value);
             }
         }
         self.tokens_only(node);
