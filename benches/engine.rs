@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 mod common;
 
-use common::{best_of, median, start_counting, stop_counting, Counting};
+use common::{median, start_counting, stop_counting, Counting};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -51,8 +51,11 @@ fn main() {
         rayon::current_num_threads()
     );
 
-    // 1. tree-sitter alone, all cores.
-    let (parse, _) = best_of(3, || {
+    // 1 and 2: tree-sitter alone, then the full index (parse + extract + resolve), all
+    // cores, in alternating rounds so that a slow spell of the machine hits both sides.
+    // Like parsing alone, the index starts from the files in memory: the copy it
+    // consumes is made before the clock.
+    let parse_alone = || {
         sources
             .par_iter()
             .map(|(_, lang, src)| {
@@ -63,8 +66,7 @@ fn main() {
                 })
             })
             .sum::<usize>()
-    });
-
+    };
     let copies = || -> Vec<SourceFile> {
         files
             .iter()
@@ -74,24 +76,33 @@ fn main() {
             })
             .collect()
     };
-
-    // 2. the full index: parse + extract + resolve, all cores. Like parsing alone, it
-    // starts from the files in memory: the copy it consumes is made before the clock.
-    let mut times = Vec::new();
-    for _ in 0..3 {
+    let rounds = 5;
+    let (mut parses, mut indexes, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let start = Instant::now();
+        std::hint::black_box(parse_alone());
+        let parse = start.elapsed();
         let input = copies();
         let start = Instant::now();
         let extracted = extract_all(input, &rules, &|| {});
         let graph = Graph::build(extracted.facts, extracted.configs);
-        times.push(start.elapsed());
+        let index = start.elapsed();
         drop(graph);
+        parses.push(parse.as_secs_f64());
+        indexes.push(index.as_secs_f64());
+        ratios.push(index.as_secs_f64() / parse.as_secs_f64());
     }
-    let index = times.into_iter().min().expect("three runs");
+    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let (parse, index) = (best(&parses), best(&indexes));
     println!(
-        "index: parse alone {:.3} s, index {:.3} s, ratio {:.2}",
-        parse.as_secs_f64(),
-        index.as_secs_f64(),
-        index.as_secs_f64() / parse.as_secs_f64()
+        "index: parse alone {:.3} s, index {:.3} s (best of {rounds} alternating rounds), \
+         ratio {:.2}; ratio within a round: median {:.2}, range {:.2}-{:.2}",
+        parse,
+        index,
+        index / parse,
+        median(ratios.clone()),
+        best(&ratios),
+        ratios.iter().copied().fold(0.0, f64::max),
     );
 
     // 3. the graph's heap size: everything a graph holds, the facts it took over included.

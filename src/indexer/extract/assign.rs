@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::children::Children;
 use super::fields::{Field, FieldExt};
 use super::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
@@ -21,8 +22,7 @@ impl<'s> Extractor<'s> {
             return;
         }
         self.assignment_target(left, depth);
-        let mut cursor = node.walk();
-        let rest: Vec<Node<'s>> = node.children(&mut cursor).filter(|c| *c != left).collect();
+        let rest: Vec<Node<'s>> = Children::of(node).iter().filter(|c| *c != left).collect();
         for child in rest {
             self.visit(child, depth + 1);
         }
@@ -41,9 +41,8 @@ impl<'s> Extractor<'s> {
     fn finish_defining_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) {
         self.assignment_target(left, depth);
         if let Some(parent) = left.parent() {
-            let mut cursor = parent.walk();
-            let ops: Vec<Node<'s>> = parent
-                .children(&mut cursor)
+            let ops: Vec<Node<'s>> = Children::of(parent)
+                .iter()
                 .filter(|c| *c != left && *c != right)
                 .collect();
             for op in ops {

@@ -2,6 +2,7 @@
 
 use tree_sitter::Node;
 
+use super::children::Children;
 use super::fields::{Field, FieldExt};
 use super::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
@@ -461,39 +462,41 @@ impl<'s> Extractor<'s> {
     /// Hashes a subtree's tokens without recording anything in it. Iterative: this is
     /// also what walks subtrees too deep for the recursive walk.
     pub(crate) fn tokens_only(&mut self, node: Node<'s>) {
-        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
-        cursor.reset(node);
-        // Counted here: `TreeCursor::depth` costs the depth itself.
-        let mut depth = 0usize;
-        loop {
-            let current = cursor.node();
-            let descend = if current.kind_str() == "string" {
-                self.tokens.string(current, self.src);
-                false
-            } else if current.child_count() == 0 {
-                self.tokens.leaf(current, self.src);
-                false
-            } else {
-                true
-            };
-            if descend && cursor.goto_first_child() {
-                depth += 1;
+        if self.token_unit(node) {
+            return;
+        }
+        // Each level's children and the next one to hash; the buffers are the walk's.
+        let mut stack: Vec<(Box<Children<'s>>, usize)> = Vec::new();
+        let mut top = self.children.pop().unwrap_or_default();
+        top.fill(node);
+        stack.push((top, 0));
+        while let Some((children, next)) = stack.last_mut() {
+            if *next == children.len() {
+                let (done, _) = stack.pop().expect("a level");
+                self.children.push(done);
                 continue;
             }
-            // Next sibling, or the next sibling of the nearest ancestor that has one,
-            // never leaving `node`.
-            loop {
-                if depth == 0 {
-                    self.cursors.push(cursor);
-                    return;
-                }
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                cursor.goto_parent();
-                depth -= 1;
+            let child = children.node(*next);
+            *next += 1;
+            if !self.token_unit(child) {
+                let mut level = self.children.pop().unwrap_or_default();
+                level.fill(child);
+                stack.push((level, 0));
             }
         }
+    }
+
+    /// Hashes `node` if it is one token (a leaf, or a string literal); false when its
+    /// children hold its tokens.
+    fn token_unit(&mut self, node: Node<'s>) -> bool {
+        if node.kind_str() == "string" {
+            self.tokens.string(node, self.src);
+        } else if node.child_count() == 0 {
+            self.tokens.leaf(node, self.src);
+        } else {
+            return false;
+        }
+        true
     }
 
     /// `<Button/>`, `<ui.Card>`: uses of components. Lower-case names are host
@@ -539,9 +542,8 @@ impl<'s> Extractor<'s> {
 
     /// `{expr}` in JSX; `{/* comment */}` alone is a comment, not code.
     pub(crate) fn jsx_expression(&mut self, node: Node<'s>, depth: usize) {
-        let mut cursor = node.walk();
-        let only_comments = node
-            .named_children(&mut cursor)
+        let only_comments = Children::of(node)
+            .named()
             .all(|c| c.kind_str() == "comment");
         if !only_comments {
             self.visit_children(node, depth);

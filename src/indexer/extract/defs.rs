@@ -5,6 +5,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use tree_sitter::Node;
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::children::Children;
 use super::fields::{Field, FieldExt};
 use super::{Extractor, ScopeKind, ThisCtx, MAX_DEPTH};
 use crate::indexer::facts::*;
@@ -317,16 +318,14 @@ impl<'s> Extractor<'s> {
             return;
         };
         let Ok(arg) = u16::try_from(arg) else { return };
-        let mut cursor = ty.walk();
-        let Some(list) = ty
-            .named_children(&mut cursor)
+        let Some(list) = Children::of(ty)
+            .named()
             .find(|c| c.kind_str() == "formal_parameters")
         else {
             return;
         };
-        let mut cursor = list.walk();
-        let params: Vec<Node<'s>> = list
-            .named_children(&mut cursor)
+        let params: Vec<Node<'s>> = Children::of(list)
+            .named()
             .filter(|c| c.kind_str() != "comment")
             .collect();
         for (param, q) in params.into_iter().enumerate() {
@@ -360,9 +359,8 @@ impl<'s> Extractor<'s> {
                 if let Some(pattern) = pattern {
                     self.declare_pattern(pattern, typed, false);
                     // `constructor(private repo: Repo)` declares a field too.
-                    let mut cursor = p.walk();
-                    let is_property = p
-                        .children(&mut cursor)
+                    let is_property = Children::of(p)
+                        .iter()
                         .any(|c| matches!(c.kind_str(), "accessibility_modifier" | "readonly"));
                     if let (true, Some(class), "identifier") =
                         (is_property, constructor_of, pattern.kind_str())
@@ -1032,19 +1030,17 @@ impl<'s> Extractor<'s> {
         let mut signature = Vec::new();
         let mut body_hash = 0;
         // `@Component(...) export class X`: the decorators belong to the export statement.
-        let mut cursor = node.walk();
         let mut children: Vec<Node<'s>> = match node.parent() {
             Some(p) if p.kind_str() == "export_statement" => {
-                let mut c2 = p.walk();
-                let decorators: Vec<Node<'s>> = p
-                    .children(&mut c2)
+                let decorators: Vec<Node<'s>> = Children::of(p)
+                    .iter()
                     .filter(|c| c.kind_str() == "decorator")
                     .collect();
                 decorators
             }
             _ => Vec::new(),
         };
-        children.extend(node.children(&mut cursor));
+        children.extend(Children::of(node).iter());
         for child in children {
             match child.kind_str() {
                 "decorator" => {
@@ -1138,10 +1134,9 @@ impl<'s> Extractor<'s> {
 
     /// What a method's modifiers make it: its kind and whether it is static.
     fn member_kind(&self, node: Node<'s>, name: StrId) -> (DefKind, bool) {
-        let mut cursor = node.walk();
         let mut kind = DefKind::Method;
         let mut is_static = false;
-        for c in node.children(&mut cursor) {
+        for c in Children::of(node).iter() {
             match c.kind_str() {
                 "get" => kind = DefKind::Getter,
                 "set" => kind = DefKind::Setter,
@@ -1231,8 +1226,7 @@ impl<'s> Extractor<'s> {
         let (Some(name), Some(name_node)) = (name, name_node) else {
             return self.visit_children(node, depth);
         };
-        let mut cursor = node.walk();
-        let is_static = node.children(&mut cursor).any(|c| c.kind_str() == "static");
+        let is_static = Children::of(node).iter().any(|c| c.kind_str() == "static");
         let children = self.kids(node);
         let mut decorators = Vec::new();
         for child in children {
@@ -1750,17 +1744,15 @@ fn local_def(facts: &FileFacts, mut sym: SymId) -> Option<DefIdx> {
 /// The `extends` expression of a class heritage, in either grammar.
 /// The types after `implements` in a class heritage.
 fn implemented_types(heritage: Node) -> Vec<Node> {
-    let mut cursor = heritage.walk();
-    let clauses: Vec<Node> = heritage
-        .named_children(&mut cursor)
+    let clauses: Vec<Node> = Children::of(heritage)
+        .named()
         .filter(|c| c.kind_str() == "implements_clause")
         .collect();
     let mut types = Vec::new();
     for clause in clauses {
-        let mut c2 = clause.walk();
         types.extend(
-            clause
-                .named_children(&mut c2)
+            Children::of(clause)
+                .named()
                 .filter(|t| t.kind_str() != "comment"),
         );
     }
@@ -1768,8 +1760,7 @@ fn implemented_types(heritage: Node) -> Vec<Node> {
 }
 
 fn heritage_value(heritage: Node) -> Option<Node> {
-    let mut cursor = heritage.walk();
-    let children: Vec<Node> = heritage.named_children(&mut cursor).collect();
+    let children: Vec<Node> = Children::of(heritage).named().collect();
     for child in children {
         if child.kind_str() == "extends_clause" {
             return child.field(Field::Value);
@@ -1788,8 +1779,7 @@ fn function_type_in(ty: Node<'_>) -> Option<Node<'_>> {
         "function_type" => Some(ty),
         "parenthesized_type" => ty.named_child(0).and_then(function_type_in),
         "union_type" => {
-            let mut cursor = ty.walk();
-            let members: Vec<Node<'_>> = ty.named_children(&mut cursor).collect();
+            let members: Vec<Node<'_>> = Children::of(ty).named().collect();
             members.into_iter().find_map(function_type_in)
         }
         _ => None,

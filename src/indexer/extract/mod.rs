@@ -13,6 +13,7 @@
 
 mod assign;
 mod calls;
+mod children;
 mod defs;
 mod fields;
 mod modules;
@@ -21,10 +22,11 @@ mod types;
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use tree_sitter::{Node, Parser, Tree, TreeCursor};
+use tree_sitter::{Node, Parser, Tree};
 
 use super::facts::*;
 use super::language::{is_declaration_file, Language};
+use children::Children;
 use fields::{Field, FieldExt};
 
 /// Deeper trees than this are not descended (their tokens are still hashed; their calls
@@ -63,7 +65,7 @@ pub fn with_thread_parser<T>(f: impl FnOnce(&mut Parser) -> T) -> T {
 pub fn extract_tree(path: &str, language: Language, source: &str, tree: &Tree) -> FileFacts {
     let _grammar = fields::GrammarScope::enter(language);
     let root = tree.root_node();
-    let mut ex = Extractor::new(path, language, source, root);
+    let mut ex = Extractor::new(path, language, source);
     ex.facts.parse_errors = if root.has_error() {
         count_errors(root)
     } else {
@@ -199,8 +201,10 @@ pub(crate) struct Extractor<'s> {
     /// Token ranges of decorators walked before the definition they decorate: the next
     /// function definition takes them into its signature.
     decorators: Vec<(usize, usize)>,
-    /// Pool of cursors, one per recursion level in use.
-    cursors: Vec<TreeCursor<'s>>,
+    /// Pool of children buffers, one per recursion level in use (boxed: the walk's
+    /// frames stay small, see [`MAX_DEPTH`]).
+    #[allow(clippy::vec_box)] // a buffer is moved out of the pool onto the walk's frame
+    children: Vec<Box<Children<'s>>>,
     tokens: tokens::TokenHasher,
     /// Subtrees cut at MAX_DEPTH.
     pub(crate) truncated: u32,
@@ -211,7 +215,7 @@ pub(crate) struct Extractor<'s> {
 }
 
 impl<'s> Extractor<'s> {
-    fn new(path: &str, language: Language, src: &'s str, root: Node<'s>) -> Self {
+    fn new(path: &str, language: Language, src: &'s str) -> Self {
         let mut ex = Extractor {
             src,
             declaration_only: is_declaration_file(path),
@@ -238,7 +242,7 @@ impl<'s> Extractor<'s> {
             module_block: false,
             ambient: false,
             decorators: Vec::new(),
-            cursors: vec![root.walk()],
+            children: Vec::new(),
             tokens: tokens::TokenHasher::reused(),
             truncated: 0,
             typed_fields: Default::default(),
@@ -651,8 +655,7 @@ impl<'s> Extractor<'s> {
 
     fn collect_kids(&mut self, node: Node<'s>, named: bool) -> Kids<'s> {
         let mut out = Kids::new();
-        self.each_child(node, |cursor| {
-            let child = cursor.node();
+        self.each_child(node, |child, _| {
             if !named || child.is_named() {
                 out.push(child);
             }
@@ -666,28 +669,20 @@ impl<'s> Extractor<'s> {
         node: Node<'s>,
     ) -> SmallVec<[(Option<&'static str>, Node<'s>); 4]> {
         let mut out = SmallVec::new();
-        self.each_child(node, |cursor| {
-            let field = cursor
-                .field_id()
-                .and_then(|id| fields::field_name(&node, id.get()));
-            out.push((field, cursor.node()));
+        self.each_child(node, |child, id| {
+            out.push((fields::field_name(&node, id), child));
         });
         out
     }
 
-    /// Calls `f` with a pooled cursor on each child of `node` in turn.
-    fn each_child(&mut self, node: Node<'s>, mut f: impl FnMut(&TreeCursor<'s>)) {
-        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
-        cursor.reset(node);
-        if cursor.goto_first_child() {
-            loop {
-                f(&cursor);
-                if !cursor.goto_next_sibling() {
-                    break;
-                }
-            }
+    /// Calls `f` with each child of `node` in turn, with the field id it fills.
+    fn each_child(&mut self, node: Node<'s>, mut f: impl FnMut(Node<'s>, u16)) {
+        let mut children = self.children.pop().unwrap_or_default();
+        children.fill(node);
+        for i in 0..children.len() {
+            f(children.node(i), children.field_id(i));
         }
-        self.cursors.push(cursor);
+        self.children.push(children);
     }
 
     /// Visits every child of `node`, feeding leaves to the token hasher.
@@ -695,17 +690,13 @@ impl<'s> Extractor<'s> {
         if depth >= MAX_DEPTH {
             return self.cut(node);
         }
-        let mut cursor = self.cursors.pop().unwrap_or_else(|| node.walk());
-        cursor.reset(node);
-        if cursor.goto_first_child() {
-            loop {
-                self.visit(cursor.node(), depth + 1);
-                if !cursor.goto_next_sibling() {
-                    break;
-                }
-            }
+        // Pooled: one buffer per level of the walk in use, and none on its stack.
+        let mut children = self.children.pop().unwrap_or_default();
+        children.fill(node);
+        for i in 0..children.len() {
+            self.visit(children.node(i), depth + 1);
         }
-        self.cursors.push(cursor);
+        self.children.push(children);
     }
 
     /// A subtree too deep to walk: its tokens still count in the hashes (iteratively), its

@@ -3,6 +3,7 @@
 use tree_sitter::Node;
 
 use super::calls::string_literal;
+use super::children::Children;
 use super::fields::{Field, FieldExt};
 use super::Extractor;
 use crate::indexer::facts::*;
@@ -81,9 +82,8 @@ impl<'s> Extractor<'s> {
                     }
                 }
                 "named_imports" => {
-                    let mut c2 = part.walk();
-                    let specifiers: Vec<Node<'s>> = part
-                        .named_children(&mut c2)
+                    let specifiers: Vec<Node<'s>> = Children::of(part)
+                        .named()
                         .filter(|n| n.kind_str() == "import_specifier")
                         .collect();
                     for s in specifiers {
@@ -201,9 +201,8 @@ impl<'s> Extractor<'s> {
         };
         let names: Vec<Node<'s>> = match declared.kind_str() {
             "lexical_declaration" | "variable_declaration" => {
-                let mut cursor = declared.walk();
-                let declarators: Vec<Node<'s>> = declared
-                    .named_children(&mut cursor)
+                let declarators: Vec<Node<'s>> = Children::of(declared)
+                    .named()
                     .filter(|n| n.kind_str() == "variable_declarator")
                     .collect();
                 let mut names = Vec::new();
@@ -256,9 +255,8 @@ impl<'s> Extractor<'s> {
     }
 
     fn export_clause(&mut self, clause: Node<'s>, source: Option<&str>) {
-        let mut cursor = clause.walk();
-        let specifiers: Vec<Node<'s>> = clause
-            .named_children(&mut cursor)
+        let specifiers: Vec<Node<'s>> = Children::of(clause)
+            .named()
             .filter(|n| n.kind_str() == "export_specifier")
             .collect();
         for s in specifiers {
@@ -332,9 +330,8 @@ impl<'s> Extractor<'s> {
 }
 
 fn has_namespace_export(node: Node) -> bool {
-    let mut cursor = node.walk();
-    let found = node
-        .named_children(&mut cursor)
+    let found = Children::of(node)
+        .named()
         .any(|c| c.kind_str() == "namespace_export");
     found
 }
@@ -355,8 +352,7 @@ fn collect_pattern_names<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>, level: 
     match pattern.kind_str() {
         "identifier" | "shorthand_property_identifier_pattern" => out.push(pattern),
         _ => {
-            let mut cursor = pattern.walk();
-            let children: Vec<Node<'t>> = pattern.named_children(&mut cursor).collect();
+            let children: Vec<Node<'t>> = Children::of(pattern).named().collect();
             for c in children {
                 match c.kind_str() {
                     "pair_pattern" => {

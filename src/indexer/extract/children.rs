@@ -1,0 +1,251 @@
+//! A node's children and their fields in one call (see `children.c`): what the walk
+//! reads instead of stepping a `TreeCursor` through them.
+
+use smallvec::SmallVec;
+use tree_sitter::ffi::TSNode;
+use tree_sitter::Node;
+
+extern "C" {
+    fn blast_children(
+        node: *const TSNode,
+        nodes: *mut TSNode,
+        fields: *mut u16,
+        cap: u32,
+        declared: *mut u64,
+    ) -> u32;
+}
+
+/// Room for the children of most nodes without allocating.
+const INLINE: usize = 8;
+
+/// The visible children of one node, in order, each with the id of the field it fills
+/// (0 for none): what a `TreeCursor` visits from `goto_first_child` on, and what its
+/// `field_id` says at each step.
+#[derive(Default)]
+pub(crate) struct Children<'t> {
+    nodes: SmallVec<[Node<'t>; INLINE]>,
+    fields: SmallVec<[u16; INLINE]>,
+    /// Bit `id`: the parent's production declares field `id` (ids below 64).
+    declared: u64,
+    parent: Option<Node<'t>>,
+}
+
+impl<'t> Children<'t> {
+    pub(crate) fn of(node: Node<'t>) -> Self {
+        let mut children = Children::default();
+        children.fill(node);
+        children
+    }
+
+    /// Replaces the contents with `node`'s children (the buffers are reused).
+    pub(crate) fn fill(&mut self, node: Node<'t>) {
+        let raw = node.into_raw();
+        self.parent = Some(node);
+        loop {
+            self.nodes.clear();
+            self.fields.clear();
+            let cap = self.nodes.capacity().min(self.fields.capacity());
+            // SAFETY: `Node` is a transparent wrapper of `TSNode`; the routine writes at
+            // most `cap` entries into each buffer and only reads the tree `node`
+            // borrows, which outlives the children ('t).
+            let count = unsafe {
+                blast_children(
+                    &raw,
+                    self.nodes.as_mut_ptr().cast::<TSNode>(),
+                    self.fields.as_mut_ptr(),
+                    cap as u32,
+                    &mut self.declared,
+                )
+            } as usize;
+            if count <= cap {
+                // SAFETY: the first `count` entries were written just now.
+                unsafe {
+                    self.nodes.set_len(count);
+                    self.fields.set_len(count);
+                }
+                return;
+            }
+            self.nodes.reserve_exact(count);
+            self.fields.reserve_exact(count);
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub(crate) fn node(&self, i: usize) -> Node<'t> {
+        self.nodes[i]
+    }
+
+    pub(crate) fn field_id(&self, i: usize) -> u16 {
+        self.fields[i]
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Node<'t>> + '_ {
+        self.nodes.iter().copied()
+    }
+
+    /// The named children (what `Node::named_children` gives).
+    pub(crate) fn named(&self) -> impl Iterator<Item = Node<'t>> + '_ {
+        self.iter().filter(|n| n.is_named())
+    }
+
+    /// The first child that fills field `id`, as `Node::child_by_field_id` finds it,
+    /// except where that one is wrong: a hidden node that fills a field and whose own
+    /// children fill fields of their own (`typeof A.prototype.m`, see the tests).
+    pub(crate) fn by_field(&self, id: u16) -> Option<Node<'t>> {
+        if id >= 64 {
+            return self.parent?.child_by_field_id(id);
+        }
+        if self.declared & (1 << id) == 0 {
+            return None;
+        }
+        self.fields
+            .iter()
+            .position(|&f| f == id)
+            .map(|i| self.nodes[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::indexer::Language;
+
+    /// Every node of `source`: its children and fields through the cursor and through
+    /// `Children`, and every field through `child_by_field_id`.
+    fn check(language: Language, source: &str) -> usize {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&language.grammar()).unwrap();
+        let tree = parser.parse(source, None).unwrap();
+        let grammar = language.grammar();
+        let mut nodes = vec![tree.root_node()];
+        let mut seen = 0;
+        while let Some(node) = nodes.pop() {
+            seen += 1;
+            let children = Children::of(node);
+            let mut cursor = node.walk();
+            let mut expected = Vec::new();
+            if cursor.goto_first_child() {
+                loop {
+                    let id = cursor.field_id().map_or(0, |f| f.get());
+                    expected.push((cursor.node(), id));
+                    if !cursor.goto_next_sibling() {
+                        break;
+                    }
+                }
+            }
+            let got: Vec<_> = (0..children.len())
+                .map(|i| (children.node(i), children.field_id(i)))
+                .collect();
+            assert_eq!(got, expected, "children of {node:?} in {source:?}");
+            for (a, b) in got.iter().zip(&expected) {
+                assert_eq!(a.0.start_position(), b.0.start_position());
+                assert_eq!(a.0.byte_range(), b.0.byte_range());
+                assert_eq!(a.0.kind_id(), b.0.kind_id());
+            }
+            for id in 1..=grammar.field_count() as u16 {
+                assert_eq!(
+                    children.by_field(id),
+                    node.child_by_field_id(id),
+                    "field {:?} of {node:?} in {source:?}",
+                    grammar.field_name_for_id(id)
+                );
+            }
+            nodes.extend(children.iter());
+        }
+        seen
+    }
+
+    #[test]
+    fn children_are_what_the_cursor_visits() {
+        let sources = [
+            "function f(a, b = 1, ...c) { return a?.b?.(c)[0] + `x${y}` }",
+            "class A extends B { #p = 1; static s() {} get g() { return this.#p } }",
+            "export default async function* g() { yield* h(); } /* c */ // d\n",
+            "const { a, b: [c, d] } = require('x'); import x, { y as z } from 'y';",
+            "if (a) b(); else { c() } for (const k in o) {} switch (x) { case 1: break }",
+            "function (a, { x = `${", // broken
+            "let x = <Foo a={1} {...b}><ui.Bar/>text{/* c */}</Foo>;",
+            "a = b ? c : d; new X(1); x = function () {}; label: for (;;) {}",
+        ];
+        let typed = [
+            "abstract class A<T> implements B { private x: Map<string, T>; abstract m(): void; }",
+            "declare module 'x' { export function f(a: number): string; }",
+            "namespace N { export const x = 1 } enum E { A = 1, B } type T = { a: (x: number) => void };",
+            "function f<T extends keyof U, U>(this: Window, x?: T): asserts x is T {}",
+            "@Dec() class C { constructor(private readonly a: A) {} @m() f() {} }",
+            "import fs = require('fs'); export = f; let x = <T,>(y: T) => y satisfies T;",
+        ];
+        let mut seen = 0;
+        for source in sources {
+            for lang in Language::ALL {
+                seen += check(lang, source);
+            }
+        }
+        for source in typed {
+            seen += check(Language::TypeScript, source);
+            seen += check(Language::Tsx, source);
+        }
+        assert!(seen > 1000, "{seen} nodes");
+    }
+
+    /// `typeof A.prototype.m` in a type: tree-sitter-typescript parses the object as a
+    /// hidden node that fills `object` and has a `property` of its own, and
+    /// `child_by_field_id` answers `prototype` for the outer `property`; the cursor, the
+    /// printed tree and `Children` answer `m`.
+    #[test]
+    fn the_property_of_a_member_in_a_type_query_is_its_last_name() {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&Language::TypeScript.grammar())
+            .unwrap();
+        let source = "let cold: typeof A.prototype.m;";
+        let tree = parser.parse(source, None).unwrap();
+        let mut nodes = vec![tree.root_node()];
+        let mut member = None;
+        while let Some(node) = nodes.pop() {
+            if node.kind() == "member_expression" && member.is_none() {
+                member = Some(node);
+            }
+            nodes.extend(Children::of(node).iter());
+        }
+        let member = member.expect("a member expression");
+        assert_eq!(&source[member.byte_range()], "A.prototype.m");
+        let property = member
+            .language()
+            .field_id_for_name("property")
+            .unwrap()
+            .get();
+        let found = Children::of(member).by_field(property).unwrap();
+        assert_eq!(&source[found.byte_range()], "m");
+        let theirs = member.child_by_field_id(property).unwrap();
+        assert_eq!(&source[theirs.byte_range()], "prototype", "fixed upstream?");
+    }
+
+    /// The same on every source file of the fixtures: code written to cover every form.
+    #[test]
+    fn children_are_what_the_cursor_visits_in_every_fixture() {
+        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+        let mut files = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let Some(language) = Language::from_path(&path.to_string_lossy()) else {
+                    continue;
+                };
+                let Ok(source) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                check(language, &source);
+                files += 1;
+            }
+        }
+        assert!(files > 50, "{files} fixture files");
+    }
+}
