@@ -468,7 +468,7 @@ impl<'s> Extractor<'s> {
         // Each level's children and the next one to hash; the buffers are the walk's.
         let mut stack: Vec<(Box<Children<'s>>, usize)> = Vec::new();
         let mut top = self.children.pop().unwrap_or_default();
-        top.fill(node);
+        super::children::fill_recent(node, &mut top);
         stack.push((top, 0));
         while let Some((children, next)) = stack.last_mut() {
             if *next == children.len() {

@@ -1,6 +1,8 @@
 //! A node's children and their fields in one call (see `children.c`): what the walk
 //! reads instead of stepping a `TreeCursor` through them.
 
+use std::cell::{Cell, RefCell};
+
 use smallvec::SmallVec;
 use tree_sitter::ffi::TSNode;
 use tree_sitter::Node;
@@ -106,6 +108,105 @@ impl<'t> Children<'t> {
             .position(|&f| f == id)
             .map(|i| self.nodes[i])
     }
+}
+
+impl<'t> Children<'t> {
+    /// Makes this a copy of `other` (the buffers are reused).
+    pub(crate) fn copy_from(&mut self, other: &Children<'t>) {
+        self.nodes.clear();
+        self.nodes.extend_from_slice(&other.nodes);
+        self.fields.clear();
+        self.fields.extend_from_slice(&other.fields);
+        self.declared = other.declared;
+        self.parent = other.parent;
+    }
+}
+
+// The children of the two nodes asked about last, by node id and tree, while a tree is
+// being extracted: handlers read several fields of a node and then its children, and
+// one pass over them answers all. Only between `recent_open` and `recent_close` (what
+// `GrammarScope` does around one tree's extraction), so no entry outlives its tree:
+// the `'static` is a lie told to the thread-local, and the nodes get their lifetime
+// back on the way out.
+thread_local! {
+    static RECENT: RefCell<(Recent, usize)> = RefCell::default();
+    static RECENT_OPEN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Two entries and the index of the latest.
+type Recent = [((usize, usize), Children<'static>); 2];
+
+pub(crate) fn recent_open() {
+    recent_forget();
+    RECENT_OPEN.set(true);
+}
+
+pub(crate) fn recent_close() {
+    recent_forget();
+    RECENT_OPEN.set(false);
+}
+
+fn recent_forget() {
+    RECENT.with(|r| {
+        for entry in r.borrow_mut().0.iter_mut() {
+            entry.0 = (0, 0);
+        }
+    });
+}
+
+fn key(node: Node) -> (usize, usize) {
+    (node.id(), node.into_raw().tree as usize)
+}
+
+/// An entry's nodes with their lifetime back.
+fn shorten<'a, 't>(entry: &'a Children<'static>) -> &'a Children<'t> {
+    // SAFETY: entries are filled from nodes of the tree being extracted, all alive
+    // ('t) until the cache is forgotten; only the lifetime changes.
+    unsafe { &*(entry as *const Children<'static>).cast::<Children<'t>>() }
+}
+
+/// `f` of `node`'s children, read through the cache (`f` must not ask it again).
+pub(crate) fn with_recent<'t, R>(node: Node<'t>, f: impl FnOnce(&Children<'t>) -> R) -> R {
+    if !RECENT_OPEN.get() {
+        return f(&Children::of(node));
+    }
+    let key = key(node);
+    RECENT.with(|r| {
+        let (entries, latest) = &mut *r.borrow_mut();
+        if entries[*latest].0 != key {
+            // The other entry, whether it holds `node` or is the older one to replace.
+            *latest ^= 1;
+            let entry = &mut entries[*latest];
+            if entry.0 != key {
+                entry.0 = key;
+                // SAFETY: the entry is forgotten when the extraction of this tree ends.
+                entry.1.fill(unsafe { Node::from_raw(node.into_raw()) });
+            }
+        }
+        f(shorten(&entries[*latest].1))
+    })
+}
+
+/// Fills `out` with `node`'s children, from the cache when it holds them (it is not
+/// filled: a walk reads a node's children last).
+pub(crate) fn fill_recent<'t>(node: Node<'t>, out: &mut Children<'t>) {
+    if RECENT_OPEN.get() {
+        let key = key(node);
+        let hit = RECENT.with(|r| {
+            let (entries, _) = &*r.borrow();
+            match entries.iter().find(|e| e.0 == key) {
+                Some(entry) => {
+                    out.copy_from(shorten(&entry.1));
+                    true
+                }
+                None => false,
+            }
+        });
+        if hit {
+            return;
+        }
+    }
+    out.fill(node);
 }
 
 #[cfg(test)]

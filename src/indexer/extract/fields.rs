@@ -2,12 +2,12 @@
 //! call and `Node::kind` measures and validates a C string on every call; both showed
 //! up as several percent of indexing time. Ids are resolved once per grammar here.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
-use super::children::Children;
+use super::children;
 
 use crate::indexer::Language;
 
@@ -176,41 +176,6 @@ thread_local! {
     /// The grammar of the tree this thread is extracting (see [`GrammarScope`]).
     static CURRENT: Cell<Option<&'static Table>> = const { Cell::new(None) };
 
-    /// The children of the two nodes whose fields were read last, most recent first,
-    /// by node id and tree: handlers read several fields of one node in a row, and one
-    /// pass over its children answers them all. Filled only while a [`GrammarScope`] is
-    /// alive and emptied when it ends, so no entry outlives its tree (the `'static` is
-    /// a lie told to the thread-local; `recent_field` gives the nodes their lifetime
-    /// back).
-    static RECENT: RefCell<[((usize, usize), Children<'static>); 2]> = RefCell::default();
-}
-
-fn forget_recent() {
-    RECENT.with(|r| {
-        for entry in r.borrow_mut().iter_mut() {
-            *entry = Default::default();
-        }
-    });
-}
-
-/// Field `id` of `node` through the [`RECENT`] cache.
-fn recent_field<'t>(node: Node<'t>, id: u16) -> Option<Node<'t>> {
-    let key = (node.id(), node.into_raw().tree as usize);
-    RECENT.with(|r| {
-        let mut recent = r.borrow_mut();
-        if recent[0].0 != key {
-            recent.swap(0, 1);
-            if recent[0].0 != key {
-                recent[0].0 = key;
-                // SAFETY: the entry is emptied when the scope, and with it the
-                // extraction of this tree, ends.
-                recent[0].1.fill(unsafe { Node::from_raw(node.into_raw()) });
-            }
-        }
-        let found = recent[0].1.by_field(id)?;
-        // SAFETY: a child of `node`, in the same tree.
-        Some(unsafe { Node::from_raw(found.into_raw()) })
-    })
 }
 
 /// While alive, every node looked up on this thread is of `language`'s grammar: the
@@ -222,14 +187,14 @@ impl GrammarScope {
     pub(crate) fn enter(language: Language) -> GrammarScope {
         let grammar = language.grammar();
         let table = tables().iter().find(|t| t.grammar == grammar);
-        forget_recent();
+        children::recent_open();
         GrammarScope(CURRENT.replace(table))
     }
 }
 
 impl Drop for GrammarScope {
     fn drop(&mut self) {
-        forget_recent();
+        children::recent_close();
         CURRENT.set(self.0);
     }
 }
@@ -272,7 +237,7 @@ impl<'t> FieldExt<'t> for Node<'t> {
             );
             return match table.ids[field as usize] {
                 0 => None,
-                id => recent_field(*self, id),
+                id => children::with_recent(*self, |c| c.by_field(id)),
             };
         }
         match table_of(self)?.ids[field as usize] {

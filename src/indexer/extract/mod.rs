@@ -676,13 +676,14 @@ impl<'s> Extractor<'s> {
     }
 
     /// Calls `f` with each child of `node` in turn, with the field id it fills.
+    /// Through the cache of recent children: handlers read the fields of a node whose
+    /// children they list.
     fn each_child(&mut self, node: Node<'s>, mut f: impl FnMut(Node<'s>, u16)) {
-        let mut children = self.children.pop().unwrap_or_default();
-        children.fill(node);
-        for i in 0..children.len() {
-            f(children.node(i), children.field_id(i));
-        }
-        self.children.push(children);
+        children::with_recent(node, |children| {
+            for i in 0..children.len() {
+                f(children.node(i), children.field_id(i));
+            }
+        })
     }
 
     /// Visits every child of `node`, feeding leaves to the token hasher.
@@ -692,7 +693,7 @@ impl<'s> Extractor<'s> {
         }
         // Pooled: one buffer per level of the walk in use, and none on its stack.
         let mut children = self.children.pop().unwrap_or_default();
-        children.fill(node);
+        children::fill_recent(node, &mut children);
         for i in 0..children.len() {
             self.visit(children.node(i), depth + 1);
         }
