@@ -108,9 +108,7 @@ impl<'t> Children<'t> {
             .position(|&f| f == id)
             .map(|i| self.nodes[i])
     }
-}
 
-impl<'t> Children<'t> {
     /// Makes this a copy of `other` (the buffers are reused).
     pub(crate) fn copy_from(&mut self, other: &Children<'t>) {
         self.nodes.clear();
