@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Counts live heap bytes, so a structure's own size can be measured exactly; only
-/// inside [`counting`]. Elsewhere it is the plain system allocator, as in the CLI: a
+/// between [`start_counting`] and [`stop_counting`]. Elsewhere it is the plain system allocator, as in the CLI: a
 /// shared counter updated on every allocation from every core costs the timed code
 /// contended atomics that the product never pays.
 pub struct Counting;

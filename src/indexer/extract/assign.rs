@@ -3,7 +3,6 @@
 
 use tree_sitter::Node;
 
-use super::children::Children;
 use super::fields::{Field, FieldExt};
 use super::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
@@ -22,9 +21,10 @@ impl<'s> Extractor<'s> {
             return;
         }
         self.assignment_target(left, depth);
-        let rest: Vec<Node<'s>> = Children::of(node).iter().filter(|c| *c != left).collect();
-        for child in rest {
-            self.visit(child, depth + 1);
+        for child in self.kids(node) {
+            if child != left {
+                self.visit(child, depth + 1);
+            }
         }
     }
 
@@ -41,12 +41,10 @@ impl<'s> Extractor<'s> {
     fn finish_defining_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) {
         self.assignment_target(left, depth);
         if let Some(parent) = left.parent() {
-            let ops: Vec<Node<'s>> = Children::of(parent)
-                .iter()
-                .filter(|c| *c != left && *c != right)
-                .collect();
-            for op in ops {
-                self.visit(op, depth + 1);
+            for op in self.kids(parent) {
+                if op != left && op != right {
+                    self.visit(op, depth + 1);
+                }
             }
         }
     }

@@ -90,20 +90,16 @@ impl<'s> Extractor<'s> {
                 }
             }
             "new_expression" => match node.field(Field::Constructor) {
-                // `new Map<string, Connection>()`: what `get` gives is known.
-                Some(c)
-                    if matches!(self.text(c), "Map" | "WeakMap")
-                        && node.field(Field::TypeArguments).is_some() =>
-                {
-                    let class = self.text(c);
-                    node.field(Field::TypeArguments)
-                        .and_then(|args| self.keyed_collection(class, args, 0))
-                        .unwrap_or_else(|| {
-                            let class = self.expr_sym_depth(c, depth + 1);
-                            self.sym(Sym::Instance(class))
-                        })
-                }
                 Some(c) => {
+                    // `new Map<string, Connection>()`: what `get` gives is known.
+                    let class = self.text(c);
+                    let keyed = matches!(class, "Map" | "WeakMap")
+                        .then(|| node.field(Field::TypeArguments))
+                        .flatten()
+                        .and_then(|args| self.keyed_collection(class, args, 0));
+                    if let Some(keyed) = keyed {
+                        return keyed;
+                    }
                     let class = self.expr_sym_depth(c, depth + 1);
                     self.sym(Sym::Instance(class))
                 }
@@ -542,8 +538,9 @@ impl<'s> Extractor<'s> {
 
     /// `{expr}` in JSX; `{/* comment */}` alone is a comment, not code.
     pub(crate) fn jsx_expression(&mut self, node: Node<'s>, depth: usize) {
-        let only_comments = Children::of(node)
-            .named()
+        let only_comments = self
+            .named_kids(node)
+            .iter()
             .all(|c| c.kind_str() == "comment");
         if !only_comments {
             self.visit_children(node, depth);

@@ -318,14 +318,16 @@ impl<'s> Extractor<'s> {
             return;
         };
         let Ok(arg) = u16::try_from(arg) else { return };
-        let Some(list) = Children::of(ty)
-            .named()
+        let Some(list) = self
+            .named_kids(ty)
+            .into_iter()
             .find(|c| c.kind_str() == "formal_parameters")
         else {
             return;
         };
-        let params: Vec<Node<'s>> = Children::of(list)
-            .named()
+        let params: Vec<Node<'s>> = self
+            .named_kids(list)
+            .into_iter()
             .filter(|c| c.kind_str() != "comment")
             .collect();
         for (param, q) in params.into_iter().enumerate() {
@@ -359,7 +361,8 @@ impl<'s> Extractor<'s> {
                 if let Some(pattern) = pattern {
                     self.declare_pattern(pattern, typed, false);
                     // `constructor(private repo: Repo)` declares a field too.
-                    let is_property = Children::of(p)
+                    let is_property = self
+                        .kids(p)
                         .iter()
                         .any(|c| matches!(c.kind_str(), "accessibility_modifier" | "readonly"));
                     if let (true, Some(class), "identifier") =
@@ -381,6 +384,7 @@ impl<'s> Extractor<'s> {
 
     /// `<T, U extends X>`: type parameters are names in the function's (or class's)
     /// scope, so `x: T` is not mistaken for a global `T`.
+    ///
     /// `<T extends Entity = User>`: inside the declaration, `T` stands for its constraint
     /// (every T has the constraint's members, as TypeScript reads them), else for its
     /// default.
@@ -1032,15 +1036,13 @@ impl<'s> Extractor<'s> {
         // `@Component(...) export class X`: the decorators belong to the export statement.
         let mut children: Vec<Node<'s>> = match node.parent() {
             Some(p) if p.kind_str() == "export_statement" => {
-                let decorators: Vec<Node<'s>> = Children::of(p)
-                    .iter()
-                    .filter(|c| c.kind_str() == "decorator")
-                    .collect();
+                let mut decorators = self.kids(p).into_vec();
+                decorators.retain(|c| c.kind_str() == "decorator");
                 decorators
             }
             _ => Vec::new(),
         };
-        children.extend(Children::of(node).iter());
+        children.extend(self.kids(node));
         for child in children {
             match child.kind_str() {
                 "decorator" => {
@@ -1136,7 +1138,7 @@ impl<'s> Extractor<'s> {
     fn member_kind(&self, node: Node<'s>, name: StrId) -> (DefKind, bool) {
         let mut kind = DefKind::Method;
         let mut is_static = false;
-        for c in Children::of(node).iter() {
+        for c in self.kids(node) {
             match c.kind_str() {
                 "get" => kind = DefKind::Getter,
                 "set" => kind = DefKind::Setter,
@@ -1226,8 +1228,8 @@ impl<'s> Extractor<'s> {
         let (Some(name), Some(name_node)) = (name, name_node) else {
             return self.visit_children(node, depth);
         };
-        let is_static = Children::of(node).iter().any(|c| c.kind_str() == "static");
         let children = self.kids(node);
+        let is_static = children.iter().any(|c| c.kind_str() == "static");
         let mut decorators = Vec::new();
         for child in children {
             if child.kind_str() == "decorator" {
@@ -1741,7 +1743,6 @@ fn local_def(facts: &FileFacts, mut sym: SymId) -> Option<DefIdx> {
     None
 }
 
-/// The `extends` expression of a class heritage, in either grammar.
 /// The types after `implements` in a class heritage.
 fn implemented_types(heritage: Node) -> Vec<Node> {
     let clauses: Vec<Node> = Children::of(heritage)
@@ -1759,9 +1760,9 @@ fn implemented_types(heritage: Node) -> Vec<Node> {
     types
 }
 
+/// The `extends` expression of a class heritage, in either grammar.
 fn heritage_value(heritage: Node) -> Option<Node> {
-    let children: Vec<Node> = Children::of(heritage).named().collect();
-    for child in children {
+    for child in Children::of(heritage).named() {
         if child.kind_str() == "extends_clause" {
             return child.field(Field::Value);
         }

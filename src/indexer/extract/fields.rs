@@ -175,7 +175,6 @@ fn tables() -> &'static [Table] {
 thread_local! {
     /// The grammar of the tree this thread is extracting (see [`GrammarScope`]).
     static CURRENT: Cell<Option<&'static Table>> = const { Cell::new(None) };
-
 }
 
 /// While alive, every node looked up on this thread is of `language`'s grammar: the
@@ -230,19 +229,9 @@ pub(crate) trait FieldExt<'t> {
 impl<'t> FieldExt<'t> for Node<'t> {
     #[inline]
     fn field(&self, field: Field) -> Option<Node<'t>> {
-        if let Some(table) = CURRENT.get() {
-            debug_assert!(
-                table.grammar == *self.language(),
-                "a node of another grammar"
-            );
-            return match table.ids[field as usize] {
-                0 => None,
-                id => children::with_recent(*self, |c| c.by_field(id)),
-            };
-        }
         match table_of(self)?.ids[field as usize] {
             0 => None,
-            id => self.child_by_field_id(id),
+            id => children::with_recent(*self, |c| c.by_field(id)),
         }
     }
 

@@ -652,16 +652,16 @@ impl<'s> Extractor<'s> {
     }
 
     /// The children of `node`, through a pooled cursor (`Node::walk` allocates one).
-    pub(crate) fn kids(&mut self, node: Node<'s>) -> Kids<'s> {
+    pub(crate) fn kids(&self, node: Node<'s>) -> Kids<'s> {
         self.collect_kids(node, false)
     }
 
     /// The named children of `node`.
-    pub(crate) fn named_kids(&mut self, node: Node<'s>) -> Kids<'s> {
+    pub(crate) fn named_kids(&self, node: Node<'s>) -> Kids<'s> {
         self.collect_kids(node, true)
     }
 
-    fn collect_kids(&mut self, node: Node<'s>, named: bool) -> Kids<'s> {
+    fn collect_kids(&self, node: Node<'s>, named: bool) -> Kids<'s> {
         let mut out = Kids::new();
         self.each_child(node, |child, _| {
             if !named || child.is_named() {
@@ -673,7 +673,7 @@ impl<'s> Extractor<'s> {
 
     /// The children of `node` with the names of the fields they fill.
     pub(crate) fn kids_with_fields(
-        &mut self,
+        &self,
         node: Node<'s>,
     ) -> SmallVec<[(Option<&'static str>, Node<'s>); 4]> {
         let mut out = SmallVec::new();
@@ -686,7 +686,7 @@ impl<'s> Extractor<'s> {
     /// Calls `f` with each child of `node` in turn, with the field id it fills.
     /// Through the cache of recent children: handlers read the fields of a node whose
     /// children they list.
-    fn each_child(&mut self, node: Node<'s>, mut f: impl FnMut(Node<'s>, u16)) {
+    fn each_child(&self, node: Node<'s>, mut f: impl FnMut(Node<'s>, u16)) {
         children::with_recent(node, |children| {
             for i in 0..children.len() {
                 f(children.node(i), children.field_id(i));

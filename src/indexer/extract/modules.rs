@@ -82,8 +82,9 @@ impl<'s> Extractor<'s> {
                     }
                 }
                 "named_imports" => {
-                    let specifiers: Vec<Node<'s>> = Children::of(part)
-                        .named()
+                    let specifiers: Vec<Node<'s>> = self
+                        .named_kids(part)
+                        .into_iter()
                         .filter(|n| n.kind_str() == "import_specifier")
                         .collect();
                     for s in specifiers {
@@ -201,8 +202,9 @@ impl<'s> Extractor<'s> {
         };
         let names: Vec<Node<'s>> = match declared.kind_str() {
             "lexical_declaration" | "variable_declaration" => {
-                let declarators: Vec<Node<'s>> = Children::of(declared)
-                    .named()
+                let declarators: Vec<Node<'s>> = self
+                    .named_kids(declared)
+                    .into_iter()
                     .filter(|n| n.kind_str() == "variable_declarator")
                     .collect();
                 let mut names = Vec::new();
@@ -255,8 +257,9 @@ impl<'s> Extractor<'s> {
     }
 
     fn export_clause(&mut self, clause: Node<'s>, source: Option<&str>) {
-        let specifiers: Vec<Node<'s>> = Children::of(clause)
-            .named()
+        let specifiers: Vec<Node<'s>> = self
+            .named_kids(clause)
+            .into_iter()
             .filter(|n| n.kind_str() == "export_specifier")
             .collect();
         for s in specifiers {
