@@ -15,6 +15,41 @@ extern "C" {
         cap: u32,
         declared: *mut u64,
     ) -> u32;
+    fn blast_info(node: *const TSNode) -> Info;
+}
+
+/// What the walk asks of every node it visits, read in one call (`blast_info` in
+/// `children.c`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Info {
+    /// `Node::start_byte`.
+    pub(crate) start_byte: u32,
+    /// `Node::end_byte`.
+    pub(crate) end_byte: u32,
+    /// `Node::kind_id`.
+    pub(crate) symbol: u16,
+    flags: u16,
+}
+
+impl Info {
+    const LEAF: u16 = 1;
+    const MISSING: u16 = 2;
+
+    pub(crate) fn of(node: Node) -> Info {
+        // SAFETY: reads the subtree of a live node (the node borrows its tree).
+        unsafe { blast_info(&node.into_raw()) }
+    }
+
+    /// No visible children (`Node::child_count() == 0`).
+    pub(crate) fn is_leaf(self) -> bool {
+        self.flags & Info::LEAF != 0
+    }
+
+    /// `Node::is_missing`.
+    pub(crate) fn is_missing(self) -> bool {
+        self.flags & Info::MISSING != 0
+    }
 }
 
 /// Room for the children of most nodes without allocating.
@@ -214,13 +249,14 @@ mod tests {
 
     /// Every node of `source`: its children and fields through the cursor and through
     /// `Children`, and every field through `child_by_field_id`.
-    fn check(language: Language, source: &str) -> usize {
+    /// Returns the nodes seen, the missing nodes and the error nodes among them.
+    fn check(language: Language, source: &str) -> (usize, usize, usize) {
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(&language.grammar()).unwrap();
         let tree = parser.parse(source, None).unwrap();
         let grammar = language.grammar();
         let mut nodes = vec![tree.root_node()];
-        let mut seen = 0;
+        let (mut seen, mut missing, mut errors) = (0, 0, 0);
         while let Some(node) = nodes.pop() {
             seen += 1;
             let children = Children::of(node);
@@ -244,6 +280,14 @@ mod tests {
                 assert_eq!(a.0.byte_range(), b.0.byte_range());
                 assert_eq!(a.0.kind_id(), b.0.kind_id());
             }
+            let info = Info::of(node);
+            assert_eq!(info.start_byte as usize, node.start_byte(), "{node:?}");
+            assert_eq!(info.end_byte as usize, node.end_byte(), "{node:?}");
+            assert_eq!(info.symbol, node.kind_id(), "{node:?}");
+            assert_eq!(info.is_leaf(), node.child_count() == 0, "{node:?}");
+            assert_eq!(info.is_missing(), node.is_missing(), "{node:?}");
+            missing += usize::from(node.is_missing());
+            errors += usize::from(node.is_error());
             for id in 1..=grammar.field_count() as u16 {
                 assert_eq!(
                     children.by_field(id),
@@ -254,7 +298,7 @@ mod tests {
             }
             nodes.extend(children.iter());
         }
-        seen
+        (seen, missing, errors)
     }
 
     #[test]
@@ -266,6 +310,7 @@ mod tests {
             "const { a, b: [c, d] } = require('x'); import x, { y as z } from 'y';",
             "if (a) b(); else { c() } for (const k in o) {} switch (x) { case 1: break }",
             "function (a, { x = `${", // broken
+            "if (a) {",               // broken: a missing `}`
             "let x = <Foo a={1} {...b}><ui.Bar/>text{/* c */}</Foo>;",
             "a = b ? c : d; new X(1); x = function () {}; label: for (;;) {}",
         ];
@@ -277,17 +322,20 @@ mod tests {
             "@Dec() class C { constructor(private readonly a: A) {} @m() f() {} }",
             "import fs = require('fs'); export = f; let x = <T,>(y: T) => y satisfies T;",
         ];
-        let mut seen = 0;
+        let mut seen = (0, 0, 0);
+        let mut add = |(n, m, e)| seen = (seen.0 + n, seen.1 + m, seen.2 + e);
         for source in sources {
             for lang in Language::ALL {
-                seen += check(lang, source);
+                add(check(lang, source));
             }
         }
         for source in typed {
-            seen += check(Language::TypeScript, source);
-            seen += check(Language::Tsx, source);
+            add(check(Language::TypeScript, source));
+            add(check(Language::Tsx, source));
         }
-        assert!(seen > 1000, "{seen} nodes");
+        assert!(seen.0 > 1000, "{} nodes", seen.0);
+        // The broken source exercises what a missing or an error node says of itself.
+        assert!(seen.1 > 0 && seen.2 > 0, "{seen:?}");
     }
 
     /// `typeof A.prototype.m` in a type: tree-sitter-typescript parses the object as a

@@ -123,7 +123,7 @@ pub(crate) const HANDLED_KINDS: &[&str] = &[
     "method_definition",
 ];
 
-fn leaf_class(kind: &str) -> LeafClass {
+fn leaf_class_of_kind(kind: &str) -> LeafClass {
     match kind {
         "comment" | "html_comment" | "hash_bang_line" | ";" | "\"" | "'" => LeafClass::Ignored,
         "," => LeafClass::Comma,
@@ -155,7 +155,7 @@ fn tables() -> &'static [Table] {
                             .map_or(0, |i| i as u8 + 1)
                     })
                     .collect();
-                let leaves = kinds.iter().map(|k| leaf_class(k)).collect();
+                let leaves = kinds.iter().map(|k| leaf_class_of_kind(k)).collect();
                 let field_names = (0..=grammar.field_count() as u16)
                     .map(|id| grammar.field_name_for_id(id).unwrap_or(""))
                     .collect();
@@ -219,9 +219,6 @@ pub(crate) fn field_name(node: &Node, id: u16) -> Option<&'static str> {
 
 pub(crate) trait FieldExt<'t> {
     fn field(&self, field: Field) -> Option<Node<'t>>;
-    /// The kind's handler code (index in `HANDLED_KINDS` + 1), or 0.
-    fn handler_code(&self) -> u8;
-    fn leaf_class(&self) -> LeafClass;
     /// `Node::kind` from a table: that one measures and validates a C string per call.
     fn kind_str(&self) -> &'static str;
 }
@@ -236,20 +233,6 @@ impl<'t> FieldExt<'t> for Node<'t> {
     }
 
     #[inline]
-    fn handler_code(&self) -> u8 {
-        let id = self.kind_id() as usize;
-        match table_of(self).and_then(|t| t.handlers.get(id)) {
-            Some(&code) => code,
-            // The error symbol lies outside the grammar's kind table.
-            None if self.is_error() => HANDLED_KINDS
-                .iter()
-                .position(|k| *k == "ERROR")
-                .map_or(0, |i| i as u8 + 1),
-            None => 0,
-        }
-    }
-
-    #[inline]
     fn kind_str(&self) -> &'static str {
         match table_of(self).and_then(|t| t.kinds.get(self.kind_id() as usize)) {
             Some(kind) => kind,
@@ -258,16 +241,32 @@ impl<'t> FieldExt<'t> for Node<'t> {
             None => "",
         }
     }
+}
 
-    #[inline]
-    fn leaf_class(&self) -> LeafClass {
-        table_of(self).map_or(LeafClass::Token, |t| {
-            t.leaves
-                .get(self.kind_id() as usize)
-                .copied()
-                .unwrap_or(LeafClass::Token)
-        })
+/// The handler code of `node`, whose kind id is `symbol`: its index in `HANDLED_KINDS`
+/// + 1, or 0.
+#[inline]
+pub(crate) fn handler_code(node: &Node, symbol: u16) -> u8 {
+    match table_of(node).and_then(|t| t.handlers.get(symbol as usize)) {
+        Some(&code) => code,
+        // The error symbol lies outside the grammar's kind table.
+        None if symbol == u16::MAX => HANDLED_KINDS
+            .iter()
+            .position(|k| *k == "ERROR")
+            .map_or(0, |i| i as u8 + 1),
+        None => 0,
     }
+}
+
+/// What the walk does with leaf `node`, whose kind id is `symbol`.
+#[inline]
+pub(crate) fn leaf_class(node: &Node, symbol: u16) -> LeafClass {
+    table_of(node).map_or(LeafClass::Token, |t| {
+        t.leaves
+            .get(symbol as usize)
+            .copied()
+            .unwrap_or(LeafClass::Token)
+    })
 }
 
 #[cfg(test)]
@@ -284,7 +283,7 @@ mod tests {
             assert_eq!(f.field(Field::Name), f.child_by_field_name("name"));
             assert_eq!(f.field(Field::Body), f.child_by_field_name("body"));
             assert_eq!(f.field(Field::Left), None);
-            let code = f.handler_code() as usize;
+            let code = handler_code(&f, f.kind_id()) as usize;
             assert_eq!(HANDLED_KINDS[code - 1], "function_declaration");
             assert_eq!(f.kind_str(), f.kind());
             // Every node of a broken file, the error nodes included.

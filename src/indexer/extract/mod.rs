@@ -662,13 +662,17 @@ impl<'s> Extractor<'s> {
     }
 
     fn collect_kids(&self, node: Node<'s>, named: bool) -> Kids<'s> {
-        let mut out = Kids::new();
-        self.each_child(node, |child, _| {
-            if !named || child.is_named() {
-                out.push(child);
+        children::with_recent(node, |children| {
+            // Sized once: a node with thousands of children (a long array, a generated
+            // module's top level) would otherwise grow the vector a dozen times.
+            let mut out = Kids::with_capacity(children.len());
+            if named {
+                out.extend(children.named());
+            } else {
+                out.extend(children.iter());
             }
-        });
-        out
+            out
+        })
     }
 
     /// The children of `node` with the names of the fields they fill.
@@ -728,14 +732,15 @@ impl<'s> Extractor<'s> {
     /// nested in objects) `bound_value`, which is where depth is bounded. Kept small: its
     /// frame is paid once per tree level.
     pub(crate) fn visit(&mut self, node: Node<'s>, depth: usize) {
-        if node.child_count() == 0 {
+        let info = children::Info::of(node);
+        if info.is_leaf() {
             // Leaves carry no facts of their own (their parents read them), only tokens.
-            return self.tokens.leaf(node, self.src);
+            return self.tokens.leaf_with(node, info, self.src);
         }
         if depth >= MAX_DEPTH {
             return self.cut(node);
         }
-        match handler(node.handler_code()) {
+        match handler(fields::handler_code(&node, info.symbol)) {
             None => self.visit_children(node, depth),
             Some((handle, weight)) => handle(self, node, depth + weight),
         }

@@ -9,7 +9,8 @@
 
 use tree_sitter::Node;
 
-use super::fields::{FieldExt, LeafClass};
+use super::children::Info;
+use super::fields::{self, LeafClass};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 #[derive(Default)]
@@ -48,7 +49,12 @@ impl TokenHasher {
     }
 
     pub(crate) fn leaf(&mut self, node: Node, src: &str) {
-        let class = node.leaf_class();
+        self.leaf_with(node, Info::of(node), src)
+    }
+
+    /// [`leaf`](Self::leaf) with what the walk already read of the node.
+    pub(crate) fn leaf_with(&mut self, node: Node, info: Info, src: &str) {
+        let class = fields::leaf_class(&node, info.symbol);
         match class {
             LeafClass::Ignored => return,
             LeafClass::Comma => {
@@ -58,10 +64,10 @@ impl TokenHasher {
             }
             LeafClass::Token | LeafClass::JsxText => {}
         }
-        if node.is_missing() {
+        if info.is_missing() {
             return;
         }
-        let text = &src[node.byte_range()];
+        let text = &src[info.start_byte as usize..info.end_byte as usize];
         let closing = matches!(text, ")" | "]" | "}" | ">");
         if !closing {
             self.flush_comma();
