@@ -1,5 +1,5 @@
 //! Engine benchmarks on a corpus of real code (see BENCHMARKS.md):
-//!   BLAST_CORPUS=DIR cargo bench --bench engine
+//!   BLAST_CORPUS=DIR [BLAST_ROUNDS=5] cargo bench --bench engine
 //! Prints: parse-alone vs index wall time on all cores (and their ratio), graph heap
 //! bytes per call site, `callers` lookup latency, `update_file` latency.
 
@@ -76,7 +76,11 @@ fn main() {
             })
             .collect()
     };
-    let rounds = 5;
+    // More rounds (BLAST_ROUNDS) narrow the spread on a noisy machine.
+    let rounds: usize = std::env::var("BLAST_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(5);
     let (mut parses, mut indexes, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let (mut parse_cpu, mut index_cpu) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
