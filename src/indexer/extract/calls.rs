@@ -45,6 +45,7 @@ impl<'s> Extractor<'s> {
             "this" => match self.current_this() {
                 ThisCtx::Of(c) => self.sym(Sym::This(Some(c))),
                 ThisCtx::Static(c) => self.sym(Sym::Def(c)),
+                ThisCtx::Stated(value) => value,
                 ThisCtx::Unknown => self.sym(Sym::This(None)),
             },
             "function_expression"

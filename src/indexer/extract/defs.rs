@@ -290,6 +290,12 @@ impl<'s> Extractor<'s> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 texts.push(self.intern(&collapsed));
+                if is_this_parameter(p) {
+                    // What `this` is in the body: the function is called as a method
+                    // of a `T` (`function (this: FastifyInstance, req, reply)`).
+                    self.walk_this_parameter(p);
+                    continue;
+                }
                 let hint = hinted(self, index);
                 let stated = self.declare_parameter(p, constructor_of, hint);
                 if let Some(def) = def {
@@ -328,7 +334,7 @@ impl<'s> Extractor<'s> {
         let params: Vec<Node<'s>> = self
             .named_kids(list)
             .into_iter()
-            .filter(|c| c.kind_str() != "comment")
+            .filter(|&c| c.kind_str() != "comment" && !is_this_parameter(c))
             .collect();
         for (param, q) in params.into_iter().enumerate() {
             let Ok(param) = u16::try_from(param) else {
@@ -343,6 +349,16 @@ impl<'s> Extractor<'s> {
                     value,
                 });
             }
+        }
+    }
+
+    /// `this: T` as a function's first parameter: inside it, `this` is a `T`.
+    fn walk_this_parameter(&mut self, p: Node<'s>) {
+        let stated = p.field(Field::Type).and_then(|t| self.type_annotation(t));
+        // An arrow function cannot declare `this` (TypeScript rejects it), so the top of
+        // the stack is the function's own context.
+        if let (Some(value), Some(top)) = (stated, self.this.last_mut()) {
+            *top = ThisCtx::Stated(value);
         }
     }
 
@@ -1771,6 +1787,14 @@ fn heritage_value(heritage: Node) -> Option<Node> {
         }
     }
     None
+}
+
+/// `this: T` in a parameter list: TypeScript's declaration of what `this` is, not a
+/// parameter (callers pass nothing for it, so the parameters after it count from 0).
+pub(crate) fn is_this_parameter(p: Node<'_>) -> bool {
+    matches!(p.kind_str(), "required_parameter" | "optional_parameter")
+        && p.field(Field::Pattern)
+            .is_some_and(|n| n.kind_str() == "this")
 }
 
 /// The function type a parameter's type is or includes: `(x: X) => void`, and the

@@ -154,6 +154,8 @@ pub(crate) enum ThisCtx {
     Of(DefIdx),
     /// Inside a static method: `this` is the class itself.
     Static(DefIdx),
+    /// Inside a function that states it (`function (this: Window) {}`): this value.
+    Stated(SymId),
     /// Inside a plain function: `this` is whatever the caller says.
     Unknown,
 }

@@ -209,7 +209,7 @@ impl<'s> Extractor<'s> {
         let list = self.named_kids(params);
         let mut types = Vec::with_capacity(list.len());
         for p in list {
-            if p.kind_str() == "comment" {
+            if p.kind_str() == "comment" || super::defs::is_this_parameter(p) {
                 continue;
             }
             types.push(p.field(Field::Type).and_then(|t| stated(self, t)));
