@@ -17,6 +17,7 @@ mod children;
 mod defs;
 mod fields;
 mod modules;
+mod repair;
 mod tokens;
 mod types;
 
@@ -46,6 +47,12 @@ pub fn extract(path: &str, language: Language, source: &str, parser: &mut Parser
         .expect("grammar version matches tree-sitter");
     let tree = parser.parse(source, None);
     let mut facts = match tree {
+        Some(tree) if language == Language::TypeScript && tree.root_node().has_error() => {
+            match repair::reparse(parser, source, &tree) {
+                Some((patched, repaired)) => extract_tree(path, language, &patched, &repaired),
+                None => extract_tree(path, language, source, &tree),
+            }
+        }
         Some(tree) => extract_tree(path, language, source, &tree),
         None => FileFacts::default(),
     };
