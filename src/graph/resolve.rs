@@ -706,10 +706,24 @@ impl<'g> Resolver<'g> {
                 for v in fns {
                     if let Value::Def(d) = v {
                         let params = &self.facts(d.file).callback_params;
-                        let found = params.binary_search_by_key(&(d.def, arg, param), |c| {
-                            (c.def, u32::from(c.arg), u32::from(c.param))
-                        });
-                        if let Ok(i) = found {
+                        let found = params
+                            .binary_search_by_key(&(d.def, arg, param), |c| {
+                                (c.def, u32::from(c.arg), u32::from(c.param))
+                            })
+                            .ok()
+                            .or_else(|| {
+                                // A rest parameter before `arg` takes it.
+                                let of_def = def_range(params, d.def, |c| c.def);
+                                params[of_def.clone()]
+                                    .iter()
+                                    .rposition(|c| {
+                                        c.rest
+                                            && u32::from(c.arg) < arg
+                                            && u32::from(c.param) == param
+                                    })
+                                    .map(|i| of_def.start + i)
+                            });
+                        if let Some(i) = found {
                             self.eval(d.file, params[i].value, depth + 1, out);
                             continue;
                         }
@@ -744,19 +758,30 @@ impl<'g> Resolver<'g> {
     fn param_of(&mut self, v: Value, index: u32, depth: u32, out: &mut Vals) {
         if let Value::Def(d) = v {
             let params = &self.facts(d.file).param_types;
-            let found =
-                params.binary_search_by_key(&(d.def, index), |p| (p.def, u32::from(p.index)));
-            if let Ok(i) = found {
+            let found = params
+                .binary_search_by_key(&(d.def, index), |p| (p.def, u32::from(p.index)))
+                .ok()
+                .or_else(|| {
+                    // A rest parameter before `index` takes it.
+                    let of_def = def_range(params, d.def, |p| p.def);
+                    params[of_def.clone()]
+                        .iter()
+                        .rposition(|p| p.rest && u32::from(p.index) < index)
+                        .map(|i| of_def.start + i)
+                });
+            if let Some(i) = found {
                 self.eval(d.file, params[i].value, depth + 1, out);
             }
             return;
         }
         for (file, sig) in self.call_signatures(v, depth) {
-            let param = self.facts(file).signatures[sig as usize]
-                .params
-                .get(index as usize)
-                .copied()
-                .flatten();
+            let signature = &self.facts(file).signatures[sig as usize];
+            // A rest parameter, last, takes every argument from its index on.
+            let at = match signature.params.len() {
+                n if signature.rest && index as usize >= n => n - 1,
+                _ => index as usize,
+            };
+            let param = signature.params.get(at).copied().flatten();
             if let Some(p) = param {
                 self.eval(file, p, depth + 1, out);
             }
@@ -1266,6 +1291,13 @@ impl<'g> Resolver<'g> {
         }
         vals.into_vec()
     }
+}
+
+/// The entries of `def` in a list sorted by definition first.
+fn def_range<T>(list: &[T], def: DefIdx, key: impl Fn(&T) -> DefIdx) -> std::ops::Range<usize> {
+    let start = list.partition_point(|e| key(e) < def);
+    let end = list.partition_point(|e| key(e) <= def);
+    start..end
 }
 
 #[cfg(test)]

@@ -75,6 +75,9 @@ pub struct FileFacts {
 pub struct Signature {
     pub params: Vec<Option<SymId>>,
     pub returns: Option<SymId>,
+    /// The last parameter is a rest parameter (`...handlers: H[]`): its entry is the
+    /// element's value, and it stands for every argument from its index on.
+    pub rest: bool,
 }
 
 /// Parameter `index` of `def` is stated to be `value` (an instance of its type).
@@ -83,6 +86,9 @@ pub struct ParamType {
     pub def: DefIdx,
     pub index: u16,
     pub value: SymId,
+    /// A rest parameter (`...items: Item[]`): `value` is one element's, and it stands
+    /// for every argument from `index` on.
+    pub rest: bool,
 }
 
 /// `createReducer(state, cb: (builder: Builder) => void)`: parameter `param` of the
@@ -94,6 +100,9 @@ pub struct CallbackParam {
     pub arg: u16,
     pub param: u16,
     pub value: SymId,
+    /// Argument `arg` is a rest parameter (`...handlers: Handler[]`): this holds for
+    /// every argument from `arg` on.
+    pub rest: bool,
 }
 
 /// A file's strings in one buffer: 4 bytes of bookkeeping per string instead of a

@@ -7,6 +7,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::children::Children;
 use super::fields::{Field, FieldExt};
+use super::types::RestType;
 use super::{Extractor, ScopeKind, ThisCtx, MAX_DEPTH};
 use crate::indexer::facts::*;
 
@@ -299,10 +300,7 @@ impl<'s> Extractor<'s> {
                 let hint = hinted(self, index);
                 let stated = self.declare_parameter(p, constructor_of, hint);
                 if let Some(def) = def {
-                    self.callback_types(p, def, index);
-                    if let (Some(value), Ok(index)) = (stated, u16::try_from(index)) {
-                        self.facts.param_types.push(ParamType { def, index, value });
-                    }
+                    self.parameter_types(p, def, index, stated);
                 }
                 index += 1;
             }
@@ -313,17 +311,52 @@ impl<'s> Extractor<'s> {
         self.visit(params, depth + 1);
     }
 
-    /// `cb: (builder: Builder, api: Api) => void`, parameter `arg` of `def`: records what
-    /// a function passed there receives (see [`CallbackParam`]).
-    fn callback_types(&mut self, p: Node<'s>, def: DefIdx, arg: usize) {
-        let Some(ty) = p
-            .field(Field::Type)
-            .and_then(|t| t.named_child(0))
-            .and_then(function_type_in)
-        else {
+    /// Records what parameter `p` (at `index` of `def`, its stated value `stated`) says
+    /// of the arguments it receives: their types ([`ParamType`]) and, for a function
+    /// type, what a function passed there receives ([`CallbackParam`]). A rest
+    /// parameter speaks for every argument from `index` on (`...handlers: H[]`), or
+    /// for one each (`...pair: [A, B]`).
+    fn parameter_types(&mut self, p: Node<'s>, def: DefIdx, index: usize, stated: Option<SymId>) {
+        let ty = p.field(Field::Type).and_then(|t| t.named_child(0));
+        let spread = match ty {
+            Some(t) if is_rest_parameter(p) => self.rest_elements(t),
+            _ => None,
+        };
+        let record = |ex: &mut Self, at: usize, ty: Option<Node<'s>>, value, rest| {
+            let Ok(at) = u16::try_from(at) else { return };
+            if let Some(t) = ty {
+                ex.callback_types(t, def, at, rest);
+            }
+            if let Some(value) = value {
+                ex.facts.param_types.push(ParamType {
+                    def,
+                    index: at,
+                    value,
+                    rest,
+                });
+            }
+        };
+        match spread {
+            Some(RestType::Each(element)) => {
+                let value = self.value_of_type(element, 0);
+                record(self, index, Some(element), value, true);
+            }
+            Some(RestType::Tuple(elements)) => {
+                for (k, element) in elements.into_iter().enumerate() {
+                    let value = self.value_of_type(element, 0);
+                    record(self, index + k, Some(element), value, false);
+                }
+            }
+            None => record(self, index, ty, stated, false),
+        }
+    }
+
+    /// `cb: (builder: Builder, api: Api) => void` (`ty`, the type of argument `arg` of
+    /// `def`): records what a function passed there receives (see [`CallbackParam`]).
+    fn callback_types(&mut self, ty: Node<'s>, def: DefIdx, arg: u16, rest: bool) {
+        let Some(ty) = function_type_in(ty) else {
             return;
         };
-        let Ok(arg) = u16::try_from(arg) else { return };
         let Some(list) = self
             .named_kids(ty)
             .into_iter()
@@ -347,6 +380,7 @@ impl<'s> Extractor<'s> {
                     arg,
                     param,
                     value,
+                    rest,
                 });
             }
         }
@@ -1795,6 +1829,13 @@ pub(crate) fn is_this_parameter(p: Node<'_>) -> bool {
     matches!(p.kind_str(), "required_parameter" | "optional_parameter")
         && p.field(Field::Pattern)
             .is_some_and(|n| n.kind_str() == "this")
+}
+
+/// `...rest` in a parameter list.
+pub(crate) fn is_rest_parameter(p: Node<'_>) -> bool {
+    matches!(p.kind_str(), "required_parameter" | "optional_parameter")
+        && p.field(Field::Pattern)
+            .is_some_and(|n| n.kind_str() == "rest_pattern")
 }
 
 /// The function type a parameter's type is or includes: `(x: X) => void`, and the

@@ -407,6 +407,7 @@ impl<'s> Extractor<'s> {
                 signatures[sig_remap[old] as usize] = Signature {
                     params: sig.params.into_iter().map(|p| p.map(r)).collect(),
                     returns: sig.returns.map(r),
+                    rest: sig.rest,
                 };
             }
         }

@@ -147,7 +147,11 @@ impl<'s> Extractor<'s> {
         returns: Option<SymId>,
     ) -> Option<SymId> {
         let index = u32::try_from(self.facts.signatures.len()).ok()?;
-        self.facts.signatures.push(Signature { params, returns });
+        self.facts.signatures.push(Signature {
+            params,
+            returns,
+            rest: false,
+        });
         Some(self.sym(Sym::Signature(index)))
     }
 
@@ -208,16 +212,41 @@ impl<'s> Extractor<'s> {
         let returns = ty.field(Field::ReturnType).and_then(|r| stated(self, r));
         let list = self.named_kids(params);
         let mut types = Vec::with_capacity(list.len());
+        let mut rest = false;
         for p in list {
             if p.kind_str() == "comment" || super::defs::is_this_parameter(p) {
                 continue;
             }
-            types.push(p.field(Field::Type).and_then(|t| stated(self, t)));
+            let ty = p.field(Field::Type).and_then(|t| t.named_child(0));
+            let spread = match ty {
+                Some(t) if super::defs::is_rest_parameter(p) => self.rest_elements(t),
+                _ => None,
+            };
+            match spread {
+                // `...handlers: H[]`: every argument from here on is an H.
+                Some(RestType::Each(element)) => {
+                    types.push(self.value_of_type(element, level));
+                    rest = true;
+                }
+                // `...handlers: [A, B]`: one argument each.
+                Some(RestType::Tuple(elements)) => {
+                    for element in elements {
+                        types.push(self.value_of_type(element, level));
+                    }
+                }
+                None => types.push(p.field(Field::Type).and_then(|t| stated(self, t))),
+            }
         }
         if generic.is_some() {
             self.pop_scope();
         }
-        self.new_signature(types, returns)
+        let signature = self.new_signature(types, returns)?;
+        if rest {
+            if let Some(last) = self.facts.signatures.last_mut() {
+                last.rest = true;
+            }
+        }
+        Some(signature)
     }
 
     /// The value a type names (a class, an interface, an imported type).
@@ -318,6 +347,43 @@ impl<'s> Extractor<'s> {
             // type; an instance of it is a function of that type.
             "function_type" => self.signature_at(ty, level),
             "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
+            _ => None,
+        }
+    }
+}
+
+/// What a rest parameter's type says of the arguments it gathers.
+pub(crate) enum RestType<'t> {
+    /// `H[]`, `Array<H>`, `readonly H[]`: each is an H.
+    Each(Node<'t>),
+    /// `[A, B]`: one of each, in order (a named member, `[path: P]`, by its type).
+    Tuple(Vec<Node<'t>>),
+}
+
+impl<'s> Extractor<'s> {
+    /// The element types of a rest parameter's type (`ty`, inside its annotation).
+    pub(crate) fn rest_elements(&self, ty: Node<'s>) -> Option<RestType<'s>> {
+        match ty.kind_str() {
+            "array_type" => ty.named_child(0).map(RestType::Each),
+            "readonly_type" | "parenthesized_type" => self.rest_elements(ty.named_child(0)?),
+            "generic_type" => {
+                let name = self.text(ty.field(Field::Name)?);
+                let first = ty
+                    .field(Field::TypeArguments)
+                    .and_then(|a| a.named_child(0))?;
+                matches!(name, "Array" | "ReadonlyArray").then_some(RestType::Each(first))
+            }
+            "tuple_type" => Some(RestType::Tuple(
+                self.named_kids(ty)
+                    .into_iter()
+                    .filter(|e| e.kind_str() != "comment")
+                    .map(|e| {
+                        e.field(Field::Type)
+                            .and_then(|t| t.named_child(0).or(Some(t)))
+                            .unwrap_or(e)
+                    })
+                    .collect(),
+            )),
             _ => None,
         }
     }
