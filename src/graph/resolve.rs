@@ -9,8 +9,10 @@ use super::interner::NameId;
 use super::{Confidence, DefId, FileId, Graph, Target};
 use crate::indexer::facts::*;
 
-/// Deeper evaluation chains are cut (cycles in re-exports or bindings end here).
-const MAX_DEPTH: u32 = 24;
+/// Deeper evaluation chains are cut (cycles in re-exports or bindings end here). Each
+/// link of a fluent chain (`server.addHook(..).addHook(..)`) takes about two levels, so
+/// this reaches some thirty links; the evaluation's stack stays far from a thread's.
+const MAX_DEPTH: u32 = 64;
 /// At most this many values are followed per expression.
 const MAX_VALUES: usize = 24;
 /// Evaluation steps one call site may take. Ordinary sites take a few dozen; the bound
