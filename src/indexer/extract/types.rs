@@ -292,6 +292,19 @@ impl<'s> Extractor<'s> {
                 }
                 self.type_sym_at(name, level)
             }
+            // `Fn extends AsyncFunction ? AsyncHook : Hook`: a value of it is one of the
+            // two branches (which one depends on the type arguments, not followed).
+            "conditional_type" => {
+                let consequence = ty.field(Field::Consequence);
+                let alternative = ty.field(Field::Alternative);
+                let mut value = None;
+                for branch in [consequence, alternative].into_iter().flatten() {
+                    if let Some(sym) = self.type_sym_at(branch, level) {
+                        value = Some(self.one_more(value, sym));
+                    }
+                }
+                value
+            }
             // `A | B | null`: a value of it is one of them, and has the members of
             // either (TypeScript reads a member of a union from each side). The function
             // member of `M | ((gDM: GetDefaultMiddleware) => M)` types a function literal
