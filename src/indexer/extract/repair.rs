@@ -104,15 +104,18 @@ fn ends_a_type(b: Option<u8>) -> bool {
 }
 
 /// Whether the byte at `at` lies in an error node (what parsed fine is left alone).
+/// Down from the root, one step per level (`Node::parent` searches from the root at
+/// every call).
 fn inside_error(root: Node, at: usize) -> bool {
-    let mut node = root.descendant_for_byte_range(at, at + 1);
-    while let Some(n) = node {
-        if n.is_error() {
+    let mut cursor = root.walk();
+    loop {
+        if cursor.node().is_error() {
             return true;
         }
-        node = n.parent();
+        if cursor.goto_first_child_for_byte(at).is_none() {
+            return false;
+        }
     }
-    false
 }
 
 #[cfg(test)]
