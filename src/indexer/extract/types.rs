@@ -363,17 +363,7 @@ impl<'s> Extractor<'s> {
             _ => None,
         }
     }
-}
 
-/// What a rest parameter's type says of the arguments it gathers.
-pub(crate) enum RestType<'t> {
-    /// `H[]`, `Array<H>`, `readonly H[]`: each is an H.
-    Each(Node<'t>),
-    /// `[A, B]`: one of each, in order (a named member, `[path: P]`, by its type).
-    Tuple(Vec<Node<'t>>),
-}
-
-impl<'s> Extractor<'s> {
     /// The element types of a rest parameter's type (`ty`, inside its annotation).
     pub(crate) fn rest_elements(&self, ty: Node<'s>) -> Option<RestType<'s>> {
         match ty.kind_str() {
@@ -400,4 +390,12 @@ impl<'s> Extractor<'s> {
             _ => None,
         }
     }
+}
+
+/// What a rest parameter's type says of the arguments it gathers.
+pub(crate) enum RestType<'t> {
+    /// `H[]`, `Array<H>`, `readonly H[]`: each is an H.
+    Each(Node<'t>),
+    /// `[A, B]`: one of each, in order (a named member, `[path: P]`, by its type).
+    Tuple(Vec<Node<'t>>),
 }
