@@ -137,6 +137,7 @@ impl<'s> Extractor<'s> {
         };
         let namespace = self.namespace.take();
         self.returns_to.push(ctx.def);
+        self.stated_returns.push(None);
         // A named function expression sees its own name (`const f = function g() { g() }`).
         if matches!(
             node.kind_str(),
@@ -179,7 +180,7 @@ impl<'s> Extractor<'s> {
                 }
                 Some("return_type") | Some("type_parameters") | Some("decorator") => {
                     match field {
-                        Some("return_type") => returns = self.return_type(child),
+                        Some("return_type") => returns = self.stated_return_type(child),
                         Some("type_parameters") => self.declare_type_parameters(child),
                         _ => {}
                     }
@@ -229,6 +230,7 @@ impl<'s> Extractor<'s> {
 
         self.namespace = namespace;
         self.returns_to.pop();
+        self.stated_returns.pop();
         if pushed_this {
             self.this.pop();
         }
@@ -635,8 +637,36 @@ impl<'s> Extractor<'s> {
                 self.visit_children(node, depth);
                 self.infer_return(def, value);
             }
+            (None, Some(value)) if is_function_node(value.kind_str()) => {
+                self.return_anonymous_literal(node, depth)
+            }
             _ => self.visit_children(node, depth),
         }
+    }
+
+    /// `return (c, next) => ...` from a function that is no definition: the literal is
+    /// walked as it is, typed by the stated return type. Apart, so that
+    /// `return_statement`'s frame stays small (it recurses through object literals).
+    #[inline(never)]
+    fn return_anonymous_literal(&mut self, node: Node<'s>, depth: usize) {
+        self.function_is = self.stated_return();
+        self.visit_children(node, depth);
+        self.function_is = None;
+    }
+
+    /// A function's stated return type, noted for the function literals it returns.
+    #[inline(never)]
+    fn stated_return_type(&mut self, annotation: Node<'s>) -> Option<SymId> {
+        let returns = self.return_type(annotation);
+        if let Some(top) = self.stated_returns.last_mut() {
+            *top = returns;
+        }
+        returns
+    }
+
+    /// The stated return type of the function being walked, if it states one.
+    fn stated_return(&self) -> Option<SymId> {
+        self.stated_returns.last().copied().flatten()
     }
 
     /// A function or class that a definition returns (`return function createSlice() {}`,
@@ -659,6 +689,9 @@ impl<'s> Extractor<'s> {
         let inner = if is_class_node(value.kind_str()) {
             self.class(value, name, None, value.field(Field::Name), depth)
         } else {
+            // What the factory states it returns is what this function is: its
+            // parameters take their types from it.
+            self.function_is = self.stated_return();
             self.bound_function(
                 value,
                 DefKind::Function,

@@ -200,6 +200,9 @@ pub(crate) struct Extractor<'s> {
     /// Per enclosing function: the definition its `return` statements describe (None for
     /// anonymous functions and for definitions with a stated return type).
     returns_to: Vec<Option<DefIdx>>,
+    /// Per enclosing function: its stated return type, which a function literal it
+    /// returns is (`cors = (): MiddlewareHandler => async (c, next) => ...`).
+    stated_returns: Vec<Option<SymId>>,
     /// Definitions by the node that defines them, so an expression that is a literal
     /// already bound (`var proto = module.exports = function () {}`) denotes it.
     def_of_node: FxHashMap<usize, DefIdx>,
@@ -246,6 +249,7 @@ impl<'s> Extractor<'s> {
             this: vec![ThisCtx::Unknown],
             namespace: None,
             returns_to: Vec::new(),
+            stated_returns: Vec::new(),
             param_hint: None,
             callback_of: None,
             narrowed: None,
@@ -869,7 +873,7 @@ fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
         "import_statement" => (Extractor::import_statement, 1),
         "import_alias" => (Extractor::import_alias, 1),
         "export_statement" => (Extractor::export_statement, 3),
-        "return_statement" => (Extractor::return_statement, 1),
+        "return_statement" => (Extractor::return_statement, 2),
         "ERROR" => (Extractor::error_node, 1),
         other => unreachable!("{other} is in HANDLED_KINDS but has no handler"),
     })
