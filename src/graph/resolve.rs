@@ -715,15 +715,16 @@ impl<'g> Resolver<'g> {
                             .ok()
                             .or_else(|| {
                                 // A rest parameter before `arg` takes it.
-                                let of_def = def_range(params, d.def, |c| c.def);
-                                params[of_def.clone()]
-                                    .iter()
-                                    .rposition(|c| {
+                                last_of_def(
+                                    params,
+                                    d.def,
+                                    |c| c.def,
+                                    |c| {
                                         c.rest
                                             && u32::from(c.arg) < arg
                                             && u32::from(c.param) == param
-                                    })
-                                    .map(|i| of_def.start + i)
+                                    },
+                                )
                             });
                         if let Some(i) = found {
                             self.eval(d.file, params[i].value, depth + 1, out);
@@ -765,11 +766,12 @@ impl<'g> Resolver<'g> {
                 .ok()
                 .or_else(|| {
                     // A rest parameter before `index` takes it.
-                    let of_def = def_range(params, d.def, |p| p.def);
-                    params[of_def.clone()]
-                        .iter()
-                        .rposition(|p| p.rest && u32::from(p.index) < index)
-                        .map(|i| of_def.start + i)
+                    last_of_def(
+                        params,
+                        d.def,
+                        |p| p.def,
+                        |p| p.rest && u32::from(p.index) < index,
+                    )
                 });
             if let Some(i) = found {
                 self.eval(d.file, params[i].value, depth + 1, out);
@@ -1295,11 +1297,17 @@ impl<'g> Resolver<'g> {
     }
 }
 
-/// The entries of `def` in a list sorted by definition first.
-fn def_range<T>(list: &[T], def: DefIdx, key: impl Fn(&T) -> DefIdx) -> std::ops::Range<usize> {
+/// The index of the last entry of `def` that `wanted` accepts, in a list sorted by
+/// definition first.
+fn last_of_def<T>(
+    list: &[T],
+    def: DefIdx,
+    key: impl Fn(&T) -> DefIdx,
+    wanted: impl Fn(&T) -> bool,
+) -> Option<usize> {
     let start = list.partition_point(|e| key(e) < def);
     let end = list.partition_point(|e| key(e) <= def);
-    start..end
+    list[start..end].iter().rposition(wanted).map(|i| start + i)
 }
 
 #[cfg(test)]

@@ -49,37 +49,24 @@ pub(crate) fn reparse(parser: &mut Parser, source: &str, tree: &Tree) -> Option<
 /// earlier line.
 fn candidates(source: &str) -> impl Iterator<Item = usize> + '_ {
     let bytes = source.as_bytes();
-    let mut line_start = 0;
-    std::iter::from_fn(move || {
-        while line_start < bytes.len() {
-            let start = line_start;
-            let end = memchr_newline(bytes, start);
-            line_start = end + 1;
-            let indent = bytes[start..end]
+    let mut next_line = 0;
+    source.split_inclusive('\n').filter_map(move |line| {
+        let start = next_line;
+        next_line += line.len();
+        let indent = line
+            .bytes()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let at = start + indent;
+        // `<P`, `<const T`, or a list that opens on its own line (`<\n    P extends`).
+        let opens_type_parameters = indent > 0
+            && bytes.get(at) == Some(&b'<')
+            && bytes[at + 1..]
                 .iter()
-                .take_while(|b| matches!(b, b' ' | b'\t'))
-                .count();
-            let at = start + indent;
-            // `<P`, `<const T`, or a list that opens on its own line (`<\n    P extends`).
-            let opens_type_parameters = indent > 0
-                && bytes.get(at) == Some(&b'<')
-                && bytes[at + 1..]
-                    .iter()
-                    .find(|b| !b.is_ascii_whitespace())
-                    .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'$');
-            if opens_type_parameters && ends_a_type(previous_significant(bytes, start)) {
-                return Some(at);
-            }
-        }
-        None
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'$');
+        (opens_type_parameters && ends_a_type(previous_significant(bytes, start))).then_some(at)
     })
-}
-
-fn memchr_newline(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| from + i)
 }
 
 /// The last byte before `at` that is not whitespace.
