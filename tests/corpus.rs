@@ -153,12 +153,11 @@ fn corpus_invariants_and_incremental_equals_full() {
                 }
             }
         }
-        let mut parser = tree_sitter::Parser::new();
         let facts = sources
             .iter()
             .map(|(p, s)| {
                 let lang = blast_radius::indexer::Language::from_path(p).unwrap();
-                blast_radius::indexer::extract(p, lang, s, &mut parser)
+                blast_radius::indexer::extract(p, lang, s)
             })
             .collect();
         let configs: Vec<(String, String)> =

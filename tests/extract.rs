@@ -14,8 +14,7 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/extract");
 /// Extracts `source` as if it were the repository file `path`.
 fn extract_source(path: &str, source: &str) -> FileFacts {
     let language = Language::from_path(path).unwrap_or_else(|| panic!("{path}: no language"));
-    let mut parser = tree_sitter::Parser::new();
-    extract(path, language, source, &mut parser)
+    extract(path, language, source)
 }
 
 /// The facts of `fixtures/extract/<rel>`.

@@ -1,5 +1,6 @@
 //! From file bytes to [`facts::FileFacts`]: language detection, skip rules, extraction.
 
+pub mod arena;
 pub mod dump;
 pub mod extract;
 pub mod facts;
@@ -13,9 +14,7 @@ pub use extract::extract;
 /// when the path is not JavaScript or TypeScript.
 pub fn extract_source(path: &str, source: &str) -> Option<FileFacts> {
     let language = Language::from_path(path)?;
-    Some(extract::with_thread_parser(|parser| {
-        extract(path, language, source, parser)
-    }))
+    Some(extract(path, language, source))
 }
 pub use facts::FileFacts;
 

@@ -91,10 +91,9 @@ pub fn graph_of<'a>(
     files: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> blast_radius::graph::Graph {
     use blast_radius::indexer::{extract, Language};
-    let mut parser = tree_sitter::Parser::new();
     let facts = files
         .into_iter()
-        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s, &mut parser))
+        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
         .collect();
     blast_radius::graph::Graph::build(facts, Vec::new())
 }

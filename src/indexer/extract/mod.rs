@@ -27,6 +27,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use tree_sitter::{Node, Parser, Tree};
 
+use super::arena;
 use super::facts::*;
 use super::language::{is_declaration_file, Language};
 use children::Children;
@@ -41,33 +42,34 @@ pub(crate) const MAX_DEPTH: usize = 1_500;
 
 /// Parses `source` as `language` and extracts its facts. Never fails: a file with syntax
 /// errors gives what tree-sitter recovered, with `parse_errors` counting the error nodes.
-pub fn extract(path: &str, language: Language, source: &str, parser: &mut Parser) -> FileFacts {
-    parser
-        .set_language(&language.grammar())
-        .expect("grammar version matches tree-sitter");
-    let tree = parser.parse(source, None);
-    let mut facts = match tree {
-        Some(tree) if language == Language::TypeScript && tree.root_node().has_error() => {
-            match repair::reparse(parser, source, &tree) {
-                Some((patched, repaired)) => extract_tree(path, language, &patched, &repaired),
-                None => extract_tree(path, language, source, &tree),
-            }
-        }
-        Some(tree) => extract_tree(path, language, source, &tree),
-        None => FileFacts::default(),
-    };
+pub fn extract(path: &str, language: Language, source: &str) -> FileFacts {
+    // SAFETY: the parser and its trees are made and dropped inside the scope; the facts
+    // own their data.
+    let mut facts = unsafe { arena::scope(|| parse_and_extract(path, language, source)) };
     facts.path = path.to_string();
     facts.language = Some(language);
     facts
 }
 
-thread_local! {
-    static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
-}
-
-/// Runs `f` with this thread's parser (parsers are reusable and costly to create).
-pub fn with_thread_parser<T>(f: impl FnOnce(&mut Parser) -> T) -> T {
-    PARSER.with(|p| f(&mut p.borrow_mut()))
+fn parse_and_extract(path: &str, language: Language, source: &str) -> FileFacts {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&language.grammar())
+        .expect("grammar version matches tree-sitter");
+    let Some(tree) = parser.parse(source, None) else {
+        return FileFacts::default();
+    };
+    if language == Language::TypeScript && tree.root_node().has_error() {
+        if let Some((patched, repaired)) = repair::reparse(&mut parser, source, &tree) {
+            arena::discard(tree);
+            let facts = extract_tree(path, language, &patched, &repaired);
+            arena::discard(repaired);
+            return facts;
+        }
+    }
+    let facts = extract_tree(path, language, source, &tree);
+    arena::discard(tree);
+    facts
 }
 
 /// Extracts from an already parsed tree.
