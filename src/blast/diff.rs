@@ -240,6 +240,7 @@ mod tests {
                 qualified: name_id + 1,
                 kind,
                 container: None,
+                loose_member: false,
                 is_static: false,
                 exported: false,
                 span: Span {

@@ -507,7 +507,8 @@ impl Graph {
                 | u32::from(container.is_some()) << 8
                 | u32::from(container == Some(DefKind::Interface)) << 9
                 | u32::from(d.qualified == d.name) << 10
-                | u32::from(slot.index.is_module) << 11;
+                | u32::from(slot.index.is_module) << 11
+                | u32::from(d.loose_member) << 12;
             out.entry(slot.index.name(d.name))
                 .or_default()
                 .push((i as DefIdx, flags));
@@ -577,8 +578,9 @@ impl Graph {
                             && matches!(def.kind, DefKind::Function | DefKind::Class)
                     }
                     FallbackScope::Members => {
-                        def.container.is_some()
-                            && container_kind != Some(DefKind::Interface)
+                        (def.loose_member
+                            || def.container.is_some()
+                                && container_kind != Some(DefKind::Interface))
                             && matches!(def.kind, DefKind::Method | DefKind::Function)
                     }
                 }

@@ -213,6 +213,11 @@ pub struct Definition {
     /// The class or object this is a member of (methods, properties, `X.prototype.m`,
     /// `X.m = function`). Nested functions have none: they are not reachable as members.
     pub container: Option<DefIdx>,
+    /// Assigned, at the top level, to a property of a value that is no definition of
+    /// this file (`res.send = function () {}` with `res = Object.create(...)`,
+    /// `Router.prototype.x = ...` with `Router` imported): a member, though of nothing
+    /// the graph knows, so a method call on a receiver of unknown type may be it.
+    pub loose_member: bool,
     pub is_static: bool,
     pub exported: bool,
     pub span: Span,

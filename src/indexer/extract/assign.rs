@@ -208,7 +208,13 @@ impl<'s> Extractor<'s> {
         let sym = self.define_or_value(right, name, None, name_node, depth);
         if let Sym::Def(d) = self.facts.sym(sym) {
             let q = self.intern(qualified);
-            self.facts.defs[d as usize].qualified = q;
+            // Only what a module sets up as it loads: an assignment inside a function
+            // patches a value at run time (a test's stub of `response.text`), and a
+            // guess at every `.text()` of unknown receivers would be a phantom edge.
+            let top_level = self.at_module_level();
+            let def = &mut self.facts.defs[d as usize];
+            def.qualified = q;
+            def.loose_member = top_level;
         }
         sym
     }

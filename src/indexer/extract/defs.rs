@@ -34,6 +34,28 @@ pub(crate) fn is_function_node(kind: &str) -> bool {
     )
 }
 
+/// Syntax around a value that leaves it the same value: `(x)`, `x as T`, `x satisfies T`.
+fn is_literal_wrapper(kind: &str) -> bool {
+    matches!(
+        kind,
+        "parenthesized_expression" | "as_expression" | "satisfies_expression"
+    )
+}
+
+/// A function, class or object literal, maybe inside such wrappers (nested ones too).
+fn wraps_literal(mut node: Node) -> bool {
+    loop {
+        let kind = node.kind_str();
+        if is_function_node(kind) || is_class_node(kind) || kind == "object" {
+            return true;
+        }
+        match node.named_child(0) {
+            Some(inner) if is_literal_wrapper(kind) => node = inner,
+            _ => return false,
+        }
+    }
+}
+
 fn is_class_node(kind: &str) -> bool {
     kind == "class"
 }
@@ -74,6 +96,7 @@ impl<'s> Extractor<'s> {
             qualified,
             kind,
             container,
+            loose_member: false,
             is_static: false,
             exported: false,
             span: Span {
@@ -838,26 +861,51 @@ impl<'s> Extractor<'s> {
             // Objects nest objects without passing through `visit`: charge the frames.
             return Some(self.object_literal(value, name, container, name_node, depth + 2));
         }
-        if matches!(
-            kind,
-            "parenthesized_expression" | "as_expression" | "satisfies_expression"
-        ) {
+        if is_literal_wrapper(kind) {
             let inner = value.named_child(0)?;
-            if is_function_node(inner.kind_str())
-                || is_class_node(inner.kind_str())
-                || inner.kind_str() == "object"
-            {
+            if wraps_literal(inner) {
                 return self.tokens_of_wrapping(value, inner, name, container, name_node, depth);
             }
             return None;
         }
         if kind == "call_expression" {
+            if value
+                .field(Field::Function)
+                .is_some_and(|callee| self.text(callee) == "Object.create")
+            {
+                return Some(self.created_object(value, name, container, name_node, depth));
+            }
             return self.wrapped_function(value, name, container, name_node, depth);
         }
         None
     }
 
-    /// `(function () {})` or `{...} as const`: bind the inner literal, walk the rest.
+    /// `var res = Object.create(http.ServerResponse.prototype)`: an object, whose members
+    /// are what the file assigns to it next (`res.send = function () {}`, Express's
+    /// pattern), whose methods have it as `this`, and which inherits the rest from its
+    /// prototype, as a class from what it extends (Koa's `Object.create(this.context)`).
+    fn created_object(
+        &mut self,
+        call: Node<'s>,
+        name: StrId,
+        container: Option<DefIdx>,
+        name_node: Option<Node<'s>>,
+        depth: usize,
+    ) -> DefIdx {
+        let proto = call
+            .field(Field::Arguments)
+            .and_then(|args| args.named_child(0))
+            .map(|proto| self.expr_sym(proto));
+        let def = self.new_def(DefKind::Object, name, container, call, name_node);
+        self.def_mut(def).extends = proto;
+        self.names.push(def);
+        self.visit(call, depth + 1);
+        self.names.pop();
+        def
+    }
+
+    /// `(function () {})`, `{...} as const` or `((...args) => {..}) as CreateAppFunction`:
+    /// bind the inner literal, walk the rest.
     fn tokens_of_wrapping(
         &mut self,
         outer: Node<'s>,
@@ -874,6 +922,18 @@ impl<'s> Extractor<'s> {
                 def = self.bound_value(inner, name, container, name_node, depth + 1);
             } else {
                 self.visit(child, depth + 1);
+            }
+        }
+        // `(..) as CreateAppFunction`: callers see what the type says a call returns,
+        // as TypeScript does, not what the body returns (zustand's `create` returns one
+        // of two things by a condition its type resolves).
+        if let (Some(d), "as_expression") = (def, outer.kind_str()) {
+            if matches!(self.facts.def(d).kind, DefKind::Function | DefKind::Method) {
+                let stated = outer.named_child(1).and_then(|t| self.value_of_type(t, 0));
+                if let Some(t) = stated {
+                    let returns = self.sym(Sym::Return(t));
+                    self.def_mut(d).returns = Some(returns);
+                }
             }
         }
         def

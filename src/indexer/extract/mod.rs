@@ -542,6 +542,15 @@ impl<'s> Extractor<'s> {
 
     // ---- scopes ----
 
+    /// Outside every function (named or not): code that runs as the module loads.
+    pub(crate) fn at_module_level(&self) -> bool {
+        self.scopes
+            .iter()
+            .filter(|s| matches!(s.kind, ScopeKind::Function))
+            .count()
+            <= 1
+    }
+
     pub(crate) fn push_scope(&mut self, kind: ScopeKind) {
         self.scopes.push(Scope {
             kind,
