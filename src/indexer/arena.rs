@@ -11,8 +11,8 @@
 //! every tree-sitter object: an allocation goes to the calling thread's arena only while
 //! that thread is inside a scope, and to malloc otherwise. All arenas are slices of one
 //! reserved address range, which is how `free` and `realloc` tell the two kinds apart.
-//! Without that range (a platform without mmap, or a failed reservation), or on a
-//! thread beyond the last slice, a scope simply runs on malloc.
+//! Without that range (a platform without mmap or 64-bit addresses, or a failed
+//! reservation), or on a thread beyond the last slice, a scope simply runs on malloc.
 
 /// Runs `f` with this thread's tree-sitter allocations in the thread's arena, which is
 /// emptied when `f` returns (or unwinds).
@@ -23,12 +23,12 @@
 /// Conversely, no tree-sitter object created outside the scope may allocate inside it
 /// (a parser kept from before would keep arena memory in its buffers).
 pub unsafe fn scope<T>(f: impl FnOnce() -> T) -> T {
-    #[cfg(unix)]
+    #[cfg(all(unix, target_pointer_width = "64"))]
     {
         let _guard = imp::enter();
         f()
     }
-    #[cfg(not(unix))]
+    #[cfg(not(all(unix, target_pointer_width = "64")))]
     f()
 }
 
@@ -36,7 +36,7 @@ pub unsafe fn scope<T>(f: impl FnOnce() -> T) -> T {
 /// the arena, dropping would only walk the tree to free nodes one by one for nothing,
 /// so the tree is forgotten and the scope's end reclaims it; otherwise it is dropped.
 pub fn discard(tree: tree_sitter::Tree) {
-    #[cfg(unix)]
+    #[cfg(all(unix, target_pointer_width = "64"))]
     if imp::all_in_arena() {
         std::mem::forget(tree);
         return;
@@ -50,13 +50,13 @@ pub fn discard(tree: tree_sitter::Tree) {
 /// # Safety
 /// No scope may be open on any thread, and no tree-sitter object made in one may remain.
 pub unsafe fn restore_default_allocator() {
-    #[cfg(unix)]
+    #[cfg(all(unix, target_pointer_width = "64"))]
     unsafe {
         imp::unhook()
     }
 }
 
-#[cfg(unix)]
+#[cfg(all(unix, target_pointer_width = "64"))]
 mod imp {
     use std::cell::Cell;
     use std::ffi::c_void;
@@ -395,7 +395,7 @@ mod imp {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix, target_pointer_width = "64"))]
 mod tests {
     use tree_sitter::Parser;
 
