@@ -978,7 +978,22 @@ impl<'g> Resolver<'g> {
             Value::External => Self::push(out, Value::External),
             Value::Platform => Self::push(out, Value::Platform),
             Value::Module(t) => self.export_lookup(t, name, depth + 1, out),
-            Value::Def(d) => self.def_member(d, name, false, depth + 1, out),
+            Value::Def(d) => {
+                let before = out.len();
+                self.def_member(d, name, false, depth + 1, out);
+                // `Animal.prototype` that nothing assigned: what `new Animal()` gets its
+                // methods from, so its members are an instance's
+                // (`Dog.prototype = Object.create(Animal.prototype)`).
+                if out.len() == before
+                    && self.g.names.resolve(name) == "prototype"
+                    && matches!(
+                        self.facts(d.file).def(d.def).kind,
+                        DefKind::Function | DefKind::Class
+                    )
+                {
+                    Self::push(out, Value::Instance(d));
+                }
+            }
             Value::Instance(d) => self.def_member(d, name, true, depth + 1, out),
             // Members of arrays are the platform's (`map`, `length`, `push`).
             Value::Elements(..) => Self::push(out, Value::Platform),
@@ -1088,14 +1103,19 @@ impl<'g> Resolver<'g> {
                 return;
             }
         }
-        // Inherited: through `extends`.
+        // Inherited: through `extends`, or an object's prototype (`Object.create(p)`),
+        // which, when it is an instance (`Object.create(Animal.prototype)`), lends its
+        // instance side.
         if let Some(e) = owner.extends {
             let mut bases = Vals::new();
             self.eval(d.file, e, depth + 1, &mut bases);
+            let object = owner.kind == DefKind::Object;
             for b in bases {
                 match b {
                     Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
-                    Value::Instance(base) => self.def_member(base, name, instance, depth + 1, out),
+                    Value::Instance(base) => {
+                        self.def_member(base, name, instance || object, depth + 1, out)
+                    }
                     Value::External | Value::Platform => Self::push(out, Value::External),
                     Value::Module(_)
                     | Value::Elements(..)

@@ -220,7 +220,7 @@ impl<'s> Extractor<'s> {
     }
 
     /// The definition a name is bound to right now (a function, class or object).
-    fn local_def(&mut self, name: &str) -> Option<DefIdx> {
+    pub(crate) fn local_def(&mut self, name: &str) -> Option<DefIdx> {
         let id = self.intern(name);
         let mut sym = self.lookup_now(id)?;
         for _ in 0..4 {

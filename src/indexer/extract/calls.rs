@@ -305,6 +305,28 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// `util.inherits(Dog, Animal)`: Node's inheritance between constructor functions.
+    /// Dog's instances get Animal's methods, as a class gets those of what it extends.
+    fn inherits(&mut self, callee: Node<'s>, args: Node<'s>) {
+        if !matches!(self.text(callee), "util.inherits" | "inherits") {
+            return;
+        }
+        let (Some(child), Some(parent)) = (args.named_child(0), args.named_child(1)) else {
+            return;
+        };
+        if child.kind_str() != "identifier" {
+            return;
+        }
+        let Some(d) = self.local_def(self.text(child)) else {
+            return;
+        };
+        let def = self.facts.def(d);
+        if def.extends.is_none() && matches!(def.kind, DefKind::Function | DefKind::Class) {
+            let base = self.expr_sym(parent);
+            self.def_mut(d).extends = Some(base);
+        }
+    }
+
     pub(crate) fn call_expression(&mut self, node: Node<'s>, depth: usize) {
         self.call_with_kind(node, CallKind::Call, depth)
     }
@@ -322,6 +344,7 @@ impl<'s> Extractor<'s> {
             if self.object_assign_exports(f, args, depth) {
                 return;
             }
+            self.inherits(f, args);
         }
         let children = self.kids_with_fields(node);
         let callee = match function {
