@@ -10,7 +10,7 @@ pub mod skip;
 
 pub use extract::extract;
 
-/// The facts of `source` as the file at `path`, parsed with this thread's parser; None
+/// The facts of `source` as the file at `path` (see [`extract()`]); None
 /// when the path is not JavaScript or TypeScript.
 pub fn extract_source(path: &str, source: &str) -> Option<FileFacts> {
     let language = Language::from_path(path)?;
