@@ -9,6 +9,7 @@ pub mod blast;
 pub mod cli;
 pub mod graph;
 pub mod indexer;
+pub mod model;
 pub mod report;
 pub mod store;
 pub mod workspace;
