@@ -2,7 +2,7 @@
 //!   BLAST_CORPUS=DIR DATABASE_URL=postgres://... cargo bench --bench store
 //! Uses (and drops) a database named `blast_bench` on that server. Prints: persisting
 //! the corpus (edges per second), warm start vs indexing from source, one changed file
-//! through `apply_changes`, and a synthetic repository of 5 million call edges (load
+//! through `workflow::push::apply_push`, and a synthetic repository of 5 million call edges (load
 //! time, heap bytes per edge).
 
 mod common;
@@ -10,12 +10,12 @@ mod common;
 use std::str::FromStr;
 use std::time::Instant;
 
-use blast_radius::graph::Graph;
-use blast_radius::indexer::pipeline::{extract_all, SourceFile};
+use blast_radius::indexer::pipeline::SourceFile;
 use blast_radius::indexer::skip::SkipRules;
-use blast_radius::store::rows::FileMeta;
-use blast_radius::store::{FileInput, Store};
-use blast_radius::workspace::git::blob_sha;
+use blast_radius::model::CommitSha;
+use blast_radius::store::Store;
+use blast_radius::workflow::push::{apply_push, FileInput};
+use blast_radius::workflow::save::index_in_memory;
 use blast_radius::workspace::walk;
 use common::{median, start_counting, stop_counting, Counting};
 use sqlx::postgres::PgConnectOptions;
@@ -23,6 +23,14 @@ use sqlx::{ConnectOptions, Executor};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
+
+/// The bench database's URL.
+fn bench_url() -> String {
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let admin = PgConnectOptions::from_str(&url).expect("DATABASE_URL");
+    admin.database("blast_bench").to_url_lossy().to_string()
+}
 
 async fn fresh_database() -> Store {
     let url = std::env::var("DATABASE_URL")
@@ -33,7 +41,7 @@ async fn fresh_database() -> Store {
         .await
         .unwrap();
     conn.execute("CREATE DATABASE blast_bench").await.unwrap();
-    let store = Store::connect(admin.database("blast_bench").to_url_lossy().as_ref())
+    let store = Store::connect(&bench_url())
         .await
         .expect("connect to blast_bench");
     store.migrate().await.unwrap();
@@ -48,19 +56,6 @@ fn sources_of(files: &[(String, Vec<u8>)]) -> Vec<SourceFile> {
             bytes: b.clone(),
         })
         .collect()
-}
-
-fn meta_of(
-    files: &[(String, Vec<u8>)],
-    skipped: Vec<(String, blast_radius::indexer::skip::SkipReason)>,
-) -> FileMeta {
-    FileMeta {
-        blobs: files
-            .iter()
-            .map(|(p, b)| (p.clone(), blob_sha(b)))
-            .collect(),
-        skipped,
-    }
 }
 
 /// `files` files, each exporting 10 functions and calling functions of the files before
@@ -112,11 +107,13 @@ async fn run() {
         .map(|f| (f.path, f.bytes))
         .collect();
     let start = Instant::now();
-    let extracted = extract_all(sources_of(&files), &rules, &|| {});
-    let skipped = extracted.skipped.clone();
-    let graph = Graph::build(extracted.facts, extracted.configs);
+    let (indexed, meta) = index_in_memory(sources_of(&files), &rules);
+    let graph = indexed.graph;
     let index_time = start.elapsed();
-    let meta = meta_of(&files, skipped);
+    let c0 = CommitSha::from("c0");
+    let c1 = CommitSha::from("c1");
+    // The facts cache is emptied between runs through a connection of the bench's own.
+    let admin = sqlx::PgPool::connect(&bench_url()).await.unwrap();
     // A repository's first write (what installing the app does to every repository),
     // best of 3: each run writes a new repository with the facts cache emptied.
     let mut saves = Vec::new();
@@ -127,7 +124,7 @@ async fn run() {
             store.delete_repository(r).await.unwrap();
         }
         sqlx::query("TRUNCATE facts_cache")
-            .execute(store.pool())
+            .execute(&admin)
             .await
             .unwrap();
         let r = store
@@ -136,7 +133,7 @@ async fn run() {
             .unwrap()
             .id;
         let start = Instant::now();
-        written = Some(store.save_full(r, Some("c0"), &graph, &meta).await.unwrap());
+        written = Some(store.save_full(r, Some(&c0), &graph, &meta).await.unwrap());
         saves.push(start.elapsed().as_secs_f64());
         repo = Some(r);
     }
@@ -154,7 +151,7 @@ async fn run() {
     // maintained row by row, the facts cache already holding every blob).
     let start = Instant::now();
     let rewritten = store
-        .save_full(repo, Some("c0"), &graph, &meta)
+        .save_full(repo, Some(&c0), &graph, &meta)
         .await
         .unwrap();
     let resave = start.elapsed().as_secs_f64();
@@ -195,31 +192,27 @@ async fn run() {
         edited.extend_from_slice(
             format!("\nexport function benchEdit{version}() {{ return 1; }}\n").as_bytes(),
         );
-        let input = FileInput {
-            path: path.clone(),
-            blob_sha: blob_sha(&edited),
-            bytes: edited,
-        };
+        let input = FileInput::new(path.clone(), edited);
         let start = Instant::now();
-        let (g, w) = store
-            .apply_changes(
-                repo,
-                graph,
-                version,
-                Some("c1"),
-                vec![input],
-                vec![],
-                &rules,
-            )
-            .await
-            .unwrap();
+        let (g, w) = apply_push(
+            &store,
+            repo,
+            graph,
+            version,
+            Some(&c1),
+            vec![input],
+            vec![],
+            &rules,
+        )
+        .await
+        .unwrap();
         times.push(start.elapsed().as_secs_f64() * 1e3);
         graph = g;
         version = w.version;
     }
     let max = times.iter().cloned().fold(0.0, f64::max);
     println!(
-        "one changed file (apply_changes): median {:.1} ms, max {:.1} ms over {} pushes",
+        "one changed file (apply_push): median {:.1} ms, max {:.1} ms over {} pushes",
         median(times.clone()),
         max,
         times.len()
@@ -233,8 +226,8 @@ async fn run() {
     let files = synthetic(20_000, 250);
     let bytes: usize = files.iter().map(|f| f.1.len()).sum();
     let start = Instant::now();
-    let extracted = extract_all(sources_of(&files), &rules, &|| {});
-    let graph = Graph::build(extracted.facts, extracted.configs);
+    let (indexed, meta) = index_in_memory(sources_of(&files), &rules);
+    let graph = indexed.graph;
     let edges = graph.edge_keys().len();
     println!(
         "synthetic: {} files, {:.0} MB, {} edges, indexed in {:.1} s",
@@ -243,7 +236,6 @@ async fn run() {
         edges,
         start.elapsed().as_secs_f64()
     );
-    let meta = meta_of(&files, Vec::new());
     drop(files);
     let repo = store.ensure_repository("synthetic").await.unwrap();
     let start = Instant::now();

@@ -2,14 +2,17 @@
 //! change did not touch.
 //!
 //! The pure core (`indexer`, `graph`, `blast`, `report`) does no IO. IO lives at the
-//! edges: `workspace` reads the disk and git, `store` is the only module that speaks SQL,
-//! and `cli` drives them.
+//! edges: `workspace` reads the disk and git, `store` is the only module that speaks SQL.
+//! `workflow` holds the product's workflows (index, save, push, blast) over those
+//! edges; `jobs` the services the app's jobs share; `cli` drives the workflows.
 
 pub mod blast;
 pub mod cli;
 pub mod graph;
 pub mod indexer;
+pub mod jobs;
 pub mod model;
 pub mod report;
 pub mod store;
+pub mod workflow;
 pub mod workspace;

@@ -5,11 +5,14 @@ mod common;
 use std::path::Path;
 
 use blast_radius::graph::Graph;
-use blast_radius::indexer::pipeline::extract_all;
+use blast_radius::indexer::pipeline::SourceFile;
 use blast_radius::indexer::skip::SkipRules;
-use blast_radius::store::rows::FileMeta;
-use blast_radius::store::{FileInput, RepoId, Store, StoreError};
-use blast_radius::workspace::git::blob_sha;
+use blast_radius::model::{BlobSha, CommitSha, InstallationId};
+use blast_radius::store::{FileMeta, RepoId, Store, StoreError};
+use blast_radius::workflow::progress::Silent;
+use blast_radius::workflow::push::{apply_push, FileInput};
+use blast_radius::workflow::save::{index_and_save, index_in_memory};
+use blast_radius::workflow::source::InMemory;
 use blast_radius::workspace::walk;
 use sqlx::PgPool;
 
@@ -29,35 +32,29 @@ impl Repo {
         }
     }
 
-    fn build(&self) -> (Graph, FileMeta) {
-        let sources = self
-            .files
+    fn sources(&self) -> Vec<SourceFile> {
+        self.files
             .iter()
-            .map(|(p, s)| blast_radius::indexer::pipeline::SourceFile {
+            .map(|(p, s)| SourceFile {
                 path: p.clone(),
                 bytes: s.clone().into_bytes(),
             })
-            .collect();
-        let extracted = extract_all(sources, &SkipRules::default(), &|| {});
-        let meta = FileMeta {
-            blobs: self
-                .files
-                .iter()
-                .map(|(p, s)| (p.clone(), blob_sha(s.as_bytes())))
-                .collect(),
-            skipped: extracted.skipped.clone(),
-        };
-        (Graph::build(extracted.facts, extracted.configs), meta)
+            .collect()
+    }
+
+    fn build(&self) -> (Graph, FileMeta) {
+        let (indexed, meta) = index_in_memory(self.sources(), &SkipRules::default());
+        (indexed.graph, meta)
     }
 
     fn input(&self, path: &str) -> FileInput {
-        let text = &self.files[path];
-        FileInput {
-            path: path.to_string(),
-            blob_sha: blob_sha(text.as_bytes()),
-            bytes: text.clone().into_bytes(),
-        }
+        FileInput::new(path, self.files[path].clone().into_bytes())
     }
+}
+
+/// A commit named for a test (leaked: tests are short).
+fn sha(name: &'static str) -> &'static CommitSha {
+    Box::leak(Box::new(CommitSha::from(name)))
 }
 
 async fn store(pool: PgPool) -> Store {
@@ -67,13 +64,14 @@ async fn store(pool: PgPool) -> Store {
 }
 
 async fn saved(store: &Store, name: &str, repo: &Repo) -> (RepoId, Graph) {
-    let state = store.ensure_repository(name).await.unwrap();
-    let (graph, meta) = repo.build();
-    store
-        .save_full(state.id, Some("c1"), &graph, &meta)
+    let revision = InMemory {
+        commit: Some(sha("c1").clone()),
+        files: repo.sources(),
+    };
+    let (indexed, saved) = index_and_save(store, name, &revision, &SkipRules::default(), &Silent)
         .await
         .unwrap();
-    (state.id, graph)
+    (saved.repo, indexed.graph)
 }
 
 fn fixture_repo() -> Repo {
@@ -99,7 +97,7 @@ async fn loaded_graph_equals_built_graph(pool: PgPool) {
         let (id, built) = saved(&store, case, &repo).await;
         let (loaded, state) = store.load_graph(id).await.unwrap();
         assert_eq!(state.version, 1);
-        assert_eq!(state.commit.as_deref(), Some("c1"));
+        assert_eq!(state.commit.as_ref().map(CommitSha::as_str), Some("c1"));
         assert_eq!(loaded.edge_keys(), built.edge_keys(), "{case}");
         assert_eq!(loaded.reverse_keys(), built.reverse_keys(), "{case}");
         assert!(!built.edge_keys().is_empty(), "{case} has edges");
@@ -166,18 +164,18 @@ async fn apply_and_check(
             }
         }
     }
-    let (graph, written) = store
-        .apply_changes(
-            id,
-            graph,
-            expected,
-            Some("next"),
-            changed,
-            removed,
-            &SkipRules::default(),
-        )
-        .await
-        .unwrap();
+    let (graph, written) = apply_push(
+        store,
+        id,
+        graph,
+        expected,
+        Some(sha("next")),
+        changed,
+        removed,
+        &SkipRules::default(),
+    )
+    .await
+    .unwrap();
     assert_eq!(written.version, expected + 1);
     let (rebuilt, _) = repo.build();
     assert_eq!(
@@ -282,10 +280,10 @@ async fn unchanged_blobs_come_from_the_facts_cache(pool: PgPool) {
     let store = store(pool).await;
     let repo = fixture_repo();
     let (_, _) = saved(&store, "o/one", &repo).await;
-    let keys: Vec<(String, String)> = repo
+    let keys: Vec<(String, BlobSha)> = repo
         .files
         .iter()
-        .map(|(p, s)| (p.clone(), blob_sha(s.as_bytes())))
+        .map(|(p, s)| (p.clone(), BlobSha::of(s.as_bytes())))
         .collect();
     let cached = store.cached_facts(&keys).await.unwrap();
     assert_eq!(cached.len(), repo.files.len(), "every blob is cached");
@@ -331,21 +329,21 @@ async fn concurrent_writers_are_serialised(pool: PgPool) {
     let store = store(pool).await;
     let repo = fixture_repo();
     let (id, _) = saved(&store, "o/classify", &repo).await;
-    let cache = blast_radius::store::cache::GraphCache::new(store.clone(), 1 << 30);
+    let cache = blast_radius::jobs::GraphCache::new(store.clone(), 1 << 30);
     let a = FileInput {
         path: "routes/a.js".into(),
-        blob_sha: blob_sha(b"a"),
+        blob: BlobSha::of(b"a"),
         bytes: b"const { classifyFields } = require('../services/classify');\nexport function a(x) { return classifyFields(x); }\n".to_vec(),
     };
     let b = FileInput {
         path: "routes/b.js".into(),
-        blob_sha: blob_sha(b"b"),
+        blob: BlobSha::of(b"b"),
         bytes: b"const { lookupRules } = require('../services/rules');\nexport function b(x) { return lookupRules(x); }\n".to_vec(),
     };
     let rules = SkipRules::default();
     let (ra, rb) = tokio::join!(
-        cache.apply_changes(id, Some("ca"), vec![a.clone()], vec![], &rules),
-        cache.apply_changes(id, Some("cb"), vec![b.clone()], vec![], &rules),
+        cache.apply_changes(id, Some(sha("ca")), vec![a.clone()], vec![], &rules),
+        cache.apply_changes(id, Some(sha("cb")), vec![b.clone()], vec![], &rules),
     );
     let mut versions = vec![ra.unwrap().version, rb.unwrap().version];
     versions.sort();
@@ -369,10 +367,15 @@ async fn a_writer_that_dies_mid_transaction_leaves_the_old_state(pool: PgPool) {
     let before = store.load_graph(id).await.unwrap().0.edge_keys();
     // A writer takes the lock, deletes rows, then its connection dies before commit.
     let mut tx = pool.begin().await.unwrap();
-    let lock = blast_radius::store::lock::lock_repository(&mut tx, id)
+    // The store's advisory lock key for the repository (its namespace | the id).
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(0x4252_0000_0000_0000_i64 | id.0)
+        .execute(&mut *tx)
         .await
         .unwrap();
-    blast_radius::store::ops::delete_all_files(&mut tx, &lock)
+    sqlx::query("DELETE FROM files WHERE repo_id = $1")
+        .bind(id.0)
+        .execute(&mut *tx)
         .await
         .unwrap();
     let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
@@ -409,19 +412,19 @@ async fn a_stale_writer_is_refused(pool: PgPool) {
     let store = store(pool).await;
     let repo = fixture_repo();
     let (id, graph) = saved(&store, "o/classify", &repo).await;
-    let err = store
-        .apply_changes(
-            id,
-            graph,
-            0,
-            None,
-            vec![],
-            vec!["routes/posts.js".into()],
-            &SkipRules::default(),
-        )
-        .await
-        .err()
-        .expect("version 0 is stale");
+    let err = apply_push(
+        &store,
+        id,
+        graph,
+        0,
+        None,
+        vec![],
+        vec!["routes/posts.js".into()],
+        &SkipRules::default(),
+    )
+    .await
+    .err()
+    .expect("version 0 is stale");
     assert!(
         matches!(
             err,
@@ -441,7 +444,10 @@ async fn deleting_a_repository_or_installation_removes_its_rows(pool: PgPool) {
     let repo = fixture_repo();
     let (a, _) = saved(&store, "o/a", &repo).await;
     let (b, _) = saved(&store, "o/b", &repo).await;
-    store.upsert_installation(42, "o").await.unwrap();
+    store
+        .upsert_installation(InstallationId(42), "o")
+        .await
+        .unwrap();
     sqlx::query("UPDATE repositories SET installation_id = 42 WHERE id = $1")
         .bind(b.0)
         .execute(&pool)
@@ -450,7 +456,7 @@ async fn deleting_a_repository_or_installation_removes_its_rows(pool: PgPool) {
     assert!(store.delete_repository(a).await.unwrap());
     assert_eq!(store.counts(a).await.unwrap(), (0, 0, 0));
     assert_ne!(store.counts(b).await.unwrap().2, 0);
-    assert!(store.delete_installation(42).await.unwrap());
+    assert!(store.delete_installation(InstallationId(42)).await.unwrap());
     assert_eq!(store.counts(b).await.unwrap(), (0, 0, 0));
     let left: i64 = sqlx::query_scalar(
         "SELECT (SELECT count(*) FROM repositories) + (SELECT count(*) FROM files)
@@ -534,7 +540,7 @@ async fn tables_left_by_a_first_write_that_died_are_unseen_then_replaced(pool: P
     let repo = fixture_repo();
     let (graph, meta) = repo.build();
     store
-        .save_full(id, Some("c1"), &graph, &meta)
+        .save_full(id, Some(sha("c1")), &graph, &meta)
         .await
         .unwrap();
     let (loaded, _) = store.load_graph(id).await.unwrap();
@@ -568,7 +574,7 @@ async fn a_first_write_does_not_wait_for_readers_of_other_repositories(pool: PgP
     let (graph, meta) = repo.build();
     tokio::time::timeout(
         std::time::Duration::from_secs(60),
-        store.save_full(b, Some("c1"), &graph, &meta),
+        store.save_full(b, Some(sha("c1")), &graph, &meta),
     )
     .await
     .expect("the write of b does not wait for the reader of a")
@@ -625,7 +631,7 @@ async fn an_unreachable_database_is_a_clear_error_without_the_password() {
 
 #[sqlx::test(migrations = false)]
 async fn the_cache_serves_a_stale_graph_while_it_catches_up(pool: PgPool) {
-    use blast_radius::store::cache::GraphCache;
+    use blast_radius::jobs::GraphCache;
     let store = store(pool).await;
     let mut repo = fixture_repo();
     let (id, graph) = saved(&store, "o/classify", &repo).await;
@@ -659,7 +665,7 @@ async fn the_cache_serves_a_stale_graph_while_it_catches_up(pool: PgPool) {
 
 #[sqlx::test(migrations = false)]
 async fn the_cache_keeps_graphs_under_its_memory_budget(pool: PgPool) {
-    use blast_radius::store::cache::GraphCache;
+    use blast_radius::jobs::GraphCache;
     let store = store(pool).await;
     let repo = fixture_repo();
     let (a, _) = saved(&store, "o/a", &repo).await;
@@ -689,7 +695,7 @@ async fn the_cache_keeps_graphs_under_its_memory_budget(pool: PgPool) {
 
 #[sqlx::test(migrations = false)]
 async fn a_write_through_the_cache_leaves_readers_their_graph(pool: PgPool) {
-    use blast_radius::store::cache::GraphCache;
+    use blast_radius::jobs::GraphCache;
     let store = store(pool).await;
     let repo = fixture_repo();
     let (id, _) = saved(&store, "o/classify", &repo).await;
@@ -701,7 +707,7 @@ async fn a_write_through_the_cache_leaves_readers_their_graph(pool: PgPool) {
     let written = cache
         .apply_changes(
             id,
-            Some("c2"),
+            Some(sha("c2")),
             vec![],
             vec!["routes/posts.js".into()],
             &rules,
@@ -720,7 +726,7 @@ async fn a_write_through_the_cache_leaves_readers_their_graph(pool: PgPool) {
     let written = cache
         .apply_changes(
             id,
-            Some("c3"),
+            Some(sha("c3")),
             vec![],
             vec!["routes/services/video.js".into()],
             &rules,
@@ -795,8 +801,8 @@ async fn first_writes_of_two_repositories_at_once_both_land(pool: PgPool) {
     // waits for the other in a cycle.
     let (wa, wb) = tokio::time::timeout(std::time::Duration::from_secs(60), async {
         tokio::join!(
-            store.save_full(a, Some("c1"), &graph, &meta),
-            store.save_full(b, Some("c1"), &graph, &meta)
+            store.save_full(a, Some(sha("c1")), &graph, &meta),
+            store.save_full(b, Some(sha("c1")), &graph, &meta)
         )
     })
     .await
@@ -834,7 +840,7 @@ async fn more_first_writes_than_the_pool_can_serve_at_once_all_land(pool: PgPool
                 .id,
         );
     }
-    let save = |id| store.save_full(id, Some("c1"), &graph, &meta);
+    let save = |id| store.save_full(id, Some(sha("c1")), &graph, &meta);
     let written = tokio::join!(
         save(ids[0]),
         save(ids[1]),
@@ -849,4 +855,67 @@ async fn more_first_writes_than_the_pool_can_serve_at_once_all_land(pool: PgPool
         let (loaded, _) = store.load_graph(id).await.unwrap();
         assert_eq!(loaded.edge_keys(), graph.edge_keys());
     }
+}
+
+/// Each stored file's status and skip reason, by path.
+async fn file_rows(pool: &PgPool, id: RepoId) -> Vec<(String, String, Option<String>)> {
+    sqlx::query_as("SELECT path, status, skip_reason FROM files WHERE repo_id = $1 ORDER BY path")
+        .bind(id.0)
+        .fetch_all(pool)
+        .await
+        .unwrap()
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_pushed_config_that_is_not_utf8_is_skipped_as_a_full_index_skips_it(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/pushed", &repo).await;
+    // A package.json with a byte that is not UTF-8: a full index skips it.
+    let bad = b"{ \"name\": \"classify\xff\", \"main\": \"services/classify.js\" }\n".to_vec();
+    let (graph, _) = apply_push(
+        &store,
+        id,
+        graph,
+        1,
+        Some(sha("c2")),
+        vec![FileInput::new("package.json", bad.clone())],
+        vec![],
+        &SkipRules::default(),
+    )
+    .await
+    .unwrap();
+    // The same files indexed in full.
+    let mut files = repo.sources();
+    files.push(SourceFile {
+        path: "package.json".into(),
+        bytes: bad,
+    });
+    let full = InMemory {
+        commit: Some(sha("c2").clone()),
+        files,
+    };
+    let (indexed, saved) = index_and_save(&store, "o/full", &full, &SkipRules::default(), &Silent)
+        .await
+        .unwrap();
+    assert_eq!(
+        indexed.skipped,
+        vec![(
+            "package.json".to_string(),
+            blast_radius::indexer::skip::SkipReason::NotUtf8
+        )]
+    );
+    let configs = |g: &Graph| -> Vec<(String, String)> {
+        g.configs()
+            .map(|(p, c)| (p.to_string(), c.to_string()))
+            .collect()
+    };
+    assert_eq!(configs(&graph), configs(&indexed.graph));
+    assert_eq!(graph.edge_keys(), indexed.graph.edge_keys());
+    assert_eq!(
+        file_rows(&pool, id).await,
+        file_rows(&pool, saved.repo).await
+    );
+    let (loaded, _) = store.load_graph(id).await.unwrap();
+    assert_eq!(configs(&loaded), configs(&indexed.graph));
 }

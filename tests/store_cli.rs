@@ -12,6 +12,7 @@ fn url_of(pool: &PgPool) -> String {
 #[sqlx::test(migrations = false)]
 async fn index_then_answer_from_the_database(pool: PgPool) {
     let url = url_of(&pool);
+    run_ok(&["migrate", "--database-url", &url]);
     let repo = two_commit_repo("blast/classify");
     let dir = repo.path().to_str().unwrap().to_string();
     // The working tree at the base commit is what gets stored.
@@ -88,4 +89,23 @@ async fn index_then_answer_from_the_database(pool: PgPool) {
     let from_git = run_ok(&["blast", "--repo", &dir, "--base", &base, "--format", "json"]);
     assert_eq!(stored, from_git);
     assert!(stored.contains("routes/posts.js"));
+}
+
+#[sqlx::test(migrations = false)]
+async fn commands_other_than_migrate_ask_for_the_migrations_first(pool: PgPool) {
+    let url = url_of(&pool);
+    let repo = two_commit_repo("blast/classify");
+    let dir = repo.path().to_str().unwrap().to_string();
+    let out = common::run(&["index", "--repo", &dir, "--database-url", &url]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("run `blast-radius migrate"), "{err}");
+    // Nothing was created: the schema is migrate's alone.
+    let tables: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = 'repositories'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(tables, 0);
 }

@@ -7,14 +7,21 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::load::{load_commit, load_dir, load_files, peak_memory, Loaded};
+use super::progress::{peak_memory, Bar};
 use super::{GraphFormat, RepoArgs, ReportFormat};
-use crate::blast::radius::{blast as blast_radius, BlastOptions, FileChange};
 use crate::graph::{Confidence, DefId, Found, Graph};
 use crate::indexer::facts::{CallKind, DefKind};
+use crate::indexer::pipeline::SourceFile;
 use crate::indexer::skip::SkipRules;
+use crate::model::CommitSha;
 use crate::report::{graph_export, json::render_json, markdown::render_markdown};
-use crate::workspace::git::GitRepo;
+use crate::store::Store;
+use crate::workflow::blast::{blast_revisions, BlastRequest};
+use crate::workflow::index::{index as index_revision, index_files, Indexed};
+use crate::workflow::save::{index_and_save, load_stored, load_stored_at};
+use crate::workflow::source::Changes;
+use crate::workspace::git::{GitRange, GitRepo, GitRevision};
+use crate::workspace::walk::WorkingTree;
 
 /// GitHub's comment limit is 65,536 characters; leave room for what wraps the body.
 const COMMENT_BUDGET: usize = 60_000;
@@ -26,16 +33,38 @@ fn rules(repo: &RepoArgs) -> SkipRules {
     }
 }
 
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// Runs `work` with a connection to the database at `url`, whose migrations must be
+/// applied (`migrate` applies them; no other command changes the schema).
+fn with_store<T>(url: &str, work: impl AsyncFnOnce(&Store) -> Result<T>) -> Result<T> {
+    runtime()?.block_on(async {
+        let store = Store::connect(url).await?;
+        store.require_migrated().await?;
+        work(&store).await
+    })
+}
+
 /// The repository's graph: from the database when `--database-url` is given, else by
 /// indexing the directory.
-fn load(repo: &RepoArgs, progress: bool) -> Result<Loaded> {
+fn load(repo: &RepoArgs, progress: bool) -> Result<Indexed> {
     if let Some(url) = &repo.database_url {
-        return super::stored::load(url, &repo_name(repo)?);
+        let name = repo_name(repo)?;
+        return with_store(url, async |store| Ok(load_stored(store, &name).await?.0));
     }
     if !repo.repo.is_dir() {
         bail!("{} is not a directory", repo.repo.display());
     }
-    load_dir(&repo.repo, &rules(repo), progress)
+    index_revision(
+        &WorkingTree::new(&repo.repo),
+        &rules(repo),
+        &Bar::new(progress),
+    )
 }
 
 /// The repository's name in the database: `--name`, else the directory's name.
@@ -60,7 +89,10 @@ pub fn index(repo: &RepoArgs) -> Result<()> {
             bail!("{} is not a directory", repo.repo.display());
         }
         let name = repo_name(repo)?;
-        let (loaded, saved) = super::stored::index_and_save(url, &name, &repo.repo, &rules(repo))?;
+        let tree = WorkingTree::new(&repo.repo);
+        let (loaded, saved) = with_store(url, async |store| {
+            index_and_save(store, &name, &tree, &rules(repo), &Bar::new(true)).await
+        })?;
         print!("{}", summary(&loaded, start.elapsed()));
         println!(
             "stored       {name} version {}: {} files, {} edges in {:.2} s ({} files parsed, {} from the facts cache)",
@@ -75,7 +107,7 @@ pub fn index(repo: &RepoArgs) -> Result<()> {
 }
 
 pub fn migrate(url: &str) -> Result<()> {
-    super::stored::migrate(url)?;
+    runtime()?.block_on(async { Store::connect(url).await?.migrate().await })?;
     println!(
         "database at {} is up to date",
         crate::store::describe_url(url)?
@@ -83,7 +115,7 @@ pub fn migrate(url: &str) -> Result<()> {
     Ok(())
 }
 
-fn summary(loaded: &Loaded, total: std::time::Duration) -> String {
+fn summary(loaded: &Indexed, total: std::time::Duration) -> String {
     let g = &loaded.graph;
     let mut defs = 0usize;
     let mut sites: BTreeMap<&str, usize> = BTreeMap::new();
@@ -338,80 +370,51 @@ pub fn blast(
     format: ReportFormat,
 ) -> Result<()> {
     let git = GitRepo::open(&repo.repo)?;
-    let base_commit = git.resolve(base)?;
-    let head_commit = git.resolve(head)?;
+    let base_commit = CommitSha::from(git.resolve(base)?);
+    let head_commit = CommitSha::from(git.resolve(head)?);
     let rules = rules(repo);
-    let mut loaded = match &repo.database_url {
+    let old = GitRevision {
+        repo: &git,
+        commit: base_commit.clone(),
+    };
+    let new = GitRevision {
+        repo: &git,
+        commit: head_commit.clone(),
+    };
+    let stored = match &repo.database_url {
         // The stored graph serves as the base when it reflects the base commit.
-        Some(url) => match super::stored::load_at(url, &repo_name(repo)?, &base_commit)? {
-            Some(loaded) => loaded,
-            None => {
+        Some(url) => {
+            let name = repo_name(repo)?;
+            let at = with_store(url, async |store| {
+                load_stored_at(store, &name, &base_commit).await
+            })?;
+            if at.is_none() {
                 eprintln!(
                     "note: the stored graph is not at {base} ({}); indexing {base} from git",
-                    &base_commit[..12.min(base_commit.len())]
+                    base_commit.short()
                 );
-                load_commit(&git, &base_commit, &rules, true)?
             }
-        },
-        None => load_commit(&git, &base_commit, &rules, true)?,
+            at
+        }
+        None => None,
     };
-
-    let base_tree = git.tree(&base_commit)?;
-    let head_tree = git.tree(&head_commit)?;
-    let mut changed = git.changed_paths(&base_commit, &head_commit)?;
-    changed.sort();
-    let pick =
-        |tree: &[crate::workspace::git::TreeEntry]| -> Vec<crate::workspace::git::TreeEntry> {
-            tree.iter()
-                .filter(|e| changed.binary_search(&e.path).is_ok())
-                .cloned()
-                .collect()
-        };
-    let old = git.read_blobs(&pick(&base_tree))?;
-    let new = git.read_blobs(&pick(&head_tree))?;
-    let mut versions: BTreeMap<String, FileChange> = BTreeMap::new();
-    for f in old {
-        let text = String::from_utf8(f.bytes).ok();
-        versions
-            .entry(f.path.clone())
-            .or_insert_with(|| FileChange {
-                path: f.path.clone(),
-                old: None,
-                new: None,
-            })
-            .old = text;
-    }
-    let mut skipped_files = loaded.skipped.len() as u32;
-    for f in new {
-        let text = match rules.check(&f.path, &f.bytes) {
-            Ok(t) => Some(t.to_string()),
-            Err(_) if crate::graph::modules::ModuleResolver::is_config_file(&f.path) => {
-                String::from_utf8(f.bytes.clone()).ok()
-            }
-            Err(_) => {
-                // Skipped in head (minified, too large...): keep base, count it.
-                skipped_files += 1;
-                versions.remove(&f.path);
-                continue;
-            }
-        };
-        versions
-            .entry(f.path.clone())
-            .or_insert_with(|| FileChange {
-                path: f.path.clone(),
-                old: None,
-                new: None,
-            })
-            .new = text;
-    }
-    let changes: Vec<FileChange> = versions.into_values().filter(|c| c.old != c.new).collect();
-    let options = BlastOptions {
-        base: base.to_string(),
-        head: head.to_string(),
-        depth: depth.max(1),
-        skipped_files,
+    let mut loaded = match stored {
+        Some(loaded) => loaded,
+        None => index_revision(&old, &rules, &Bar::new(true))?,
     };
-    let report = blast_radius(&mut loaded.graph, &changes, &options);
+    let changed = GitRange {
+        repo: &git,
+        base: base_commit,
+        head: head_commit,
+    }
+    .changed_paths()?;
+    let request = BlastRequest {
+        base_label: base,
+        head_label: head,
+        depth,
+        base_skipped: loaded.skipped.len(),
+    };
+    let report = blast_revisions(&mut loaded.graph, &old, &new, &changed, &rules, &request)?;
     let text = match format {
         ReportFormat::Markdown => render_markdown(&report, COMMENT_BUDGET),
         ReportFormat::Json => render_json(&report),
@@ -423,13 +426,12 @@ pub fn blast(
 pub fn facts(file: &Path) -> Result<()> {
     let path = file.to_string_lossy().replace('\\', "/");
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
-    let loaded = load_files(
-        vec![crate::indexer::pipeline::SourceFile {
+    let loaded = index_files(
+        vec![SourceFile {
             path: path.clone(),
             bytes,
         }],
         &SkipRules::default(),
-        false,
     );
     if let Some((_, reason)) = loaded.skipped.first() {
         bail!("{path} is skipped: {}", reason.as_str());

@@ -1,8 +1,7 @@
 //! The `blast-radius` command line: argument parsing and one function per subcommand.
 
 mod commands;
-pub mod load;
-mod stored;
+mod progress;
 
 use std::path::PathBuf;
 

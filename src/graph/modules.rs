@@ -165,13 +165,7 @@ impl ModuleResolver {
     ///
     /// Anything under a `node_modules` directory is rejected: installed packages are externals.
     pub fn is_config_file(path: &str) -> bool {
-        let path = clean_path(path);
-        if path.split('/').any(|segment| segment == "node_modules") {
-            return false;
-        }
-        let name = file_name(path);
-        matches!(name, "package.json" | "tsconfig.json" | "jsconfig.json")
-            || (name.starts_with("tsconfig.") && name.ends_with(".json"))
+        crate::indexer::select::is_config_file(path)
     }
 
     /// Resolve `specifier` as imported from the file `importer` (repo-relative path).

@@ -6,6 +6,7 @@ pub mod extract;
 pub mod facts;
 pub mod language;
 pub mod pipeline;
+pub mod select;
 pub mod skip;
 
 pub use extract::extract;

@@ -3,9 +3,8 @@
 use rayon::prelude::*;
 
 use super::facts::FileFacts;
-use super::language::Language;
+use super::select::{select, Selected};
 use super::skip::{SkipReason, SkipRules};
-use crate::graph::modules::ModuleResolver;
 
 /// One input file: repository-relative path and its bytes.
 pub struct SourceFile {
@@ -22,11 +21,6 @@ pub struct Extracted {
     pub skipped: Vec<(String, SkipReason)>,
     /// Bytes of source parsed.
     pub bytes: u64,
-}
-
-/// Whether a path is something the indexer reads (a source or a config file).
-pub fn wanted(path: &str) -> bool {
-    Language::from_path(path).is_some() || ModuleResolver::is_config_file(path)
 }
 
 /// Classifies and extracts every file in parallel. `progress` is called once per file.
@@ -58,21 +52,14 @@ pub fn extract_each<T: Send, E: Send>(
         .into_par_iter()
         .map(|item| {
             let file = read(item)?;
-            let out = if ModuleResolver::is_config_file(&file.path) {
-                match String::from_utf8(file.bytes) {
-                    Ok(text) => Out::Config(file.path, text),
-                    Err(_) => Out::Skipped(file.path, SkipReason::NotUtf8),
+            let out = match select(&file.path, &file.bytes, rules) {
+                Selected::Code(language, text) => {
+                    let facts = super::extract(&file.path, language, text);
+                    Out::Facts(Box::new(facts), file.bytes.len() as u64)
                 }
-            } else if Language::from_path(&file.path).is_some() {
-                match rules.check(&file.path, &file.bytes) {
-                    Ok(text) => match super::extract_source(&file.path, text) {
-                        Some(facts) => Out::Facts(Box::new(facts), file.bytes.len() as u64),
-                        None => Out::Ignored,
-                    },
-                    Err(reason) => Out::Skipped(file.path, reason),
-                }
-            } else {
-                Out::Ignored
+                Selected::Config(text) => Out::Config(file.path.clone(), text.to_string()),
+                Selected::Skipped(reason) => Out::Skipped(file.path, reason),
+                Selected::Ignored => Out::Ignored,
             };
             progress();
             Ok(out)

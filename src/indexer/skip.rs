@@ -15,6 +15,26 @@ pub enum SkipReason {
     Minified,
 }
 
+/// A skip reason's name that is not one of ours.
+#[derive(Debug, PartialEq, Eq)]
+pub struct UnknownSkipReason;
+
+impl std::str::FromStr for SkipReason {
+    type Err = UnknownSkipReason;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [
+            SkipReason::TooLarge,
+            SkipReason::Binary,
+            SkipReason::NotUtf8,
+            SkipReason::Minified,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
+        .ok_or(UnknownSkipReason)
+    }
+}
+
 impl SkipReason {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -80,6 +100,19 @@ impl SkipRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasons_read_back_and_unknown_ones_are_refused() {
+        for r in [
+            SkipReason::TooLarge,
+            SkipReason::Binary,
+            SkipReason::NotUtf8,
+            SkipReason::Minified,
+        ] {
+            assert_eq!(r.as_str().parse::<SkipReason>(), Ok(r));
+        }
+        assert_eq!("huge".parse::<SkipReason>(), Err(UnknownSkipReason));
+    }
 
     #[test]
     fn each_reason_is_detected() {

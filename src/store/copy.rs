@@ -2,6 +2,8 @@
 //! trip per row, and without the server parsing text (bytea especially).
 //! Each value must match its column's type exactly (int8, int4, text, bytea, bool).
 
+use sqlx::PgConnection;
+
 /// A buffer of COPY rows in PostgreSQL's binary format.
 pub struct CopyBuf {
     buf: Vec<u8>,
@@ -121,6 +123,28 @@ impl Default for CopyBuf {
     fn default() -> Self {
         CopyBuf::new()
     }
+}
+
+/// Streams rows into a table with COPY.
+pub(super) async fn copy_in(
+    db: &mut PgConnection,
+    table: &str,
+    columns: &str,
+    rows: &CopyBuf,
+) -> sqlx::Result<u64> {
+    if rows.rows() == 0 {
+        return Ok(0);
+    }
+    let mut copy = db
+        .copy_in_raw(&format!(
+            "COPY {table} ({columns}) FROM STDIN (FORMAT binary)"
+        ))
+        .await?;
+    // Chunks keep each message small.
+    for chunk in rows.finish().chunks(1 << 20) {
+        copy.send(chunk).await?;
+    }
+    copy.finish().await
 }
 
 #[cfg(test)]

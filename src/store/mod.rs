@@ -5,12 +5,11 @@
 //! lock, so a reader never sees half an update and two writers never interleave.
 //! Loading rebuilds the in-memory graph from rows alone: no parsing, no resolving.
 
-pub mod cache;
-pub mod copy;
-pub mod lock;
-pub mod ops;
-pub mod partition;
-pub mod rows;
+mod copy;
+mod lock;
+mod ops;
+mod partition;
+mod rows;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -24,16 +23,18 @@ use sqlx::{Connection, PgConnection, PgPool};
 use crate::graph::stored::StoredResolution;
 use crate::graph::{FileId, Graph};
 use crate::indexer::facts::FileFacts;
-use crate::indexer::skip::{SkipReason, SkipRules};
+use crate::indexer::skip::SkipReason;
 use crate::indexer::{Language, PARSER_VERSION};
+use crate::model::{BlobSha, CommitSha, InstallationId};
 use copy::CopyBuf;
 use lock::{lock_repository, RepoLock};
-use rows::{CacheEntry, FileMeta, FileNumbers, Rows};
+use rows::{CacheEntry, FileNumbers, Rows};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RepoId(pub i64);
+pub use crate::model::RepoId;
+pub use ops::CallerRow;
+pub use rows::FileMeta;
 
 /// A repository row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,8 +42,26 @@ pub struct RepoState {
     pub id: RepoId,
     pub full_name: String,
     /// The commit the stored graph reflects.
-    pub commit: Option<String>,
+    pub commit: Option<CommitSha>,
     pub version: i64,
+}
+
+/// What a push changed, for [`Store::write_push`]: the graph already holds the change.
+pub struct PushWrite<'a> {
+    /// The stored version the graph was at before the change.
+    pub expected: i64,
+    pub commit: Option<&'a CommitSha>,
+    /// Blobs of the pushed files, and those of them skipped with their reasons.
+    pub meta: &'a FileMeta,
+    /// Pushed config files (path, contents).
+    pub configs: &'a [(String, String)],
+    /// Every file whose rows change: the pushed code files and the files whose
+    /// resolution moved because of them, sorted.
+    pub rewritten: &'a [FileId],
+    /// Paths removed by the push.
+    pub removed: &'a [String],
+    /// Paths whose facts were parsed now (not taken from the facts cache).
+    pub parsed: &'a FxHashSet<String>,
 }
 
 #[derive(thiserror::Error, Debug)]
@@ -59,6 +78,10 @@ pub enum StoreError {
     Stale { expected: i64, actual: i64 },
     #[error("stored facts of {path} are unreadable ({reason}): re-index the repository")]
     Corrupt { path: String, reason: String },
+    #[error(
+        "the database at {target} lacks {pending} of Blast Radius's migrations: run `blast-radius migrate --database-url URL` first"
+    )]
+    NotMigrated { target: String, pending: usize },
     #[error("database error: {0}")]
     Sql(sqlx::Error),
     #[error("a database task failed: {0}")]
@@ -92,14 +115,6 @@ fn connect_cause(e: &sqlx::Error) -> String {
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
-/// One file of a push: its path, blob and bytes.
-#[derive(Clone, Debug)]
-pub struct FileInput {
-    pub path: String,
-    pub blob_sha: String,
-    pub bytes: Vec<u8>,
-}
-
 /// The result of a write: the new graph version and how many files' rows were written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Written {
@@ -108,9 +123,14 @@ pub struct Written {
     pub edges: usize,
 }
 
+/// The migrations under `migrations/`, embedded in the binary.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
 #[derive(Clone)]
 pub struct Store {
     pool: PgPool,
+    /// Host, port and database, for messages.
+    target: String,
     /// One permit per pooled connection. A write holds its transaction's connection
     /// while it waits for more (one per partition of a first write, one for the facts
     /// cache): it is admitted only with permits for all it may hold, so writers never
@@ -188,7 +208,18 @@ impl Store {
 
     pub fn from_pool(pool: PgPool) -> Store {
         let connections = Arc::new(Semaphore::new(pool.options().get_max_connections() as usize));
-        Store { pool, connections }
+        let options = pool.connect_options();
+        let target = format!(
+            "{}:{}/{}",
+            options.get_host(),
+            options.get_port(),
+            options.get_database().unwrap_or("postgres")
+        );
+        Store {
+            pool,
+            target,
+            connections,
+        }
     }
 
     /// Waits until a write that may hold `connections` at once can have them all.
@@ -200,14 +231,32 @@ impl Store {
             .expect("the semaphore is never closed")
     }
 
-    pub fn pool(&self) -> &PgPool {
-        &self.pool
-    }
-
     /// Applies the embedded migrations (idempotent).
     pub async fn migrate(&self) -> Result<()> {
-        sqlx::migrate!("./migrations").run(&self.pool).await?;
+        MIGRATOR.run(&self.pool).await?;
         Ok(())
+    }
+
+    /// How many of the embedded migrations the database has not applied.
+    pub async fn pending_migrations(&self) -> Result<usize> {
+        let applied = ops::applied_migrations(&self.pool).await?;
+        Ok(MIGRATOR
+            .iter()
+            .filter(|m| !m.migration_type.is_down_migration())
+            .filter(|m| !applied.contains(&m.version))
+            .count())
+    }
+
+    /// Fails with [`StoreError::NotMigrated`] unless every migration is applied: what a
+    /// command that only reads or writes rows checks, instead of migrating itself.
+    pub async fn require_migrated(&self) -> Result<()> {
+        match self.pending_migrations().await? {
+            0 => Ok(()),
+            pending => Err(StoreError::NotMigrated {
+                target: self.target.clone(),
+                pending,
+            }),
+        }
     }
 
     pub async fn ensure_repository(&self, full_name: &str) -> Result<RepoState> {
@@ -223,7 +272,7 @@ impl Store {
         Ok(RepoState {
             id,
             full_name,
-            commit,
+            commit: commit.map(CommitSha),
             version,
         })
     }
@@ -235,7 +284,7 @@ impl Store {
         Ok(RepoState {
             id,
             full_name,
-            commit,
+            commit: commit.map(CommitSha),
             version,
         })
     }
@@ -254,18 +303,18 @@ impl Store {
         Ok(deleted)
     }
 
-    pub async fn upsert_installation(&self, id: i64, account_login: &str) -> Result<()> {
-        Ok(ops::upsert_installation(&self.pool, id, account_login).await?)
+    pub async fn upsert_installation(&self, id: InstallationId, account_login: &str) -> Result<()> {
+        Ok(ops::upsert_installation(&self.pool, id.0, account_login).await?)
     }
 
-    pub async fn delete_installation(&self, id: i64) -> Result<bool> {
+    pub async fn delete_installation(&self, id: InstallationId) -> Result<bool> {
         let mut tx = self.pool.begin().await?;
         let mut locks = Vec::new();
         // In id order, as every writer that takes several locks must.
-        for repo in ops::installation_repositories(&mut *tx, id).await? {
+        for repo in ops::installation_repositories(&mut *tx, id.0).await? {
             locks.push(lock_repository(&mut tx, repo).await?);
         }
-        let deleted = ops::delete_installation(&mut tx, id, &locks).await? > 0;
+        let deleted = ops::delete_installation(&mut tx, id.0, &locks).await? > 0;
         tx.commit().await?;
         Ok(deleted)
     }
@@ -273,12 +322,12 @@ impl Store {
     /// Cached facts for files about to be indexed, by path: what need not be parsed.
     pub async fn cached_facts(
         &self,
-        files: &[(String, String)],
+        files: &[(String, BlobSha)],
     ) -> Result<FxHashMap<String, FileFacts>> {
         let mut keys: FxHashMap<(String, String), Vec<String>> = FxHashMap::default();
         for (path, blob) in files {
             if let Some(variant) = variant_of_path(path) {
-                keys.entry((blob.clone(), variant))
+                keys.entry((blob.0.clone(), variant))
                     .or_default()
                     .push(path.clone());
             }
@@ -302,7 +351,7 @@ impl Store {
     pub async fn save_full(
         &self,
         repo: RepoId,
-        commit: Option<&str>,
+        commit: Option<&CommitSha>,
         graph: &Graph,
         meta: &FileMeta,
     ) -> Result<Written> {
@@ -328,7 +377,7 @@ impl Store {
         let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
         let edges = rows.edges.rows();
         write_rows(&mut tx, &lock, &rows, cached, started).await?;
-        ops::set_graph_version(&mut tx, &lock, commit, version).await?;
+        ops::set_graph_version(&mut tx, &lock, commit.map(CommitSha::as_str), version).await?;
         tx.commit().await?;
         Ok(Written {
             version,
@@ -337,25 +386,17 @@ impl Store {
         })
     }
 
-    /// Applies a push: the changed files' new contents and the removed paths. In one
-    /// transaction under the repository lock, replaces the rows of changed and removed
-    /// files and of every other file whose resolved edges changed because of them, and
-    /// moves the repository to `commit` and a new graph version.
-    ///
-    /// `graph` must hold the stored graph at version `expected`. It is consumed: on
-    /// success the updated graph comes back; on error it is gone (it may be ahead of
-    /// the database) and must be loaded again.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn apply_changes(
+    /// Writes a push that `graph` already holds (see `workflow::push`): in one
+    /// transaction under the repository lock, replaces the rows of the changed, removed
+    /// and re-resolved files and moves the repository to the commit and a new graph
+    /// version. Refused as [`StoreError::Stale`] when the stored graph is no longer at
+    /// `change.expected`.
+    pub async fn write_push(
         &self,
         repo: RepoId,
-        mut graph: Graph,
-        expected: i64,
-        commit: Option<&str>,
-        changed: Vec<FileInput>,
-        removed: Vec<String>,
-        rules: &SkipRules,
-    ) -> Result<(Graph, Written)> {
+        graph: &Graph,
+        change: &PushWrite<'_>,
+    ) -> Result<Written> {
         // A push can be a repository's first write. Read outside the lock, this only
         // sizes the admission: the path taken is decided under the lock, and a
         // repository only loses its partitions by being deleted.
@@ -372,79 +413,18 @@ impl Store {
         let actual = ops::graph_version(&mut *tx, repo)
             .await?
             .ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))?;
-        if actual != expected {
-            return Err(StoreError::Stale { expected, actual });
+        if actual != change.expected {
+            return Err(StoreError::Stale {
+                expected: change.expected,
+                actual,
+            });
         }
         let version = actual + 1;
 
-        // Sort the inputs: configs, skipped files, and code (parsed or from the cache).
-        let mut meta = FileMeta::default();
-        let mut configs = Vec::new();
-        let mut code = Vec::new();
-        for input in changed {
-            meta.blobs
-                .insert(input.path.clone(), input.blob_sha.clone());
-            if crate::graph::modules::ModuleResolver::is_config_file(&input.path) {
-                configs.push((
-                    input.path,
-                    String::from_utf8_lossy(&input.bytes).into_owned(),
-                ));
-            } else if Language::from_path(&input.path).is_some() {
-                match rules.check(&input.path, &input.bytes) {
-                    Ok(_) => code.push(input),
-                    Err(reason) => meta.skipped.push((input.path, reason)),
-                }
-            }
-        }
-        let keys: Vec<(String, String)> = code
-            .iter()
-            .map(|i| (i.path.clone(), i.blob_sha.clone()))
-            .collect();
-        let mut cached = self.cached_facts(&keys).await?;
-        let facts: Vec<(FileFacts, bool)> = code
-            .into_par_iter()
-            .map(|input| match cached.get(&input.path) {
-                Some(f) => (f.clone(), false),
-                None => {
-                    let text =
-                        std::str::from_utf8(&input.bytes).expect("checked by the skip rules");
-                    let f = crate::indexer::extract_source(&input.path, text)
-                        .expect("code files have a language");
-                    (f, true)
-                }
-            })
-            .collect();
-        cached.clear();
-
-        // Lay the changes over the graph, collecting every file whose resolution moved.
-        let mut affected: FxHashSet<FileId> = FxHashSet::default();
-        let mut gone: Vec<String> = Vec::new();
-        for path in &removed {
-            if crate::graph::modules::ModuleResolver::is_config_file(path) {
-                affected.extend(graph.update_config(path, None));
-            } else {
-                affected.extend(graph.remove_file(path));
-            }
-            gone.push(path.clone());
-        }
-        for (path, _) in &meta.skipped {
-            affected.extend(graph.remove_file(path));
-        }
-        for (path, text) in &configs {
-            affected.extend(graph.update_config(path, Some(text)));
-        }
-        let mut fresh: FxHashSet<String> = FxHashSet::default();
-        for (f, parsed) in facts {
-            if parsed {
-                fresh.insert(f.path.clone());
-            }
-            affected.extend(graph.update_facts(f));
-        }
-
-        // Rewrite the rows of every affected file, plus the inputs' own rows.
-        let mut rewritten: Vec<FileId> = affected.into_iter().collect();
-        rewritten.sort();
-        let mut paths: Vec<String> = rewritten
+        // Blobs of re-resolved files the push did not carry are in their old rows.
+        let mut meta = change.meta.clone();
+        let mut paths: Vec<String> = change
+            .rewritten
             .iter()
             .map(|&f| graph.facts(f).path.clone())
             .collect();
@@ -457,56 +437,55 @@ impl Store {
             meta.blobs.insert(path, blob);
         }
         paths.extend(meta.skipped.iter().map(|(p, _)| p.clone()));
-        paths.extend(configs.iter().map(|(p, _)| p.clone()));
+        paths.extend(change.configs.iter().map(|(p, _)| p.clone()));
         let mut numbers = FileNumbers::from_rows(ops::file_numbers(&mut *tx, repo).await?);
         let mut doomed: Vec<i32> = paths.iter().filter_map(|p| numbers.get(p)).collect();
-        doomed.extend(gone.iter().filter_map(|p| numbers.forget(p)));
+        doomed.extend(change.removed.iter().filter_map(|p| numbers.forget(p)));
         ops::delete_files(&mut tx, &lock, &doomed).await?;
         let started = (!partition::attached(&mut tx, repo).await?)
             .then(|| partition::start(&self.pool, &lock));
         // Number the rewritten files and every file they call into, then build rows.
-        for &f in &rewritten {
+        for &f in change.rewritten {
             numbers.number(&graph.facts(f).path);
             for e in graph.edges(f) {
                 numbers.number(&graph.facts(e.target.file).path);
             }
         }
-        let entries: Vec<CacheEntry> = rewritten
+        let entries: Vec<CacheEntry> = change
+            .rewritten
             .iter()
             .map(|&f| graph.facts(f))
-            .filter(|facts| fresh.contains(&facts.path))
+            .filter(|facts| change.parsed.contains(&facts.path))
             .map(|facts| rows::cache_entry(facts, meta.blob(&facts.path)))
             .collect();
         let cached = write_cache(&self.pool, entries);
         let mut rows = Rows::new();
-        for &f in &rewritten {
+        for &f in change.rewritten {
             let path = &graph.facts(f).path;
             let blob = meta.blob(path);
-            rows.add_file(repo.0, version, &graph, f, blob, &numbers);
+            rows.add_file(repo.0, version, graph, f, blob, &numbers);
         }
         for (path, reason) in &meta.skipped {
             let blob = meta.blob(path);
             rows.add_skipped(repo.0, version, path, blob, *reason, &mut numbers);
         }
-        for (path, text) in &configs {
+        for (path, text) in change.configs {
             let blob = meta.blob(path);
             rows.add_config(repo.0, version, path, blob, text, &mut numbers);
         }
         let edges = rows.edges.rows();
         let files = rows.files.rows();
         write_rows(&mut tx, &lock, &rows, cached, started).await?;
-        let added: Vec<String> = meta.blobs.keys().cloned().collect();
-        ops::record_removed(&mut tx, &lock, &gone, &added, version).await?;
+        let added: Vec<String> = change.meta.blobs.keys().cloned().collect();
+        ops::record_removed(&mut tx, &lock, change.removed, &added, version).await?;
+        let commit = change.commit.map(CommitSha::as_str);
         ops::set_graph_version(&mut tx, &lock, commit, version).await?;
         tx.commit().await?;
-        Ok((
-            graph,
-            Written {
-                version,
-                files,
-                edges,
-            },
-        ))
+        Ok(Written {
+            version,
+            files,
+            edges,
+        })
     }
 
     /// The repository's graph from its rows alone, with the state it reflects.
@@ -660,7 +639,7 @@ async fn write_rows(
             let repo_rows = async {
                 for (table, (columns, rows)) in partition::TABLES.into_iter().zip(tables) {
                     let name = partition::partition(table, lock.repo());
-                    ops::copy_in(&mut *tx, &name, columns, rows).await?;
+                    copy::copy_in(&mut *tx, &name, columns, rows).await?;
                 }
                 Ok::<_, sqlx::Error>(())
             };
@@ -708,7 +687,14 @@ fn decode_rows(rows: Vec<ops::StoredFileRow>) -> Result<Decoded> {
     for row in rows {
         match row.status.as_str() {
             "config" => configs.push((row.path, row.content.unwrap_or_default())),
-            "skipped" => skipped.push((row.path, parse_reason(row.skip_reason.as_deref()))),
+            "skipped" => {
+                let reason = row.skip_reason.as_deref().unwrap_or_default();
+                let reason = reason.parse().map_err(|_| StoreError::Corrupt {
+                    path: row.path.clone(),
+                    reason: format!("unknown skip reason '{reason}'"),
+                })?;
+                skipped.push((row.path, reason));
+            }
             _ => indexed.push(row),
         }
     }
@@ -736,13 +722,4 @@ fn decode_rows(rows: Vec<ops::StoredFileRow>) -> Result<Decoded> {
         .collect::<Result<Vec<_>>>()?;
     configs.sort();
     Ok((files, configs, skipped))
-}
-
-fn parse_reason(s: Option<&str>) -> SkipReason {
-    match s {
-        Some("binary") => SkipReason::Binary,
-        Some("not_utf8") => SkipReason::NotUtf8,
-        Some("minified") => SkipReason::Minified,
-        _ => SkipReason::TooLarge,
-    }
 }

@@ -8,6 +8,19 @@ use super::copy::CopyBuf;
 use super::lock::RepoLock;
 use super::RepoId;
 
+/// Versions of the migrations applied (none when sqlx's table does not exist yet).
+pub async fn applied_migrations(db: impl PgExecutor<'_> + Copy) -> sqlx::Result<Vec<i64>> {
+    let exists: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+        .fetch_one(db)
+        .await?;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
+        .fetch_all(db)
+        .await
+}
+
 pub async fn upsert_installation(
     db: impl PgExecutor<'_>,
     id: i64,
@@ -249,28 +262,6 @@ pub async fn cached_facts(
         .collect())
 }
 
-/// Streams rows into a table with COPY.
-pub async fn copy_in(
-    db: &mut PgConnection,
-    table: &str,
-    columns: &str,
-    rows: &CopyBuf,
-) -> sqlx::Result<u64> {
-    if rows.rows() == 0 {
-        return Ok(0);
-    }
-    let mut copy = db
-        .copy_in_raw(&format!(
-            "COPY {table} ({columns}) FROM STDIN (FORMAT binary)"
-        ))
-        .await?;
-    // Chunks keep each message small.
-    for chunk in rows.finish().chunks(1 << 20) {
-        copy.send(chunk).await?;
-    }
-    copy.finish().await
-}
-
 /// Adds facts to the content-addressed cache; entries already there stay. The keys
 /// already present are read first and the rest copied in with COPY. A concurrent
 /// writer of the same blob can still get there first: the COPY then fails on the key
@@ -311,7 +302,7 @@ pub async fn insert_facts_cache(
             rows.end_row();
         }
     }
-    let copied = copy_in(
+    let copied = super::copy::copy_in(
         db,
         "facts_cache",
         "blob_sha, variant, parser_version, facts",
@@ -410,7 +401,7 @@ pub async fn config_changed_since(
     Ok(changed
         || removed
             .iter()
-            .any(|p| crate::graph::modules::ModuleResolver::is_config_file(p)))
+            .any(|p| crate::indexer::select::is_config_file(p)))
 }
 
 pub async fn configs(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Vec<(String, String)>> {

@@ -92,7 +92,7 @@ impl Detached {
     /// Copies the rows in, builds the indexes, and commits the table (still unseen:
     /// `attach` makes it a partition).
     pub async fn fill(mut self, columns: &str, rows: &CopyBuf) -> sqlx::Result<()> {
-        super::ops::copy_in(&mut self.tx, &self.name, columns, rows).await?;
+        super::copy::copy_in(&mut self.tx, &self.name, columns, rows).await?;
         for statement in &self.indexes {
             sqlx::query(statement).execute(&mut *self.tx).await?;
         }

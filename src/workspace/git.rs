@@ -7,8 +7,10 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use super::walk::in_skipped_dir;
-use crate::indexer::pipeline::{wanted, SourceFile};
+use crate::indexer::pipeline::SourceFile;
+use crate::indexer::select::wanted;
+use crate::model::{BlobSha, CommitSha};
+use crate::workflow::source::{Changes, FileEntry, Revision};
 
 pub struct GitRepo {
     root: PathBuf,
@@ -85,7 +87,7 @@ impl GitRepo {
             };
             let mut parts = meta.split(' ');
             let (_mode, kind, sha) = (parts.next(), parts.next(), parts.next());
-            if kind != Some("blob") || in_skipped_dir(path) || !wanted(path) {
+            if kind != Some("blob") || !wanted(path) {
                 continue;
             }
             entries.push(TreeEntry {
@@ -164,24 +166,59 @@ impl GitRepo {
     }
 }
 
-/// The git blob sha of some bytes (what `git hash-object` prints), so files read from a
-/// plain directory are keyed like files read from git.
-pub fn blob_sha(bytes: &[u8]) -> String {
-    use sha1::{Digest, Sha1};
-    let mut h = Sha1::new();
-    h.update(format!("blob {}\0", bytes.len()).as_bytes());
-    h.update(bytes);
-    hex::encode(h.finalize())
+/// A commit of a repository, as a [`Revision`].
+pub struct GitRevision<'a> {
+    pub repo: &'a GitRepo,
+    pub commit: CommitSha,
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn blob_sha_matches_git() {
-        // `printf 'hello\n' | git hash-object --stdin`
-        assert_eq!(
-            super::blob_sha(b"hello\n"),
-            "ce013625030ba8dba906f756967f9e9ca394464a"
-        );
+impl Revision for GitRevision<'_> {
+    fn commit(&self) -> Option<CommitSha> {
+        Some(self.commit.clone())
+    }
+
+    fn files(&self) -> Result<Vec<FileEntry>> {
+        let mut entries: Vec<FileEntry> = self
+            .repo
+            .tree(self.commit.as_str())?
+            .into_iter()
+            .map(|e| FileEntry {
+                path: e.path,
+                blob: Some(BlobSha(e.blob)),
+            })
+            .collect();
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(entries)
+    }
+
+    fn read(&self, entries: &[FileEntry]) -> Result<Vec<SourceFile>> {
+        let tree: Vec<TreeEntry> = entries
+            .iter()
+            .map(|e| {
+                let blob = e
+                    .blob
+                    .clone()
+                    .with_context(|| format!("{} has no blob id", e.path))?;
+                Ok(TreeEntry {
+                    path: e.path.clone(),
+                    blob: blob.0,
+                })
+            })
+            .collect::<Result<_>>()?;
+        self.repo.read_blobs(&tree)
+    }
+}
+
+/// The change between two commits of a repository, as [`Changes`].
+pub struct GitRange<'a> {
+    pub repo: &'a GitRepo,
+    pub base: CommitSha,
+    pub head: CommitSha,
+}
+
+impl Changes for GitRange<'_> {
+    fn changed_paths(&self) -> Result<Vec<String>> {
+        self.repo
+            .changed_paths(self.base.as_str(), self.head.as_str())
     }
 }

@@ -5,34 +5,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::indexer::pipeline::{wanted, SourceFile};
-
-/// Directories that hold other people's code or build output.
-pub const SKIPPED_DIRS: &[&str] = &[
-    "node_modules",
-    "bower_components",
-    "jspm_packages",
-    "vendor",
-    "vendors",
-    "third_party",
-    "dist",
-    "build",
-    ".git",
-    ".next",
-    ".nuxt",
-    ".svelte-kit",
-    "coverage",
-    ".cache",
-    ".turbo",
-];
-
-/// Whether a repository-relative path lies in a skipped directory.
-pub fn in_skipped_dir(path: &str) -> bool {
-    path.split('/')
-        .rev()
-        .skip(1)
-        .any(|part| SKIPPED_DIRS.contains(&part))
-}
+use crate::indexer::pipeline::SourceFile;
+use crate::indexer::select::{wanted, SKIPPED_DIRS};
+use crate::model::CommitSha;
+use crate::workflow::source::{FileEntry, Revision};
 
 /// Repository-relative paths (with `/`) of every wanted file under `root`.
 pub fn list(root: &Path) -> Result<Vec<String>> {
@@ -79,17 +55,46 @@ pub fn read(root: &Path, paths: Vec<String>) -> Result<Vec<SourceFile>> {
         .collect()
 }
 
+/// The files of a directory as they are on disk (a working tree, or any folder).
+pub struct WorkingTree {
+    root: std::path::PathBuf,
+}
+
+impl WorkingTree {
+    pub fn new(root: &Path) -> WorkingTree {
+        WorkingTree {
+            root: root.to_path_buf(),
+        }
+    }
+}
+
+impl Revision for WorkingTree {
+    /// The checked-out commit when the directory is in a git repository: what an index
+    /// of it is recorded as (uncommitted edits included).
+    fn commit(&self) -> Option<CommitSha> {
+        let git = super::git::GitRepo::open(&self.root).ok()?;
+        git.resolve("HEAD").ok().map(CommitSha::from)
+    }
+
+    fn files(&self) -> Result<Vec<FileEntry>> {
+        Ok(list(&self.root)?
+            .into_iter()
+            .map(|path| FileEntry { path, blob: None })
+            .collect())
+    }
+
+    fn reads_one_cheaply(&self) -> bool {
+        true
+    }
+
+    fn read(&self, entries: &[FileEntry]) -> Result<Vec<SourceFile>> {
+        read(&self.root, entries.iter().map(|e| e.path.clone()).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn skipped_dirs_are_recognised_anywhere_but_the_file_name() {
-        assert!(in_skipped_dir("node_modules/x/index.js"));
-        assert!(in_skipped_dir("packages/a/dist/index.js"));
-        assert!(!in_skipped_dir("src/dist.js"));
-        assert!(!in_skipped_dir("src/builder/index.js"));
-    }
 
     #[test]
     fn lists_sources_and_configs_honouring_gitignore() {

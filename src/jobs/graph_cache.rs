@@ -6,15 +6,17 @@ use std::sync::{Arc, Mutex};
 
 use lru::LruCache;
 
-use super::{FileInput, RepoId, Result, Store, StoreError, Written};
 use crate::graph::Graph;
 use crate::indexer::skip::SkipRules;
+use crate::model::{CommitSha, RepoId};
+use crate::store::{Result, Store, StoreError, Written};
+use crate::workflow::push::{apply_push, FileInput};
 
 /// A graph as of one stored version.
 pub struct Snapshot {
     pub graph: Graph,
     pub version: i64,
-    pub commit: Option<String>,
+    pub commit: Option<CommitSha>,
     pub bytes: usize,
 }
 
@@ -143,7 +145,7 @@ impl GraphCache {
         repo: RepoId,
         graph: Graph,
         version: i64,
-        commit: Option<String>,
+        commit: Option<CommitSha>,
     ) -> Arc<Snapshot> {
         let bytes = graph.approx_heap_bytes();
         let snapshot = Arc::new(Snapshot {
@@ -204,7 +206,7 @@ impl GraphCache {
     pub async fn apply_changes(
         self: &Arc<Self>,
         repo: RepoId,
-        commit: Option<&str>,
+        commit: Option<&CommitSha>,
         changed: Vec<FileInput>,
         removed: Vec<String>,
         rules: &SkipRules,
@@ -213,21 +215,20 @@ impl GraphCache {
             let snapshot = self.get_fresh(repo).await?;
             let expected = snapshot.version;
             let graph = self.writable(repo, snapshot);
-            match self
-                .store
-                .apply_changes(
-                    repo,
-                    graph,
-                    expected,
-                    commit,
-                    changed.clone(),
-                    removed.clone(),
-                    rules,
-                )
-                .await
+            match apply_push(
+                &self.store,
+                repo,
+                graph,
+                expected,
+                commit,
+                changed.clone(),
+                removed.clone(),
+                rules,
+            )
+            .await
             {
                 Ok((graph, written)) => {
-                    self.put(repo, graph, written.version, commit.map(str::to_string));
+                    self.put(repo, graph, written.version, commit.cloned());
                     return Ok(written);
                 }
                 // Another writer got there first: catch up and try again.

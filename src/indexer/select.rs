@@ -1,0 +1,168 @@
+//! Which paths the indexer reads, and as what: the one file-selection policy that a full
+//! index, a push and a blast all follow, so an incremental update always equals a full
+//! index of the same files.
+
+use super::language::Language;
+use super::skip::{SkipReason, SkipRules};
+
+/// Directories that hold other people's code or build output.
+pub const SKIPPED_DIRS: &[&str] = &[
+    "node_modules",
+    "bower_components",
+    "jspm_packages",
+    "vendor",
+    "vendors",
+    "third_party",
+    "dist",
+    "build",
+    ".git",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    "coverage",
+    ".cache",
+    ".turbo",
+];
+
+/// What a path is, before its bytes are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathKind {
+    Code(Language),
+    /// tsconfig/jsconfig/package.json: decides how imports resolve.
+    Config,
+    /// Not something the indexer reads (another kind of file, or in a skipped directory).
+    Ignored,
+}
+
+/// What a file is, given its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selected<'a> {
+    Code(Language, &'a str),
+    Config(&'a str),
+    /// Code or config the indexer could read but does not, and why (counted, reported).
+    Skipped(SkipReason),
+    Ignored,
+}
+
+/// Whether a repository-relative path lies in a skipped directory.
+pub fn in_skipped_dir(path: &str) -> bool {
+    clean(path)
+        .split('/')
+        .rev()
+        .skip(1)
+        .any(|part| SKIPPED_DIRS.contains(&part))
+}
+
+/// Config files that decide how imports resolve. Anything under `node_modules` is
+/// rejected: installed packages are externals.
+pub fn is_config_file(path: &str) -> bool {
+    let path = clean(path);
+    if path.split('/').any(|segment| segment == "node_modules") {
+        return false;
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "package.json" | "tsconfig.json" | "jsconfig.json")
+        || (name.starts_with("tsconfig.") && name.ends_with(".json"))
+}
+
+/// What `path` is, from the path alone.
+pub fn classify(path: &str) -> PathKind {
+    if in_skipped_dir(path) {
+        return PathKind::Ignored;
+    }
+    if is_config_file(path) {
+        return PathKind::Config;
+    }
+    match Language::from_path(path) {
+        Some(language) => PathKind::Code(language),
+        None => PathKind::Ignored,
+    }
+}
+
+/// Whether the indexer reads `path` at all (code or config, outside skipped directories).
+pub fn wanted(path: &str) -> bool {
+    classify(path) != PathKind::Ignored
+}
+
+/// What the file at `path` with these bytes is to the indexer.
+pub fn select<'a>(path: &str, bytes: &'a [u8], rules: &SkipRules) -> Selected<'a> {
+    match classify(path) {
+        PathKind::Ignored => Selected::Ignored,
+        PathKind::Config => match std::str::from_utf8(bytes) {
+            Ok(text) => Selected::Config(text),
+            Err(_) => Selected::Skipped(SkipReason::NotUtf8),
+        },
+        PathKind::Code(language) => match rules.check(path, bytes) {
+            Ok(text) => Selected::Code(language, text),
+            Err(reason) => Selected::Skipped(reason),
+        },
+    }
+}
+
+fn clean(path: &str) -> &str {
+    path.strip_prefix("./").unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipped_dirs_are_recognised_anywhere_but_the_file_name() {
+        assert!(in_skipped_dir("node_modules/x/index.js"));
+        assert!(in_skipped_dir("packages/a/dist/index.js"));
+        assert!(!in_skipped_dir("src/dist.js"));
+        assert!(!in_skipped_dir("src/builder/index.js"));
+    }
+
+    #[test]
+    fn config_file_names() {
+        for path in [
+            "package.json",
+            "tsconfig.json",
+            "jsconfig.json",
+            "a/b/tsconfig.app.json",
+            "./tsconfig.base.json",
+        ] {
+            assert!(is_config_file(path), "{path}");
+            assert_eq!(classify(path), PathKind::Config, "{path}");
+        }
+        for path in [
+            "node_modules/x/package.json",
+            "a/node_modules/tsconfig.json",
+            "tsconfig.ts",
+            "src/config.json",
+            "package-lock.json",
+        ] {
+            assert!(!is_config_file(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn every_outcome() {
+        let rules = SkipRules::default();
+        assert_eq!(
+            select("src/a.ts", b"f()", &rules),
+            Selected::Code(Language::TypeScript, "f()")
+        );
+        assert_eq!(
+            select("package.json", b"{}", &rules),
+            Selected::Config("{}")
+        );
+        // A config that is not UTF-8 is skipped, as code would be: never decoded lossily.
+        assert_eq!(
+            select("package.json", b"{\"name\": \"\xff\"}", &rules),
+            Selected::Skipped(SkipReason::NotUtf8)
+        );
+        assert_eq!(
+            select("src/a.min.js", b"f()", &rules),
+            Selected::Skipped(SkipReason::Minified)
+        );
+        assert_eq!(select("README.md", b"# hi", &rules), Selected::Ignored);
+        assert_eq!(select("dist/index.js", b"f()", &rules), Selected::Ignored);
+        assert_eq!(
+            select("node_modules/x/package.json", b"{}", &rules),
+            Selected::Ignored
+        );
+    }
+}

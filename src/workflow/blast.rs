@@ -1,0 +1,82 @@
+//! The blast radius of a change between two revisions, on a graph of the base.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+
+use super::source::Revision;
+use crate::blast::radius::{blast, BlastOptions, FileChange};
+use crate::blast::report::BlastReport;
+use crate::graph::Graph;
+use crate::indexer::select::{classify, select, PathKind, Selected};
+use crate::indexer::skip::SkipRules;
+
+/// What to compare: labels for the report, how far to follow callers, and how many
+/// files the base graph skipped.
+pub struct BlastRequest<'a> {
+    pub base_label: &'a str,
+    pub head_label: &'a str,
+    pub depth: u32,
+    pub base_skipped: usize,
+}
+
+/// Pairs the two versions of each changed path (reading only those from `old` and
+/// `new`) and computes the blast radius on `base`, the graph of `old`.
+pub fn blast_revisions(
+    base: &mut Graph,
+    old: &impl Revision,
+    new: &impl Revision,
+    changed: &[String],
+    rules: &SkipRules,
+    request: &BlastRequest<'_>,
+) -> Result<BlastReport> {
+    let (changes, skipped_in_head) = pair_versions(old, new, changed, rules)?;
+    let options = BlastOptions {
+        base: request.base_label.to_string(),
+        head: request.head_label.to_string(),
+        depth: request.depth.max(1),
+        skipped_files: (request.base_skipped + skipped_in_head) as u32,
+    };
+    Ok(blast(base, &changes, &options))
+}
+
+/// Both versions of each changed path the indexer reads, and how many changed files
+/// head skips. A code file skipped in head (minified, too large...) keeps its base
+/// version and is counted; a config skipped in head is gone, as in a full index.
+pub fn pair_versions(
+    old: &impl Revision,
+    new: &impl Revision,
+    changed: &[String],
+    rules: &SkipRules,
+) -> Result<(Vec<FileChange>, usize)> {
+    let mut versions: BTreeMap<String, FileChange> = BTreeMap::new();
+    for f in old.read_paths(changed)? {
+        entry(&mut versions, &f.path).old = String::from_utf8(f.bytes).ok();
+    }
+    let mut skipped = 0;
+    for f in new.read_paths(changed)? {
+        let text = match select(&f.path, &f.bytes, rules) {
+            Selected::Code(_, text) | Selected::Config(text) => Some(text.to_string()),
+            Selected::Skipped(_) if classify(&f.path) == PathKind::Config => None,
+            Selected::Skipped(_) => {
+                skipped += 1;
+                versions.remove(&f.path);
+                continue;
+            }
+            Selected::Ignored => continue,
+        };
+        entry(&mut versions, &f.path).new = text;
+    }
+    let changes = versions.into_values().filter(|c| c.old != c.new).collect();
+    Ok((changes, skipped))
+}
+
+fn entry<'a>(versions: &'a mut BTreeMap<String, FileChange>, path: &str) -> &'a mut FileChange {
+    versions
+        .entry(path.to_string())
+        .or_insert_with(|| FileChange {
+            path: path.to_string(),
+            old: None,
+            new: None,
+        })
+}

@@ -1,0 +1,157 @@
+//! Apply a push to a stored graph: prepare the pushed files (parsing, outside any
+//! transaction), lay them over the graph (pure), then write what changed (the store,
+//! under the repository's lock).
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+use crate::graph::{FileId, Graph};
+use crate::indexer::facts::FileFacts;
+use crate::indexer::select::{select, Selected};
+use crate::indexer::skip::SkipRules;
+use crate::model::{BlobSha, CommitSha, RepoId};
+use crate::store::{FileMeta, PushWrite, Store, StoreError, Written};
+
+/// One file of a push: its path, blob and bytes.
+#[derive(Clone, Debug)]
+pub struct FileInput {
+    pub path: String,
+    pub blob: BlobSha,
+    pub bytes: Vec<u8>,
+}
+
+impl FileInput {
+    /// A file with its blob sha computed from its bytes.
+    pub fn new(path: impl Into<String>, bytes: Vec<u8>) -> FileInput {
+        FileInput {
+            path: path.into(),
+            blob: BlobSha::of(&bytes),
+            bytes,
+        }
+    }
+}
+
+/// A push ready to lay over a graph: every pushed file classified by the one selection
+/// policy, code files' facts extracted (or taken from the facts cache).
+pub struct PreparedPush {
+    pub meta: FileMeta,
+    pub configs: Vec<(String, String)>,
+    /// Facts of the pushed code files, and whether each was parsed now.
+    pub code: Vec<(FileFacts, bool)>,
+    pub removed: Vec<String>,
+}
+
+/// What laying a push over a graph changed.
+pub struct GraphChange {
+    /// The pushed code files and every file whose resolution moved, sorted.
+    pub rewritten: Vec<FileId>,
+    /// Paths whose facts were parsed now.
+    pub parsed: FxHashSet<String>,
+}
+
+/// Classifies the pushed files and extracts the code files the facts cache lacks.
+pub async fn prepare(
+    store: &Store,
+    changed: Vec<FileInput>,
+    removed: Vec<String>,
+    rules: &SkipRules,
+) -> Result<PreparedPush, StoreError> {
+    let mut meta = FileMeta::default();
+    let mut configs = Vec::new();
+    let mut code = Vec::new();
+    for input in changed {
+        match select(&input.path, &input.bytes, rules) {
+            Selected::Ignored => continue,
+            Selected::Config(text) => configs.push((input.path.clone(), text.to_string())),
+            Selected::Skipped(reason) => meta.skipped.push((input.path.clone(), reason)),
+            Selected::Code(..) => code.push(input.clone()),
+        }
+        meta.blobs.insert(input.path, input.blob.0);
+    }
+    let keys: Vec<(String, BlobSha)> = code
+        .iter()
+        .map(|i| (i.path.clone(), i.blob.clone()))
+        .collect();
+    let cached = store.cached_facts(&keys).await?;
+    let code = super::cpu(|| extract(code, &cached, rules));
+    Ok(PreparedPush {
+        meta,
+        configs,
+        code,
+        removed,
+    })
+}
+
+fn extract(
+    code: Vec<FileInput>,
+    cached: &rustc_hash::FxHashMap<String, FileFacts>,
+    rules: &SkipRules,
+) -> Vec<(FileFacts, bool)> {
+    code.into_par_iter()
+        .filter_map(|input| {
+            if let Some(f) = cached.get(&input.path) {
+                return Some((f.clone(), false));
+            }
+            match select(&input.path, &input.bytes, rules) {
+                Selected::Code(language, text) => {
+                    Some((crate::indexer::extract(&input.path, language, text), true))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Lays a prepared push over `graph`: removed and skipped files go, configs and code
+/// files are replaced, and every file whose resolution moved is collected.
+pub fn lay_over(graph: &mut Graph, push: &mut PreparedPush) -> GraphChange {
+    let mut affected: FxHashSet<FileId> = FxHashSet::default();
+    for path in &push.removed {
+        affected.extend(graph.remove_file(path));
+    }
+    for (path, _) in &push.meta.skipped {
+        affected.extend(graph.remove_file(path));
+    }
+    for (path, text) in &push.configs {
+        affected.extend(graph.update_config(path, Some(text)));
+    }
+    let mut parsed = FxHashSet::default();
+    for (facts, fresh) in std::mem::take(&mut push.code) {
+        if fresh {
+            parsed.insert(facts.path.clone());
+        }
+        affected.extend(graph.update_facts(facts));
+    }
+    let mut rewritten: Vec<FileId> = affected.into_iter().collect();
+    rewritten.sort();
+    GraphChange { rewritten, parsed }
+}
+
+/// Applies a push: `graph` must hold the stored graph at version `expected`. It is
+/// consumed: on success the updated graph comes back; on error it is gone (it may be
+/// ahead of the database) and must be loaded again.
+#[allow(clippy::too_many_arguments)]
+pub async fn apply_push(
+    store: &Store,
+    repo: RepoId,
+    mut graph: Graph,
+    expected: i64,
+    commit: Option<&CommitSha>,
+    changed: Vec<FileInput>,
+    removed: Vec<String>,
+    rules: &SkipRules,
+) -> Result<(Graph, Written), StoreError> {
+    let mut push = prepare(store, changed, removed, rules).await?;
+    let change = super::cpu(|| lay_over(&mut graph, &mut push));
+    let write = PushWrite {
+        expected,
+        commit,
+        meta: &push.meta,
+        configs: &push.configs,
+        rewritten: &change.rewritten,
+        removed: &push.removed,
+        parsed: &change.parsed,
+    };
+    let written = store.write_push(repo, &graph, &write).await?;
+    Ok((graph, written))
+}
