@@ -8,10 +8,12 @@
 
 pub mod blast;
 pub mod cli;
+pub mod commands;
 pub mod graph;
 pub mod indexer;
 pub mod jobs;
 pub mod model;
+pub mod query;
 pub mod report;
 pub mod store;
 pub mod workflow;

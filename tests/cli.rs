@@ -155,3 +155,54 @@ fn index_callers_callees_and_path_work_on_a_plain_directory() {
     let out = run_ok(&["path", "createPost", "lookupRules", "--repo", dir]);
     assert_eq!(out.lines().count(), 3, "{out}");
 }
+
+#[test]
+fn a_mistyped_name_gets_the_closest_names() {
+    let repo = two_commit_repo("blast/classify");
+    let path = repo.path().to_str().unwrap();
+    // A transposition: one near name, one line.
+    let err = stderr_of(&["callers", "classifyFeilds", "--repo", path]);
+    assert!(
+        err.contains("no definition named 'classifyFeilds'; did you mean")
+            && err.contains("classifyFields (function)"),
+        "{err}"
+    );
+    // Part of a name, in the wrong case, for every command that takes one.
+    for args in [
+        vec!["callees", "CLASSIFY"],
+        vec!["path", "CLASSIFY", "lookupRules"],
+    ] {
+        let mut args = args.clone();
+        args.extend(["--repo", path]);
+        let out = run(&args);
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("did you mean"), "{err}");
+        assert!(err.contains("classifyFields"), "{err}");
+    }
+}
+
+#[test]
+fn a_bare_repository_is_a_repository() {
+    let repo = two_commit_repo("blast/classify");
+    let bare = tempfile::tempdir().unwrap();
+    let bare_path = bare.path().join("classify.git");
+    common::git(
+        repo.path(),
+        &["clone", "-q", "--bare", ".", bare_path.to_str().unwrap()],
+    );
+    let args = |dir: &str| -> Vec<String> {
+        [
+            "blast", "--repo", dir, "--base", "HEAD~1", "--format", "json",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let run_with = |dir: &str| -> String {
+        let a = args(dir);
+        run_ok(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let from_bare = run_with(bare_path.to_str().unwrap());
+    assert_eq!(from_bare, run_with(repo.path().to_str().unwrap()));
+    assert!(from_bare.contains("classifyFields"), "{from_bare}");
+}

@@ -9,11 +9,12 @@ use anyhow::{bail, Context, Result};
 
 use super::progress::{peak_memory, Bar};
 use super::{GraphFormat, RepoArgs, ReportFormat};
-use crate::graph::{Confidence, DefId, Found, Graph};
+use crate::graph::{Confidence, DefId, Graph};
 use crate::indexer::facts::{CallKind, DefKind};
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::skip::SkipRules;
 use crate::model::CommitSha;
+use crate::query::{self, Completeness};
 use crate::report::{graph_export, json::render_json, markdown::render_markdown};
 use crate::store::Store;
 use crate::workflow::blast::{blast_revisions, BlastRequest};
@@ -207,69 +208,34 @@ fn summary(loaded: &Indexed, total: std::time::Duration) -> String {
     out
 }
 
-/// Resolves a TARGET argument to one definition, or says why not.
+/// Resolves a TARGET argument to one definition, or says why not (with the closest
+/// names, or the choices).
 fn target(g: &Graph, target: &str) -> Result<DefId> {
-    match g.find(target) {
-        Found::One(d) => Ok(d),
-        Found::None => bail!(
-            "no definition named '{target}' (try a qualified name like Class.method, or FILE:LINE)"
-        ),
-        Found::Ambiguous(candidates) => {
-            let mut msg = format!(
-                "'{target}' names {} definitions; pick one:",
-                candidates.len()
-            );
-            for d in candidates.iter().take(30) {
-                let _ = write!(msg, "\n  {}", describe(g, *d));
-            }
-            if candidates.len() > 30 {
-                let _ = write!(msg, "\n  ... and {} more", candidates.len() - 30);
-            }
-            bail!(msg)
-        }
-    }
-}
-
-fn describe(g: &Graph, d: DefId) -> String {
-    let facts = g.facts(d.file);
-    let def = facts.def(d.def);
-    format!(
-        "{}:{}  {} ({})",
-        facts.path,
-        def.name_pos.line + 1,
-        facts.str(def.qualified),
-        def.kind.as_str()
-    )
+    Ok(query::lookup(g, target)?)
 }
 
 pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
     let loaded = load(repo, true)?;
     let g = &loaded.graph;
     let d = target(g, name)?;
-    let found = g.transitive_callers(d, depth.max(1));
-    println!("callers of {}", describe(g, d));
+    let answer = query::callers(g, d, depth, loaded.skipped.len());
+    println!("callers of {}", answer.target.label());
     let mut counts: BTreeMap<Confidence, usize> = BTreeMap::new();
-    for t in &found {
-        let facts = g.facts(t.caller.file);
-        let site = g.site(t.caller);
-        *counts.entry(t.caller.confidence()).or_default() += 1;
-        let caller = site.caller().map_or("<module>".to_string(), |c| {
-            facts.def_qualified(c).to_string()
-        });
-        let via = if t.depth > 1 {
-            format!("  (via {})", g.facts(t.via.file).def_qualified(t.via.def))
-        } else {
-            String::new()
-        };
+    for c in &answer.callers {
+        *counts.entry(c.confidence).or_default() += 1;
+        let via = c
+            .via
+            .as_ref()
+            .map_or(String::new(), |v| format!("  (via {v})"));
         println!(
             "{}{}:{}:{}  {}  [{} {}]{}",
-            "  ".repeat(t.depth as usize),
-            facts.path,
-            site.pos().line + 1,
-            site.pos().column + 1,
-            caller,
-            site.kind.as_str(),
-            t.caller.confidence().as_str(),
+            "  ".repeat(c.depth as usize),
+            c.file,
+            c.line,
+            c.column,
+            c.caller.as_deref().unwrap_or("<module>"),
+            c.kind,
+            c.confidence.as_str(),
             via
         );
     }
@@ -280,31 +246,18 @@ pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
         .join(", ");
     println!(
         "{} call sites{}",
-        found.len(),
+        answer.callers.len(),
         if summary.is_empty() {
             String::new()
         } else {
             format!(" ({summary})")
         }
     );
-    print_completeness(g, d, loaded.skipped.len());
-    Ok(())
-}
-
-/// Says whether a caller count is complete: unresolved same-name sites and skipped
-/// files make it a lower bound.
-fn print_completeness(g: &Graph, d: DefId, skipped: usize) {
-    let name = g.facts(d.file).def_name(d.def).to_string();
-    let mut unresolved = 0;
-    for f in g.file_ids() {
-        let facts = g.facts(f);
-        unresolved += g
-            .resolution(f)
-            .unresolved_sites
-            .iter()
-            .filter(|&&s| facts.str(facts.calls[s as usize].name) == name)
-            .count();
-    }
+    let name = &answer.target.name;
+    let Completeness {
+        unresolved_same_name: unresolved,
+        skipped_files: skipped,
+    } = answer.completeness;
     if unresolved > 0 || skipped > 0 {
         println!(
             "lower bound: {unresolved} unresolved call sites named '{name}' and {skipped} skipped files may hold more"
@@ -312,24 +265,23 @@ fn print_completeness(g: &Graph, d: DefId, skipped: usize) {
     } else {
         println!("complete: no unresolved call sites named '{name}', no skipped files");
     }
+    Ok(())
 }
 
 pub fn callees(repo: &RepoArgs, name: &str) -> Result<()> {
     let loaded = load(repo, true)?;
     let g = &loaded.graph;
     let d = target(g, name)?;
-    println!("callees of {}", describe(g, d));
-    let facts = g.facts(d.file);
-    for e in g.callees(d) {
-        let site = &facts.calls[e.site() as usize];
+    println!("callees of {}", query::describe(g, d).label());
+    for c in query::callees(g, d) {
         println!(
             "  {}:{}:{}  {}  [{} {}]",
-            facts.path,
-            site.pos().line + 1,
-            site.pos().column + 1,
-            describe(g, e.target),
-            site.kind.as_str(),
-            e.confidence().as_str()
+            c.file,
+            c.line,
+            c.column,
+            c.callee.label(),
+            c.kind,
+            c.confidence.as_str()
         );
     }
     Ok(())
@@ -339,10 +291,10 @@ pub fn path(repo: &RepoArgs, from: &str, to: &str) -> Result<()> {
     let loaded = load(repo, true)?;
     let g = &loaded.graph;
     let (a, b) = (target(g, from)?, target(g, to)?);
-    match g.path(a, b) {
+    match query::path(g, a, b) {
         Some(path) => {
             for (i, d) in path.iter().enumerate() {
-                println!("{}{}", if i == 0 { "" } else { "-> " }, describe(g, *d));
+                println!("{}{}", if i == 0 { "" } else { "-> " }, d.label());
             }
             Ok(())
         }

@@ -24,18 +24,34 @@ pub struct TreeEntry {
 }
 
 impl GitRepo {
-    /// Opens the repository containing `dir`; a clear error when there is none.
+    /// Opens the repository containing `dir`, or the bare repository `dir` is (how
+    /// servers and mirrors keep them); a clear error when there is none.
     pub fn open(dir: &Path) -> Result<GitRepo> {
         let out = Command::new("git")
             .arg("-C")
             .arg(dir)
-            .args(["rev-parse", "--show-toplevel"])
+            .args(["rev-parse", "--is-bare-repository", "--absolute-git-dir"])
             .output()
             .context("running git (is it installed?)")?;
         if !out.status.success() {
             bail!("{} is not a git repository", dir.display());
         }
-        let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        let bare = lines.next() == Some("true");
+        let root = if bare {
+            lines.next().unwrap_or_default().to_string()
+        } else {
+            let out = Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(["rev-parse", "--show-toplevel"])
+                .output()?;
+            if !out.status.success() {
+                bail!("{} is not a git repository", dir.display());
+            }
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
         Ok(GitRepo {
             root: PathBuf::from(root),
         })

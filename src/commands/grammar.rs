@@ -1,0 +1,232 @@
+//! The command grammar: each line of a comment is not a command, a command, or a user's
+//! mistake to answer with what to type instead.
+
+use serde::Serialize;
+
+use super::text::command_lines;
+
+/// The deepest caller chain a command may ask for: deeper answers are lists nobody reads.
+pub const MAX_DEPTH: u32 = 5;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum Command {
+    Callers { target: String, depth: u32 },
+    Callees { target: String },
+    Blast { target: String, depth: u32 },
+    Path { from: String, to: String },
+    Help,
+}
+
+/// A line that meant to be a command but is not one we can run, with what to say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandError {
+    pub line: String,
+    pub message: String,
+}
+
+/// The commands we know, their arguments, and what each does (for `/help`).
+pub const USAGE: &[(&str, &str, &str)] = &[
+    (
+        "callers",
+        "NAME [DEPTH]",
+        "who calls NAME (DEPTH levels, default 1)",
+    ),
+    ("callees", "NAME", "what NAME calls"),
+    (
+        "blast",
+        "NAME [DEPTH]",
+        "the callers that a change to NAME reaches (default depth 2)",
+    ),
+    ("path", "FROM TO", "a call path from FROM to TO"),
+    ("help", "", "this list"),
+];
+
+/// Every command in a comment, in order: several commands each answer.
+pub fn parse_comment(body: &str) -> Vec<Result<Command, CommandError>> {
+    command_lines(body)
+        .iter()
+        .filter_map(|line| parse_line(line))
+        .collect()
+}
+
+/// None: the line is not a command (prose, a path like `/usr/bin`, another bot's).
+fn parse_line(line: &str) -> Option<Result<Command, CommandError>> {
+    let rest = line.strip_prefix('/')?;
+    let mut words = rest.split_whitespace();
+    let name = words.next()?;
+    let args: Vec<String> = words.map(unquote).collect();
+    let error = |message: String| {
+        Some(Err(CommandError {
+            line: line.to_string(),
+            message,
+        }))
+    };
+    let Some(&(known, usage, _)) = USAGE.iter().find(|(n, _, _)| *n == name) else {
+        // A near miss of one of ours is a typo worth answering; anything else is not ours.
+        let lower = name.to_ascii_lowercase();
+        return USAGE
+            .iter()
+            .find(|(n, _, _)| {
+                *n == lower || strsim::damerau_levenshtein(n, &lower) <= 1 && lower.len() > 3
+            })
+            .and_then(|(n, usage, _)| {
+                error(
+                    format!("unknown command `/{name}`: did you mean `/{n} {usage}`?")
+                        .replace(" `?", "`?"),
+                )
+            });
+    };
+    let usage_text = format!("`/{known} {usage}`").replace(" `", "`");
+    let depth = |arg: Option<&String>, default: u32| -> Result<u32, String> {
+        match arg {
+            None => Ok(default),
+            Some(a) => match a.parse::<u32>() {
+                Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
+                _ => Err(format!(
+                    "the depth must be a number from 1 to {MAX_DEPTH}, not `{a}`: {usage_text}"
+                )),
+            },
+        }
+    };
+    let max_args = usage.split_whitespace().count();
+    if args.len() > max_args {
+        return error(format!(
+            "`/{known}` takes at most {max_args} argument{}: {usage_text}",
+            if max_args == 1 { "" } else { "s" }
+        ));
+    }
+    let command = match known {
+        "help" => Command::Help,
+        "callers" | "blast" => {
+            let Some(target) = args.first().cloned() else {
+                return error(format!("`/{known}` needs a function name: {usage_text}"));
+            };
+            let d = match depth(args.get(1), if known == "blast" { 2 } else { 1 }) {
+                Ok(d) => d,
+                Err(m) => return error(m),
+            };
+            if known == "blast" {
+                Command::Blast { target, depth: d }
+            } else {
+                Command::Callers { target, depth: d }
+            }
+        }
+        "callees" => match args.first() {
+            Some(target) => Command::Callees {
+                target: target.clone(),
+            },
+            None => return error(format!("`/callees` needs a function name: {usage_text}")),
+        },
+        "path" => match (args.first(), args.get(1)) {
+            (Some(from), Some(to)) => Command::Path {
+                from: from.clone(),
+                to: to.clone(),
+            },
+            _ => return error(format!("`/path` needs two function names: {usage_text}")),
+        },
+        _ => unreachable!("every name in USAGE is handled"),
+    };
+    Some(Ok(command))
+}
+
+/// An argument without the backticks or quotes people wrap names in.
+fn unquote(arg: &str) -> String {
+    arg.trim_matches(|c| c == '`' || c == '"' || c == '\'')
+        .trim_end_matches("()")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(body: &str) -> Vec<Command> {
+        parse_comment(body)
+            .into_iter()
+            .map(|r| r.expect("a command"))
+            .collect()
+    }
+
+    fn err(body: &str) -> String {
+        match parse_comment(body).pop() {
+            Some(Err(e)) => e.message,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_command_with_its_arguments() {
+        assert_eq!(
+            ok("/callers classifyFields"),
+            vec![Command::Callers {
+                target: "classifyFields".into(),
+                depth: 1
+            }]
+        );
+        assert_eq!(
+            ok("/callers UserService.get 3"),
+            vec![Command::Callers {
+                target: "UserService.get".into(),
+                depth: 3
+            }]
+        );
+        assert_eq!(
+            ok("/callees `lookupRules()`"),
+            vec![Command::Callees {
+                target: "lookupRules".into()
+            }]
+        );
+        assert_eq!(
+            ok("/blast src/a.ts:12"),
+            vec![Command::Blast {
+                target: "src/a.ts:12".into(),
+                depth: 2
+            }]
+        );
+        assert_eq!(
+            ok("/path createPost lookupRules"),
+            vec![Command::Path {
+                from: "createPost".into(),
+                to: "lookupRules".into()
+            }]
+        );
+        assert_eq!(ok("/help"), vec![Command::Help]);
+    }
+
+    #[test]
+    fn several_commands_in_one_comment_each_answer() {
+        let body = "Two questions:\n/callers a\nand\n/callees b\n";
+        assert_eq!(ok(body).len(), 2);
+    }
+
+    #[test]
+    fn commands_in_code_quotes_or_mid_line_do_not_fire() {
+        for body in [
+            "```\n/callers a\n```",
+            "> /callers a",
+            "please run /callers a",
+            "`/callers a`",
+            "    /callers a",
+        ] {
+            assert!(parse_comment(body).is_empty(), "{body}");
+        }
+    }
+
+    #[test]
+    fn other_slashes_are_not_ours() {
+        for body in ["/usr/bin/env node", "/cc @someone", "/approve", "/"] {
+            assert!(parse_comment(body).is_empty(), "{body}");
+        }
+    }
+
+    #[test]
+    fn mistakes_get_what_to_type() {
+        assert!(err("/caller a").contains("did you mean `/callers NAME [DEPTH]`"));
+        assert!(err("/callers").contains("needs a function name"));
+        assert!(err("/callers a 0").contains("from 1 to 5"));
+        assert!(err("/callers a deep").contains("not `deep`"));
+        assert!(err("/path a").contains("two function names"));
+        assert!(err("/callees a b").contains("at most 1 argument"));
+    }
+}

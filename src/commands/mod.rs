@@ -1,0 +1,7 @@
+//! Commands in pull request threads (`/callers fn`, ...): the grammar, with no IO, so it
+//! is easy to test and to fuzz. Dispatch to the graph lives with the jobs.
+
+mod grammar;
+mod text;
+
+pub use grammar::{parse_comment, Command, CommandError, MAX_DEPTH};
