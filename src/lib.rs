@@ -7,6 +7,7 @@
 
 pub mod blast;
 pub mod cli;
+pub mod github;
 pub mod graph;
 pub mod indexer;
 pub mod model;
