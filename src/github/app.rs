@@ -91,7 +91,7 @@ impl GithubApp {
     /// connection worker there).
     ///
     /// octocrab's own retry is turned off (it re-sends at once, writes included: ours is in
-    /// [`super::retry`]), and its timeouts, which default to none, are set.
+    /// [`RetryPolicy`](super::RetryPolicy)), and its timeouts, which default to none, are set.
     pub fn new(config: &GithubConfig) -> Result<GithubApp> {
         let api_uri = config.api_uri()?;
         let key = config.private_key.encoding_key()?;

@@ -12,6 +12,13 @@
 //!
 //! Routes are always relative, so a GitHub Enterprise Server base URL
 //! (`https://HOST/api/v3`) works like github.com.
+//!
+//! Adding a call: a method on [`Installation`] that builds a `transport::Call` and sends it
+//! with `self.sender()` (`get_json`, `get_all_pages`, `send_buffered`, `send_streaming`).
+//! A write that creates something (a comment, a review, a check run) is
+//! `Call::post(route, body, RetryMode::NotIdempotent)`: it is re-sent only after a rate
+//! limit, and otherwise fails with [`GithubError::WriteOutcomeUnknown`], after which the
+//! caller looks for its effect (the comment with our marker) before sending it again.
 
 mod app;
 mod compare;

@@ -46,7 +46,7 @@ impl Installation {
             repo.route(),
             encode_path(commit.as_str(), true)
         );
-        let call = Call::get(route).accept("application/vnd.github+json");
+        let call = Call::get(route);
         let what = call.what();
         let mut answer = self.sender().send_streaming(&call).await?;
         if answer.status.is_redirection() {
