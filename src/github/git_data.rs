@@ -1,0 +1,224 @@
+//! Git objects through the REST API: trees (a commit's file list with blob shas) and blobs.
+
+use base64::Engine;
+use serde::Deserialize;
+
+use super::error::{GithubError, Result};
+use super::installation::Installation;
+use super::repos::RepoName;
+use super::transport::{encode_path, Call};
+use crate::model::{BlobSha, CommitSha, RepoPath};
+
+/// The raw media type for blobs: the bytes themselves rather than base64 in JSON.
+const RAW: &str = "application/vnd.github.raw+json";
+
+/// What a tree entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    Blob,
+    Tree,
+    /// A submodule: the sha is a commit of another repository.
+    Commit,
+    #[serde(other)]
+    Unknown,
+}
+
+/// One entry of a tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeEntry {
+    /// From the root of the repository.
+    pub path: RepoPath,
+    /// Git's mode: `100644`, `100755`, `120000` (symlink), `040000`, `160000`.
+    pub mode: String,
+    pub kind: EntryKind,
+    pub sha: String,
+    /// Blobs only.
+    pub size: Option<u64>,
+}
+
+impl TreeEntry {
+    /// The blob sha of a file entry.
+    pub fn blob_sha(&self) -> Option<BlobSha> {
+        (self.kind == EntryKind::Blob).then(|| BlobSha(self.sha.clone()))
+    }
+}
+
+/// One answer of `GET /git/trees/{sha}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tree {
+    pub sha: String,
+    pub entries: Vec<TreeEntry>,
+    /// GitHub cut a recursive listing short (over 100,000 entries or 7 MB).
+    pub truncated: bool,
+}
+
+#[derive(Deserialize)]
+struct TreeJson {
+    sha: String,
+    tree: Vec<TreeEntryJson>,
+    #[serde(default)]
+    truncated: bool,
+}
+
+#[derive(Deserialize)]
+struct TreeEntryJson {
+    path: String,
+    mode: String,
+    #[serde(rename = "type")]
+    kind: EntryKind,
+    sha: String,
+    size: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct BlobJson {
+    sha: String,
+    encoding: String,
+    content: String,
+}
+
+impl Installation {
+    /// `GET /repos/{owner}/{repo}/git/trees/{sha}[?recursive=1]`. `sha` is a tree or a
+    /// commit.
+    pub async fn get_tree(&self, repo: &RepoName, sha: &str, recursive: bool) -> Result<Tree> {
+        let mut route = format!("{}/git/trees/{}", repo.route(), encode_path(sha, false));
+        if recursive {
+            route.push_str("?recursive=1");
+        }
+        let json: TreeJson = self.sender().get_json(route).await?;
+        Ok(Tree {
+            sha: json.sha,
+            truncated: json.truncated,
+            entries: json
+                .tree
+                .into_iter()
+                .map(|e| TreeEntry {
+                    path: RepoPath(e.path),
+                    mode: e.mode,
+                    kind: e.kind,
+                    sha: e.sha,
+                    size: e.size,
+                })
+                .collect(),
+        })
+    }
+
+    /// Every entry (blobs, trees, submodules) of a commit, sorted by path. One recursive
+    /// request when GitHub can list it whole; when it answers `truncated`, that tree is
+    /// listed one level and each sub-tree is asked for the same way.
+    pub async fn get_full_tree(
+        &self,
+        repo: &RepoName,
+        commit: &CommitSha,
+    ) -> Result<Vec<TreeEntry>> {
+        let mut out = Vec::new();
+        let mut todo = vec![(commit.as_str().to_string(), String::new())];
+        while let Some((sha, prefix)) = todo.pop() {
+            let whole = self.get_tree(repo, &sha, true).await?;
+            if !whole.truncated {
+                out.extend(whole.entries.into_iter().map(|e| under(&prefix, e)));
+                continue;
+            }
+            let level = self.get_tree(repo, &sha, false).await?;
+            if level.truncated {
+                return Err(GithubError::Decode {
+                    what: format!("GET {}/git/trees/{sha}", repo.route()),
+                    message: "a single directory too large for GitHub to list".into(),
+                });
+            }
+            for entry in level.entries {
+                let entry = under(&prefix, entry);
+                if entry.kind == EntryKind::Tree {
+                    todo.push((entry.sha.clone(), entry.path.0.clone()));
+                }
+                out.push(entry);
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// `GET /repos/{owner}/{repo}/git/blobs/{sha}`: the blob's bytes (up to 100 MB),
+    /// asked for raw; a base64 JSON answer is decoded too.
+    pub async fn get_blob(&self, repo: &RepoName, sha: &BlobSha) -> Result<Vec<u8>> {
+        let route = format!(
+            "{}/git/blobs/{}",
+            repo.route(),
+            encode_path(sha.as_str(), false)
+        );
+        let call = Call::get(route).accept(RAW);
+        let got = self.sender().send_buffered(&call).await?;
+        let is_json = got
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
+        if is_json {
+            if let Some(bytes) = decode_blob_json(&got.body, sha, &call.what())? {
+                return Ok(bytes);
+            }
+        }
+        Ok(got.body.to_vec())
+    }
+}
+
+/// `entry` of the tree at `prefix`, with its path from the root.
+fn under(prefix: &str, mut entry: TreeEntry) -> TreeEntry {
+    if !prefix.is_empty() {
+        entry.path = RepoPath(format!("{prefix}/{}", entry.path.0));
+    }
+    entry
+}
+
+/// The bytes of a `{"sha", "encoding": "base64", "content"}` answer for blob `sha`, or
+/// `None` if the body is not that (a raw JSON file labelled as JSON).
+fn decode_blob_json(body: &[u8], sha: &BlobSha, what: &str) -> Result<Option<Vec<u8>>> {
+    let Ok(json) = serde_json::from_slice::<BlobJson>(body) else {
+        return Ok(None);
+    };
+    if json.sha != sha.as_str() {
+        return Ok(None);
+    }
+    match json.encoding.as_str() {
+        "base64" => {
+            let compact: String = json.content.split_whitespace().collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(compact)
+                .map(Some)
+                .map_err(|e| GithubError::Decode {
+                    what: what.to_string(),
+                    message: format!("blob content is not base64: {e}"),
+                })
+        }
+        "utf-8" | "utf8" => Ok(Some(json.content.into_bytes())),
+        other => Err(GithubError::Decode {
+            what: what.to_string(),
+            message: format!("blob encoding {other:?}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_blob_answers_are_decoded() {
+        let sha = BlobSha::of(b"hello\n");
+        let body = format!(
+            r#"{{"sha":"{}","size":6,"encoding":"base64","content":"aGVs\nbG8K\n"}}"#,
+            sha.as_str()
+        );
+        let got = decode_blob_json(body.as_bytes(), &sha, "GET x").unwrap();
+        assert_eq!(got.as_deref(), Some(&b"hello\n"[..]));
+    }
+
+    #[test]
+    fn a_raw_json_file_is_not_mistaken_for_a_base64_answer() {
+        let file = br#"{"sha":"x","encoding":"base64","content":"aGk="}"#;
+        let sha = BlobSha::of(file);
+        assert_eq!(decode_blob_json(file, &sha, "GET x").unwrap(), None);
+        assert_eq!(decode_blob_json(b"[1,2]", &sha, "GET x").unwrap(), None);
+    }
+}
