@@ -25,7 +25,7 @@ use crate::graph::{FileId, Graph};
 use crate::indexer::facts::FileFacts;
 use crate::indexer::skip::SkipReason;
 use crate::indexer::{Language, PARSER_VERSION};
-use crate::model::{BlobSha, CommitSha, InstallationId};
+use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use copy::CopyBuf;
 use lock::{lock_repository, RepoLock};
 use rows::{CacheEntry, FileNumbers, Rows};
@@ -44,6 +44,25 @@ pub struct RepoState {
     /// The commit the stored graph reflects.
     pub commit: Option<CommitSha>,
     pub version: i64,
+    /// Set for repositories the app installed (None: indexed from the CLI).
+    pub github_id: Option<GithubRepoId>,
+    pub installation: Option<InstallationId>,
+    pub default_branch: String,
+}
+
+impl RepoState {
+    fn from_row(row: ops::RepoRow) -> RepoState {
+        let (id, full_name, commit, version, github_id, installation, default_branch) = row;
+        RepoState {
+            id,
+            full_name,
+            commit: commit.map(CommitSha),
+            version,
+            github_id: github_id.map(GithubRepoId),
+            installation: installation.map(InstallationId),
+            default_branch,
+        }
+    }
 }
 
 /// What a push changed, for [`Store::write_push`]: the graph already holds the change.
@@ -267,26 +286,78 @@ impl Store {
 
     pub async fn repository(&self, full_name: &str) -> Result<RepoState> {
         let row = ops::repository_by_name(&self.pool, full_name).await?;
-        let (id, full_name, commit, version) =
-            row.ok_or_else(|| StoreError::UnknownRepository(full_name.to_string()))?;
-        Ok(RepoState {
-            id,
-            full_name,
-            commit: commit.map(CommitSha),
-            version,
-        })
+        row.map(RepoState::from_row)
+            .ok_or_else(|| StoreError::UnknownRepository(full_name.to_string()))
     }
 
     pub async fn repository_by_id(&self, repo: RepoId) -> Result<RepoState> {
         let row = ops::repository_by_id(&self.pool, repo).await?;
-        let (id, full_name, commit, version) =
-            row.ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))?;
-        Ok(RepoState {
-            id,
+        row.map(RepoState::from_row)
+            .ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))
+    }
+
+    /// The repository GitHub knows by `id`, if we hold it.
+    pub async fn repository_by_github_id(&self, id: GithubRepoId) -> Result<Option<RepoState>> {
+        let row = ops::repository_by_github_id(&self.pool, id.0).await?;
+        Ok(row.map(RepoState::from_row))
+    }
+
+    /// Repositories of one installation, or of all (for catching up after downtime).
+    pub async fn installed_repositories(
+        &self,
+        installation: Option<InstallationId>,
+    ) -> Result<Vec<RepoState>> {
+        let rows = ops::repositories_of(&self.pool, installation.map(|i| i.0)).await?;
+        Ok(rows.into_iter().map(RepoState::from_row).collect())
+    }
+
+    /// Records (or renames, or moves to another installation) a GitHub repository,
+    /// keyed by its GitHub id.
+    pub async fn upsert_github_repository(
+        &self,
+        installation: InstallationId,
+        github_id: GithubRepoId,
+        full_name: &str,
+        default_branch: &str,
+    ) -> Result<RepoState> {
+        let mut tx = self.pool.begin().await?;
+        let id = ops::upsert_github_repository(
+            &mut tx,
+            installation.0,
+            github_id.0,
             full_name,
-            commit: commit.map(CommitSha),
-            version,
-        })
+            default_branch,
+        )
+        .await?;
+        tx.commit().await?;
+        self.repository_by_id(id).await
+    }
+
+    pub async fn installation_ids(&self) -> Result<Vec<InstallationId>> {
+        let ids = ops::installation_ids(&self.pool).await?;
+        Ok(ids.into_iter().map(InstallationId).collect())
+    }
+
+    /// Whether the installation is suspended; None when we do not know it.
+    pub async fn installation_suspended(&self, id: InstallationId) -> Result<Option<bool>> {
+        Ok(ops::installation_suspended(&self.pool, id.0).await?)
+    }
+
+    pub async fn set_installation_suspended(&self, id: InstallationId, suspended: bool) -> Result<()> {
+        ops::set_installation_suspended(&self.pool, id.0, suspended).await?;
+        Ok(())
+    }
+
+    /// Records the last failure to bring a repository's graph up to date (None: it is).
+    pub async fn set_repository_error(&self, repo: RepoId, error: Option<&str>) -> Result<()> {
+        Ok(ops::set_repository_error(&self.pool, repo, error).await?)
+    }
+
+    /// Every stored file's path and blob: what a tree compares against to find the
+    /// files that changed, whatever commit the graph reflects.
+    pub async fn file_blobs(&self, repo: RepoId) -> Result<Vec<(String, BlobSha)>> {
+        let rows = ops::file_blobs(&self.pool, repo).await?;
+        Ok(rows.into_iter().map(|(p, b)| (p, BlobSha(b))).collect())
     }
 
     pub async fn graph_version(&self, repo: RepoId) -> Result<i64> {

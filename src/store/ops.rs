@@ -100,31 +100,174 @@ pub async fn delete_repository(db: &mut PgConnection, repo: RepoId) -> sqlx::Res
         .rows_affected())
 }
 
-/// (id, full name, commit, version) of a repository by name.
+/// A repository row as the store hands it out.
+pub type RepoRow = (
+    RepoId,
+    String,
+    Option<String>,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    String,
+);
+
+const REPO_COLUMNS: &str =
+    "id, full_name, commit_sha, graph_version, github_id, installation_id, default_branch";
+
+fn repo_row(r: sqlx::postgres::PgRow) -> RepoRow {
+    (
+        RepoId(r.get(0)),
+        r.get(1),
+        r.get(2),
+        r.get(3),
+        r.get(4),
+        r.get(5),
+        r.get(6),
+    )
+}
+
 pub async fn repository_by_name(
     db: impl PgExecutor<'_>,
     full_name: &str,
-) -> sqlx::Result<Option<(RepoId, String, Option<String>, i64)>> {
-    let row = sqlx::query(
-        "SELECT id, full_name, commit_sha, graph_version FROM repositories WHERE full_name = $1",
-    )
+) -> sqlx::Result<Option<RepoRow>> {
+    let row = sqlx::query(&format!(
+        "SELECT {REPO_COLUMNS} FROM repositories WHERE full_name = $1"
+    ))
     .bind(full_name)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|r| (RepoId(r.get(0)), r.get(1), r.get(2), r.get(3))))
+    Ok(row.map(repo_row))
 }
 
-pub async fn repository_by_id(
-    db: impl PgExecutor<'_>,
-    repo: RepoId,
-) -> sqlx::Result<Option<(RepoId, String, Option<String>, i64)>> {
-    let row = sqlx::query(
-        "SELECT id, full_name, commit_sha, graph_version FROM repositories WHERE id = $1",
-    )
+pub async fn repository_by_id(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Option<RepoRow>> {
+    let row = sqlx::query(&format!(
+        "SELECT {REPO_COLUMNS} FROM repositories WHERE id = $1"
+    ))
     .bind(repo.0)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|r| (RepoId(r.get(0)), r.get(1), r.get(2), r.get(3))))
+    Ok(row.map(repo_row))
+}
+
+pub async fn repository_by_github_id(
+    db: impl PgExecutor<'_>,
+    github_id: i64,
+) -> sqlx::Result<Option<RepoRow>> {
+    let row = sqlx::query(&format!(
+        "SELECT {REPO_COLUMNS} FROM repositories WHERE github_id = $1"
+    ))
+    .bind(github_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(repo_row))
+}
+
+/// Repositories of an installation, or of every installation.
+pub async fn repositories_of(
+    db: impl PgExecutor<'_>,
+    installation: Option<i64>,
+) -> sqlx::Result<Vec<RepoRow>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {REPO_COLUMNS} FROM repositories
+         WHERE installation_id IS NOT NULL AND ($1::bigint IS NULL OR installation_id = $1)
+         ORDER BY id"
+    ))
+    .bind(installation)
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(repo_row).collect())
+}
+
+/// Records a GitHub repository under its id (the key: names change). A row indexed
+/// from the CLI under the same name is adopted; a row of another repository that
+/// still holds the name (renamed or deleted on GitHub without our hearing) gives it up.
+pub async fn upsert_github_repository(
+    db: &mut PgConnection,
+    installation: i64,
+    github_id: i64,
+    full_name: &str,
+    default_branch: &str,
+) -> sqlx::Result<RepoId> {
+    sqlx::query(
+        "UPDATE repositories SET github_id = $2
+         WHERE full_name = $1 AND github_id IS NULL
+           AND NOT EXISTS (SELECT 1 FROM repositories WHERE github_id = $2)",
+    )
+    .bind(full_name)
+    .bind(github_id)
+    .execute(&mut *db)
+    .await?;
+    sqlx::query(
+        "UPDATE repositories SET full_name = full_name || ' (was #' || id || ')'
+         WHERE full_name = $1 AND github_id IS DISTINCT FROM $2",
+    )
+    .bind(full_name)
+    .bind(github_id)
+    .execute(&mut *db)
+    .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO repositories (full_name, installation_id, github_id, default_branch)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (github_id) DO UPDATE
+           SET full_name = EXCLUDED.full_name, installation_id = EXCLUDED.installation_id,
+               default_branch = EXCLUDED.default_branch
+         RETURNING id",
+    )
+    .bind(full_name)
+    .bind(installation)
+    .bind(github_id)
+    .bind(default_branch)
+    .fetch_one(db)
+    .await?;
+    Ok(RepoId(id))
+}
+
+pub async fn set_installation_suspended(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    suspended: bool,
+) -> sqlx::Result<u64> {
+    Ok(sqlx::query("UPDATE installations SET suspended = $2 WHERE id = $1")
+        .bind(id)
+        .bind(suspended)
+        .execute(db)
+        .await?
+        .rows_affected())
+}
+
+/// Whether an installation is suspended; None when we do not know it.
+pub async fn installation_suspended(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<bool>> {
+    sqlx::query_scalar("SELECT suspended FROM installations WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}
+
+pub async fn installation_ids(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<i64>> {
+    sqlx::query_scalar("SELECT id FROM installations ORDER BY id")
+        .fetch_all(db)
+        .await
+}
+
+pub async fn set_repository_error(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+    error: Option<&str>,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE repositories SET last_error = $2 WHERE id = $1")
+        .bind(repo.0)
+        .bind(error)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Every stored file's path and blob (code, config and skipped alike).
+pub async fn file_blobs(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Vec<(String, String)>> {
+    sqlx::query_as("SELECT path, blob_sha FROM files WHERE repo_id = $1 ORDER BY path")
+        .bind(repo.0)
+        .fetch_all(db)
+        .await
 }
 
 pub async fn graph_version(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Option<i64>> {
