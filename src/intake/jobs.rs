@@ -327,7 +327,8 @@ fn pull_request(e: &PullRequestEvent) -> Vec<NewJob> {
         }
         // A title or body edit changes no code; a new base does.
         PullRequestAction::Edited => {
-            if !e.changes.as_ref().is_some_and(|c| c.base.is_some()) {
+            let base_changed = e.changes.as_ref().is_some_and(|c| c.base.is_some());
+            if !base_changed {
                 return Vec::new();
             }
             "edited"

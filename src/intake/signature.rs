@@ -37,7 +37,9 @@ pub struct WebhookSecrets(Vec<SecretString>);
 
 impl WebhookSecrets {
     /// From the configuration's text: one secret, or several separated by commas (during
-    /// a rotation, the old and the new). Blanks around each are ignored.
+    /// a rotation, the old and the new). Blanks around each are ignored, so a secret
+    /// cannot hold a comma or start or end with a blank here; [`WebhookSecrets::new`]
+    /// takes secrets as they are.
     pub fn parse(text: &SecretString) -> Result<WebhookSecrets, NoSecrets> {
         let secrets: Vec<SecretString> = text
             .expose_secret()
