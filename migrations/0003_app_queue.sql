@@ -61,5 +61,3 @@ CREATE UNIQUE INDEX jobs_one_waiting_per_coalesce_key ON jobs (coalesce_key)
 CREATE INDEX jobs_running_by_coalesce_key ON jobs (coalesce_key) WHERE state = 'running';
 -- Crash recovery: running jobs by lease expiry.
 CREATE INDEX jobs_running_by_lease ON jobs (locked_until) WHERE state = 'running';
--- Status page: the latest errors.
-CREATE INDEX jobs_by_error_time ON jobs (updated_at) WHERE last_error IS NOT NULL;
