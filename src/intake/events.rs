@@ -106,17 +106,27 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Parsed, ParseError> {
     })
 }
 
-/// An account (user or organisation) as far as we use it.
+/// The account an App is installed on: a user or organisation (with a login) or an
+/// enterprise (with a slug).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Account {
-    pub login: String,
+    #[serde(default)]
+    pub login: Option<String>,
+    #[serde(default)]
+    pub slug: Option<String>,
+}
+
+impl Account {
+    /// The login, or an enterprise's slug.
+    pub fn name(&self) -> Option<&str> {
+        self.login.as_deref().or(self.slug.as_deref())
+    }
 }
 
 /// The full `installation` object of `installation*` events.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Installation {
     pub id: InstallationId,
-    /// Null for an installation on an enterprise.
     #[serde(default)]
     pub account: Option<Account>,
 }

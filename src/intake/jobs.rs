@@ -177,7 +177,11 @@ pub fn jobs_for(event: &Event) -> Vec<NewJob> {
 
 fn installation(e: &InstallationEvent) -> Vec<NewJob> {
     let id = e.installation.id;
-    let account = e.installation.account.as_ref().map(|a| a.login.clone());
+    let account = e
+        .installation
+        .account
+        .as_ref()
+        .and_then(|a| a.name().map(str::to_string));
     let action = match e.action {
         InstallationAction::Created => "created",
         InstallationAction::Deleted => "deleted",
@@ -219,7 +223,11 @@ fn index(
 
 fn installation_repositories(e: &InstallationRepositoriesEvent) -> Vec<NewJob> {
     let id = e.installation.id;
-    let account = e.installation.account.as_ref().map(|a| a.login.clone());
+    let account = e
+        .installation
+        .account
+        .as_ref()
+        .and_then(|a| a.name().map(str::to_string));
     match e.action {
         InstallationRepositoriesAction::Added => e
             .repositories_added
@@ -439,6 +447,22 @@ mod tests {
                 reason: "installed".into(),
             }
         );
+    }
+
+    #[test]
+    fn an_enterprise_installation_has_a_slug_not_a_login() {
+        let js = jobs(
+            "installation",
+            json!({"action": "created", "installation": {"id": 8, "account": {"slug": "ent", "name": "Ent"}},
+                   "repositories": [{"id": 1, "full_name": "o/a"}]}),
+        );
+        assert_eq!(kinds(&js), ["sync_installation", "index_repository"]);
+        assert_eq!(js[0].payload["account"], "ent");
+        let none = jobs(
+            "installation",
+            json!({"action": "suspend", "installation": {"id": 8, "account": null}}),
+        );
+        assert_eq!(none[0].payload["account"], serde_json::Value::Null);
     }
 
     #[test]

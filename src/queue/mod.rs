@@ -504,7 +504,8 @@ impl Queue {
         }
     }
 
-    /// Whether a newer job with the job's coalescing key has been enqueued since.
+    /// Whether a newer job with the job's coalescing key has been enqueued since. A job
+    /// that no longer exists counts as superseded: publish nothing for it.
     pub async fn is_superseded(&self, job: JobId) -> Result<bool> {
         Ok(sql::is_superseded(&self.pool, job).await?.unwrap_or(true))
     }

@@ -173,6 +173,11 @@ impl Deref for RunningJob {
 
 /// Runs `workers` workers until `shutdown` resolves; then stops claiming, gives running
 /// jobs the configured grace period to finish, releases those that did not, and returns.
+///
+/// Each worker runs one job at a time, its handler in a task of its own (a panic fails
+/// the job, to be retried), with a heartbeat every `config.heartbeat`. Idle workers look
+/// for work every `config.poll_interval`, and at once when a job is enqueued or a key
+/// frees up if `config.listen` (LISTEN holds one connection of the pool for itself).
 pub async fn run_workers<H: Handler>(
     queue: Queue,
     workers: usize,

@@ -181,7 +181,10 @@ fn agrees_with_the_raw_payload(name: &str, event: &Event, raw: &Value) {
         Event::Installation(e) => {
             assert_eq!(Some(e.installation.id.0), installation, "{name}");
             assert_eq!(
-                e.installation.account.as_ref().map(|a| a.login.as_str()),
+                e.installation
+                    .account
+                    .as_ref()
+                    .and_then(|a| a.login.as_deref()),
                 raw["installation"]["account"]["login"].as_str(),
                 "{name}"
             );
