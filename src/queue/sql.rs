@@ -1,0 +1,403 @@
+//! The queue's statements, one function each, taking any executor (a pool, a
+//! connection, a transaction).
+
+use sqlx::postgres::PgRow;
+use sqlx::{PgExecutor, Row};
+
+use super::{
+    ClaimedJob, Delivery, JobFailure, JobId, JobState, NewJob, QueueStatus, NOTIFY_CHANNEL,
+};
+
+/// Inserts a job, or replaces the waiting job with its coalescing key (keeping that job's
+/// id, so its place in line). Returns the id and whether it replaced one.
+pub(super) async fn upsert_job(
+    ex: impl PgExecutor<'_>,
+    job: &NewJob,
+    max_attempts: i32,
+    delivery: Option<&str>,
+) -> sqlx::Result<(JobId, bool)> {
+    let row = sqlx::query(
+        "INSERT INTO jobs (kind, payload, serial_key, coalesce_key, max_attempts, run_at, delivery_id)
+         VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)
+         ON CONFLICT (coalesce_key) WHERE state = 'waiting' DO UPDATE SET
+             kind = EXCLUDED.kind,
+             payload = EXCLUDED.payload,
+             serial_key = EXCLUDED.serial_key,
+             max_attempts = EXCLUDED.max_attempts,
+             run_at = LEAST(jobs.run_at, EXCLUDED.run_at),
+             attempts = 0,
+             last_error = NULL,
+             delivery_id = EXCLUDED.delivery_id,
+             updated_at = now()
+         RETURNING id, (xmax <> 0) AS replaced",
+    )
+    .bind(&job.kind)
+    .bind(&job.payload)
+    .bind(&job.serial_key)
+    .bind(&job.coalesce_key)
+    .bind(max_attempts)
+    .bind(job.delay.as_secs_f64())
+    .bind(delivery)
+    .fetch_one(ex)
+    .await?;
+    Ok((JobId(row.get("id")), row.get("replaced")))
+}
+
+/// Marks the running jobs with a coalescing key superseded.
+pub(super) async fn supersede_running(ex: impl PgExecutor<'_>, key: &str) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "UPDATE jobs SET superseded = true, updated_at = now()
+         WHERE coalesce_key = $1 AND state = 'running' AND NOT superseded",
+    )
+    .bind(key)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// Wakes listening workers (at commit, when inside a transaction).
+pub(super) async fn notify(ex: impl PgExecutor<'_>) -> sqlx::Result<()> {
+    sqlx::query("SELECT pg_notify($1, '')")
+        .bind(NOTIFY_CHANNEL)
+        .execute(ex)
+        .await?;
+    Ok(())
+}
+
+/// Records a delivery; false if its id was recorded before.
+pub(super) async fn insert_delivery(
+    ex: impl PgExecutor<'_>,
+    d: &Delivery,
+    outcome: &str,
+    jobs: i32,
+) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO deliveries (delivery_id, event, action, installation_id, repository_id, outcome, jobs)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (delivery_id) DO NOTHING",
+    )
+    .bind(&d.id)
+    .bind(&d.event)
+    .bind(&d.action)
+    .bind(d.installation_id)
+    .bind(d.repository_id)
+    .bind(outcome)
+    .bind(jobs)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Running jobs whose lease ran out and that must not run again: dead when that was
+/// their last attempt, done when a newer job superseded them.
+pub(super) async fn retire_expired(ex: impl PgExecutor<'_>) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "UPDATE jobs SET
+             state = CASE WHEN superseded THEN 'done' ELSE 'dead' END,
+             last_error = CASE WHEN superseded THEN last_error
+                 ELSE 'its worker stopped (lease expired) on attempt ' || attempts || ' of '
+                      || max_attempts || coalesce('; the error before: ' || last_error, '')
+             END,
+             claim_token = NULL, locked_until = NULL,
+             finished_at = now(), updated_at = now()
+         WHERE state = 'running' AND locked_until < now()
+           AND (superseded OR attempts >= max_attempts)",
+    )
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+const CLAIMED_COLUMNS: &str = "jobs.id, jobs.kind, jobs.payload, jobs.serial_key, \
+     jobs.coalesce_key, jobs.attempts, jobs.max_attempts, jobs.superseded, jobs.delivery_id";
+
+fn claimed(row: PgRow, worker: &str, token: i64) -> ClaimedJob {
+    ClaimedJob {
+        id: JobId(row.get("id")),
+        kind: row.get("kind"),
+        payload: row.get("payload"),
+        serial_key: row.get("serial_key"),
+        coalesce_key: row.get("coalesce_key"),
+        attempt: row.get("attempts"),
+        max_attempts: row.get("max_attempts"),
+        superseded: row.get("superseded"),
+        delivery_id: row.get("delivery_id"),
+        claimed_by: worker.to_string(),
+        token,
+    }
+}
+
+/// Claims a running job whose lease ran out: its worker is gone.
+pub(super) async fn claim_expired(
+    ex: impl PgExecutor<'_>,
+    worker: &str,
+    token: i64,
+    lease_secs: f64,
+) -> sqlx::Result<Option<ClaimedJob>> {
+    let row = sqlx::query(&format!(
+        "WITH candidate AS (
+             SELECT id FROM jobs
+             WHERE state = 'running' AND locked_until < now()
+               AND NOT superseded AND attempts < max_attempts
+             ORDER BY locked_until
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED
+         )
+         UPDATE jobs SET claimed_by = $1, claim_token = $2,
+             locked_until = now() + make_interval(secs => $3),
+             attempts = jobs.attempts + 1, updated_at = now()
+         FROM candidate WHERE jobs.id = candidate.id
+         RETURNING {CLAIMED_COLUMNS}"
+    ))
+    .bind(worker)
+    .bind(token)
+    .bind(lease_secs)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.map(|r| claimed(r, worker, token)))
+}
+
+/// Claims the oldest due waiting job whose key has no running job and no older waiting
+/// job.
+pub(super) async fn claim_waiting(
+    ex: impl PgExecutor<'_>,
+    worker: &str,
+    token: i64,
+    lease_secs: f64,
+) -> sqlx::Result<Option<ClaimedJob>> {
+    let row = sqlx::query(&format!(
+        "WITH candidate AS (
+             SELECT j.id FROM jobs j
+             WHERE j.state = 'waiting' AND j.run_at <= now()
+               AND (j.serial_key IS NULL OR (
+                   NOT EXISTS (SELECT 1 FROM jobs r
+                               WHERE r.serial_key = j.serial_key AND r.state = 'running')
+                   AND NOT EXISTS (SELECT 1 FROM jobs e
+                                   WHERE e.serial_key = j.serial_key AND e.state = 'waiting'
+                                     AND e.id < j.id)))
+             ORDER BY j.run_at, j.id
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED
+         )
+         UPDATE jobs SET state = 'running', claimed_by = $1, claim_token = $2,
+             locked_until = now() + make_interval(secs => $3),
+             attempts = jobs.attempts + 1, updated_at = now()
+         FROM candidate WHERE jobs.id = candidate.id
+         RETURNING {CLAIMED_COLUMNS}"
+    ))
+    .bind(worker)
+    .bind(token)
+    .bind(lease_secs)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.map(|r| claimed(r, worker, token)))
+}
+
+/// Extends a held lease; None if the claim is no longer held.
+pub(super) async fn heartbeat(
+    ex: impl PgExecutor<'_>,
+    id: JobId,
+    token: i64,
+    lease_secs: f64,
+) -> sqlx::Result<Option<bool>> {
+    sqlx::query_scalar(
+        "UPDATE jobs SET locked_until = now() + make_interval(secs => $3), updated_at = now()
+         WHERE id = $1 AND claim_token = $2 AND state = 'running'
+         RETURNING superseded",
+    )
+    .bind(id.0)
+    .bind(token)
+    .bind(lease_secs)
+    .fetch_optional(ex)
+    .await
+}
+
+pub(super) async fn complete(ex: impl PgExecutor<'_>, id: JobId, token: i64) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE jobs SET state = 'done', claim_token = NULL, locked_until = NULL,
+             finished_at = now(), updated_at = now()
+         WHERE id = $1 AND claim_token = $2 AND state = 'running'",
+    )
+    .bind(id.0)
+    .bind(token)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// A failed attempt: waiting again after `wait_secs`, dead, or done if superseded.
+/// Returns the new state and whether it was superseded; None if the claim is not held.
+pub(super) async fn fail(
+    ex: impl PgExecutor<'_>,
+    id: JobId,
+    token: i64,
+    error: &str,
+    permanent: bool,
+    wait_secs: f64,
+) -> sqlx::Result<Option<(JobState, bool)>> {
+    let row = sqlx::query(
+        "UPDATE jobs SET
+             state = CASE WHEN superseded THEN 'done'
+                          WHEN $4 OR attempts >= max_attempts THEN 'dead'
+                          ELSE 'waiting' END,
+             run_at = CASE WHEN superseded OR $4 OR attempts >= max_attempts THEN run_at
+                           ELSE now() + make_interval(secs => $5) END,
+             finished_at = CASE WHEN superseded OR $4 OR attempts >= max_attempts THEN now() END,
+             last_error = $3, claim_token = NULL, locked_until = NULL, updated_at = now()
+         WHERE id = $1 AND claim_token = $2 AND state = 'running'
+         RETURNING state, superseded",
+    )
+    .bind(id.0)
+    .bind(token)
+    .bind(error)
+    .bind(permanent)
+    .bind(wait_secs)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.map(|r| {
+        (
+            JobState::parse(r.get::<&str, _>("state")),
+            r.get("superseded"),
+        )
+    }))
+}
+
+/// Gives a claim back without counting its attempt; a superseded job is done instead
+/// (the newer job waits in its place).
+pub(super) async fn release(ex: impl PgExecutor<'_>, id: JobId, token: i64) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE jobs SET
+             state = CASE WHEN superseded THEN 'done' ELSE 'waiting' END,
+             finished_at = CASE WHEN superseded THEN now() END,
+             attempts = GREATEST(attempts - 1, 0),
+             claimed_by = NULL, claim_token = NULL, locked_until = NULL, updated_at = now()
+         WHERE id = $1 AND claim_token = $2 AND state = 'running'",
+    )
+    .bind(id.0)
+    .bind(token)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+pub(super) async fn is_superseded(
+    ex: impl PgExecutor<'_>,
+    id: JobId,
+) -> sqlx::Result<Option<bool>> {
+    sqlx::query_scalar("SELECT superseded FROM jobs WHERE id = $1")
+        .bind(id.0)
+        .fetch_optional(ex)
+        .await
+}
+
+pub(super) async fn state(
+    ex: impl PgExecutor<'_>,
+    id: JobId,
+) -> Result<Option<JobState>, super::QueueError> {
+    let s: Option<String> = sqlx::query_scalar("SELECT state FROM jobs WHERE id = $1")
+        .bind(id.0)
+        .fetch_optional(ex)
+        .await?;
+    Ok(s.as_deref().map(JobState::parse))
+}
+
+pub(super) async fn counts(ex: impl PgExecutor<'_>) -> Result<QueueStatus, super::QueueError> {
+    let row = sqlx::query(
+        "SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting,
+                count(*) FILTER (WHERE state = 'waiting' AND run_at <= now()) AS due,
+                count(*) FILTER (WHERE state = 'running') AS running,
+                count(*) FILTER (WHERE state = 'done') AS done,
+                count(*) FILTER (WHERE state = 'dead') AS dead,
+                extract(epoch FROM now() - min(run_at) FILTER (
+                    WHERE state = 'waiting' AND run_at <= now()))::float8 AS oldest_due
+         FROM jobs",
+    )
+    .fetch_one(ex)
+    .await?;
+    Ok(QueueStatus {
+        waiting: row.get("waiting"),
+        due: row.get("due"),
+        running: row.get("running"),
+        done: row.get("done"),
+        dead: row.get("dead"),
+        oldest_due: row
+            .get::<Option<f64>, _>("oldest_due")
+            .map(|s| std::time::Duration::from_secs_f64(s.max(0.0))),
+        last_error: None,
+    })
+}
+
+pub(super) async fn recent_failures(
+    ex: impl PgExecutor<'_>,
+    limit: i64,
+) -> Result<Vec<JobFailure>, super::QueueError> {
+    let rows = sqlx::query(
+        "SELECT id, kind, state, attempts, last_error,
+                (extract(epoch FROM updated_at) * 1000000)::int8 AS at_micros
+         FROM jobs
+         WHERE last_error IS NOT NULL
+         ORDER BY updated_at DESC, id DESC
+         LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(ex)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| JobFailure {
+            id: JobId(r.get("id")),
+            kind: r.get("kind"),
+            state: JobState::parse(r.get::<&str, _>("state")),
+            attempts: r.get("attempts"),
+            error: r.get("last_error"),
+            at: chrono::DateTime::from_timestamp_micros(r.get("at_micros")).unwrap_or_default(),
+        })
+        .collect())
+}
+
+pub(super) async fn retry_dead(ex: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE jobs SET state = 'waiting', attempts = 0, run_at = now(), finished_at = NULL,
+             claimed_by = NULL, updated_at = now()
+         WHERE id = $1 AND state = 'dead'",
+    )
+    .bind(id.0)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+pub(super) async fn prune(
+    pool: &sqlx::PgPool,
+    age_secs: f64,
+) -> Result<(u64, u64), super::QueueError> {
+    let mut tx = pool.begin().await?;
+    let jobs = sqlx::query(
+        "DELETE FROM jobs WHERE state = 'done'
+             AND finished_at < now() - make_interval(secs => $1)",
+    )
+    .bind(age_secs)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    let deliveries =
+        sqlx::query("DELETE FROM deliveries WHERE received_at < now() - make_interval(secs => $1)")
+            .bind(age_secs)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+    tx.commit().await?;
+    Ok((jobs, deliveries))
+}
+
+/// The versions in sqlx's migration table that applied successfully (none if the table
+/// does not exist yet).
+pub(super) async fn applied_migrations(ex: impl PgExecutor<'_>) -> sqlx::Result<Vec<i64>> {
+    sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
+        .fetch_all(ex)
+        .await
+        .or_else(|e| match &e {
+            sqlx::Error::Database(db) if db.code().as_deref() == Some("42P01") => Ok(Vec::new()),
+            _ => Err(e),
+        })
+}

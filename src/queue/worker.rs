@@ -1,0 +1,398 @@
+//! The worker loop: claim, run the handler with a heartbeat, complete or fail; on
+//! shutdown stop claiming, and let running jobs finish within a grace period or give
+//! them back.
+
+use std::future::Future;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use sqlx::postgres::PgListener;
+use tokio::sync::{watch, Notify};
+use tokio::time::{sleep, sleep_until, Instant};
+
+use super::{ClaimedJob, Failed, Queue, QueueError, NOTIFY_CHANNEL};
+
+/// A handler's failure. Any error converts into a retryable one (`?` works on anything
+/// `anyhow` takes); [`JobError::permanent`] marks one that retrying cannot fix (a payload
+/// that does not fit, a repository that no longer exists), and the job goes straight to
+/// dead.
+pub struct JobError {
+    error: anyhow::Error,
+    permanent: bool,
+}
+
+impl JobError {
+    pub fn retry(error: impl Into<anyhow::Error>) -> JobError {
+        JobError {
+            error: error.into(),
+            permanent: false,
+        }
+    }
+
+    pub fn permanent(error: impl Into<anyhow::Error>) -> JobError {
+        JobError {
+            error: error.into(),
+            permanent: true,
+        }
+    }
+
+    pub fn is_permanent(&self) -> bool {
+        self.permanent
+    }
+
+    pub fn error(&self) -> &anyhow::Error {
+        &self.error
+    }
+}
+
+impl<E: Into<anyhow::Error>> From<E> for JobError {
+    fn from(e: E) -> Self {
+        JobError::retry(e)
+    }
+}
+
+impl std::fmt::Debug for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.permanent {
+            "permanent"
+        } else {
+            "retryable"
+        };
+        write!(f, "{kind}: {:#}", self.error)
+    }
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.error)
+    }
+}
+
+/// What runs a job. Closures `Fn(RunningJob) -> impl Future<Output = Result<(), JobError>>`
+/// are handlers; so is any type that implements this.
+pub trait Handler: Send + Sync + 'static {
+    fn handle(&self, job: RunningJob) -> impl Future<Output = Result<(), JobError>> + Send;
+}
+
+impl<F, Fut> Handler for F
+where
+    F: Fn(RunningJob) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), JobError>> + Send,
+{
+    fn handle(&self, job: RunningJob) -> impl Future<Output = Result<(), JobError>> + Send {
+        self(job)
+    }
+}
+
+/// A claimed job as its handler sees it: the job (through `Deref`), and what the worker
+/// learns while it runs.
+#[derive(Clone)]
+pub struct RunningJob {
+    job: Arc<ClaimedJob>,
+    queue: Queue,
+    signals: Arc<Signals>,
+}
+
+struct Signals {
+    superseded: AtomicBool,
+    lease_lost: AtomicBool,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl RunningJob {
+    /// A job claimed by hand (tests, one-off runs), with no worker loop around it.
+    pub fn new(queue: Queue, job: ClaimedJob) -> RunningJob {
+        let (_, shutdown) = watch::channel(false);
+        RunningJob::with_shutdown(queue, job, shutdown)
+    }
+
+    fn with_shutdown(queue: Queue, job: ClaimedJob, shutdown: watch::Receiver<bool>) -> Self {
+        RunningJob {
+            signals: Arc::new(Signals {
+                superseded: AtomicBool::new(job.superseded),
+                lease_lost: AtomicBool::new(false),
+                shutdown,
+            }),
+            job: Arc::new(job),
+            queue,
+        }
+    }
+
+    pub fn job(&self) -> &ClaimedJob {
+        &self.job
+    }
+
+    /// The payload as its type; a payload that does not fit is a permanent error.
+    pub fn payload_as<T: DeserializeOwned>(&self) -> Result<T, JobError> {
+        self.job.payload_as()
+    }
+
+    /// Whether a newer job with this job's coalescing key exists, asked of the database:
+    /// check it right before publishing a result, and publish nothing if it is true.
+    pub async fn is_superseded(&self) -> Result<bool, QueueError> {
+        let superseded = self.queue.is_superseded(self.job.id).await?;
+        if superseded {
+            self.signals.superseded.store(true, Ordering::Relaxed);
+        }
+        Ok(superseded)
+    }
+
+    /// Superseded as of the last heartbeat: cheap, for stopping long work early.
+    pub fn superseded_hint(&self) -> bool {
+        self.signals.superseded.load(Ordering::Relaxed)
+    }
+
+    /// The lease ran out and the job may be running elsewhere (the worker then stops
+    /// this handler).
+    pub fn lease_lost(&self) -> bool {
+        self.signals.lease_lost.load(Ordering::Relaxed)
+    }
+
+    /// The process is shutting down: a long job may stop early and return an error (it
+    /// is retried), or finish within the grace period.
+    pub fn shutting_down(&self) -> bool {
+        *self.signals.shutdown.borrow()
+    }
+
+    /// The queue, to enqueue follow-up jobs.
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+}
+
+impl Deref for RunningJob {
+    type Target = ClaimedJob;
+
+    fn deref(&self) -> &ClaimedJob {
+        &self.job
+    }
+}
+
+/// Runs `workers` workers until `shutdown` resolves; then stops claiming, gives running
+/// jobs the configured grace period to finish, releases those that did not, and returns.
+///
+/// Each worker runs one job at a time, its handler in a task of its own (a panic fails
+/// the job, to be retried), with a heartbeat every `config.heartbeat`. Idle workers look
+/// for work every `config.poll_interval`, and at once when a job is enqueued or a key
+/// frees up if `config.listen` (LISTEN holds one connection of the pool for itself).
+pub async fn run_workers<H: Handler>(
+    queue: Queue,
+    workers: usize,
+    handler: H,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let (stop_tx, stop) = watch::channel(false);
+    let stopper = tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+        // Keep the sender: receivers then never see a closed channel.
+        std::future::pending::<()>().await;
+    });
+    let wake = Arc::new(Notify::new());
+    let listener = queue
+        .config()
+        .listen
+        .then(|| tokio::spawn(listen(queue.clone(), wake.clone())));
+    let handler = Arc::new(handler);
+    let name = queue.config().worker_name.clone();
+    let tasks: Vec<_> = (0..workers.max(1))
+        .map(|i| {
+            let worker = Worker {
+                id: format!("{name}:{i}:{:08x}", rand::random::<u32>()),
+                queue: queue.clone(),
+                stop: stop.clone(),
+                wake: wake.clone(),
+            };
+            tokio::spawn(worker.run(handler.clone()))
+        })
+        .collect();
+    for task in tasks {
+        if let Err(e) = task.await {
+            tracing::error!("a queue worker task ended abnormally: {e}");
+        }
+    }
+    if let Some(listener) = listener {
+        listener.abort();
+    }
+    stopper.abort();
+}
+
+/// Wakes idle workers when a job may have become claimable.
+async fn listen(queue: Queue, wake: Arc<Notify>) {
+    loop {
+        let mut listener = match PgListener::connect_with(queue.pool()).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!("queue: LISTEN connection failed ({e}); polling only for now");
+                sleep(Duration::from_secs(5)).await;
+                continue;
+            }
+        };
+        if let Err(e) = listener.listen(NOTIFY_CHANNEL).await {
+            tracing::warn!("queue: LISTEN failed ({e}); polling only for now");
+            sleep(Duration::from_secs(5)).await;
+            continue;
+        }
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(_)) => wake.notify_waiters(),
+                // The connection dropped (and notifications with it): look now.
+                Ok(None) => wake.notify_waiters(),
+                Err(e) => {
+                    tracing::warn!("queue: LISTEN connection lost ({e})");
+                    wake.notify_waiters();
+                    sleep(Duration::from_secs(1)).await;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+struct Worker {
+    id: String,
+    queue: Queue,
+    stop: watch::Receiver<bool>,
+    wake: Arc<Notify>,
+}
+
+impl Worker {
+    async fn run<H: Handler>(mut self, handler: Arc<H>) {
+        let poll = self.queue.config().poll_interval;
+        while !*self.stop.borrow() {
+            // Armed before looking, so a notification during the claim is not lost.
+            let wake = self.wake.clone();
+            let notified = wake.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            match self.queue.claim(&self.id).await {
+                Ok(Some(job)) => {
+                    if *self.stop.borrow() {
+                        // Shutdown began while claiming: give it straight back.
+                        if let Err(e) = self.queue.release(&job).await {
+                            tracing::warn!("queue: releasing {} at shutdown: {e}", job.id);
+                        }
+                        break;
+                    }
+                    self.run_one(&handler, job).await;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!("queue: claiming failed: {e}"),
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = sleep(poll) => {}
+                () = stopped(&mut self.stop) => {}
+            }
+        }
+    }
+
+    async fn run_one<H: Handler>(&self, handler: &Arc<H>, job: ClaimedJob) {
+        let config = self.queue.config().clone();
+        tracing::debug!(
+            "queue: {} ({}) attempt {} on {}",
+            job.id,
+            job.kind,
+            job.attempt,
+            self.id
+        );
+        let running = RunningJob::with_shutdown(self.queue.clone(), job.clone(), self.stop.clone());
+        let signals = running.signals.clone();
+        let h = handler.clone();
+        let mut task = tokio::spawn(async move { h.handle(running).await });
+        let mut beat =
+            tokio::time::interval_at(Instant::now() + config.heartbeat, config.heartbeat);
+        let far = Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600);
+        let mut deadline: Option<Instant> = None;
+        let mut stop = self.stop.clone();
+        loop {
+            tokio::select! {
+                result = &mut task => {
+                    self.settle(&job, result).await;
+                    return;
+                }
+                _ = beat.tick() => match self.queue.heartbeat(&job).await {
+                    Ok(hb) => signals.superseded.store(hb.superseded, Ordering::Relaxed),
+                    Err(QueueError::LeaseLost(_)) => {
+                        signals.lease_lost.store(true, Ordering::Relaxed);
+                        task.abort();
+                        tracing::warn!("queue: lost the lease of {}; stopped its handler", job.id);
+                        return;
+                    }
+                    // The lease may still hold: try again at the next beat.
+                    Err(e) => tracing::warn!("queue: heartbeat of {} failed: {e}", job.id),
+                },
+                () = stopped(&mut stop), if deadline.is_none() => {
+                    deadline = Some(Instant::now() + config.shutdown_grace);
+                }
+                _ = sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
+                    task.abort();
+                    let _ = (&mut task).await;
+                    match self.queue.release(&job).await {
+                        Ok(()) => tracing::info!("queue: released {} at shutdown", job.id),
+                        Err(e) => tracing::warn!("queue: releasing {} at shutdown: {e}", job.id),
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn settle(
+        &self,
+        job: &ClaimedJob,
+        result: Result<Result<(), JobError>, tokio::task::JoinError>,
+    ) {
+        let outcome = match result {
+            Ok(Ok(())) => self.queue.complete(job).await.map(|()| None),
+            Ok(Err(e)) => {
+                let text = format!("{e:#}");
+                self.queue
+                    .fail(job, &text, e.is_permanent())
+                    .await
+                    .map(|f| Some((f, text)))
+            }
+            Err(join) => {
+                let text = match join.try_into_panic() {
+                    Ok(panic) => format!("the handler panicked: {}", panic_message(&panic)),
+                    Err(e) => format!("the handler was cancelled: {e}"),
+                };
+                self.queue
+                    .fail(job, &text, false)
+                    .await
+                    .map(|f| Some((f, text)))
+            }
+        };
+        match outcome {
+            Ok(None) => tracing::info!("queue: {} done", job.id),
+            Ok(Some((Failed::Retry { after }, e))) => {
+                tracing::warn!("queue: {} failed, retried in {after:?}: {e}", job.id)
+            }
+            Ok(Some((Failed::Dead, e))) => tracing::error!("queue: {} is dead: {e}", job.id),
+            Ok(Some((Failed::Superseded, e))) => {
+                tracing::info!("queue: {} failed but was superseded: {e}", job.id)
+            }
+            Err(e) => tracing::warn!("queue: recording the end of {}: {e}", job.id),
+        }
+    }
+}
+
+/// Resolves once shutdown has begun (at once if it has).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    // The sender outlives every worker, so this errs only if it never sends.
+    let _ = stop.wait_for(|&s| s).await;
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_string()
+    }
+}
