@@ -12,6 +12,8 @@
 //! | body over 25 MB (by `Content-Length`, or as it streams in) | 413 |
 //! | `X-Hub-Signature-256` missing or wrong | 401, nothing stored, nothing of the body logged |
 //! | `X-GitHub-Event` or `X-GitHub-Delivery` missing, or the body not a JSON object | 400 |
+//! | a handled event whose payload lacks a field we read | 400 |
+//! | a body still arriving after 30 s | 408 |
 //! | a handled event: delivery recorded, jobs enqueued | 202 |
 //! | `ping`, other events and actions: delivery recorded as ignored, no job | 200 |
 //! | a delivery id seen before (a redelivery) | 200, nothing done again |
@@ -45,6 +47,8 @@ pub const MAX_BODY: usize = 25 * 1024 * 1024;
 /// Recording a delivery must answer well inside GitHub's 10 seconds.
 const RECORD_TIMEOUT: Duration = Duration::from_secs(8);
 const READY_TIMEOUT: Duration = Duration::from_secs(3);
+/// A body still arriving after this long is not GitHub's (it would have given up).
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub const EVENT_HEADER: &str = "x-github-event";
 pub const DELIVERY_HEADER: &str = "x-github-delivery";
@@ -109,8 +113,13 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
         );
         return answer(StatusCode::UNAUTHORIZED, "signature missing\n");
     };
-    let bytes = match read_limited(body, declared, MAX_BODY).await {
+    let read = tokio::time::timeout(BODY_TIMEOUT, read_limited(body, declared, MAX_BODY));
+    let bytes = match read.await.unwrap_or(Err(ReadError::TooSlow)) {
         Ok(b) => b,
+        Err(ReadError::TooSlow) => {
+            tracing::warn!(delivery = shown, "webhook refused: body too slow");
+            return answer(StatusCode::REQUEST_TIMEOUT, "body too slow\n");
+        }
         Err(ReadError::TooLarge) => {
             tracing::warn!(delivery = shown, "webhook refused: body over 25 MB");
             return answer(StatusCode::PAYLOAD_TOO_LARGE, "payload over 25 MB\n");
@@ -212,6 +221,7 @@ fn valid_delivery_id(d: &str) -> bool {
 
 enum ReadError {
     TooLarge,
+    TooSlow,
     Broken(axum::Error),
 }
 

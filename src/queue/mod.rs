@@ -167,7 +167,8 @@ pub struct NewJob {
     pub coalesce_key: Option<String>,
     /// None: the queue's default.
     pub max_attempts: Option<i32>,
-    /// Not claimable before this much time has passed.
+    /// Not claimable before this much time has passed. With a serial key, later jobs of
+    /// that key wait behind it (keys run in enqueue order).
     pub delay: Duration,
 }
 
