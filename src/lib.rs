@@ -18,6 +18,7 @@ pub mod model;
 pub mod query;
 pub mod queue;
 pub mod report;
+pub mod server;
 pub mod store;
 pub mod workflow;
 pub mod workspace;

@@ -107,6 +107,11 @@ pub fn index(repo: &RepoArgs) -> Result<()> {
     Ok(())
 }
 
+pub fn serve(args: &crate::server::config::ServerArgs, mode: crate::server::Mode) -> Result<()> {
+    let config = args.check().map_err(anyhow::Error::msg)?;
+    runtime()?.block_on(crate::server::run(config, mode))
+}
+
 pub fn migrate(url: &str) -> Result<()> {
     runtime()?.block_on(async { Store::connect(url).await?.migrate().await })?;
     println!(

@@ -88,6 +88,20 @@ pub enum Command {
     },
     /// The facts extracted from one file, one per line (for debugging the extractor).
     Facts { file: PathBuf },
+    /// Run the GitHub App: receive webhooks and keep every installed repository's graph
+    /// current (intake and workers in one process).
+    Serve {
+        #[command(flatten)]
+        server: crate::server::config::ServerArgs,
+        /// Do not apply pending database migrations at start.
+        #[arg(long)]
+        no_migrate: bool,
+    },
+    /// Run workers only: more processes, on any machine, sharing `serve`'s database.
+    Work {
+        #[command(flatten)]
+        server: crate::server::config::ServerArgs,
+    },
     /// Apply the database migrations.
     Migrate {
         #[arg(long, env = "BLAST_DATABASE_URL")]
@@ -129,5 +143,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         } => commands::blast(&repo, &base, &head, depth, format),
         Command::Facts { file } => commands::facts(&file),
         Command::Migrate { database_url } => commands::migrate(&database_url),
+        Command::Serve { server, no_migrate } => commands::serve(
+            &server,
+            crate::server::Mode::Serve {
+                migrate: !no_migrate,
+            },
+        ),
+        Command::Work { server } => commands::serve(&server, crate::server::Mode::Work),
     }
 }

@@ -57,6 +57,14 @@ impl GraphCache {
         self.inner.lock().expect("cache lock").bytes
     }
 
+    /// Drops a repository's graph (the repository was purged or indexed anew).
+    pub fn forget(&self, repo: RepoId) {
+        let mut inner = self.inner.lock().expect("cache lock");
+        if let Some(e) = inner.lru.pop(&repo) {
+            inner.bytes -= e.snapshot.bytes;
+        }
+    }
+
     pub fn contains(&self, repo: RepoId) -> bool {
         self.inner.lock().expect("cache lock").lru.contains(&repo)
     }

@@ -1,5 +1,58 @@
-//! The app's services above the store: what jobs share while they run.
+//! The event handlers: what each queued job does, joining github (bytes in), the
+//! workflows (index, push) and the store. No SQL and no HTTP of their own.
 
+mod errors;
 pub mod graph_cache;
+mod install;
+mod push;
+
+use std::sync::Arc;
+
+use crate::github::GithubApp;
+use crate::indexer::skip::SkipRules;
+use crate::intake::jobs::{
+    AnalyzePr, AnswerCommand, ApplyPush, ClosePr, IndexRepository, PurgeRepository,
+    RenameRepository, SyncInstallation,
+};
+use crate::queue::{Handler, JobError, JobPayload, Queue, RunningJob};
+use crate::store::Store;
 
 pub use graph_cache::{GraphCache, Snapshot};
+
+/// What every handler works with.
+pub struct App {
+    pub store: Store,
+    pub cache: Arc<GraphCache>,
+    pub github: GithubApp,
+    pub queue: Queue,
+    pub rules: SkipRules,
+}
+
+/// Runs jobs for the queue's workers.
+#[derive(Clone)]
+pub struct Jobs(pub Arc<App>);
+
+impl Handler for Jobs {
+    async fn handle(&self, job: RunningJob) -> Result<(), JobError> {
+        let app = &self.0;
+        let kind = job.kind.clone();
+        let span =
+            tracing::info_span!("job", id = job.id.0, kind = %kind, delivery = ?job.delivery_id);
+        let _enter = span.enter();
+        match kind.as_str() {
+            SyncInstallation::KIND => install::sync_installation(app, job.payload_as()?).await,
+            IndexRepository::KIND => install::index_repository(app, &job.payload_as()?).await,
+            ApplyPush::KIND => push::apply_push(app, &job.payload_as()?).await,
+            PurgeRepository::KIND => install::purge_repository(app, &job.payload_as()?).await,
+            RenameRepository::KIND => install::rename_repository(app, &job.payload_as()?).await,
+            AnalyzePr::KIND | ClosePr::KIND | AnswerCommand::KIND => {
+                // Pull request reviews and commands come with the app's part 2.
+                tracing::info!("pull request work is not handled by this version");
+                Ok(())
+            }
+            other => Err(JobError::permanent(anyhow::anyhow!(
+                "unknown job kind '{other}' (a newer version enqueued it?)"
+            ))),
+        }
+    }
+}

@@ -355,6 +355,16 @@ impl Queue {
         }
     }
 
+    /// A queue on a pool of its own at `url` (the store keeps its own pool).
+    pub async fn connect(url: &str, connections: u32, config: QueueConfig) -> Result<Queue> {
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(connections)
+            .acquire_timeout(std::time::Duration::from_secs(30))
+            .connect(url)
+            .await?;
+        Ok(Queue::new(pool, config))
+    }
+
     pub fn pool(&self) -> &PgPool {
         &self.pool
     }

@@ -343,7 +343,11 @@ impl Store {
         Ok(ops::installation_suspended(&self.pool, id.0).await?)
     }
 
-    pub async fn set_installation_suspended(&self, id: InstallationId, suspended: bool) -> Result<()> {
+    pub async fn set_installation_suspended(
+        &self,
+        id: InstallationId,
+        suspended: bool,
+    ) -> Result<()> {
         ops::set_installation_suspended(&self.pool, id.0, suspended).await?;
         Ok(())
     }

@@ -139,7 +139,10 @@ pub async fn repository_by_name(
     Ok(row.map(repo_row))
 }
 
-pub async fn repository_by_id(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Option<RepoRow>> {
+pub async fn repository_by_id(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+) -> sqlx::Result<Option<RepoRow>> {
     let row = sqlx::query(&format!(
         "SELECT {REPO_COLUMNS} FROM repositories WHERE id = $1"
     ))
@@ -227,16 +230,21 @@ pub async fn set_installation_suspended(
     id: i64,
     suspended: bool,
 ) -> sqlx::Result<u64> {
-    Ok(sqlx::query("UPDATE installations SET suspended = $2 WHERE id = $1")
-        .bind(id)
-        .bind(suspended)
-        .execute(db)
-        .await?
-        .rows_affected())
+    Ok(
+        sqlx::query("UPDATE installations SET suspended = $2 WHERE id = $1")
+            .bind(id)
+            .bind(suspended)
+            .execute(db)
+            .await?
+            .rows_affected(),
+    )
 }
 
 /// Whether an installation is suspended; None when we do not know it.
-pub async fn installation_suspended(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<bool>> {
+pub async fn installation_suspended(
+    db: impl PgExecutor<'_>,
+    id: i64,
+) -> sqlx::Result<Option<bool>> {
     sqlx::query_scalar("SELECT suspended FROM installations WHERE id = $1")
         .bind(id)
         .fetch_optional(db)
@@ -263,7 +271,10 @@ pub async fn set_repository_error(
 }
 
 /// Every stored file's path and blob (code, config and skipped alike).
-pub async fn file_blobs(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<Vec<(String, String)>> {
+pub async fn file_blobs(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+) -> sqlx::Result<Vec<(String, String)>> {
     sqlx::query_as("SELECT path, blob_sha FROM files WHERE repo_id = $1 ORDER BY path")
         .bind(repo.0)
         .fetch_all(db)

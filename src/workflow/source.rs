@@ -87,3 +87,28 @@ impl Revision for InMemory {
             .collect()
     }
 }
+
+/// A revision read from elsewhere (a directory a tarball was unpacked into) that is a
+/// known commit.
+pub struct AtCommit<R> {
+    pub files: R,
+    pub commit: CommitSha,
+}
+
+impl<R: Revision> Revision for AtCommit<R> {
+    fn commit(&self) -> Option<CommitSha> {
+        Some(self.commit.clone())
+    }
+
+    fn files(&self) -> anyhow::Result<Vec<FileEntry>> {
+        self.files.files()
+    }
+
+    fn read(&self, entries: &[FileEntry]) -> anyhow::Result<Vec<SourceFile>> {
+        self.files.read(entries)
+    }
+
+    fn reads_one_cheaply(&self) -> bool {
+        self.files.reads_one_cheaply()
+    }
+}

@@ -1,0 +1,311 @@
+//! Installations and repositories: record them, index them in full, follow renames,
+//! purge what was uninstalled. Each handler asks GitHub for the current state rather
+//! than trusting the (possibly old, possibly coalesced) payload, so a re-run converges.
+
+use anyhow::Context;
+
+use super::{errors, App};
+use crate::github::{GithubError, Installation, RepoName, Repository};
+use crate::intake::jobs::{
+    repo_key, ApplyPush, IndexRepository, PurgeRepository, RenameRepository, SyncInstallation,
+};
+use crate::model::{CommitSha, GithubRepoId, InstallationId};
+use crate::queue::{JobError, NewJob};
+use crate::store::RepoState;
+use crate::workflow::progress::Silent;
+use crate::workflow::save::index_and_save_as;
+use crate::workflow::source::AtCommit;
+use crate::workspace::walk::WorkingTree;
+
+pub async fn sync_installation(app: &App, job: SyncInstallation) -> Result<(), JobError> {
+    let id = job.installation;
+    if job.action == "deleted" {
+        purge_installation(app, id).await?;
+        return Ok(());
+    }
+    let info = match app.github.get_installation(id).await {
+        Ok(info) => info,
+        // Uninstalled since: nothing of it stays.
+        Err(e) if e.is_not_found() => return purge_installation(app, id).await,
+        Err(e) => return Err(errors::github(e)),
+    };
+    app.store
+        .upsert_installation(id, &info.account_login)
+        .await
+        .map_err(errors::store)?;
+    app.store
+        .set_installation_suspended(id, info.suspended)
+        .await
+        .map_err(errors::store)?;
+    if info.suspended {
+        tracing::info!(installation = id.0, "suspended: no work until unsuspended");
+        return Ok(());
+    }
+    catch_up_installation(app, id).await
+}
+
+/// Brings every repository of an installation in line with GitHub: new ones indexed,
+/// removed ones purged, the others caught up to their default branch's head. What a
+/// sync does, and what the server does for every installation at start and on a
+/// schedule (deliveries can be lost while it is down).
+pub async fn catch_up_installation(app: &App, id: InstallationId) -> Result<(), JobError> {
+    let installation = app.github.installation(id);
+    let listed = installation
+        .list_repositories()
+        .await
+        .map_err(errors::github)?;
+    let stored = app
+        .store
+        .installed_repositories(Some(id))
+        .await
+        .map_err(errors::store)?;
+    for gone in stored
+        .iter()
+        .filter(|s| !listed.iter().any(|r| Some(r.id) == s.github_id))
+    {
+        purge(app, gone).await?;
+    }
+    for repo in &listed {
+        let known = stored.iter().find(|s| s.github_id == Some(repo.id));
+        let job = match known {
+            Some(state) if state.commit.is_some() => {
+                let Some(branch) = repo.default_branch.clone() else {
+                    continue;
+                };
+                let head = match installation.branch_head(&repo.name, &branch).await {
+                    Ok(head) => head,
+                    Err(e) if e.is_not_found() => continue,
+                    Err(e) => return Err(errors::github(e)),
+                };
+                if state.commit.as_ref() == Some(&head) && state.default_branch == branch {
+                    continue;
+                }
+                let before = state.commit.clone().unwrap_or_else(|| head.clone());
+                NewJob::of(&ApplyPush {
+                    installation: id,
+                    repository: repo.id,
+                    full_name: repo.name.to_string(),
+                    default_branch: branch,
+                    before,
+                    after: head,
+                    forced: false,
+                })
+                .coalesce(format!("apply_push:{}", repo.id.0))
+            }
+            _ => NewJob::of(&IndexRepository {
+                installation: id,
+                account: None,
+                repository: repo.id,
+                full_name: repo.name.to_string(),
+                reason: "catch-up".into(),
+            })
+            .coalesce(format!("index_repository:{}", repo.id.0)),
+        };
+        app.queue
+            .enqueue(&job.serial(repo_key(repo.id)))
+            .await
+            .map_err(JobError::retry)?;
+    }
+    Ok(())
+}
+
+async fn purge_installation(app: &App, id: InstallationId) -> Result<(), JobError> {
+    for repo in app
+        .store
+        .installed_repositories(Some(id))
+        .await
+        .map_err(errors::store)?
+    {
+        app.cache.forget(repo.id);
+    }
+    app.store
+        .delete_installation(id)
+        .await
+        .map_err(errors::store)?;
+    app.github.forget_installation(id);
+    tracing::info!(installation = id.0, "installation purged");
+    Ok(())
+}
+
+async fn purge(app: &App, repo: &RepoState) -> Result<(), JobError> {
+    app.cache.forget(repo.id);
+    app.store
+        .delete_repository(repo.id)
+        .await
+        .map_err(errors::store)?;
+    tracing::info!(repo = %repo.full_name, "repository purged");
+    Ok(())
+}
+
+/// Whether the installation may get work now (not suspended). An installation we do not
+/// know yet is recorded.
+async fn active(app: &App, id: InstallationId, account: Option<&str>) -> Result<bool, JobError> {
+    match app
+        .store
+        .installation_suspended(id)
+        .await
+        .map_err(errors::store)?
+    {
+        Some(suspended) => Ok(!suspended),
+        None => {
+            app.store
+                .upsert_installation(id, account.unwrap_or_default())
+                .await
+                .map_err(errors::store)?;
+            Ok(true)
+        }
+    }
+}
+
+/// The repository as GitHub has it now; None when it is gone (deleted, or no longer
+/// visible to the installation), after purging what we held of it.
+async fn current(
+    app: &App,
+    installation: &Installation,
+    id: GithubRepoId,
+) -> Result<Option<Repository>, JobError> {
+    match installation.get_repository_by_id(id).await {
+        Ok(repo) => Ok(Some(repo)),
+        Err(e) if e.is_not_found() => {
+            if let Some(state) = app
+                .store
+                .repository_by_github_id(id)
+                .await
+                .map_err(errors::store)?
+            {
+                purge(app, &state).await?;
+            }
+            Ok(None)
+        }
+        Err(e) => Err(errors::github(e)),
+    }
+}
+
+pub async fn index_repository(app: &App, job: &IndexRepository) -> Result<(), JobError> {
+    if !active(app, job.installation, job.account.as_deref()).await? {
+        return Ok(());
+    }
+    let installation = app.github.installation(job.installation);
+    let Some(repo) = current(app, &installation, job.repository).await? else {
+        return Ok(());
+    };
+    index_current(app, &installation, job.installation, &repo).await
+}
+
+/// Indexes the head of `repo`'s default branch in full, from one tarball, unless the
+/// stored graph already reflects it.
+pub(super) async fn index_current(
+    app: &App,
+    installation: &Installation,
+    installation_id: InstallationId,
+    repo: &Repository,
+) -> Result<(), JobError> {
+    let Some(branch) = repo.default_branch.clone() else {
+        // An empty repository: recorded, nothing to index until its first push.
+        record(app, installation_id, repo, "").await?;
+        return Ok(());
+    };
+    let state = record(app, installation_id, repo, &branch).await?;
+    let head = match installation.branch_head(&repo.name, &branch).await {
+        Ok(head) => head,
+        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) => return Err(errors::github(e)),
+    };
+    if state.commit.as_ref() == Some(&head) {
+        return Ok(());
+    }
+    let result = index_tarball(app, installation, &repo.name, &state, &head).await;
+    let error = result.as_ref().err().map(|e| e.to_string());
+    app.store
+        .set_repository_error(state.id, error.as_deref())
+        .await
+        .map_err(errors::store)?;
+    result
+}
+
+async fn record(
+    app: &App,
+    installation: InstallationId,
+    repo: &Repository,
+    branch: &str,
+) -> Result<RepoState, JobError> {
+    app.store
+        .upsert_github_repository(installation, repo.id, &repo.name.to_string(), branch)
+        .await
+        .map_err(errors::store)
+}
+
+async fn index_tarball(
+    app: &App,
+    installation: &Installation,
+    name: &RepoName,
+    state: &RepoState,
+    head: &CommitSha,
+) -> Result<(), JobError> {
+    let dir = tempfile::tempdir()
+        .context("creating a directory for the tarball")
+        .map_err(JobError::retry)?;
+    let stats = installation
+        .download_tarball(name, head, dir.path())
+        .await
+        .map_err(|e: GithubError| errors::github(e))?;
+    let revision = AtCommit {
+        files: WorkingTree::unpacked(dir.path()),
+        commit: head.clone(),
+    };
+    let (indexed, saved) = index_and_save_as(&app.store, state.id, &revision, &app.rules, &Silent)
+        .await
+        .map_err(JobError::retry)?;
+    app.cache.forget(state.id);
+    tracing::info!(
+        repo = %name,
+        commit = head.short(),
+        files = stats.files,
+        stored = saved.files,
+        edges = saved.edges,
+        parsed = saved.parsed,
+        cached = saved.cached,
+        skipped = indexed.skipped.len(),
+        "indexed"
+    );
+    Ok(())
+}
+
+pub async fn purge_repository(app: &App, job: &PurgeRepository) -> Result<(), JobError> {
+    if let Some(state) = app
+        .store
+        .repository_by_github_id(job.repository)
+        .await
+        .map_err(errors::store)?
+    {
+        purge(app, &state).await?;
+    }
+    Ok(())
+}
+
+pub async fn rename_repository(app: &App, job: &RenameRepository) -> Result<(), JobError> {
+    if !active(app, job.installation, None).await? {
+        return Ok(());
+    }
+    let installation = app.github.installation(job.installation);
+    let Some(repo) = current(app, &installation, job.repository).await? else {
+        return Ok(());
+    };
+    let known = app
+        .store
+        .repository_by_github_id(repo.id)
+        .await
+        .map_err(errors::store)?;
+    match known {
+        // Same id, new name (and, for a transfer, maybe a new installation).
+        Some(state) => {
+            let branch = repo
+                .default_branch
+                .clone()
+                .unwrap_or(state.default_branch.clone());
+            record(app, job.installation, &repo, &branch).await?;
+            Ok(())
+        }
+        None => index_current(app, &installation, job.installation, &repo).await,
+    }
+}

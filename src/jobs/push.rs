@@ -1,0 +1,191 @@
+//! A push to a default branch: bring the stored graph from the commit it reflects to
+//! the branch's head, fetching only the blobs that changed.
+//!
+//! The payload's commit list is not trusted, nor its `before`: the diff runs from the
+//! stored commit to the head GitHub reports now, so missed, reordered, coalesced and
+//! forced pushes all converge on the head's graph.
+
+use std::collections::BTreeMap;
+
+use futures_util::{stream, StreamExt, TryStreamExt};
+
+use super::install::index_current;
+use super::{errors, App};
+use crate::github::{EntryKind, FileStatus, Installation, RepoName};
+use crate::indexer::select::wanted;
+use crate::intake::jobs::ApplyPush;
+use crate::model::{BlobSha, CommitSha};
+use crate::queue::JobError;
+use crate::store::RepoState;
+use crate::workflow::push::FileInput;
+
+/// Blobs fetched at once: enough to hide latency, few enough to stay clear of GitHub's
+/// secondary limits.
+const CONCURRENT_BLOBS: usize = 4;
+
+pub async fn apply_push(app: &App, job: &ApplyPush) -> Result<(), JobError> {
+    match app
+        .store
+        .installation_suspended(job.installation)
+        .await
+        .map_err(errors::store)?
+    {
+        Some(true) => return Ok(()),
+        Some(false) => {}
+        None => {
+            app.store
+                .upsert_installation(job.installation, "")
+                .await
+                .map_err(errors::store)?;
+        }
+    }
+    let installation = app.github.installation(job.installation);
+    let repo = match installation.get_repository_by_id(job.repository).await {
+        Ok(repo) => repo,
+        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) => return Err(errors::github(e)),
+    };
+    let state = app
+        .store
+        .repository_by_github_id(repo.id)
+        .await
+        .map_err(errors::store)?;
+    let branch = repo.default_branch.clone().unwrap_or_default();
+    // Not indexed yet, or its default branch changed: a full index.
+    let Some(state) = state.filter(|s| s.commit.is_some() && s.default_branch == branch) else {
+        return index_current(app, &installation, job.installation, &repo).await;
+    };
+    if state.full_name != repo.name.to_string() {
+        app.store
+            .upsert_github_repository(job.installation, repo.id, &repo.name.to_string(), &branch)
+            .await
+            .map_err(errors::store)?;
+    }
+    let head = match installation.branch_head(&repo.name, &branch).await {
+        Ok(head) => head,
+        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) => return Err(errors::github(e)),
+    };
+    let from = state.commit.clone().expect("filtered on it");
+    if from == head {
+        return Ok(());
+    }
+    let (changed, removed) = changes(app, &installation, &repo.name, &state, &from, &head).await?;
+    let inputs: Vec<FileInput> = stream::iter(changed.into_iter().map(|(path, blob)| {
+        let installation = installation.clone();
+        let name = repo.name.clone();
+        async move {
+            let bytes = installation.get_blob(&name, &blob).await?;
+            Ok::<_, crate::github::GithubError>(FileInput { path, blob, bytes })
+        }
+    }))
+    .buffer_unordered(CONCURRENT_BLOBS)
+    .try_collect()
+    .await
+    .map_err(errors::github)?;
+    let fetched = inputs.len();
+    let written = app
+        .cache
+        .apply_changes(state.id, Some(&head), inputs, removed.clone(), &app.rules)
+        .await
+        .map_err(errors::store)?;
+    app.store
+        .set_repository_error(state.id, None)
+        .await
+        .map_err(errors::store)?;
+    tracing::info!(
+        repo = %repo.name,
+        from = from.short(),
+        to = head.short(),
+        fetched,
+        removed = removed.len(),
+        rewritten = written.files,
+        version = written.version,
+        "push applied"
+    );
+    Ok(())
+}
+
+/// Files to fetch (path, blob) and paths removed between the stored commit and head.
+/// The compare API when head is simply ahead and GitHub listed every file; else the
+/// head's tree against the blobs stored for each path (forced pushes, a stored commit
+/// GitHub no longer has, more than 300 files, type changes).
+async fn changes(
+    app: &App,
+    installation: &Installation,
+    name: &RepoName,
+    state: &RepoState,
+    from: &CommitSha,
+    head: &CommitSha,
+) -> Result<(Vec<(String, BlobSha)>, Vec<String>), JobError> {
+    match installation.compare(name, from, head).await {
+        Ok(cmp)
+            if cmp.status == "ahead"
+                && !cmp.files_may_be_incomplete
+                && cmp
+                    .files
+                    .iter()
+                    .all(|f| !matches!(f.status, FileStatus::Changed | FileStatus::Unknown)) =>
+        {
+            let mut changed = Vec::new();
+            let mut removed = Vec::new();
+            for f in cmp.files {
+                let path = f.path.0;
+                if let Some(previous) = f.previous_path {
+                    if f.status == FileStatus::Renamed && wanted(previous.as_str()) {
+                        removed.push(previous.0);
+                    }
+                }
+                if !wanted(&path) {
+                    continue;
+                }
+                match (f.status, f.sha) {
+                    (FileStatus::Removed, _) => removed.push(path),
+                    (_, Some(sha)) => changed.push((path, sha)),
+                    (_, None) => {}
+                }
+            }
+            Ok((changed, removed))
+        }
+        Ok(_) => tree_changes(app, installation, name, state, head).await,
+        Err(e) if e.is_not_found() => tree_changes(app, installation, name, state, head).await,
+        Err(e) => Err(errors::github(e)),
+    }
+}
+
+async fn tree_changes(
+    app: &App,
+    installation: &Installation,
+    name: &RepoName,
+    state: &RepoState,
+    head: &CommitSha,
+) -> Result<(Vec<(String, BlobSha)>, Vec<String>), JobError> {
+    let tree = installation
+        .get_full_tree(name, head)
+        .await
+        .map_err(errors::github)?;
+    // Regular files only: a full index reads the tarball, which holds no symlinks.
+    let at_head: BTreeMap<String, BlobSha> = tree
+        .into_iter()
+        .filter(|e| e.kind == EntryKind::Blob && e.mode != "120000" && wanted(e.path.as_str()))
+        .filter_map(|e| Some((e.path.0.clone(), e.blob_sha()?)))
+        .collect();
+    let stored: BTreeMap<String, BlobSha> = app
+        .store
+        .file_blobs(state.id)
+        .await
+        .map_err(errors::store)?
+        .into_iter()
+        .collect();
+    let changed = at_head
+        .iter()
+        .filter(|(p, b)| stored.get(*p) != Some(*b))
+        .map(|(p, b)| (p.clone(), b.clone()))
+        .collect();
+    let removed = stored
+        .keys()
+        .filter(|p| !at_head.contains_key(*p))
+        .cloned()
+        .collect();
+    Ok((changed, removed))
+}

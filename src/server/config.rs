@@ -1,0 +1,127 @@
+//! The server's configuration: read once, at start, from flags or the environment, and
+//! checked there, so a missing or malformed value is one clear line, never a panic.
+
+use std::path::PathBuf;
+
+use secrecy::{ExposeSecret, SecretString};
+
+use crate::github::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
+use crate::intake::signature::WebhookSecrets;
+
+/// Flags, each also an environment variable (the name in capitals).
+#[derive(clap::Args, Clone, Debug)]
+pub struct ServerArgs {
+    /// The GitHub App's id (its settings page shows it).
+    #[arg(long, env = "GITHUB_APP_ID")]
+    pub app_id: Option<String>,
+    /// The App's private key: PEM text (PKCS#1 or PKCS#8).
+    #[arg(long, env = "GITHUB_PRIVATE_KEY", hide_env_values = true)]
+    pub private_key: Option<SecretString>,
+    /// Or the path of a PEM file holding it.
+    #[arg(long, env = "GITHUB_PRIVATE_KEY_PATH")]
+    pub private_key_path: Option<PathBuf>,
+    /// The webhook secret; several, comma-separated, while rotating.
+    #[arg(long, env = "GITHUB_WEBHOOK_SECRET", hide_env_values = true)]
+    pub webhook_secret: Option<SecretString>,
+    /// Postgres, e.g. postgres://USER:PASSWORD@HOST:5432/DATABASE.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<SecretString>,
+    /// GitHub's REST API; for GitHub Enterprise Server, https://HOST/api/v3.
+    #[arg(long, env = "GITHUB_API_URL", default_value = DEFAULT_API_URL)]
+    pub api_url: String,
+    /// The port `serve` listens on (all interfaces).
+    #[arg(long, env = "PORT", default_value_t = 3000)]
+    pub port: u16,
+    /// Jobs run at once by this process.
+    #[arg(long, env = "BLAST_WORKERS", default_value_t = 2)]
+    pub workers: usize,
+    /// Memory for repositories' graphs held between jobs, in MB.
+    #[arg(long, env = "BLAST_GRAPH_MEMORY_MB", default_value_t = 1024)]
+    pub graph_memory_mb: usize,
+    /// Seconds a claimed job is held without a heartbeat: after a crash (kill -9, a lost
+    /// machine) its job runs again this long after the last heartbeat.
+    #[arg(long, env = "BLAST_JOB_LEASE_SECONDS", default_value_t = 60)]
+    pub job_lease_seconds: u64,
+    /// Minutes between catch-ups of every repository with GitHub (0: only at start).
+    #[arg(long, env = "BLAST_CATCH_UP_MINUTES", default_value_t = 60)]
+    pub catch_up_minutes: u64,
+}
+
+/// The configuration, checked.
+pub struct ServerConfig {
+    pub github: GithubConfig,
+    pub secrets: WebhookSecrets,
+    pub database_url: SecretString,
+    pub port: u16,
+    pub workers: usize,
+    pub graph_memory_bytes: usize,
+    pub catch_up_minutes: u64,
+    pub job_lease: std::time::Duration,
+}
+
+impl ServerArgs {
+    /// The checked configuration, or the first problem in one line that says what to set.
+    pub fn check(&self) -> Result<ServerConfig, String> {
+        let app_id = match self.app_id.as_deref().map(str::trim) {
+            None | Some("") => {
+                return Err(
+                    "GITHUB_APP_ID is not set: the App's id, shown on its settings page".into(),
+                )
+            }
+            Some(text) => text
+                .parse::<u64>()
+                .map_err(|_| format!("GITHUB_APP_ID must be the App's numeric id, not '{text}'"))?,
+        };
+        let key = match (&self.private_key, &self.private_key_path) {
+            (Some(pem), _) if !pem.expose_secret().trim().is_empty() => {
+                AppPrivateKey::from_pem(pem.expose_secret())
+                    .map_err(|e| format!("GITHUB_PRIVATE_KEY: {e}"))?
+            }
+            (_, Some(path)) => AppPrivateKey::from_file(path)
+                .map_err(|e| format!("GITHUB_PRIVATE_KEY_PATH: {e}"))?,
+            _ => {
+                return Err("GITHUB_PRIVATE_KEY (the PEM text) or GITHUB_PRIVATE_KEY_PATH (a PEM file) must be set: the App's private key".into())
+            }
+        };
+        let secrets = match &self.webhook_secret {
+            Some(s) => WebhookSecrets::parse(s).map_err(|_| {
+                "GITHUB_WEBHOOK_SECRET holds no secret: set the App's webhook secret".to_string()
+            })?,
+            None => return Err("GITHUB_WEBHOOK_SECRET is not set: the App's webhook secret".into()),
+        };
+        let database_url = match &self.database_url {
+            Some(url) if !url.expose_secret().trim().is_empty() => url.clone(),
+            _ => {
+                return Err(
+                    "DATABASE_URL is not set: postgres://USER:PASSWORD@HOST:5432/DATABASE".into(),
+                )
+            }
+        };
+        crate::store::describe_url(database_url.expose_secret()).map_err(|_| {
+            "DATABASE_URL is not a Postgres URL: postgres://USER:PASSWORD@HOST:5432/DATABASE"
+                .to_string()
+        })?;
+        let api_url = self.api_url.trim().trim_end_matches('/').to_string();
+        if !(api_url.starts_with("https://") || api_url.starts_with("http://")) {
+            return Err(format!(
+                "GITHUB_API_URL must be an http(s) URL like {DEFAULT_API_URL} or https://HOST/api/v3, not '{api_url}'"
+            ));
+        }
+        if self.job_lease_seconds < 2 {
+            return Err("BLAST_JOB_LEASE_SECONDS must be at least 2".into());
+        }
+        if self.workers == 0 {
+            return Err("BLAST_WORKERS must be at least 1".into());
+        }
+        Ok(ServerConfig {
+            github: GithubConfig::new(app_id, key).with_api_url(api_url),
+            secrets,
+            database_url,
+            port: self.port,
+            workers: self.workers,
+            graph_memory_bytes: self.graph_memory_mb.saturating_mul(1 << 20),
+            catch_up_minutes: self.catch_up_minutes,
+            job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
+        })
+    }
+}

@@ -1,0 +1,482 @@
+//! The GitHub App end to end, as a process: `blast-radius serve` started against a real
+//! Postgres and a GitHub fake on loopback (real git repositories behind it), sent signed
+//! deliveries, killed with -9 and restarted. Graphs are checked against a local full
+//! index of the same commit.
+
+mod common;
+mod fake_github;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use blast_radius::graph::EdgeKey;
+use blast_radius::indexer::skip::SkipRules;
+use blast_radius::intake::sign;
+use blast_radius::model::CommitSha;
+use blast_radius::store::Store;
+use blast_radius::workflow::index::index;
+use blast_radius::workflow::progress::Silent;
+use blast_radius::workspace::git::{GitRepo, GitRevision};
+use fake_github::{FakeGithub, Fault, TestRepo, APP_ID, PRIVATE_KEY_PKCS1};
+use serde_json::json;
+use sqlx::{ConnectOptions, PgPool};
+
+const SECRET: &str = "a webhook secret for tests";
+const INSTALLATION: i64 = 7;
+
+/// A running `blast-radius serve` (or `work`); killed with -9 when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn start(command: &str, db: &str, fake: &FakeGithub) -> Server {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .arg(command)
+        .env("GITHUB_APP_ID", APP_ID.to_string())
+        .env("GITHUB_PRIVATE_KEY", PRIVATE_KEY_PKCS1)
+        .env("GITHUB_WEBHOOK_SECRET", format!("old secret,{SECRET}"))
+        .env("DATABASE_URL", db)
+        .env("GITHUB_API_URL", fake.api_url())
+        .env("PORT", port.to_string())
+        .env("BLAST_WORKERS", "2")
+        .env("BLAST_CATCH_UP_MINUTES", "0")
+        .env("BLAST_JOB_LEASE_SECONDS", "4")
+        .env("RUST_LOG", "blast_radius=info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the binary runs");
+    let server = Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    if command == "serve" {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(r) = reqwest::get(format!("{}/readyz", server.url)).await {
+                if r.status().is_success() {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "the server never became ready");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    server
+}
+
+/// Posts a delivery as GitHub does; the answer's status.
+async fn deliver(server: &Server, event: &str, id: &str, body: &serde_json::Value) -> u16 {
+    deliver_signed(server, event, id, body, SECRET).await
+}
+
+async fn deliver_signed(
+    server: &Server,
+    event: &str,
+    id: &str,
+    body: &serde_json::Value,
+    secret: &str,
+) -> u16 {
+    let bytes = serde_json::to_vec(body).unwrap();
+    let signature = sign(secret, &bytes);
+    reqwest::Client::new()
+        .post(format!("{}/webhook", server.url))
+        .header("X-GitHub-Event", event)
+        .header("X-GitHub-Delivery", id)
+        .header("X-Hub-Signature-256", signature)
+        .header("Content-Type", "application/json")
+        .body(bytes)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// Waits until no job waits or runs; fails on a dead job, with its error.
+async fn settle(pool: &PgPool) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let (open, dead): (i64, i64) = sqlx::query_as(
+            "SELECT count(*) FILTER (WHERE state IN ('waiting', 'running')),
+                    count(*) FILTER (WHERE state = 'dead') FROM jobs",
+        )
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        if dead > 0 {
+            let errors: Vec<(String, Option<String>)> =
+                sqlx::query_as("SELECT kind, last_error FROM jobs WHERE state = 'dead'")
+                    .fetch_all(pool)
+                    .await
+                    .unwrap();
+            panic!("dead jobs: {errors:?}");
+        }
+        if open == 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "jobs never settled");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The edges of a full local index of `commit`.
+fn local_edges(repo: &TestRepo, commit: &str) -> Vec<EdgeKey> {
+    let git = GitRepo::open(repo.path()).unwrap();
+    let revision = GitRevision {
+        repo: &git,
+        commit: CommitSha::from(commit),
+    };
+    index(&revision, &SkipRules::default(), &Silent)
+        .unwrap()
+        .graph
+        .edge_keys()
+}
+
+/// The stored graph of `name`: its commit and edges.
+async fn stored(pool: &PgPool, name: &str) -> (Option<String>, Vec<EdgeKey>) {
+    let store = Store::from_pool(pool.clone());
+    let state = store.repository(name).await.unwrap();
+    let (graph, _) = store.load_graph(state.id).await.unwrap();
+    (state.commit.map(|c| c.0), graph.edge_keys())
+}
+
+fn url_of(pool: &PgPool) -> String {
+    pool.connect_options().to_url_lossy().to_string()
+}
+
+fn installed(repo_id: i64, name: &str) -> serde_json::Value {
+    json!({
+        "action": "created",
+        "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
+        "repositories": [ { "id": repo_id, "full_name": name } ],
+    })
+}
+
+fn pushed(repo_id: i64, name: &str, before: &str, after: &str, forced: bool) -> serde_json::Value {
+    json!({
+        "ref": "refs/heads/main",
+        "before": before,
+        "after": after,
+        "created": false,
+        "deleted": false,
+        "forced": forced,
+        "repository": { "id": repo_id, "full_name": name, "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    })
+}
+
+/// The classify fixture as a repository with one commit.
+fn classify_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    common::copy_dir(&common::fixture("blast/classify/base"), repo.path());
+    repo.commit("base");
+    repo
+}
+
+async fn count(pool: &PgPool, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
+}
+
+#[sqlx::test(migrations = false)]
+async fn install_push_redeliver_force_push_and_rename(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let server = start("serve", &url_of(&pool), &fake).await;
+
+    // A bad signature: 401, nothing stored.
+    let status = deliver_signed(
+        &server,
+        "installation",
+        "d-bad",
+        &installed(id, "acme/web"),
+        "wrong",
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert_eq!(count(&pool, "SELECT count(*) FROM deliveries").await, 0);
+
+    // Installed: the repository is indexed from one tarball, equal to a local index.
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let head = repo.head();
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(edges, local_edges(&repo, &head));
+    assert!(!edges.is_empty());
+    assert_eq!(fake.requests_matching("/tarball/").len(), 1);
+
+    // A push of one changed file: only its blob is fetched, and the graph equals a full
+    // index of the new head.
+    fake.clear_requests();
+    let before = head.clone();
+    repo.write(
+        "services/classify.js",
+        "const { lookupRules } = require('./rules');\nfunction classifyFields(f, strict) { return lookupRules(f || {}, strict); }\nfunction extra() { return classifyFields({}); }\nmodule.exports = { classifyFields, extra };\n",
+    );
+    let head = repo.commit("change classify");
+    assert_eq!(
+        deliver(
+            &server,
+            "push",
+            "d-2",
+            &pushed(id, "acme/web", &before, &head, false)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(edges, local_edges(&repo, &head));
+    assert_eq!(fake.requests_matching("/git/blobs/").len(), 1);
+    assert!(fake.requests_matching("/tarball/").is_empty());
+
+    // The same delivery again: answered, not processed again.
+    let jobs = count(&pool, "SELECT count(*) FROM jobs").await;
+    let status = deliver(
+        &server,
+        "push",
+        "d-2",
+        &pushed(id, "acme/web", &before, &head, false),
+    )
+    .await;
+    assert!((200..300).contains(&status), "{status}");
+    assert_eq!(count(&pool, "SELECT count(*) FROM jobs").await, jobs);
+
+    // A missed push, then another: the graph catches up over both.
+    repo.write("routes/extra.js", "const { extra } = require('../services/classify');\nexport function route() { return extra(); }\n");
+    let missed = repo.commit("missed");
+    repo.remove("routes/posts.js");
+    let head = repo.commit("remove posts");
+    assert_eq!(
+        deliver(
+            &server,
+            "push",
+            "d-3",
+            &pushed(id, "acme/web", &missed, &head, false)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(edges, local_edges(&repo, &head));
+
+    // A forced push that drops those commits: converges on the new head.
+    repo.git(&["reset", "-q", "--hard", &before]);
+    repo.write("services/rules.js", "function lookupRules(f) { return f; }\nfunction unused() {}\nmodule.exports = { lookupRules, unused };\n");
+    let forced = repo.commit("rewrite");
+    assert_eq!(
+        deliver(
+            &server,
+            "push",
+            "d-4",
+            &pushed(id, "acme/web", &head, &forced, true)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(forced.as_str()));
+    assert_eq!(edges, local_edges(&repo, &forced));
+
+    // Renamed: the same graph under the new name.
+    fake.rename_repo(id, "acme/renamed");
+    let renamed = json!({
+        "action": "renamed",
+        "repository": { "id": id, "full_name": "acme/renamed", "default_branch": "main" },
+        "changes": { "repository": { "name": { "from": "web" } } },
+        "installation": { "id": INSTALLATION },
+    });
+    assert_eq!(deliver(&server, "repository", "d-5", &renamed).await, 202);
+    settle(&pool).await;
+    let (commit, renamed_edges) = stored(&pool, "acme/renamed").await;
+    assert_eq!(commit.as_deref(), Some(forced.as_str()));
+    assert_eq!(renamed_edges, edges);
+    let store = Store::from_pool(pool.clone());
+    assert!(store.repository("acme/web").await.is_err());
+
+    // Uninstalled: everything of it is purged.
+    let deleted = json!({
+        "action": "deleted",
+        "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
+    });
+    assert_eq!(deliver(&server, "installation", "d-6", &deleted).await, 202);
+    settle(&pool).await;
+    assert_eq!(count(&pool, "SELECT count(*) FROM repositories").await, 0);
+    assert_eq!(count(&pool, "SELECT count(*) FROM files").await, 0);
+}
+
+#[sqlx::test(migrations = false)]
+async fn github_failures_are_retried_until_done(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    // A bad gateway, then a secondary rate limit, on the way to the tarball.
+    fake.inject("/tarball/", 1, Fault::Status(502));
+    fake.inject(
+        "/branches/",
+        1,
+        Fault::SecondaryRateLimit {
+            retry_after: Some(1),
+        },
+    );
+    let server = start("serve", &url_of(&pool), &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let head = repo.head();
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(edges, local_edges(&repo, &head));
+    assert!(fake.requests_matching("/tarball/").len() >= 2, "retried");
+}
+
+#[sqlx::test(migrations = false)]
+async fn killed_mid_index_and_mid_push_then_restarted_converges(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let db = url_of(&pool);
+
+    // Killed while it downloads the tarball (slowed down to be sure).
+    fake.inject("/tarball/", 1, Fault::Delay(Duration::from_secs(3)));
+    let server = start("serve", &db, &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    while fake.requests_matching("/tarball/").is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(server); // SIGKILL
+    let server = start("serve", &db, &fake).await;
+    settle(&pool).await;
+    let head = repo.head();
+    assert_eq!(
+        stored(&pool, "acme/web").await,
+        (Some(head.clone()), local_edges(&repo, &head))
+    );
+
+    // Killed while it fetches a push's blobs.
+    repo.write("routes/extra.js", "const { classifyFields } = require('../services/classify');\nexport function route(x) { return classifyFields(x); }\n");
+    let after = repo.commit("extra");
+    fake.clear_requests();
+    fake.inject("/git/blobs/", 1, Fault::Delay(Duration::from_secs(3)));
+    assert_eq!(
+        deliver(
+            &server,
+            "push",
+            "d-2",
+            &pushed(id, "acme/web", &head, &after, false)
+        )
+        .await,
+        202
+    );
+    while fake.requests_matching("/git/blobs/").is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(server);
+    let _server = start("serve", &db, &fake).await;
+    settle(&pool).await;
+    assert_eq!(
+        stored(&pool, "acme/web").await,
+        (Some(after.clone()), local_edges(&repo, &after))
+    );
+    // Every acknowledged delivery was processed.
+    assert_eq!(count(&pool, "SELECT count(*) FROM deliveries").await, 2);
+}
+
+#[sqlx::test(migrations = false)]
+async fn one_serve_and_two_workers_share_a_burst(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    fake.add_installation(INSTALLATION, "acme");
+    let repos: Vec<(TestRepo, i64, String)> = (0..4)
+        .map(|i| {
+            let repo = classify_repo();
+            let name = format!("acme/r{i}");
+            let id = fake.add_repo(INSTALLATION, &name, repo.path());
+            (repo, id, name)
+        })
+        .collect();
+    let db = url_of(&pool);
+    let server = start("serve", &db, &fake).await;
+    let _w1 = start("work", &db, &fake).await;
+    let w2 = start("work", &db, &fake).await;
+    let all = json!({
+        "action": "created",
+        "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
+        "repositories": repos.iter().map(|(_, id, name)| json!({ "id": id, "full_name": name })).collect::<Vec<_>>(),
+    });
+    assert_eq!(deliver(&server, "installation", "d-0", &all).await, 202);
+    settle(&pool).await;
+    // A burst: three pushes to each repository.
+    let mut n = 0;
+    for (repo, id, name) in &repos {
+        for k in 0..3 {
+            let before = repo.head();
+            repo.write(
+                &format!("src/f{k}.js"),
+                format!("export function f{k}() {{ return {k}; }}\n"),
+            );
+            let after = repo.commit("burst");
+            n += 1;
+            assert_eq!(
+                deliver(
+                    &server,
+                    "push",
+                    &format!("b-{n}"),
+                    &pushed(*id, name, &before, &after, false)
+                )
+                .await,
+                202
+            );
+        }
+    }
+    // One worker dies in the middle of it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(w2);
+    settle(&pool).await;
+    for (repo, _, name) in &repos {
+        let head = repo.head();
+        assert_eq!(
+            stored(&pool, name).await,
+            (Some(head.clone()), local_edges(repo, &head))
+        );
+    }
+    // Each repository's jobs never overlapped: the database refuses two running jobs of
+    // one key (a unique index), and every job ran to done.
+    assert_eq!(
+        count(&pool, "SELECT count(*) FROM jobs WHERE state <> 'done'").await,
+        0
+    );
+}
