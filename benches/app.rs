@@ -1,0 +1,269 @@
+//! The GitHub App's figures (see BENCHMARKS.md), with GitHub faked on loopback and the
+//! release binary as the server:
+//!   BLAST_CORPUS=DIR DATABASE_URL=postgres://... cargo bench --bench app
+//! Uses (and drops) databases named `blast_bench_app` and `blast_bench_cli`. Prints:
+//! intake latency at 200 signed deliveries per second for 30 s; installing a repository
+//! the size of the corpus, webhook to graph stored, against `index --database-url` on a
+//! local checkout; one changed file pushed, webhook to graph stored.
+
+#[path = "../tests/fake_github/mod.rs"]
+mod fake_github;
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use blast_radius::intake::sign;
+use fake_github::{FakeGithub, TestRepo, APP_ID, PRIVATE_KEY_PKCS1};
+use serde_json::json;
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{ConnectOptions, Executor, PgPool};
+
+const SECRET: &str = "bench secret";
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn binary() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("blast-radius")
+}
+
+async fn fresh_database(name: &str) -> String {
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let admin = PgConnectOptions::from_str(&url).expect("DATABASE_URL");
+    let mut conn = admin.connect().await.expect("connect");
+    conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
+        .await
+        .unwrap();
+    conn.execute(format!("CREATE DATABASE {name}").as_str())
+        .await
+        .unwrap();
+    admin.database(name).to_url_lossy().to_string()
+}
+
+async fn serve(db: &str, fake: &FakeGithub, port: u16) -> Server {
+    let child = Command::new(binary())
+        .arg("serve")
+        .env("GITHUB_APP_ID", APP_ID.to_string())
+        .env("GITHUB_PRIVATE_KEY", PRIVATE_KEY_PKCS1)
+        .env("GITHUB_WEBHOOK_SECRET", SECRET)
+        .env("DATABASE_URL", db)
+        .env("GITHUB_API_URL", fake.api_url())
+        .env("PORT", port.to_string())
+        .env("BLAST_CATCH_UP_MINUTES", "0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("build the release binary first: cargo build --release");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while reqwest::get(format!("http://127.0.0.1:{port}/readyz"))
+        .await
+        .map_or(true, |r| !r.status().is_success())
+    {
+        assert!(Instant::now() < deadline, "server not ready");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Server(child)
+}
+
+async fn deliver(client: &reqwest::Client, port: u16, event: &str, id: &str, body: &[u8]) -> u16 {
+    client
+        .post(format!("http://127.0.0.1:{port}/webhook"))
+        .header("X-GitHub-Event", event)
+        .header("X-GitHub-Delivery", id)
+        .header("X-Hub-Signature-256", sign(SECRET, body))
+        .header("Content-Type", "application/json")
+        .body(body.to_vec())
+        .send()
+        .await
+        .map(|r| r.status().as_u16())
+        .unwrap_or(0)
+}
+
+fn push(repo: i64, before: &str, after: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "ref": "refs/heads/main", "before": before, "after": after,
+        "created": false, "deleted": false, "forced": false,
+        "repository": { "id": repo, "full_name": format!("acme/r{repo}"), "default_branch": "main" },
+        "installation": { "id": 7 },
+    }))
+    .unwrap()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+async fn wait_for_commit(pool: &PgPool, name: &str, commit: &str) {
+    loop {
+        let at: Option<Option<String>> =
+            sqlx::query_scalar("SELECT commit_sha FROM repositories WHERE full_name = $1")
+                .bind(name)
+                .fetch_optional(pool)
+                .await
+                .unwrap();
+        if at.flatten().as_deref() == Some(commit) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+fn main() {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(run());
+}
+
+async fn run() {
+    let fake = FakeGithub::start().await;
+    fake.add_installation(7, "acme");
+    let db = fresh_database("blast_bench_app").await;
+    let pool = PgPool::connect(&db).await.unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = serve(&db, &fake, port).await;
+    let client = reqwest::Client::new();
+
+    // ---- intake: 200 deliveries per second for 30 s ----
+    let seconds: u64 = std::env::var("BLAST_INTAKE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
+    let total = 200 * seconds as usize;
+    let start = Instant::now();
+    let mut tasks = Vec::with_capacity(total);
+    for i in 0..total {
+        let due = start + Duration::from_micros(5_000 * i as u64);
+        tokio::time::sleep_until(due.into()).await;
+        let client = client.clone();
+        // Pushes to the default branches of 20 repositories GitHub does not know: each
+        // a delivery and a job, as real pushes are.
+        let body = push(1_000 + (i % 20) as i64, &format!("{:040x}", i), &format!("{:040x}", i + 1));
+        tasks.push(tokio::spawn(async move {
+            let t = Instant::now();
+            let status = deliver(&client, port, "push", &format!("bench-{i}"), &body).await;
+            (status, t.elapsed().as_secs_f64() * 1e3)
+        }));
+    }
+    let mut latencies = Vec::with_capacity(total);
+    let mut failed = 0;
+    for t in tasks {
+        let (status, ms) = t.await.unwrap();
+        if !(200..300).contains(&status) {
+            failed += 1;
+        }
+        latencies.push(ms);
+    }
+    latencies.sort_by(f64::total_cmp);
+    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM deliveries")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    println!(
+        "intake: {total} deliveries at 200/s: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {failed} not 2xx; {recorded} recorded",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        latencies[latencies.len() - 1],
+    );
+
+    // ---- install a repository the size of the corpus ----
+    let corpus = common::corpus();
+    let repo = TestRepo::new();
+    common_copy(&corpus, repo.path());
+    let head = repo.commit("corpus");
+    let id = fake.add_repo(7, "acme/corpus", repo.path());
+    let installed = serde_json::to_vec(&json!({
+        "action": "created",
+        "installation": { "id": 7, "account": { "login": "acme" } },
+        "repositories": [ { "id": id, "full_name": "acme/corpus" } ],
+    }))
+    .unwrap();
+    let t = Instant::now();
+    assert_eq!(deliver(&client, port, "installation", "install-1", &installed).await, 202);
+    wait_for_commit(&pool, "acme/corpus", &head).await;
+    let install = t.elapsed().as_secs_f64();
+    let cli_db = fresh_database("blast_bench_cli").await;
+    let migrate = Command::new(binary())
+        .args(["migrate", "--database-url", &cli_db])
+        .output()
+        .unwrap();
+    assert!(migrate.status.success());
+    let t = Instant::now();
+    let out = Command::new(binary())
+        .args(["index", "--repo"])
+        .arg(repo.path())
+        .args(["--database-url", &cli_db, "--name", "corpus"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cli = t.elapsed().as_secs_f64();
+    println!(
+        "install, webhook to graph stored: {install:.2} s; index --database-url on a local checkout: {cli:.2} s ({:.2}x)",
+        install / cli
+    );
+
+    // ---- one changed file pushed, webhook to graph stored ----
+    let files: Vec<String> = repo
+        .git(&["ls-files", "*.js"])
+        .lines()
+        .filter(|p| !p.contains("node_modules"))
+        .map(str::to_string)
+        .collect();
+    let mut times = Vec::new();
+    let mut before = head;
+    for k in 0..10 {
+        let path = &files[(k * 97) % files.len()];
+        let mut text = std::fs::read_to_string(repo.path().join(path)).unwrap_or_default();
+        text.push_str(&format!("\nexport function benchEdit{k}() {{ return {k}; }}\n"));
+        repo.write(path, text);
+        let after = repo.commit("edit");
+        let body = serde_json::to_vec(&json!({
+            "ref": "refs/heads/main", "before": before, "after": after,
+            "created": false, "deleted": false, "forced": false,
+            "repository": { "id": id, "full_name": "acme/corpus", "default_branch": "main" },
+            "installation": { "id": 7 },
+        }))
+        .unwrap();
+        let t = Instant::now();
+        assert_eq!(deliver(&client, port, "push", &format!("push-{k}"), &body).await, 202);
+        wait_for_commit(&pool, "acme/corpus", &after).await;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        before = after;
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "push of one changed file, webhook to graph stored: median {:.0} ms, max {:.0} ms over {} pushes",
+        percentile(&sorted, 0.5),
+        sorted[sorted.len() - 1],
+        sorted.len()
+    );
+    drop(server);
+}
+
+/// Copies the corpus into the repository (no node_modules: the corpus keeps packages
+/// outside it).
+fn common_copy(from: &std::path::Path, to: &std::path::Path) {
+    let status = Command::new("cp")
+        .arg("-R")
+        .arg(format!("{}/.", from.display()))
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
