@@ -22,10 +22,14 @@
 //!
 //! Adding a call: a method on [`Installation`] that builds a `transport::Call` and sends it
 //! with `self.sender()` (`get_json`, `get_all_pages`, `send_buffered`, `send_streaming`).
-//! A write that creates something (a comment, a review, a check run) is
-//! `Call::post(route, body, RetryMode::NotIdempotent)`: it is re-sent only after a rate
-//! limit, and otherwise fails with [`GithubError::WriteOutcomeUnknown`], after which the
-//! caller looks for its effect (the comment with our marker) before sending it again.
+//! A write that creates something (a comment, a review, a check run, or an update that
+//! appends annotations) is `Call::post(route, body, RetryMode::NotIdempotent)` (or
+//! `Call::patch`): it is re-sent only after a rate limit, and otherwise fails with
+//! [`GithubError::WriteOutcomeUnknown`], after which the caller looks for its effect (the
+//! comment with our marker, the run and its annotations) before sending it again, as
+//! `create_or_update_marked_comment` and `publish_check_run` do. A write whose repetition
+//! does no harm (an edit to the same body, a reaction) is `RetryMode::Idempotent`. Check
+//! texts against GitHub's limits (`limits::check_length`) before sending.
 
 mod app;
 mod checks;
