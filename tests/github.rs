@@ -713,3 +713,39 @@ async fn secrets_never_print() {
     }
     assert!(shown.contains("[redacted]"));
 }
+
+// ---- Against GitHub's REST description ----
+
+/// Every request the other tests of this file make, checked against `@octokit/openapi`.
+#[tokio::test]
+async fn every_request_matches_github_s_rest_description() {
+    let Some(report) = tokio::task::spawn_blocking(|| {
+        fake_github::openapi::check_every_test_of_this_binary(
+            "every_request_matches_github_s_rest_description",
+        )
+    })
+    .await
+    .unwrap() else {
+        return;
+    };
+    eprintln!(
+        "{} requests checked against {}: {:?}, undocumented: {:?}",
+        report.checked, report.spec, report.operations, report.undocumented
+    );
+    report.assert_clean();
+    // Following a repository by id has no documented endpoint: the one we use knowingly.
+    let undocumented: Vec<&String> = report.undocumented.keys().collect();
+    assert_eq!(undocumented, ["GET /repositories/{repository_id}"]);
+    for operation in [
+        "GET /app/installations",
+        "POST /app/installations/{installation_id}/access_tokens",
+        "GET /installation/repositories",
+        "GET /repos/{owner}/{repo}/branches/{branch}",
+        "GET /repos/{owner}/{repo}/compare/{basehead}",
+        "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
+        "GET /repos/{owner}/{repo}/git/blobs/{file_sha}",
+        "GET /repos/{owner}/{repo}/tarball/{ref}",
+    ] {
+        assert!(report.saw(operation), "no test sent {operation}");
+    }
+}

@@ -28,6 +28,25 @@ pub(crate) struct AppCore {
     pub(crate) rate: RateLimitCell,
     pub(crate) token_refresh_margin: Duration,
     app_id: u64,
+    /// `GET /app`, asked once.
+    identity: tokio::sync::OnceCell<AppIdentity>,
+}
+
+/// The App as `GET /app` describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct AppIdentity {
+    pub id: u64,
+    /// The App's URL name: its bot user is `<slug>[bot]`.
+    pub slug: String,
+    pub name: String,
+}
+
+impl AppIdentity {
+    /// The login of the App's bot user, the author of everything the App writes with an
+    /// installation token (comments, reviews).
+    pub fn bot_login(&self) -> String {
+        format!("{}[bot]", self.slug)
+    }
 }
 
 /// The GitHub App. Cheap to clone; build one per process.
@@ -86,6 +105,19 @@ impl From<InstallationJson> for InstallationInfo {
     }
 }
 
+impl AppCore {
+    pub(crate) fn app_id(&self) -> u64 {
+        self.app_id
+    }
+
+    pub(crate) async fn identity(&self) -> Result<AppIdentity> {
+        self.identity
+            .get_or_try_init(|| async { Sender::App(self).get_json("/app").await })
+            .await
+            .cloned()
+    }
+}
+
 impl GithubApp {
     /// Builds the App's client. Call it inside a Tokio runtime (octocrab spawns its
     /// connection worker there).
@@ -115,6 +147,7 @@ impl GithubApp {
                 rate: RateLimitCell::default(),
                 token_refresh_margin: config.token_refresh_margin,
                 app_id: config.app_id,
+                identity: tokio::sync::OnceCell::new(),
             }),
             installations: Arc::default(),
         })
@@ -159,6 +192,11 @@ impl GithubApp {
                 page.into_iter().map(InstallationInfo::from).collect()
             })
             .await
+    }
+
+    /// `GET /app` (as the App), asked once per process: its slug names its bot user.
+    pub async fn identity(&self) -> Result<AppIdentity> {
+        self.core.identity().await
     }
 
     /// The App's (JWT) primary rate limit as last reported.

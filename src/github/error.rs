@@ -30,7 +30,8 @@ pub enum GithubError {
     /// 403 that is not a rate limit: a missing permission, a suspended installation.
     #[error(
         "{what}: GitHub forbids it ({message}); the App may lack a permission (it needs \
-         Contents: read) or the installation may be suspended"
+         Contents: read, and Pull requests, Issues and Checks: write to comment, review and \
+         report checks) or the installation may be suspended"
     )]
     Forbidden { what: String, message: String },
 
@@ -58,6 +59,25 @@ pub enum GithubError {
     /// it was not sent again. Check whether it took effect before sending it again.
     #[error("{what}: may or may not have taken effect ({message}); check before sending it again")]
     WriteOutcomeUnknown { what: String, message: String },
+
+    /// A text we were about to send is longer than GitHub takes (65,536 characters for a
+    /// comment or review body, 65,535 for a check run's summary and text): refused before
+    /// sending. The caller caps it (and says what was left out).
+    #[error(
+        "{what}: the {field} is {chars} characters long, GitHub takes at most {limit}; cap it \
+         before sending"
+    )]
+    TooLong {
+        what: String,
+        field: String,
+        chars: usize,
+        limit: usize,
+    },
+
+    /// A request that GitHub would refuse, caught before sending (a review comment's
+    /// `start_line` not before its `line`).
+    #[error("{what}: {message}")]
+    Invalid { what: String, message: String },
 
     /// A success whose body is not what GitHub documents.
     #[error("{what}: unexpected answer from GitHub: {message}")]
@@ -93,6 +113,12 @@ impl GithubError {
             GithubError::RateLimited { until, .. } => Some(*until),
             _ => None,
         }
+    }
+
+    /// A 422: GitHub understood the request and refused it (a review comment outside the
+    /// diff, a validation failure); sending it again will not help.
+    pub fn is_unprocessable(&self) -> bool {
+        matches!(self, GithubError::Http { status: 422, .. })
     }
 
     /// A 404: the object is gone or invisible (a repository deleted or renamed, an

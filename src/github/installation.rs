@@ -86,6 +86,17 @@ impl Installation {
         self.core.token.lock().await.as_ref().map(|t| t.expires_at)
     }
 
+    /// The login of the App's bot user (`<slug>[bot]`): the author of what this
+    /// installation writes. Asked once per process (`GET /app`, as the App).
+    pub async fn bot_login(&self) -> Result<String> {
+        Ok(self.core.app.identity().await?.bot_login())
+    }
+
+    /// The App's id (check runs carry it).
+    pub fn app_id(&self) -> u64 {
+        self.core.app.app_id()
+    }
+
     pub(crate) fn sender(&self) -> Sender<'_> {
         Sender::Installation(&self.core)
     }

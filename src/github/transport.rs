@@ -56,8 +56,25 @@ impl Call {
     }
 
     pub(crate) fn post(route: impl Into<String>, body: serde_json::Value, mode: RetryMode) -> Call {
+        Call::write(Method::POST, route, body, mode)
+    }
+
+    pub(crate) fn patch(
+        route: impl Into<String>,
+        body: serde_json::Value,
+        mode: RetryMode,
+    ) -> Call {
+        Call::write(Method::PATCH, route, body, mode)
+    }
+
+    fn write(
+        method: Method,
+        route: impl Into<String>,
+        body: serde_json::Value,
+        mode: RetryMode,
+    ) -> Call {
         Call {
-            method: Method::POST,
+            method,
             route: route.into(),
             accept: JSON,
             body: Some(body),
@@ -329,14 +346,23 @@ pub(crate) fn describe(e: &(dyn std::error::Error + 'static)) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }
 
-/// GitHub's `{"message": ...}`, or the start of whatever else the body holds.
+/// GitHub's `{"message": ..., "errors": [...]}` on one line, or the start of whatever else
+/// the body holds. A 422's `message` alone is often just "Unprocessable Entity" or
+/// "Validation Failed": the reason is in `errors`, as strings ("Pull request review thread
+/// line must be part of the diff") or objects (`{"resource", "field", "code", "message"}`).
 fn error_message(body: &[u8]) -> String {
     #[derive(serde::Deserialize)]
     struct GithubMessage {
         message: String,
+        #[serde(default)]
+        errors: Vec<serde_json::Value>,
     }
     if let Ok(m) = serde_json::from_slice::<GithubMessage>(body) {
-        return m.message;
+        let reasons: Vec<String> = m.errors.iter().filter_map(error_reason).collect();
+        if reasons.is_empty() {
+            return m.message;
+        }
+        return format!("{}: {}", m.message, reasons.join("; "));
     }
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
@@ -344,6 +370,23 @@ fn error_message(body: &[u8]) -> String {
         return "(no message)".to_string();
     }
     text.chars().take(300).collect()
+}
+
+/// One entry of a GitHub `errors` array, as text.
+fn error_reason(e: &serde_json::Value) -> Option<String> {
+    match e {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Object(o) => {
+            if let Some(m) = o.get("message").and_then(|m| m.as_str()) {
+                return Some(m.to_string());
+            }
+            let part = |k: &str| o.get(k).and_then(|v| v.as_str()).unwrap_or_default();
+            let text = format!("{} {} {}", part("resource"), part("field"), part("code"));
+            let text = text.trim();
+            (!text.is_empty()).then(|| text.to_string())
+        }
+        _ => None,
+    }
 }
 
 /// Appends `query` to `route`.
@@ -406,6 +449,22 @@ mod tests {
             ),
         );
         assert!(!has_next_page(&h));
+    }
+
+    #[test]
+    fn error_messages_carry_github_s_reasons() {
+        let review = br#"{"message":"Unprocessable Entity","errors":["Pull request review thread line must be part of the diff"],"documentation_url":"https://docs.github.com/rest","status":"422"}"#;
+        assert_eq!(
+            error_message(review),
+            "Unprocessable Entity: Pull request review thread line must be part of the diff"
+        );
+        let validation = br#"{"message":"Validation Failed","errors":[{"resource":"IssueComment","code":"custom","field":"body","message":"body is too long (maximum is 65536 characters)"},{"resource":"Issue","field":"title","code":"missing_field"}]}"#;
+        assert_eq!(
+            error_message(validation),
+            "Validation Failed: body is too long (maximum is 65536 characters); Issue title missing_field"
+        );
+        assert_eq!(error_message(br#"{"message":"Not Found"}"#), "Not Found");
+        assert_eq!(error_message(b""), "(no message)");
     }
 
     #[test]

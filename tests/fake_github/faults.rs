@@ -19,9 +19,15 @@ pub enum Fault {
     PrimaryRateLimit { reset_in: u64 },
     /// Answers normally, but only after this long (for timeouts).
     Delay(Duration),
+    /// Handles the request (its effect is applied: the comment is posted), then answers
+    /// this status instead of the real answer: the write whose outcome the client cannot
+    /// know.
+    AppliedThenStatus(u16),
 }
 
 pub(crate) struct FaultRule {
+    /// Only requests with this method, when given.
+    pub method: Option<String>,
     pub path_contains: String,
     pub remaining: usize,
     pub fault: Fault,
@@ -40,7 +46,7 @@ pub(crate) fn respond(fault: &Fault) -> Response {
             .into_response()
     }
     match fault {
-        Fault::Status(code) => {
+        Fault::Status(code) | Fault::AppliedThenStatus(code) => {
             let status = StatusCode::from_u16(*code).unwrap();
             message(status, status.canonical_reason().unwrap_or("error"))
         }

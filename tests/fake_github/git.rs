@@ -156,6 +156,7 @@ pub fn archive(dir: &Path, sha: &str, prefix: &str) -> Result<Vec<u8>, String> {
 }
 
 /// One line of `git diff --raw`.
+#[derive(Clone, Debug)]
 pub struct RawChange {
     /// `A`, `D`, `M`, `R`, `C`, `T`.
     pub status: char,
@@ -243,4 +244,109 @@ pub fn cat_blob(dir: &Path, sha: &str) -> Option<Vec<u8>> {
         return None;
     }
     run(dir, &["cat-file", "blob", sha]).ok()
+}
+
+/// One file of a diff, as GitHub's PR files list describes it.
+#[derive(Clone, Debug)]
+pub struct FileDiff {
+    pub change: RawChange,
+    pub additions: u64,
+    pub deletions: u64,
+    /// The hunks, from the first `@@` on, without a final newline (GitHub's `patch`);
+    /// `None` for binary files and changes without hunks (a pure rename).
+    pub patch: Option<String>,
+}
+
+/// Every changed file between two commits with its patch: `git diff --raw` for the list,
+/// then one `git diff -p` cut at its `diff --git` lines (git prints them in the same order,
+/// a type change as two parts).
+pub fn diff_files(dir: &Path, from: &str, to: &str) -> Result<Vec<FileDiff>, String> {
+    let changes = diff_raw(dir, from, to)?;
+    let out = run(
+        dir,
+        &[
+            "diff",
+            "-M",
+            "-p",
+            "--no-color",
+            "--no-ext-diff",
+            "--full-index",
+            from,
+            to,
+        ],
+    )?;
+    let text = String::from_utf8_lossy(&out);
+    let mut sections: Vec<String> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("diff --git ") || sections.is_empty() {
+            sections.push(String::new());
+        }
+        sections.last_mut().unwrap().push_str(line);
+    }
+    let mut sections = sections.into_iter();
+    let mut files = Vec::with_capacity(changes.len());
+    for change in changes {
+        let parts = if change.status == 'T' { 2 } else { 1 };
+        let mut hunks = String::new();
+        let (mut additions, mut deletions) = (0, 0);
+        for _ in 0..parts {
+            let section = sections
+                .next()
+                .ok_or_else(|| format!("no patch for {}", change.path))?;
+            let Some(start) = section.match_indices("\n@@ ").next().map(|(i, _)| i + 1) else {
+                continue;
+            };
+            for line in section[start..].lines() {
+                if line.starts_with('+') {
+                    additions += 1;
+                } else if line.starts_with('-') {
+                    deletions += 1;
+                }
+            }
+            if !hunks.is_empty() && !hunks.ends_with('\n') {
+                hunks.push('\n');
+            }
+            hunks.push_str(&section[start..]);
+        }
+        let patch = hunks.trim_end_matches('\n').to_string();
+        files.push(FileDiff {
+            change,
+            additions,
+            deletions,
+            patch: (!patch.is_empty()).then_some(patch),
+        });
+    }
+    Ok(files)
+}
+
+/// GitHub's test merge: `head` merged into `base` as a real merge commit (`git merge-tree
+/// --write-tree`, then `git commit-tree`), or `None` when they conflict.
+pub fn test_merge(dir: &Path, base: &str, head: &str) -> Result<Option<String>, String> {
+    let out = command(dir)
+        .args(["merge-tree", "--write-tree", "--no-messages", base, head])
+        .output()
+        .map_err(|e| format!("running git: {e}"))?;
+    match out.status.code() {
+        Some(0) => {}
+        Some(1) => return Ok(None),
+        _ => {
+            return Err(format!(
+                "git merge-tree: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let tree = stdout.lines().next().unwrap_or_default().trim().to_string();
+    let message = format!("Merge {head} into {base}");
+    let commit = run_text(
+        dir,
+        &["commit-tree", &tree, "-p", base, "-p", head, "-m", &message],
+    )?;
+    Ok(Some(commit))
+}
+
+/// `git update-ref <name> <sha>`.
+pub fn update_ref(dir: &Path, name: &str, sha: &str) -> Result<(), String> {
+    run(dir, &["update-ref", name, sha]).map(|_| ())
 }

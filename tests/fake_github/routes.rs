@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -17,14 +18,14 @@ use serde_json::{json, Value};
 use super::auth::{bearer, new_token, verify_jwt};
 use super::faults::{self, Fault};
 use super::git;
-use super::model::{IssuedToken, Lookup, Recorded, Repo, Shared};
+use super::model::{Author, IssuedToken, Lookup, Recorded, Repo, Shared};
 
-type St = State<Arc<Shared>>;
-type Params = Query<HashMap<String, String>>;
+pub(super) type St = State<Arc<Shared>>;
+pub(super) type Params = Query<HashMap<String, String>>;
 
 /// Who the gate let in.
 #[derive(Clone, Copy, Debug)]
-enum Caller {
+pub(super) enum Caller {
     /// A valid App JWT (`/app/...`).
     App,
     /// A valid installation token.
@@ -35,6 +36,7 @@ enum Caller {
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     let api = Router::new()
+        .route("/app", get(get_app))
         .route("/app/installations", get(list_installations))
         .route("/app/installations/{id}", get(get_installation))
         .route("/app/installations/{id}/access_tokens", post(mint_token))
@@ -46,6 +48,9 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/repos/{owner}/{name}/compare/{basehead}", get(compare))
         .route("/repos/{owner}/{name}/git/trees/{sha}", get(tree))
         .route("/repos/{owner}/{name}/git/blobs/{sha}", get(blob));
+    let api = super::pulls::routes(api);
+    let api = super::issues::routes(api);
+    let api = super::checks::routes(api);
     let app = if shared.prefix.is_empty() {
         api
     } else {
@@ -62,7 +67,13 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
 
 /// Records the request, answers an injected failure, checks the credential, and adds the
 /// rate-limit headers GitHub sends to installations.
-async fn gate(State(st): St, mut req: Request, next: Next) -> Response {
+async fn gate(State(st): St, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 << 20)
+        .await
+        .unwrap_or_default();
+    let req = Request::from_parts(parts, Body::from(bytes.clone()));
+    let method = req.method().to_string();
     let path = req.uri().path().to_string();
     let rel = match path.strip_prefix(st.prefix.as_str()) {
         Some(rest) if !st.prefix.is_empty() && rest.starts_with('/') => rest.to_string(),
@@ -71,18 +82,46 @@ async fn gate(State(st): St, mut req: Request, next: Next) -> Response {
     let query = req.uri().query().map(str::to_string);
     let accept = header_text(&req, header::ACCEPT);
     let authorization = header_text(&req, header::AUTHORIZATION);
-    let fault = {
+    let recorded_body = (!bytes.is_empty()).then(|| {
+        serde_json::from_slice::<Value>(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    });
+    let (seq, fault) = {
         let mut m = st.model.lock().unwrap();
+        let seq = m.next_seq;
+        m.next_seq += 1;
         m.requests.push(Recorded {
-            method: req.method().to_string(),
+            seq,
+            method: method.clone(),
             path: rel.clone(),
             query: query.clone(),
             accept,
+            body: recorded_body,
+            status: None,
         });
-        m.take_fault(&rel)
+        (seq, m.take_fault(&method, &rel))
     };
+    let response = answer(&st, req, next, &rel, query, authorization, fault).await;
+    let mut m = st.model.lock().unwrap();
+    if let Some(r) = m.requests.iter_mut().rev().find(|r| r.seq == seq) {
+        r.status = Some(response.status().as_u16());
+    }
+    response
+}
+
+async fn answer(
+    st: &Shared,
+    mut req: Request,
+    next: Next,
+    rel: &str,
+    query: Option<String>,
+    authorization: Option<String>,
+    fault: Option<Fault>,
+) -> Response {
+    let mut replace_with = None;
     match fault {
         Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
+        Some(f @ Fault::AppliedThenStatus(_)) => replace_with = Some(f),
         Some(f) => return faults::respond(&f),
         None => {}
     }
@@ -100,7 +139,7 @@ async fn gate(State(st): St, mut req: Request, next: Next) -> Response {
                 Some(t) if m.download_tokens.contains(t) => Caller::Download,
                 _ => return not_found(),
             }
-        } else if rel.starts_with("/app/") {
+        } else if rel == "/app" || rel.starts_with("/app/") {
             match credential.map(|jwt| verify_jwt(jwt, st.app_id)) {
                 Some(Ok(claims)) => {
                     m.last_jwt_claims = Some(claims);
@@ -121,6 +160,9 @@ async fn gate(State(st): St, mut req: Request, next: Next) -> Response {
     };
     req.extensions_mut().insert(caller);
     let mut response = next.run(req).await;
+    if let Some(f) = replace_with {
+        response = faults::respond(&f);
+    }
     if let Caller::Installation(id) = caller {
         let left = st.model.lock().unwrap().spend(id);
         let h = response.headers_mut();
@@ -133,14 +175,14 @@ async fn gate(State(st): St, mut req: Request, next: Next) -> Response {
     response
 }
 
-fn header_text(req: &Request, name: header::HeaderName) -> Option<String> {
+pub(super) fn header_text(req: &Request, name: header::HeaderName) -> Option<String> {
     req.headers()
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string)
 }
 
-fn message(status: StatusCode, text: &str) -> Response {
+pub(super) fn message(status: StatusCode, text: &str) -> Response {
     (
         status,
         Json(json!({"message": text, "documentation_url": "https://docs.github.com/rest"})),
@@ -148,21 +190,21 @@ fn message(status: StatusCode, text: &str) -> Response {
         .into_response()
 }
 
-fn not_found() -> Response {
+pub(super) fn not_found() -> Response {
     message(StatusCode::NOT_FOUND, "Not Found")
 }
 
-fn requires_authentication() -> Response {
+pub(super) fn requires_authentication() -> Response {
     message(StatusCode::UNAUTHORIZED, "Requires authentication")
 }
 
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+pub(super) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     tokio::task::spawn_blocking(f).await.unwrap()
 }
 
 /// One page of `items` and its `Link` header, as GitHub pages (`per_page` up to 100,
 /// default 30; `page` from 1).
-fn paginate<T: Clone>(
+pub(super) fn paginate<T: Clone>(
     st: &Shared,
     items: &[T],
     params: &HashMap<String, String>,
@@ -185,7 +227,19 @@ fn paginate<T: Clone>(
         .take(per_page)
         .cloned()
         .collect();
-    let url = |n: usize| format!("<{}{path}?per_page={per_page}&page={n}>", st.api_root());
+    let mut others: Vec<String> = params
+        .iter()
+        .filter(|(k, _)| *k != "page" && *k != "per_page")
+        .map(|(k, v)| format!("{k}={v}&"))
+        .collect();
+    others.sort();
+    let others = others.concat();
+    let url = |n: usize| {
+        format!(
+            "<{}{path}?{others}per_page={per_page}&page={n}>",
+            st.api_root()
+        )
+    };
     let mut links = Vec::new();
     if page < last {
         links.push(format!("{}; rel=\"next\"", url(page + 1)));
@@ -199,12 +253,95 @@ fn paginate<T: Clone>(
     (slice, link)
 }
 
-fn with_link(body: Value, link: Option<HeaderValue>) -> Response {
+pub(super) fn with_link(body: Value, link: Option<HeaderValue>) -> Response {
     let mut response = Json(body).into_response();
     if let Some(link) = link {
         response.headers_mut().insert(header::LINK, link);
     }
     response
+}
+
+/// GitHub's 422 for a request it understood and refused: `errors` says why.
+pub(super) fn unprocessable(errors: &[&str]) -> Response {
+    (
+        StatusCode::UNPROCESSABLE_ENTITY,
+        Json(json!({
+            "message": "Unprocessable Entity",
+            "errors": errors,
+            "documentation_url": "https://docs.github.com/rest",
+            "status": "422",
+        })),
+    )
+        .into_response()
+}
+
+/// GitHub's 422 "Validation Failed" for one field.
+pub(super) fn validation_failed(resource: &str, field: &str, text: &str) -> Response {
+    (
+        StatusCode::UNPROCESSABLE_ENTITY,
+        Json(json!({
+            "message": "Validation Failed",
+            "errors": [{"resource": resource, "code": "custom", "field": field, "message": text}],
+            "documentation_url": "https://docs.github.com/rest",
+            "status": "422",
+        })),
+    )
+        .into_response()
+}
+
+/// A request body as JSON, or GitHub's 400.
+#[allow(clippy::result_large_err)]
+pub(super) fn parse_json(bytes: &[u8]) -> Result<Value, Response> {
+    if bytes.is_empty() {
+        return Ok(json!({}));
+    }
+    serde_json::from_slice(bytes)
+        .map_err(|_| message(StatusCode::BAD_REQUEST, "Problems parsing JSON"))
+}
+
+/// The longest body GitHub takes for a comment or a review.
+pub(super) const MAX_BODY_CHARS: usize = 65_536;
+
+/// The author of what a caller writes: the App's bot user for an installation token.
+pub(super) fn author_of(st: &Shared) -> Author {
+    Author {
+        login: format!("{}[bot]", st.app_slug),
+        kind: "Bot".into(),
+    }
+}
+
+pub(super) fn user_json(a: &Author) -> Value {
+    let id = a
+        .login
+        .bytes()
+        .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
+        % 100_000_000;
+    json!({"login": a.login, "id": id, "node_id": format!("U_{id}"), "type": a.kind, "site_admin": false})
+}
+
+pub(super) fn app_json(st: &Shared) -> Value {
+    json!({
+        "id": st.app_id,
+        "slug": st.app_slug,
+        "node_id": format!("A_{}", st.app_id),
+        "name": "Blast Radius (test)",
+        "owner": {"login": "acme-apps", "type": "Organization"},
+        "description": "The fake's App",
+        "external_url": "https://example.com",
+        "html_url": format!("https://github.com/apps/{}", st.app_slug),
+        "created_at": "2024-01-01T00:00:00Z",
+        "updated_at": "2024-01-01T00:00:00Z",
+        "permissions": {"contents": "read", "metadata": "read", "pull_requests": "write", "issues": "write", "checks": "write"},
+        "events": ["push", "pull_request", "issue_comment"],
+    })
+}
+
+async fn get_app(State(st): St) -> Response {
+    Json(app_json(&st)).into_response()
+}
+
+pub(super) fn time(t: chrono::DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 fn installation_json(id: i64, account: &str, suspended: bool, app_id: u64) -> Value {
@@ -272,7 +409,7 @@ async fn mint_token(State(st): St, Path(id): Path<i64>) -> Response {
         .into_response()
 }
 
-fn repo_json(st: &Shared, repo: &Repo, default_branch: Option<&str>) -> Value {
+pub(super) fn repo_json(st: &Shared, repo: &Repo, default_branch: Option<&str>) -> Value {
     json!({
         "id": repo.id,
         "node_id": format!("R_{}", repo.id),
@@ -297,7 +434,7 @@ async fn repo_json_with_branch(st: &Arc<Shared>, repo: Repo) -> Value {
 /// The repository `owner/name` if this installation sees it; else the answer: 404, or a
 /// 301 to its new name (`rest` is the route's remainder after the name, query included).
 #[allow(clippy::result_large_err)] // the answer itself: no cost worth boxing in a test server
-fn visible_repo(
+pub(super) fn visible_repo(
     st: &Shared,
     caller: Caller,
     owner: &str,
