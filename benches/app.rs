@@ -6,9 +6,9 @@
 //! the size of the corpus, webhook to graph stored, against `index --database-url` on a
 //! local checkout; one changed file pushed, webhook to graph stored.
 
+mod common;
 #[path = "../tests/fake_github/mod.rs"]
 mod fake_github;
-mod common;
 
 use std::process::{Child, Command, Stdio};
 use std::str::FromStr;
@@ -153,7 +153,11 @@ async fn run() {
         let client = client.clone();
         // Pushes to the default branches of 20 repositories GitHub does not know: each
         // a delivery and a job, as real pushes are.
-        let body = push(1_000 + (i % 20) as i64, &format!("{:040x}", i), &format!("{:040x}", i + 1));
+        let body = push(
+            1_000 + (i % 20) as i64,
+            &format!("{:040x}", i),
+            &format!("{:040x}", i + 1),
+        );
         tasks.push(tokio::spawn(async move {
             let t = Instant::now();
             let status = deliver(&client, port, "push", &format!("bench-{i}"), &body).await;
@@ -194,7 +198,10 @@ async fn run() {
     }))
     .unwrap();
     let t = Instant::now();
-    assert_eq!(deliver(&client, port, "installation", "install-1", &installed).await, 202);
+    assert_eq!(
+        deliver(&client, port, "installation", "install-1", &installed).await,
+        202
+    );
     wait_for_commit(&pool, "acme/corpus", &head).await;
     let install = t.elapsed().as_secs_f64();
     let cli_db = fresh_database("blast_bench_cli").await;
@@ -210,7 +217,11 @@ async fn run() {
         .args(["--database-url", &cli_db, "--name", "corpus"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let cli = t.elapsed().as_secs_f64();
     println!(
         "install, webhook to graph stored: {install:.2} s; index --database-url on a local checkout: {cli:.2} s ({:.2}x)",
@@ -229,7 +240,9 @@ async fn run() {
     for k in 0..10 {
         let path = &files[(k * 97) % files.len()];
         let mut text = std::fs::read_to_string(repo.path().join(path)).unwrap_or_default();
-        text.push_str(&format!("\nexport function benchEdit{k}() {{ return {k}; }}\n"));
+        text.push_str(&format!(
+            "\nexport function benchEdit{k}() {{ return {k}; }}\n"
+        ));
         repo.write(path, text);
         let after = repo.commit("edit");
         let body = serde_json::to_vec(&json!({
@@ -240,7 +253,10 @@ async fn run() {
         }))
         .unwrap();
         let t = Instant::now();
-        assert_eq!(deliver(&client, port, "push", &format!("push-{k}"), &body).await, 202);
+        assert_eq!(
+            deliver(&client, port, "push", &format!("push-{k}"), &body).await,
+            202
+        );
         wait_for_commit(&pool, "acme/corpus", &after).await;
         times.push(t.elapsed().as_secs_f64() * 1e3);
         before = after;

@@ -58,7 +58,7 @@ async fn start(command: &str, db: &str, fake: &FakeGithub) -> Server {
         .env("BLAST_WORKERS", "2")
         .env("BLAST_CATCH_UP_MINUTES", "0")
         .env("BLAST_JOB_LEASE_SECONDS", "4")
-        .env("RUST_LOG", "blast_radius=info")
+        .env("RUST_LOG", "blast_radius=warn")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
@@ -479,4 +479,115 @@ async fn one_serve_and_two_workers_share_a_burst(pool: PgPool) {
         count(&pool, "SELECT count(*) FROM jobs WHERE state <> 'done'").await,
         0
     );
+}
+
+fn pr_event(action: &str, repo_id: i64, number: u64, head: &str, base: &str) -> serde_json::Value {
+    json!({
+        "action": action,
+        "number": number,
+        "pull_request": {
+            "head": { "ref": "fix", "sha": head, "repo": { "id": repo_id } },
+            "base": { "ref": "main", "sha": base, "repo": { "id": repo_id } },
+            "draft": false,
+        },
+        "repository": { "id": repo_id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    })
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let server = start("serve", &url_of(&pool), &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let base = repo.head();
+
+    // The classifyFields case: the PR changes classifyFields and updates image.js only.
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
+    let head = repo.commit("classifyFields takes options; image.js updated");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-2",
+            &pr_event("opened", id, 1, &head, &base)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1, "one summary comment");
+    let body = &comments[0].body;
+    assert!(comments[0].by_app);
+    assert!(body.contains("<!-- blast-radius:summary -->"), "{body}");
+    assert!(body.contains("classifyFields"), "{body}");
+    for caller in ["routes/services/video.js", "routes/posts.js"] {
+        assert!(body.contains(caller), "{caller} untouched: {body}");
+    }
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].name, "Blast radius");
+    assert_eq!(runs[0].head_sha, head);
+    assert_eq!(runs[0].conclusion.as_deref(), Some("neutral"));
+    let annotated: Vec<String> = runs[0]
+        .annotations
+        .iter()
+        .map(|a| a["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        annotated.iter().any(|p| p == "routes/services/video.js"),
+        "{annotated:?}"
+    );
+    assert!(
+        annotated.iter().any(|p| p == "routes/posts.js"),
+        "{annotated:?}"
+    );
+    assert!(
+        !annotated.iter().any(|p| p == "routes/services/image.js"),
+        "{annotated:?}"
+    );
+
+    // Another push to the PR: the same comment edited, a new check run on the new head.
+    repo.git(&["checkout", "-q", "fix"]);
+    let posts = std::fs::read_to_string(repo.path().join("routes/posts.js")).unwrap();
+    repo.write(
+        "routes/posts.js",
+        posts.replace("classifyFields(", "classifyFields({ strict: true }, "),
+    );
+    let head2 = repo.commit("posts.js updated too");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-3",
+            &pr_event("synchronize", id, 1, &head2, &base)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1, "edited, not a second comment");
+    assert!(comments[0].edits >= 1);
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 2, "one check run per head commit");
+    assert!(runs.iter().any(|r| r.head_sha == head2));
+    assert!(fake.pending_reviews().is_empty());
+    if let Some(report) = fake.check_against_openapi() {
+        report.assert_clean();
+    }
 }

@@ -4,6 +4,7 @@
 mod errors;
 pub mod graph_cache;
 mod install;
+pub mod pr;
 mod push;
 
 use std::sync::Arc;
@@ -45,9 +46,13 @@ impl Handler for Jobs {
             ApplyPush::KIND => push::apply_push(app, &job.payload_as()?).await,
             PurgeRepository::KIND => install::purge_repository(app, &job.payload_as()?).await,
             RenameRepository::KIND => install::rename_repository(app, &job.payload_as()?).await,
-            AnalyzePr::KIND | ClosePr::KIND | AnswerCommand::KIND => {
-                // Pull request reviews and commands come with the app's part 2.
-                tracing::info!("pull request work is not handled by this version");
+            AnalyzePr::KIND => pr::analyze_pr(app, &job, &job.payload_as()?).await,
+            // Closing supersedes a running analysis and replaces a waiting one: that is
+            // all it has to do.
+            ClosePr::KIND => Ok(()),
+            AnswerCommand::KIND => {
+                // PR thread commands are parsed (`commands`) but not answered yet.
+                tracing::info!("commands in pull request threads are not answered yet");
                 Ok(())
             }
             other => Err(JobError::permanent(anyhow::anyhow!(

@@ -11,10 +11,10 @@ use futures_util::{stream, StreamExt, TryStreamExt};
 
 use super::install::index_current;
 use super::{errors, App};
-use crate::github::{EntryKind, FileStatus, Installation, RepoName};
+use crate::github::{EntryKind, FileStatus, Installation, RepoName, Repository};
 use crate::indexer::select::wanted;
 use crate::intake::jobs::ApplyPush;
-use crate::model::{BlobSha, CommitSha};
+use crate::model::{BlobSha, CommitSha, InstallationId};
 use crate::queue::JobError;
 use crate::store::RepoState;
 use crate::workflow::push::FileInput;
@@ -45,6 +45,19 @@ pub async fn apply_push(app: &App, job: &ApplyPush) -> Result<(), JobError> {
         Err(e) if e.is_not_found() => return Ok(()),
         Err(e) => return Err(errors::github(e)),
     };
+    catch_up(app, &installation, job.installation, &repo).await?;
+    Ok(())
+}
+
+/// Brings the stored graph of `repo` to the current head of its default branch (a full
+/// index when there is none yet, or when the default branch changed), and returns the
+/// repository's state then; None for a repository with nothing to index.
+pub(super) async fn catch_up(
+    app: &App,
+    installation: &Installation,
+    installation_id: InstallationId,
+    repo: &Repository,
+) -> Result<Option<RepoState>, JobError> {
     let state = app
         .store
         .repository_by_github_id(repo.id)
@@ -53,36 +66,26 @@ pub async fn apply_push(app: &App, job: &ApplyPush) -> Result<(), JobError> {
     let branch = repo.default_branch.clone().unwrap_or_default();
     // Not indexed yet, or its default branch changed: a full index.
     let Some(state) = state.filter(|s| s.commit.is_some() && s.default_branch == branch) else {
-        return index_current(app, &installation, job.installation, &repo).await;
+        index_current(app, installation, installation_id, repo).await?;
+        return indexed(app, repo).await;
     };
     if state.full_name != repo.name.to_string() {
         app.store
-            .upsert_github_repository(job.installation, repo.id, &repo.name.to_string(), &branch)
+            .upsert_github_repository(installation_id, repo.id, &repo.name.to_string(), &branch)
             .await
             .map_err(errors::store)?;
     }
     let head = match installation.branch_head(&repo.name, &branch).await {
         Ok(head) => head,
-        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => return Err(errors::github(e)),
     };
     let from = state.commit.clone().expect("filtered on it");
     if from == head {
-        return Ok(());
+        return Ok(Some(state));
     }
-    let (changed, removed) = changes(app, &installation, &repo.name, &state, &from, &head).await?;
-    let inputs: Vec<FileInput> = stream::iter(changed.into_iter().map(|(path, blob)| {
-        let installation = installation.clone();
-        let name = repo.name.clone();
-        async move {
-            let bytes = installation.get_blob(&name, &blob).await?;
-            Ok::<_, crate::github::GithubError>(FileInput { path, blob, bytes })
-        }
-    }))
-    .buffer_unordered(CONCURRENT_BLOBS)
-    .try_collect()
-    .await
-    .map_err(errors::github)?;
+    let (changed, removed) = changes(app, installation, &repo.name, &state, &from, &head).await?;
+    let inputs = fetch_blobs(installation, &repo.name, changed).await?;
     let fetched = inputs.len();
     let written = app
         .cache
@@ -103,7 +106,36 @@ pub async fn apply_push(app: &App, job: &ApplyPush) -> Result<(), JobError> {
         version = written.version,
         "push applied"
     );
-    Ok(())
+    indexed(app, repo).await
+}
+
+async fn indexed(app: &App, repo: &Repository) -> Result<Option<RepoState>, JobError> {
+    Ok(app
+        .store
+        .repository_by_github_id(repo.id)
+        .await
+        .map_err(errors::store)?
+        .filter(|s| s.commit.is_some()))
+}
+
+/// The contents of `blobs`, a few requests at a time.
+pub(super) async fn fetch_blobs(
+    installation: &Installation,
+    name: &RepoName,
+    blobs: Vec<(String, BlobSha)>,
+) -> Result<Vec<FileInput>, JobError> {
+    stream::iter(blobs.into_iter().map(|(path, blob)| {
+        let installation = installation.clone();
+        let name = name.clone();
+        async move {
+            let bytes = installation.get_blob(&name, &blob).await?;
+            Ok::<_, crate::github::GithubError>(FileInput { path, blob, bytes })
+        }
+    }))
+    .buffer_unordered(CONCURRENT_BLOBS)
+    .try_collect()
+    .await
+    .map_err(errors::github)
 }
 
 /// Files to fetch (path, blob) and paths removed between the stored commit and head.

@@ -1,0 +1,277 @@
+//! A pull request's blast radius: computed from the default branch's stored graph with
+//! the PR's changed files laid over it (what the code will be once merged), posted as
+//! one summary comment (created once, edited after) and a "Blast radius" check run on
+//! the head commit. Only the PR's changed files are fetched, never a checkout.
+
+use std::collections::BTreeMap;
+
+use super::push::{catch_up, fetch_blobs};
+use super::{errors, App};
+use crate::blast::diff::Change;
+use crate::blast::report::BlastReport;
+use crate::github::{
+    Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
+    Installation, NewCheckRun, PullRequest, RepoName, MAX_CHECK_TEXT_CHARS,
+};
+use crate::indexer::pipeline::SourceFile;
+use crate::indexer::select::wanted;
+use crate::intake::jobs::AnalyzePr;
+use crate::model::BlobSha;
+use crate::queue::{JobError, RunningJob};
+use crate::report::markdown::render_markdown;
+use crate::workflow::blast::{blast_revisions, BlastRequest};
+use crate::workflow::source::InMemory;
+
+/// The hidden marker that finds our summary comment again, whatever the database knows.
+pub const SUMMARY_MARKER: &str = "<!-- blast-radius:summary -->";
+/// The check run's name.
+pub const CHECK_NAME: &str = "Blast radius";
+/// Room under GitHub's 65,536-character comment limit for the marker.
+const COMMENT_BUDGET: usize = 60_000;
+/// Annotations on untouched call sites, at most (GitHub shows the first ones).
+const MAX_ANNOTATIONS: usize = 500;
+
+pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Result<(), JobError> {
+    if app
+        .store
+        .installation_suspended(pr_job.installation)
+        .await
+        .map_err(errors::store)?
+        == Some(true)
+    {
+        return Ok(());
+    }
+    let installation = app.github.installation(pr_job.installation);
+    let repo = match installation.get_repository_by_id(pr_job.repository).await {
+        Ok(repo) => repo,
+        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) => return Err(errors::github(e)),
+    };
+    let pr = installation
+        .get_pull_request(&repo.name, pr_job.number)
+        .await
+        .map_err(errors::github)?;
+    // Closed PRs need nothing; drafts are analysed once ready for review; PRs into other
+    // branches than the default one have no stored graph to compare with.
+    if !pr.is_open() || pr.draft || Some(&pr.base.ref_name) != repo.default_branch.as_ref() {
+        return Ok(());
+    }
+    // The base graph, current with the default branch (indexed first if it is not yet).
+    let Some(state) = catch_up(app, &installation, pr_job.installation, &repo).await? else {
+        return Ok(());
+    };
+    let base_commit = state.commit.clone().expect("indexed");
+    let files = installation
+        .list_pull_request_files(&repo.name, pr.number)
+        .await
+        .map_err(errors::github)?;
+    let mut changed: Vec<String> = Vec::new();
+    for f in &files.files {
+        changed.push(f.path.0.clone());
+        if let Some(previous) = &f.previous_path {
+            changed.push(previous.0.clone());
+        }
+    }
+    changed.retain(|p| wanted(p));
+    changed.sort();
+    changed.dedup();
+    if changed.is_empty() {
+        return Ok(());
+    }
+
+    // Old versions: the stored graph's blobs. New versions: GitHub's test merge commit
+    // when the PR merges cleanly (the code once merged), else the PR's head.
+    let stored: BTreeMap<String, BlobSha> = app
+        .store
+        .file_blobs(state.id)
+        .await
+        .map_err(errors::store)?
+        .into_iter()
+        .filter(|(p, _)| changed.binary_search(p).is_ok())
+        .collect();
+    let new_blobs = new_versions(&installation, &repo.name, &pr, &files.files, &changed).await?;
+    let old = fetch_blobs(&installation, &repo.name, stored.into_iter().collect()).await?;
+    let new = fetch_blobs(&installation, &repo.name, new_blobs).await?;
+    let snapshot = app.cache.get_fresh(state.id).await.map_err(errors::store)?;
+    let mut graph = snapshot.graph.clone();
+    let old = InMemory {
+        commit: Some(base_commit.clone()),
+        files: old.into_iter().map(source).collect(),
+    };
+    let new = InMemory {
+        commit: Some(pr.head.sha.clone()),
+        files: new.into_iter().map(source).collect(),
+    };
+    let base_label = format!(
+        "{}@{}",
+        repo.default_branch.clone().unwrap_or_default(),
+        base_commit.short()
+    );
+    let head_label = format!("#{}@{}", pr.number, pr.head.sha.short());
+    let request = BlastRequest {
+        base_label: &base_label,
+        head_label: &head_label,
+        depth: 2,
+        base_skipped: 0,
+    };
+    let rules = app.rules;
+    let report = crate::workflow::cpu(|| {
+        blast_revisions(&mut graph, &old, &new, &changed, &rules, &request)
+    })
+    .map_err(JobError::retry)?;
+    drop(graph);
+
+    // A newer push to this PR wins: nothing older is posted over it.
+    if job.is_superseded().await.map_err(JobError::retry)? {
+        return Ok(());
+    }
+    let mut body = render_markdown(&report, COMMENT_BUDGET);
+    if files.hit_limit {
+        body.push_str(&format!(
+            "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
+            crate::github::PR_FILES_LIMIT
+        ));
+    }
+    installation
+        .create_or_update_marked_comment(&repo.name, pr.number, SUMMARY_MARKER, &body)
+        .await
+        .map_err(errors::github)?;
+    if job.is_superseded().await.map_err(JobError::retry)? {
+        return Ok(());
+    }
+    let (conclusion, title) = verdict(&report);
+    let mut summary = body.clone();
+    if summary.chars().count() > MAX_CHECK_TEXT_CHARS {
+        summary = render_markdown(&report, MAX_CHECK_TEXT_CHARS - 1_000);
+    }
+    let run = NewCheckRun {
+        name: CHECK_NAME.to_string(),
+        head_sha: pr.head.sha.clone(),
+        status: CheckStatus::Completed,
+        conclusion: Some(conclusion),
+        external_id: Some(format!("pr-{}", pr.number)),
+        details_url: None,
+        output: Some(CheckOutput {
+            title,
+            summary,
+            text: None,
+        }),
+    };
+    installation
+        .publish_check_run(&repo.name, &run, &annotations(&report))
+        .await
+        .map_err(errors::github)?;
+    tracing::info!(
+        repo = %repo.name,
+        pr = pr.number,
+        changed = report.changed.len(),
+        untouched = report.callers.iter().filter(|c| !c.touched).count(),
+        "blast radius posted"
+    );
+    Ok(())
+}
+
+/// (path, blob) of the new version of each changed path that exists after the change.
+async fn new_versions(
+    installation: &Installation,
+    name: &RepoName,
+    pr: &PullRequest,
+    files: &[crate::github::PrFile],
+    changed: &[String],
+) -> Result<Vec<(String, BlobSha)>, JobError> {
+    if let (Some(true), Some(merge)) = (pr.mergeable, &pr.merge_commit_sha) {
+        let tree = installation
+            .get_full_tree(name, merge)
+            .await
+            .map_err(errors::github)?;
+        return Ok(tree
+            .into_iter()
+            .filter(|e| e.kind == EntryKind::Blob && e.mode != "120000")
+            .filter(|e| changed.binary_search(&e.path.0).is_ok())
+            .filter_map(|e| Some((e.path.0.clone(), e.blob_sha()?)))
+            .collect());
+    }
+    Ok(files
+        .iter()
+        .filter(|f| f.status != FileStatus::Removed && wanted(f.path.as_str()))
+        .filter_map(|f| Some((f.path.0.clone(), f.sha.clone()?)))
+        .collect())
+}
+
+fn source(input: crate::workflow::push::FileInput) -> SourceFile {
+    SourceFile {
+        path: input.path,
+        bytes: input.bytes,
+    }
+}
+
+/// Failure when a removed or renamed function is still called (the PR breaks those
+/// calls); neutral when changed functions have callers the PR did not touch (worth a
+/// look, not wrong); success otherwise.
+fn verdict(report: &BlastReport) -> (CheckConclusion, String) {
+    let untouched: Vec<_> = report.callers.iter().filter(|c| !c.touched).collect();
+    let broken = untouched.iter().any(|c| {
+        matches!(
+            report.changed[c.changed_index].change,
+            Change::Removed | Change::Renamed
+        ) && c.depth == 1
+    });
+    let n = untouched.len();
+    if broken {
+        (
+            CheckConclusion::Failure,
+            "A removed or renamed function is still called".into(),
+        )
+    } else if n > 0 {
+        (
+            CheckConclusion::Neutral,
+            format!(
+                "{n} call site{} the change did not touch",
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+    } else {
+        (
+            CheckConclusion::Success,
+            "Every caller of a changed function was touched".into(),
+        )
+    }
+}
+
+fn annotations(report: &BlastReport) -> Vec<Annotation> {
+    report
+        .callers
+        .iter()
+        .filter(|c| !c.touched)
+        .take(MAX_ANNOTATIONS)
+        .map(|c| {
+            let changed = &report.changed[c.changed_index];
+            let broken = matches!(changed.change, Change::Removed | Change::Renamed) && c.depth == 1;
+            Annotation {
+                path: c.file.clone(),
+                start_line: c.line,
+                end_line: c.line,
+                level: if broken {
+                    AnnotationLevel::Failure
+                } else {
+                    AnnotationLevel::Warning
+                },
+                title: Some(format!("Calls {} ({})", c.callee, changed.change.as_str())),
+                message: format!(
+                    "{} calls {}, which this pull request changes ({}), and was not updated [{} {}{}]",
+                    c.caller,
+                    c.callee,
+                    changed.change.as_str(),
+                    c.kind.as_str(),
+                    c.confidence.as_str(),
+                    if c.depth > 1 {
+                        format!(", {} levels away", c.depth)
+                    } else {
+                        String::new()
+                    }
+                ),
+                raw_details: None,
+            }
+        })
+        .collect()
+}
