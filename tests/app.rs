@@ -587,6 +587,88 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
     assert_eq!(runs.len(), 2, "one check run per head commit");
     assert!(runs.iter().any(|r| r.head_sha == head2));
     assert!(fake.pending_reviews().is_empty());
+
+    // Commands in the PR's thread: answered in one reply each, from the graph with the
+    // PR's files laid over the default branch's.
+    let ask = |comment: u64, body: &str| {
+        json!({
+            "action": "created",
+            "issue": { "number": 1, "pull_request": { "url": "x" } },
+            "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" } },
+            "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
+            "installation": { "id": INSTALLATION },
+        })
+    };
+    let asked = fake.add_comment_as(
+        "acme/web",
+        1,
+        "dev",
+        "/callers classifyFields\n/callers classifyFeilds",
+    );
+    assert_eq!(
+        deliver(
+            &server,
+            "issue_comment",
+            "d-4",
+            &ask(asked, "/callers classifyFields\n/callers classifyFeilds")
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    let replies: Vec<_> = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
+        .collect();
+    assert_eq!(replies.len(), 1, "one reply");
+    let reply = &replies[0].body;
+    for caller in [
+        "routes/services/video.js",
+        "routes/posts.js",
+        "routes/services/image.js",
+    ] {
+        assert!(reply.contains(caller), "{caller}: {reply}");
+    }
+    assert!(
+        reply.contains(&format!("/blob/{head2}/routes/posts.js#L")),
+        "head permalink for a PR file: {reply}"
+    );
+    assert!(
+        reply.contains(&format!("/blob/{base}/routes/services/video.js#L")),
+        "base permalink: {reply}"
+    );
+    assert!(reply.contains("Did you mean"), "{reply}");
+    let reactions = fake.reactions_on(asked);
+    assert!(reactions.iter().any(|r| r == "eyes"), "{reactions:?}");
+    // A command in a code block does nothing; a redelivery answers once.
+    let quiet = fake.add_comment_as("acme/web", 1, "dev", "```\n/callers classifyFields\n```");
+    assert_eq!(
+        deliver(
+            &server,
+            "issue_comment",
+            "d-5",
+            &ask(quiet, "```\n/callers classifyFields\n```")
+        )
+        .await,
+        202
+    );
+    let again = deliver(
+        &server,
+        "issue_comment",
+        "d-4",
+        &ask(asked, "/callers classifyFields"),
+    )
+    .await;
+    assert!((200..300).contains(&again));
+    settle(&pool).await;
+    let replies = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
+        .count();
+    assert_eq!(replies, 1);
+    assert!(fake.reactions_on(quiet).is_empty());
     if let Some(report) = fake.check_against_openapi() {
         report.assert_clean();
     }

@@ -230,3 +230,16 @@ mod tests {
         assert!(err("/callees a b").contains("at most 1 argument"));
     }
 }
+
+/// `/help`'s answer.
+pub fn help() -> String {
+    let mut out = String::from(
+        "**Blast Radius commands** (one per line, in a pull request's conversation)\n\n",
+    );
+    for (name, args, what) in USAGE {
+        let usage = format!("/{name} {args}");
+        out.push_str(&format!("- `{}`: {what}\n", usage.trim_end()));
+    }
+    out.push_str("\nNAME is a function name, `Class.method`, or `FILE:LINE`. Answers come from the default branch's graph with this pull request's files laid over it.\n");
+    out
+}

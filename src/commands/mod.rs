@@ -4,4 +4,4 @@
 mod grammar;
 mod text;
 
-pub use grammar::{parse_comment, Command, CommandError, MAX_DEPTH};
+pub use grammar::{help, parse_comment, Command, CommandError, MAX_DEPTH};

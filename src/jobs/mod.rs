@@ -1,6 +1,7 @@
 //! The event handlers: what each queued job does, joining github (bytes in), the
 //! workflows (index, push) and the store. No SQL and no HTTP of their own.
 
+mod command;
 mod errors;
 pub mod graph_cache;
 mod install;
@@ -27,6 +28,9 @@ pub struct App {
     pub github: GithubApp,
     pub queue: Queue,
     pub rules: SkipRules,
+    /// GitHub's web address (for permalinks): `https://github.com`, or a GitHub
+    /// Enterprise Server's.
+    pub web_url: String,
 }
 
 /// Runs jobs for the queue's workers.
@@ -50,11 +54,7 @@ impl Handler for Jobs {
             // Closing supersedes a running analysis and replaces a waiting one: that is
             // all it has to do.
             ClosePr::KIND => Ok(()),
-            AnswerCommand::KIND => {
-                // PR thread commands are parsed (`commands`) but not answered yet.
-                tracing::info!("commands in pull request threads are not answered yet");
-                Ok(())
-            }
+            AnswerCommand::KIND => command::answer_command(app, &job, &job.payload_as()?).await,
             other => Err(JobError::permanent(anyhow::anyhow!(
                 "unknown job kind '{other}' (a newer version enqueued it?)"
             ))),

@@ -9,6 +9,7 @@ use super::push::{catch_up, fetch_blobs};
 use super::{errors, App};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
+use crate::github::Repository;
 use crate::github::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
     Installation, NewCheckRun, PullRequest, RepoName, MAX_CHECK_TEXT_CHARS,
@@ -16,9 +17,10 @@ use crate::github::{
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::wanted;
 use crate::intake::jobs::AnalyzePr;
-use crate::model::BlobSha;
+use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use crate::queue::{JobError, RunningJob};
 use crate::report::markdown::render_markdown;
+use crate::store::RepoState;
 use crate::workflow::blast::{blast_revisions, BlastRequest};
 use crate::workflow::source::InMemory;
 
@@ -31,34 +33,58 @@ const COMMENT_BUDGET: usize = 60_000;
 /// Annotations on untouched call sites, at most (GitHub shows the first ones).
 const MAX_ANNOTATIONS: usize = 500;
 
-pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Result<(), JobError> {
+/// A pull request ready to analyse or to answer about: the base graph's state, the
+/// changed paths the indexer reads, and both versions of each.
+pub(super) struct PrView {
+    pub repo: Repository,
+    pub pr: PullRequest,
+    pub state: RepoState,
+    pub base_commit: CommitSha,
+    pub changed: Vec<String>,
+    pub old: InMemory,
+    pub new: InMemory,
+    /// The PR changes more files than GitHub lists.
+    pub hit_limit: bool,
+}
+
+/// What a PR job needs from GitHub and the store; None when there is nothing to do
+/// (the repository is gone, the PR is closed or targets another branch than the
+/// default one, or it changes no JavaScript or TypeScript).
+pub(super) async fn pr_view(
+    app: &App,
+    installation: &Installation,
+    installation_id: InstallationId,
+    repository: GithubRepoId,
+    number: u64,
+    drafts: bool,
+) -> Result<Option<PrView>, JobError> {
     if app
         .store
-        .installation_suspended(pr_job.installation)
+        .installation_suspended(installation_id)
         .await
         .map_err(errors::store)?
         == Some(true)
     {
-        return Ok(());
+        return Ok(None);
     }
-    let installation = app.github.installation(pr_job.installation);
-    let repo = match installation.get_repository_by_id(pr_job.repository).await {
+    let repo = match installation.get_repository_by_id(repository).await {
         Ok(repo) => repo,
-        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => return Err(errors::github(e)),
     };
     let pr = installation
-        .get_pull_request(&repo.name, pr_job.number)
+        .get_pull_request(&repo.name, number)
         .await
         .map_err(errors::github)?;
-    // Closed PRs need nothing; drafts are analysed once ready for review; PRs into other
-    // branches than the default one have no stored graph to compare with.
-    if !pr.is_open() || pr.draft || Some(&pr.base.ref_name) != repo.default_branch.as_ref() {
-        return Ok(());
+    if !pr.is_open()
+        || (pr.draft && !drafts)
+        || Some(&pr.base.ref_name) != repo.default_branch.as_ref()
+    {
+        return Ok(None);
     }
     // The base graph, current with the default branch (indexed first if it is not yet).
-    let Some(state) = catch_up(app, &installation, pr_job.installation, &repo).await? else {
-        return Ok(());
+    let Some(state) = catch_up(app, installation, installation_id, &repo).await? else {
+        return Ok(None);
     };
     let base_commit = state.commit.clone().expect("indexed");
     let files = installation
@@ -75,10 +101,6 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     changed.retain(|p| wanted(p));
     changed.sort();
     changed.dedup();
-    if changed.is_empty() {
-        return Ok(());
-    }
-
     // Old versions: the stored graph's blobs. New versions: GitHub's test merge commit
     // when the PR merges cleanly (the code once merged), else the PR's head.
     let stored: BTreeMap<String, BlobSha> = app
@@ -89,11 +111,9 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         .into_iter()
         .filter(|(p, _)| changed.binary_search(p).is_ok())
         .collect();
-    let new_blobs = new_versions(&installation, &repo.name, &pr, &files.files, &changed).await?;
-    let old = fetch_blobs(&installation, &repo.name, stored.into_iter().collect()).await?;
-    let new = fetch_blobs(&installation, &repo.name, new_blobs).await?;
-    let snapshot = app.cache.get_fresh(state.id).await.map_err(errors::store)?;
-    let mut graph = snapshot.graph.clone();
+    let new_blobs = new_versions(installation, &repo.name, &pr, &files.files, &changed).await?;
+    let old = fetch_blobs(installation, &repo.name, stored.into_iter().collect()).await?;
+    let new = fetch_blobs(installation, &repo.name, new_blobs).await?;
     let old = InMemory {
         commit: Some(base_commit.clone()),
         files: old.into_iter().map(source).collect(),
@@ -102,6 +122,47 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         commit: Some(pr.head.sha.clone()),
         files: new.into_iter().map(source).collect(),
     };
+    Ok(Some(PrView {
+        repo,
+        pr,
+        state,
+        base_commit,
+        changed,
+        old,
+        new,
+        hit_limit: files.hit_limit,
+    }))
+}
+
+pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Result<(), JobError> {
+    let installation = app.github.installation(pr_job.installation);
+    let Some(view) = pr_view(
+        app,
+        &installation,
+        pr_job.installation,
+        pr_job.repository,
+        pr_job.number,
+        false,
+    )
+    .await?
+    else {
+        return Ok(());
+    };
+    if view.changed.is_empty() {
+        return Ok(());
+    }
+    let PrView {
+        repo,
+        pr,
+        state,
+        base_commit,
+        changed,
+        old,
+        new,
+        hit_limit,
+    } = view;
+    let snapshot = app.cache.get_fresh(state.id).await.map_err(errors::store)?;
+    let mut graph = snapshot.graph.clone();
     let base_label = format!(
         "{}@{}",
         repo.default_branch.clone().unwrap_or_default(),
@@ -120,13 +181,12 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     })
     .map_err(JobError::retry)?;
     drop(graph);
-
     // A newer push to this PR wins: nothing older is posted over it.
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
     }
     let mut body = render_markdown(&report, COMMENT_BUDGET);
-    if files.hit_limit {
+    if hit_limit {
         body.push_str(&format!(
             "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
             crate::github::PR_FILES_LIMIT

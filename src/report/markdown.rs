@@ -593,7 +593,7 @@ fn sanitize(s: &str, max_chars: usize) -> String {
 /// `s` as an inline code span. The delimiter is one backtick longer than the longest
 /// backtick run inside, padded with spaces when `s` touches a backtick or is itself
 /// space-padded (CommonMark strips one space from each side).
-fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     let s = sanitize(s, MAX_NAME_CHARS);
     if s.trim().is_empty() {
         return "(empty)".to_string();

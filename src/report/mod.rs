@@ -1,3 +1,4 @@
+pub mod answers;
 pub mod graph_export;
 pub mod json;
 pub mod markdown;

@@ -53,6 +53,7 @@ pub async fn run(config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         github,
         queue: queue.clone(),
         rules: SkipRules::default(),
+        web_url: web_url(&config.github.api_url),
     });
 
     let (stop_tx, stop) = watch::channel(false);
@@ -125,6 +126,16 @@ async fn catch_up_loop(app: Arc<App>, minutes: u64, mut stop: watch::Receiver<bo
     }
 }
 
+/// GitHub's web address from its API's: `api.github.com` is `github.com`; a GitHub
+/// Enterprise Server's API lives under `/api/v3` of its web address.
+fn web_url(api_url: &str) -> String {
+    let api = api_url.trim_end_matches('/');
+    if api == "https://api.github.com" {
+        return "https://github.com".into();
+    }
+    api.strip_suffix("/api/v3").unwrap_or(api).to_string()
+}
+
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -143,5 +154,20 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = ctrl_c => {}
         _ = term => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn web_addresses_follow_the_api() {
+        assert_eq!(
+            super::web_url("https://api.github.com"),
+            "https://github.com"
+        );
+        assert_eq!(
+            super::web_url("https://git.example.com/api/v3/"),
+            "https://git.example.com"
+        );
     }
 }

@@ -1,0 +1,155 @@
+//! Commands in PR threads (`/callers fn`, ...): answered in one reply comment from the
+//! graph the review uses (the default branch's graph with the PR's files laid over it),
+//! with permalinks at the PR's head for lines in its files and at the default branch's
+//! commit for the rest. The command comment gets eyes when received, then a rocket (or
+//! confused when a command could not be answered).
+
+use super::pr::{pr_view, PrView};
+use super::{errors, App};
+use crate::commands::{help, parse_comment, Command};
+use crate::github::{CommentId, Reaction};
+use crate::graph::Graph;
+use crate::indexer::select::{select, Selected};
+use crate::intake::jobs::AnswerCommand;
+use crate::query;
+use crate::queue::{JobError, RunningJob};
+use crate::report::answers;
+use crate::workflow::source::Revision;
+
+pub async fn answer_command(
+    app: &App,
+    _job: &RunningJob,
+    cmd: &AnswerCommand,
+) -> Result<(), JobError> {
+    let commands = parse_comment(&cmd.body);
+    if commands.is_empty() {
+        return Ok(());
+    }
+    let installation = app.github.installation(cmd.installation);
+    let Some(view) = pr_view(
+        app,
+        &installation,
+        cmd.installation,
+        cmd.repository,
+        cmd.number,
+        true,
+    )
+    .await?
+    else {
+        return Ok(());
+    };
+    let comment = CommentId(cmd.comment_id as u64);
+    installation
+        .add_issue_comment_reaction(&view.repo.name, comment, Reaction::Eyes)
+        .await
+        .map_err(errors::github)?;
+    let snapshot = app
+        .cache
+        .get_fresh(view.state.id)
+        .await
+        .map_err(errors::store)?;
+    let mut graph = snapshot.graph.clone();
+    let rules = app.rules;
+    crate::workflow::cpu(|| lay_over(&mut graph, &view, &rules)).map_err(JobError::retry)?;
+    let web = app.web_url.trim_end_matches('/').to_string();
+    let link = |file: &str, line: u32| {
+        let commit = if view.changed.binary_search(&file.to_string()).is_ok() {
+            &view.pr.head.sha
+        } else {
+            &view.base_commit
+        };
+        format!("{web}/{}/blob/{}/{file}#L{line}", view.repo.name, commit)
+    };
+    let mut body = String::new();
+    let mut failed = false;
+    for command in &commands {
+        let answer = match command {
+            Ok(c) => answer(&graph, c, &link),
+            Err(e) => Err(format!("`{}`: {}", e.line, e.message)),
+        };
+        match answer {
+            Ok(text) => body.push_str(&text),
+            Err(text) => {
+                failed = true;
+                body.push_str(&text);
+                body.push('\n');
+            }
+        }
+        body.push('\n');
+    }
+    // One reply per command comment, found again by its marker: a redelivery or a
+    // retried job edits it instead of answering twice.
+    let marker = format!("<!-- blast-radius:command:{} -->", cmd.comment_id);
+    let body = answers::fit_comment(&body);
+    installation
+        .create_or_update_marked_comment(&view.repo.name, cmd.number, &marker, &body)
+        .await
+        .map_err(errors::github)?;
+    let done = if failed {
+        Reaction::Confused
+    } else {
+        Reaction::Rocket
+    };
+    installation
+        .add_issue_comment_reaction(&view.repo.name, comment, done)
+        .await
+        .map_err(errors::github)?;
+    Ok(())
+}
+
+/// The PR's files laid over the base graph, by the one selection policy.
+fn lay_over(
+    graph: &mut Graph,
+    view: &PrView,
+    rules: &crate::indexer::skip::SkipRules,
+) -> anyhow::Result<()> {
+    let files = view.new.read_paths(&view.changed)?;
+    let present: std::collections::BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    for path in &view.changed {
+        if !present.contains(path.as_str()) {
+            graph.remove_file(path);
+        }
+    }
+    for f in &files {
+        match select(&f.path, &f.bytes, rules) {
+            Selected::Code(_, text) | Selected::Config(text) => {
+                graph.update_file(&f.path, text);
+            }
+            Selected::Skipped(_) | Selected::Ignored => {
+                graph.remove_file(&f.path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One command's answer (markdown), or what to tell the user instead.
+fn answer(
+    g: &Graph,
+    command: &Command,
+    link: &dyn Fn(&str, u32) -> String,
+) -> Result<String, String> {
+    let target = |name: &str| query::lookup(g, name).map_err(|e| answers::target_error(&e, link));
+    Ok(match command {
+        Command::Help => help(),
+        Command::Callers {
+            target: name,
+            depth,
+        }
+        | Command::Blast {
+            target: name,
+            depth,
+        } => {
+            let d = target(name)?;
+            answers::callers(&query::callers(g, d, *depth, 0), link)
+        }
+        Command::Callees { target: name } => {
+            let d = target(name)?;
+            answers::callees(&query::describe(g, d), &query::callees(g, d), link)
+        }
+        Command::Path { from, to } => {
+            let (a, b) = (target(from)?, target(to)?);
+            answers::path(from, to, query::path(g, a, b).as_deref(), link)
+        }
+    })
+}

@@ -1,0 +1,199 @@
+//! Answers to PR thread commands as markdown: callers, callees and call paths from the
+//! query layer, each `FILE:LINE` a link the caller builds (a permalink at a commit).
+
+use std::fmt::Write as _;
+
+use super::markdown::code;
+use crate::query::{CalleeEntry, CallersAnswer, Definition, TargetError};
+
+/// A link to a line: (path, 1-based line) -> URL.
+pub type LineLink<'a> = &'a dyn Fn(&str, u32) -> String;
+
+/// Lines listed per answer; the rest are counted.
+const MAX_LINES: usize = 100;
+
+fn place(file: &str, line: u32, link: LineLink) -> String {
+    format!(
+        "[{}]({})",
+        code(&format!("{file}:{line}")),
+        link(file, line)
+    )
+}
+
+fn definition(d: &Definition, link: LineLink) -> String {
+    format!(
+        "{} ({}) at {}",
+        code(&d.qualified_name),
+        d.kind,
+        place(&d.file, d.line, link)
+    )
+}
+
+/// What a name that did not name one definition gets: the closest names, or the
+/// choices, each linked.
+pub fn target_error(e: &TargetError, link: LineLink) -> String {
+    match e {
+        TargetError::NotFound {
+            target,
+            suggestions,
+        } => {
+            let mut out = format!("No definition named {}.", code(target));
+            if suggestions.is_empty() {
+                out.push_str(" Try a qualified name like `Class.method`, or `FILE:LINE`.\n");
+            } else {
+                out.push_str(" Did you mean:\n");
+                for d in suggestions {
+                    let _ = writeln!(out, "- {}", definition(d, link));
+                }
+            }
+            out
+        }
+        TargetError::Ambiguous { target, candidates } => {
+            let mut out = format!(
+                "{} names {} definitions; ask again with a qualified name or `FILE:LINE`:\n",
+                code(target),
+                candidates.len()
+            );
+            for d in candidates.iter().take(MAX_LINES) {
+                let _ = writeln!(out, "- {}", definition(d, link));
+            }
+            if candidates.len() > MAX_LINES {
+                let _ = writeln!(out, "- … and {} more", candidates.len() - MAX_LINES);
+            }
+            out
+        }
+    }
+}
+
+/// GitHub refuses comments over 65,536 characters: a longer answer is cut, and says so.
+pub fn fit_comment(body: &str) -> String {
+    const LIMIT: usize = 60_000;
+    if body.chars().count() <= LIMIT {
+        return body.to_string();
+    }
+    let cut: String = body.chars().take(LIMIT).collect();
+    let cut = cut.rsplit_once('\n').map_or(cut.as_str(), |(a, _)| a);
+    format!("{cut}\n\n_The answer was cut here: it is longer than a comment can be._\n")
+}
+
+pub fn callers(answer: &CallersAnswer, link: LineLink) -> String {
+    let mut out = format!("**Callers of {}**\n\n", definition(&answer.target, link));
+    if answer.callers.is_empty() {
+        out.push_str("No call site calls it.\n");
+    }
+    for c in answer.callers.iter().take(MAX_LINES) {
+        let indent = "  ".repeat(c.depth.saturating_sub(1) as usize);
+        let via = c
+            .via
+            .as_ref()
+            .map_or(String::new(), |v| format!(", via {}", code(v)));
+        let _ = writeln!(
+            out,
+            "{indent}- {} in {} ({} {}{via})",
+            place(&c.file, c.line, link),
+            code(c.caller.as_deref().unwrap_or("<module>")),
+            c.kind,
+            c.confidence.as_str(),
+        );
+    }
+    if answer.callers.len() > MAX_LINES {
+        let _ = writeln!(out, "- … and {} more", answer.callers.len() - MAX_LINES);
+    }
+    let c = &answer.completeness;
+    if c.complete() {
+        let _ = writeln!(
+            out,
+            "\nComplete: no unresolved call site named {}, no skipped file.",
+            code(&answer.target.name)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\nA lower bound: {} unresolved call site(s) named {} and {} skipped file(s) may hold more.",
+            c.unresolved_same_name,
+            code(&answer.target.name),
+            c.skipped_files
+        );
+    }
+    out
+}
+
+pub fn callees(target: &Definition, callees: &[CalleeEntry], link: LineLink) -> String {
+    let mut out = format!("**Callees of {}**\n\n", definition(target, link));
+    if callees.is_empty() {
+        out.push_str("It calls nothing the graph resolves.\n");
+    }
+    for c in callees.iter().take(MAX_LINES) {
+        let _ = writeln!(
+            out,
+            "- {} calls {} ({} {})",
+            place(&c.file, c.line, link),
+            definition(&c.callee, link),
+            c.kind,
+            c.confidence.as_str()
+        );
+    }
+    if callees.len() > MAX_LINES {
+        let _ = writeln!(out, "- … and {} more", callees.len() - MAX_LINES);
+    }
+    out
+}
+
+pub fn path(from: &str, to: &str, path: Option<&[Definition]>, link: LineLink) -> String {
+    match path {
+        None => format!("**No call path** from {} to {}.\n", code(from), code(to)),
+        Some(steps) => {
+            let mut out = format!("**A call path** from {} to {}\n\n", code(from), code(to));
+            for (i, d) in steps.iter().enumerate() {
+                let _ = writeln!(out, "{}. {}", i + 1, definition(d, link));
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Confidence;
+    use crate::query::{CallerEntry, Completeness};
+
+    fn def(name: &str, file: &str, line: u32) -> Definition {
+        Definition {
+            name: name.into(),
+            qualified_name: name.into(),
+            kind: "function",
+            file: file.into(),
+            line,
+        }
+    }
+
+    #[test]
+    fn callers_link_each_site_and_say_whether_the_list_is_complete() {
+        let link = |f: &str, l: u32| format!("https://example.test/blob/abc/{f}#L{l}");
+        let answer = CallersAnswer {
+            target: def("classifyFields", "services/classify.js", 2),
+            callers: vec![CallerEntry {
+                file: "routes/posts.js".into(),
+                line: 7,
+                column: 3,
+                caller: Some("createPost".into()),
+                kind: "call",
+                confidence: Confidence::Exact,
+                depth: 1,
+                via: None,
+            }],
+            completeness: Completeness {
+                unresolved_same_name: 1,
+                skipped_files: 0,
+            },
+        };
+        let md = callers(&answer, &link);
+        assert!(
+            md.contains("[`routes/posts.js:7`](https://example.test/blob/abc/routes/posts.js#L7)"),
+            "{md}"
+        );
+        assert!(md.contains("`createPost`"), "{md}");
+        assert!(md.contains("A lower bound: 1 unresolved"), "{md}");
+    }
+}
