@@ -137,6 +137,19 @@ fn unquote(arg: &str) -> String {
         .to_string()
 }
 
+/// `/help`'s answer.
+pub fn help() -> String {
+    let mut out = String::from(
+        "**Blast Radius commands** (one per line, in a pull request's conversation)\n\n",
+    );
+    for (name, args, what) in USAGE {
+        let usage = format!("/{name} {args}");
+        out.push_str(&format!("- `{}`: {what}\n", usage.trim_end()));
+    }
+    out.push_str("\nNAME is a function name, `Class.method`, or `FILE:LINE`. Answers come from the default branch's graph with this pull request's files laid over it.\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,17 +242,4 @@ mod tests {
         assert!(err("/path a").contains("two function names"));
         assert!(err("/callees a b").contains("at most 1 argument"));
     }
-}
-
-/// `/help`'s answer.
-pub fn help() -> String {
-    let mut out = String::from(
-        "**Blast Radius commands** (one per line, in a pull request's conversation)\n\n",
-    );
-    for (name, args, what) in USAGE {
-        let usage = format!("/{name} {args}");
-        out.push_str(&format!("- `{}`: {what}\n", usage.trim_end()));
-    }
-    out.push_str("\nNAME is a function name, `Class.method`, or `FILE:LINE`. Answers come from the default branch's graph with this pull request's files laid over it.\n");
-    out
 }
