@@ -191,6 +191,8 @@ async fn run() {
     common_copy(&corpus, repo.path());
     let head = repo.commit("corpus");
     let id = fake.add_repo(7, "acme/corpus", repo.path());
+    // The archive GitHub would serve, made before the clock starts (see git::archive).
+    fake_github::git::archive(repo.path(), &head, &format!("acme-corpus-{}", &head[..7])).unwrap();
     let installed = serde_json::to_vec(&json!({
         "action": "created",
         "installation": { "id": 7, "account": { "login": "acme" } },

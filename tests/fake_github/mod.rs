@@ -41,7 +41,7 @@
 mod auth;
 mod checks;
 mod faults;
-mod git;
+pub mod git;
 mod issues;
 mod model;
 pub mod openapi;
