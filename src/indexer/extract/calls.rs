@@ -392,7 +392,7 @@ impl<'s> Extractor<'s> {
         let mut element = element;
         let mut index: u16 = 0;
         for child in children {
-            let is_function = super::defs::is_function_node(child.kind_str());
+            let is_function = super::syntax::is_function_node(child.kind_str());
             if element.is_some() && is_function {
                 self.param_hint = element.take();
                 self.value_use(child, depth + 1);
