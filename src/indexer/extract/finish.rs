@@ -50,65 +50,16 @@ impl<'s> Extractor<'s> {
     fn compact_syms(&mut self) {
         let f = &mut self.facts;
         let inline: Vec<Option<SymId>> = f.syms.iter().map(|s| inline_sym(*s)).collect();
-        let mut live = vec![false; f.syms.len()];
-        let mut stack: Vec<SymId> = Vec::new();
-        stack.extend(f.calls.iter().map(|c| c.callee));
-        stack.extend(f.bindings.iter().map(|b| b.value));
-        stack.extend(f.props.iter().map(|p| p.value));
-        stack.extend(f.implements.iter().map(|i| i.1));
-        stack.extend(f.callback_params.iter().map(|c| c.value));
-        stack.extend(f.param_types.iter().map(|p| p.value));
-        stack.extend(f.module_exports);
-        stack.extend(f.exports.iter().filter_map(|e| match e.value {
-            ExportValue::Local(s) => Some(s),
+        let live = live_syms(f, &inline);
+        // Signatures and shapes nothing refers to any more go too.
+        let (sig_remap, sigs) = renumber_table(&f.syms, &live, f.signatures.len(), |s| match s {
+            Sym::Signature(i) => Some(i),
             _ => None,
-        }));
-        for d in &f.defs {
-            stack.extend(d.extends);
-            stack.extend(d.returns);
-        }
-        while let Some(s) = stack.pop() {
-            if inline[s as usize].is_some() || std::mem::replace(&mut live[s as usize], true) {
-                continue;
-            }
-            match f.syms[s as usize] {
-                Sym::Member(base, _) => stack.push(base),
-                Sym::Instance(x) | Sym::Return(x) | Sym::Array(x) | Sym::Element(x) => {
-                    stack.push(x)
-                }
-                Sym::Either(a, b) => stack.extend([a, b]),
-                Sym::CallbackParam(c, _) | Sym::ParamType(c, _) => stack.push(c),
-                Sym::Signature(i) => {
-                    let sig = &f.signatures[i as usize];
-                    stack.extend(sig.params.iter().flatten());
-                    stack.extend(sig.returns);
-                }
-                Sym::Shape(i) => stack.extend(f.shapes[i as usize].iter().map(|m| m.1)),
-                Sym::Binding(_)
-                | Sym::Global(_)
-                | Sym::Def(_)
-                | Sym::Import(_)
-                | Sym::This(_)
-                | Sym::Super(_)
-                | Sym::Unknown => {}
-            }
-        }
-        // Signatures nothing refers to any more go too.
-        let mut sig_remap = vec![u32::MAX; f.signatures.len()];
-        let mut sigs = 0;
-        let mut shape_remap = vec![u32::MAX; f.shapes.len()];
-        let mut shapes = 0;
-        for (s, &alive) in f.syms.iter().zip(&live) {
-            let (remap, count, i) = match (s, alive) {
-                (Sym::Signature(i), true) => (&mut sig_remap, &mut sigs, i),
-                (Sym::Shape(i), true) => (&mut shape_remap, &mut shapes, i),
-                _ => continue,
-            };
-            if remap[*i as usize] == u32::MAX {
-                remap[*i as usize] = *count;
-                *count += 1;
-            }
-        }
+        });
+        let (shape_remap, shapes) = renumber_table(&f.syms, &live, f.shapes.len(), |s| match s {
+            Sym::Shape(i) => Some(i),
+            _ => None,
+        });
         let mut remap = vec![0 as SymId; f.syms.len()];
         let mut next = 0;
         for (old, &alive) in live.iter().enumerate() {
@@ -162,37 +113,7 @@ impl<'s> Extractor<'s> {
             }
         }
         f.shapes = kept_shapes;
-        for c in &mut f.calls {
-            c.callee = r(c.callee);
-        }
-        for b in &mut f.bindings {
-            b.value = r(b.value);
-        }
-        for p in &mut f.props {
-            p.value = r(p.value);
-        }
-        for i in &mut f.implements {
-            i.1 = r(i.1);
-        }
-        for c in &mut f.callback_params {
-            c.value = r(c.value);
-        }
-        f.callback_params
-            .sort_unstable_by_key(|c| (c.def, c.arg, c.param));
-        for p in &mut f.param_types {
-            p.value = r(p.value);
-        }
-        f.param_types.sort_unstable_by_key(|p| (p.def, p.index));
-        f.module_exports = f.module_exports.map(r);
-        for e in &mut f.exports {
-            if let ExportValue::Local(s) = &mut e.value {
-                *s = r(*s);
-            }
-        }
-        for d in &mut f.defs {
-            d.extends = d.extends.map(r);
-            d.returns = d.returns.map(r);
-        }
+        renumber_uses(f, r);
     }
 
     /// Marks the definitions that exports reach within this file: what is exported, and
@@ -281,4 +202,109 @@ fn local_def(facts: &FileFacts, mut sym: SymId) -> Option<DefIdx> {
         }
     }
     None
+}
+
+/// Which of `f`'s symbolic values something refers to, directly or through other values
+/// (`inline`: the values written into the ids that refer to them, which need no entry).
+fn live_syms(f: &FileFacts, inline: &[Option<SymId>]) -> Vec<bool> {
+    let mut live = vec![false; f.syms.len()];
+    let mut stack: Vec<SymId> = Vec::new();
+    stack.extend(f.calls.iter().map(|c| c.callee));
+    stack.extend(f.bindings.iter().map(|b| b.value));
+    stack.extend(f.props.iter().map(|p| p.value));
+    stack.extend(f.implements.iter().map(|i| i.1));
+    stack.extend(f.callback_params.iter().map(|c| c.value));
+    stack.extend(f.param_types.iter().map(|p| p.value));
+    stack.extend(f.module_exports);
+    stack.extend(f.exports.iter().filter_map(|e| match e.value {
+        ExportValue::Local(s) => Some(s),
+        _ => None,
+    }));
+    for d in &f.defs {
+        stack.extend(d.extends);
+        stack.extend(d.returns);
+    }
+    while let Some(s) = stack.pop() {
+        if inline[s as usize].is_some() || std::mem::replace(&mut live[s as usize], true) {
+            continue;
+        }
+        match f.syms[s as usize] {
+            Sym::Member(base, _) => stack.push(base),
+            Sym::Instance(x) | Sym::Return(x) | Sym::Array(x) | Sym::Element(x) => stack.push(x),
+            Sym::Either(a, b) => stack.extend([a, b]),
+            Sym::CallbackParam(c, _) | Sym::ParamType(c, _) => stack.push(c),
+            Sym::Signature(i) => {
+                let sig = &f.signatures[i as usize];
+                stack.extend(sig.params.iter().flatten());
+                stack.extend(sig.returns);
+            }
+            Sym::Shape(i) => stack.extend(f.shapes[i as usize].iter().map(|m| m.1)),
+            Sym::Binding(_)
+            | Sym::Global(_)
+            | Sym::Def(_)
+            | Sym::Import(_)
+            | Sym::This(_)
+            | Sym::Super(_)
+            | Sym::Unknown => {}
+        }
+    }
+    live
+}
+
+/// New numbers for the entries of a table of `len` entries (signatures, shapes) that the
+/// live values among `syms` refer to (by `index`), in the order of their first use; with
+/// their count. Entries no live value refers to get `u32::MAX`.
+fn renumber_table(
+    syms: &[Sym],
+    live: &[bool],
+    len: usize,
+    index: impl Fn(Sym) -> Option<u32>,
+) -> (Vec<u32>, u32) {
+    let mut remap = vec![u32::MAX; len];
+    let mut count = 0;
+    for (s, &alive) in syms.iter().zip(live) {
+        let Some(i) = index(*s).filter(|_| alive) else {
+            continue;
+        };
+        if remap[i as usize] == u32::MAX {
+            remap[i as usize] = count;
+            count += 1;
+        }
+    }
+    (remap, count)
+}
+
+/// Rewrites every symbolic value `f` holds outside `syms`, signatures and shapes by `r`.
+fn renumber_uses(f: &mut FileFacts, r: impl Fn(SymId) -> SymId) {
+    for c in &mut f.calls {
+        c.callee = r(c.callee);
+    }
+    for b in &mut f.bindings {
+        b.value = r(b.value);
+    }
+    for p in &mut f.props {
+        p.value = r(p.value);
+    }
+    for i in &mut f.implements {
+        i.1 = r(i.1);
+    }
+    for c in &mut f.callback_params {
+        c.value = r(c.value);
+    }
+    f.callback_params
+        .sort_unstable_by_key(|c| (c.def, c.arg, c.param));
+    for p in &mut f.param_types {
+        p.value = r(p.value);
+    }
+    f.param_types.sort_unstable_by_key(|p| (p.def, p.index));
+    f.module_exports = f.module_exports.map(&r);
+    for e in &mut f.exports {
+        if let ExportValue::Local(s) = &mut e.value {
+            *s = r(*s);
+        }
+    }
+    for d in &mut f.defs {
+        d.extends = d.extends.map(&r);
+        d.returns = d.returns.map(&r);
+    }
 }

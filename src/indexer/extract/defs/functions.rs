@@ -35,20 +35,7 @@ impl<'s> Extractor<'s> {
         let namespace = self.namespace.take();
         self.returns_to.push(ctx.def);
         self.stated_returns.push(None);
-        // A named function expression sees its own name (`const f = function g() { g() }`).
-        if matches!(
-            node.kind_str(),
-            "function_expression" | "function" | "generator_function"
-        ) {
-            if let Some(name) = node.field(Field::Name) {
-                let name = self.intern_node(name);
-                let value = match ctx.def {
-                    Some(def) => self.sym(Sym::Def(def)),
-                    None => self.unknown(),
-                };
-                self.declare(name, value, false);
-            }
-        }
+        self.declare_own_name(node, ctx.def);
 
         // Decorators walked before the definition (TypeScript puts a method's decorators
         // beside it in the class body) are part of its signature.
@@ -106,20 +93,7 @@ impl<'s> Extractor<'s> {
                     body_hash = Some(self.tokens.hash_since(start));
                 }
                 _ => {
-                    match child.kind_str() {
-                        "async" => seed |= 1,
-                        "*" => seed |= 2,
-                        "get" => seed |= 4,
-                        "set" => seed |= 8,
-                        "static" => seed |= 16,
-                        // `private`, `override`, `readonly`, `abstract`, an optional `m?()`.
-                        "accessibility_modifier"
-                        | "override_modifier"
-                        | "readonly"
-                        | "abstract"
-                        | "?" => seed ^= xxh3_64(self.text(child).as_bytes()).rotate_left(8),
-                        _ => {}
-                    }
+                    seed = self.modifier_seed(seed, child);
                     self.visit(child, depth + 1);
                 }
             }
@@ -144,6 +118,41 @@ impl<'s> Extractor<'s> {
             }
         }
         self.pop_scope();
+    }
+
+    /// A named function expression sees its own name (`const f = function g() { g() }`):
+    /// its definition `def`, if it has one.
+    fn declare_own_name(&mut self, node: Node<'s>, def: Option<DefIdx>) {
+        if matches!(
+            node.kind_str(),
+            "function_expression" | "function" | "generator_function"
+        ) {
+            if let Some(name) = node.field(Field::Name) {
+                let name = self.intern_node(name);
+                let value = match def {
+                    Some(def) => self.sym(Sym::Def(def)),
+                    None => self.unknown(),
+                };
+                self.declare(name, value, false);
+            }
+        }
+    }
+
+    /// `seed`, the signature hash's seed, with the modifier `child` (if it is one) in it.
+    #[inline]
+    fn modifier_seed(&self, seed: u64, child: Node<'s>) -> u64 {
+        match child.kind_str() {
+            "async" => seed | 1,
+            "*" => seed | 2,
+            "get" => seed | 4,
+            "set" => seed | 8,
+            "static" => seed | 16,
+            // `private`, `override`, `readonly`, `abstract`, an optional `m?()`.
+            "accessibility_modifier" | "override_modifier" | "readonly" | "abstract" | "?" => {
+                seed ^ xxh3_64(self.text(child).as_bytes()).rotate_left(8)
+            }
+            _ => seed,
+        }
     }
 
     pub(crate) fn function_declaration(&mut self, node: Node<'s>, depth: usize) {
