@@ -498,57 +498,89 @@ impl<'s> Extractor<'s> {
 /// once per tree level.
 type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 
-/// The handler of the node kinds that carry facts (the rest are walked through), and the
-/// depth it costs beyond the level itself: depth is counted in units of stack, and
-/// handlers with large frames (functions, classes, calls) cost a few.
-fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
-    let kind = match code {
-        0 => return None,
-        c => fields::HANDLED_KINDS[c as usize - 1],
-    };
-    Some(match kind {
+/// How many node kinds have a handler: the length of [`Extractor::HANDLERS`].
+const HANDLED: usize = 40;
+
+impl<'s> Extractor<'s> {
+    /// The node kinds that carry facts (the rest are walked through), each with its handler
+    /// and the depth it costs beyond the level itself: depth is counted in units of stack,
+    /// and handlers with large frames (functions, classes, calls) cost a few.
+    ///
+    /// The one list of handled kinds: a kind's handler code (`fields::handler_code`, per
+    /// grammar) is its index here + 1, and `visit` dispatches by indexing this table with
+    /// it, so no kind can be listed without a handler or handled without being listed.
+    const HANDLERS: [(&'static str, Handler<'s>, usize); HANDLED] = [
         // definitions
-        "function_declaration" | "generator_function_declaration" => {
-            (Extractor::function_declaration, 3)
-        }
-        "function_signature" => (Extractor::function_signature, 3),
-        "class_declaration" | "abstract_class_declaration" => (Extractor::class_declaration, 4),
-        "interface_declaration" => (Extractor::interface_declaration, 3),
-        "function_expression" | "generator_function" | "arrow_function" | "function" => {
-            (Extractor::anonymous_function, 3)
-        }
-        "class" => (Extractor::anonymous_class, 4),
-        "lexical_declaration" | "variable_declaration" => (Extractor::variable_declaration, 3),
-        "assignment_expression" => (Extractor::assignment, 4),
-        "internal_module" | "module" => (Extractor::namespace_declaration, 2),
-        "type_alias_declaration" => (Extractor::type_alias, 1),
-        "enum_declaration" => (Extractor::enum_declaration, 1),
+        ("function_declaration", Self::function_declaration, 3),
+        (
+            "generator_function_declaration",
+            Self::function_declaration,
+            3,
+        ),
+        ("function_signature", Self::function_signature, 3),
+        ("class_declaration", Self::class_declaration, 4),
+        ("abstract_class_declaration", Self::class_declaration, 4),
+        ("interface_declaration", Self::interface_declaration, 3),
+        ("function_expression", Self::anonymous_function, 3),
+        ("generator_function", Self::anonymous_function, 3),
+        ("arrow_function", Self::anonymous_function, 3),
+        ("class", Self::anonymous_class, 4),
+        ("lexical_declaration", Self::variable_declaration, 3),
+        ("variable_declaration", Self::variable_declaration, 3),
+        ("assignment_expression", Self::assignment, 4),
+        ("internal_module", Self::namespace_declaration, 2),
+        ("module", Self::namespace_declaration, 2),
+        ("type_alias_declaration", Self::type_alias, 1),
+        ("enum_declaration", Self::enum_declaration, 1),
         // scopes
-        "statement_block" | "for_statement" | "for_in_statement" | "switch_body" => {
-            (Extractor::block, 0)
-        }
-        "catch_clause" => (Extractor::catch_clause, 0),
-        "if_statement" => (Extractor::if_statement, 2),
+        ("statement_block", Self::block, 0),
+        ("for_statement", Self::block, 0),
+        ("for_in_statement", Self::block, 0),
+        ("switch_body", Self::block, 0),
+        ("catch_clause", Self::catch_clause, 0),
+        ("if_statement", Self::if_statement, 2),
         // calls and uses
-        "call_expression" => (Extractor::call_expression, 2),
-        "new_expression" => (Extractor::new_expression, 1),
-        "decorator" => (Extractor::decorator, 2),
-        "jsx_opening_element" | "jsx_self_closing_element" => (Extractor::jsx_element, 2),
-        "jsx_closing_element" => (Extractor::tokens_of, 0),
-        "jsx_expression" => (Extractor::jsx_expression, 0),
-        "pair" => (Extractor::pair, 0),
-        "method_definition" => (Extractor::object_method, 3),
-        "parenthesized_expression" => (Extractor::parenthesized, 1),
-        "string" => (Extractor::string, 0),
-        "member_expression" => (Extractor::member_read, 1),
+        ("call_expression", Self::call_expression, 2),
+        ("new_expression", Self::new_expression, 1),
+        ("decorator", Self::decorator, 2),
+        ("jsx_opening_element", Self::jsx_element, 2),
+        ("jsx_self_closing_element", Self::jsx_element, 2),
+        ("jsx_closing_element", Self::tokens_of, 0),
+        ("jsx_expression", Self::jsx_expression, 0),
+        ("pair", Self::pair, 0),
+        ("method_definition", Self::object_method, 3),
+        ("parenthesized_expression", Self::parenthesized, 1),
+        ("string", Self::string, 0),
+        ("member_expression", Self::member_read, 1),
         // modules
-        "import_statement" => (Extractor::import_statement, 1),
-        "import_alias" => (Extractor::import_alias, 1),
-        "export_statement" => (Extractor::export_statement, 3),
-        "return_statement" => (Extractor::return_statement, 2),
-        "ERROR" => (Extractor::error_node, 1),
-        other => unreachable!("{other} is in HANDLED_KINDS but has no handler"),
-    })
+        ("import_statement", Self::import_statement, 1),
+        ("import_alias", Self::import_alias, 1),
+        ("export_statement", Self::export_statement, 3),
+        ("return_statement", Self::return_statement, 2),
+        ("ERROR", Self::error_node, 1),
+    ];
+}
+
+/// The kinds of [`Extractor::HANDLERS`], in its order: what `fields` makes each grammar's
+/// table of handler codes from.
+pub(crate) const HANDLED_KINDS: [&str; HANDLED] = {
+    let handlers = Extractor::<'static>::HANDLERS;
+    let mut kinds = [""; HANDLED];
+    let mut i = 0;
+    while i < HANDLED {
+        kinds[i] = handlers[i].0;
+        i += 1;
+    }
+    kinds
+};
+
+/// The handler of the node kind whose handler code is `code`, and the depth it costs
+/// (see [`Extractor::HANDLERS`]); None for code 0, a kind walked through.
+fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
+    // Code 0 wraps around to an index past the end: one comparison for both cases.
+    let handlers: &[(&str, Handler<'s>, usize); HANDLED] = &Extractor::<'s>::HANDLERS;
+    let &(_, handle, weight) = handlers.get(usize::from(code).wrapping_sub(1))?;
+    Some((handle, weight))
 }
 
 #[cfg(test)]
