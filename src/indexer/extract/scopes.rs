@@ -1,5 +1,5 @@
 //! Lexical scopes: declarations, and the identifiers read in a scope, bound when it closes
-//! (see the module's documentation).
+//! (see the `extract` module's documentation).
 
 use rustc_hash::FxHashMap;
 

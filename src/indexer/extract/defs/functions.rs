@@ -1,9 +1,8 @@
 //! Functions: the walk of a function's parts (parameters, signature, body), and the
 //! definitions of declared, bound and anonymous functions.
 
-use xxhash_rust::xxh3::xxh3_64;
-
 use tree_sitter::Node;
+use xxhash_rust::xxh3::xxh3_64;
 
 use super::FnCtx;
 use crate::indexer::extract::fields::{Field, FieldExt};
