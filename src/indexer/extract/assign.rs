@@ -51,7 +51,7 @@ impl<'s> Extractor<'s> {
 
     fn identifier_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) -> bool {
         let name = self.intern_node(left);
-        if super::defs::is_function_node(right.kind_str()) || right.kind_str() == "class" {
+        if super::syntax::is_function_node(right.kind_str()) || right.kind_str() == "class" {
             let Some(def) = self.bound_value(right, name, None, Some(left), depth + 1) else {
                 return false;
             };
@@ -235,7 +235,7 @@ impl<'s> Extractor<'s> {
 }
 
 fn is_function_like(node: Node) -> bool {
-    super::defs::is_function_node(node.kind_str())
+    super::syntax::is_function_node(node.kind_str())
 }
 
 /// `a.b.c` as ["a", "b", "c"] when it is a plain chain off a name or `this` (of a sane

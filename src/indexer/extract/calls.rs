@@ -4,25 +4,12 @@ use tree_sitter::Node;
 
 use super::children::Children;
 use super::fields::{Field, FieldExt};
+use super::syntax::string_literal;
 use super::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
 
 /// Beyond this nesting an expression's value is unknown (and recursion stays bounded).
 const MAX_EXPR_DEPTH: usize = 48;
-
-pub(crate) fn string_literal(node: Node, src: &str) -> Option<String> {
-    match node.kind_str() {
-        "string" => {
-            let text = &src[node.byte_range()];
-            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
-        }
-        "template_string" if node.named_child_count() == 0 => {
-            let text = &src[node.byte_range()];
-            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
-        }
-        _ => None,
-    }
-}
 
 impl<'s> Extractor<'s> {
     /// What an expression denotes, without walking it (no call sites are recorded).
@@ -71,61 +58,9 @@ impl<'s> Extractor<'s> {
                 let name = self.intern_node(property);
                 self.sym(Sym::Member(base, name))
             }
-            "subscript_expression" => {
-                let object = node.field(Field::Object);
-                let key = node
-                    .field(Field::Index)
-                    .and_then(|i| string_literal(i, self.src));
-                match (object, key) {
-                    (Some(object), Some(key)) => {
-                        let base = self.expr_sym_depth(object, depth + 1);
-                        let name = self.intern(&key);
-                        self.sym(Sym::Member(base, name))
-                    }
-                    // `items[i]`: an element, if `items` is an array.
-                    (Some(object), None) => {
-                        let base = self.expr_sym_depth(object, depth + 1);
-                        self.sym(Sym::Element(base))
-                    }
-                    _ => self.unknown(),
-                }
-            }
-            "new_expression" => match node.field(Field::Constructor) {
-                Some(c) => {
-                    // `new Map<string, Connection>()`: what `get` gives is known.
-                    let class = self.text(c);
-                    let keyed = matches!(class, "Map" | "WeakMap")
-                        .then(|| node.field(Field::TypeArguments))
-                        .flatten()
-                        .and_then(|args| self.keyed_collection(class, args, 0));
-                    if let Some(keyed) = keyed {
-                        return keyed;
-                    }
-                    let class = self.expr_sym_depth(c, depth + 1);
-                    self.sym(Sym::Instance(class))
-                }
-                None => self.unknown(),
-            },
-            "call_expression" => {
-                if let Some(import) = self.module_call(node) {
-                    return self.sym(Sym::Import(import));
-                }
-                if is_module_loader(node.field(Field::Function), self.src) {
-                    // `require(name)`: a module nobody can name here.
-                    return self.unknown();
-                }
-                if let Some(wrapped) = self.wrapped_value(node) {
-                    // `memo(Profile)` stands for `Profile`.
-                    return self.expr_sym_depth(wrapped, depth + 1);
-                }
-                match node.field(Field::Function) {
-                    Some(f) => {
-                        let callee = self.expr_sym_depth(f, depth + 1);
-                        self.sym(Sym::Return(callee))
-                    }
-                    None => self.unknown(),
-                }
-            }
+            "subscript_expression" => self.subscript_sym(node, depth),
+            "new_expression" => self.new_sym(node, depth),
+            "call_expression" => self.call_sym(node, depth),
             "as_expression" | "satisfies_expression" => {
                 if let Some(t) = node.named_child(1).and_then(|t| self.value_of_type(t, 0)) {
                     return t;
@@ -178,6 +113,73 @@ impl<'s> Extractor<'s> {
                 }
             }
             _ => self.unknown(),
+        }
+    }
+
+    /// `items['key']` (a member) or `items[i]` (an element).
+    #[inline]
+    fn subscript_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        let object = node.field(Field::Object);
+        let key = node
+            .field(Field::Index)
+            .and_then(|i| string_literal(i, self.src));
+        match (object, key) {
+            (Some(object), Some(key)) => {
+                let base = self.expr_sym_depth(object, depth + 1);
+                let name = self.intern(&key);
+                self.sym(Sym::Member(base, name))
+            }
+            // `items[i]`: an element, if `items` is an array.
+            (Some(object), None) => {
+                let base = self.expr_sym_depth(object, depth + 1);
+                self.sym(Sym::Element(base))
+            }
+            _ => self.unknown(),
+        }
+    }
+
+    /// `new C()`: an instance of C.
+    #[inline]
+    fn new_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        match node.field(Field::Constructor) {
+            Some(c) => {
+                // `new Map<string, Connection>()`: what `get` gives is known.
+                let class = self.text(c);
+                let keyed = matches!(class, "Map" | "WeakMap")
+                    .then(|| node.field(Field::TypeArguments))
+                    .flatten()
+                    .and_then(|args| self.keyed_collection(class, args, 0));
+                if let Some(keyed) = keyed {
+                    return keyed;
+                }
+                let class = self.expr_sym_depth(c, depth + 1);
+                self.sym(Sym::Instance(class))
+            }
+            None => self.unknown(),
+        }
+    }
+
+    /// A call's value: a module it imports, what a wrapper wraps, else what the callee
+    /// returns.
+    #[inline]
+    fn call_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        if let Some(import) = self.module_call(node) {
+            return self.sym(Sym::Import(import));
+        }
+        if is_module_loader(node.field(Field::Function), self.src) {
+            // `require(name)`: a module nobody can name here.
+            return self.unknown();
+        }
+        if let Some(wrapped) = self.wrapped_value(node) {
+            // `memo(Profile)` stands for `Profile`.
+            return self.expr_sym_depth(wrapped, depth + 1);
+        }
+        match node.field(Field::Function) {
+            Some(f) => {
+                let callee = self.expr_sym_depth(f, depth + 1);
+                self.sym(Sym::Return(callee))
+            }
+            None => self.unknown(),
         }
     }
 
@@ -392,7 +394,7 @@ impl<'s> Extractor<'s> {
         let mut element = element;
         let mut index: u16 = 0;
         for child in children {
-            let is_function = super::defs::is_function_node(child.kind_str());
+            let is_function = super::syntax::is_function_node(child.kind_str());
             if element.is_some() && is_function {
                 self.param_hint = element.take();
                 self.value_use(child, depth + 1);

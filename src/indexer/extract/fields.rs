@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
-use super::children;
+use super::{children, HANDLED_KINDS};
 
 use crate::indexer::Language;
 
@@ -77,51 +77,6 @@ struct Table {
     /// Per field id: its name.
     field_names: Vec<&'static str>,
 }
-
-/// Node kinds with a handler in the walk (see `mod.rs`), in the order of their codes.
-pub(crate) const HANDLED_KINDS: &[&str] = &[
-    "function_declaration",
-    "generator_function_declaration",
-    "function_signature",
-    "class_declaration",
-    "abstract_class_declaration",
-    "interface_declaration",
-    "function_expression",
-    "generator_function",
-    "arrow_function",
-    "function",
-    "class",
-    "lexical_declaration",
-    "variable_declaration",
-    "assignment_expression",
-    "internal_module",
-    "module",
-    "type_alias_declaration",
-    "enum_declaration",
-    "statement_block",
-    "for_statement",
-    "for_in_statement",
-    "switch_body",
-    "catch_clause",
-    "if_statement",
-    "call_expression",
-    "new_expression",
-    "decorator",
-    "jsx_opening_element",
-    "jsx_self_closing_element",
-    "jsx_closing_element",
-    "jsx_expression",
-    "pair",
-    "parenthesized_expression",
-    "string",
-    "member_expression",
-    "import_statement",
-    "import_alias",
-    "export_statement",
-    "return_statement",
-    "ERROR",
-    "method_definition",
-];
 
 fn leaf_class_of_kind(kind: &str) -> LeafClass {
     match kind {

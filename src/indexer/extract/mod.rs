@@ -7,17 +7,23 @@
 //! known; what a scope cannot bind moves to its parent, and what the program cannot bind
 //! is a global. This gives hoisting and shadowing in one pass.
 //!
-//! The work is split by concern: `defs` (functions, classes, objects), `calls` (call
-//! sites and expression values), `modules` (imports and exports), `types` (TypeScript
-//! annotations), `tokens` (formatting-blind hashes).
+//! The work is split by concern: `defs` (functions, classes, objects, declarations, one
+//! file each), `assign` (assignments that define things), `calls` (call sites and
+//! expression values), `modules` (imports and exports), `types` (TypeScript annotations),
+//! `scopes` (declaring and binding names), `tokens` (formatting-blind hashes), `finish`
+//! (the passes once the walk is done); `syntax` holds the small predicates on nodes they
+//! share, and `fields` and `children` the fast lookups every handler goes through.
 
 mod assign;
 mod calls;
 mod children;
 mod defs;
 mod fields;
+mod finish;
 mod modules;
 mod repair;
+mod scopes;
+mod syntax;
 mod tokens;
 mod types;
 
@@ -32,6 +38,8 @@ use super::facts::*;
 use super::language::{is_declaration_file, Language};
 use children::Children;
 use fields::{Field, FieldExt};
+use scopes::Scope;
+pub(crate) use scopes::ScopeKind;
 
 /// Deeper trees than this are not descended (their tokens are still hashed; their calls
 /// are lost and the cuts counted): recursion must not overflow on generated code. Depth
@@ -112,49 +120,6 @@ fn count_errors(root: Node) -> u32 {
 
 /// A node's children: few, so on the stack.
 pub(crate) type Kids<'s> = SmallVec<[Node<'s>; 4]>;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ScopeKind {
-    Function,
-    Block,
-}
-
-struct Scope {
-    kind: ScopeKind,
-    /// Small scopes are the rule: a linear scan beats hashing. One binding per name.
-    bindings: Vec<(StrId, BindingIdx)>,
-    /// The same, hashed, once the scope is large (generated code declares thousands of
-    /// names in one scope, and a scan per lookup would be quadratic).
-    index: FxHashMap<StrId, BindingIdx>,
-    /// `Sym::Global` placeholders of identifiers read in this scope, not yet bound.
-    pending: Vec<SymId>,
-}
-
-/// Scopes with more bindings than this are looked up through a hash map.
-const SMALL_SCOPE: usize = 32;
-
-impl Scope {
-    fn find(&self, name: StrId) -> Option<BindingIdx> {
-        if self.bindings.len() > SMALL_SCOPE {
-            return self.index.get(&name).copied();
-        }
-        self.bindings
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, b)| b)
-    }
-
-    fn insert(&mut self, name: StrId, binding: BindingIdx) {
-        self.bindings.push((name, binding));
-        if self.bindings.len() > SMALL_SCOPE {
-            if self.index.is_empty() {
-                self.index.extend(self.bindings.iter().copied());
-            } else {
-                self.index.insert(name, binding);
-            }
-        }
-    }
-}
 
 /// The `this` of the code being walked.
 #[derive(Clone, Copy)]
@@ -271,194 +236,6 @@ impl<'s> Extractor<'s> {
         ex
     }
 
-    fn finish(mut self) -> FileFacts {
-        self.mark_exported();
-        self.drop_dead_uses();
-        std::mem::take(&mut self.tokens).recycle();
-        self.facts.strings.shrink_to_fit();
-        self.facts
-    }
-
-    /// References (`f(x)`) and property reads (`x.total`) whose value starts at a name
-    /// that is nothing knowable (an untyped parameter, an undeclared global) can never
-    /// resolve, and unlike calls they are never matched by name: they are dropped here
-    /// rather than carried in every graph. Calls are all kept (unresolved calls are
-    /// counted, and may be matched by name).
-    fn drop_dead_uses(&mut self) {
-        let facts = &self.facts;
-        let dead = |mut sym: SymId| {
-            for _ in 0..32 {
-                match facts.syms[sym as usize] {
-                    Sym::Binding(b) => sym = facts.bindings[b as usize].value,
-                    Sym::Member(base, _) | Sym::Element(base) => sym = base,
-                    Sym::Unknown | Sym::Global(_) => return true,
-                    _ => return false,
-                }
-            }
-            false
-        };
-        let keep: Vec<bool> = facts
-            .calls
-            .iter()
-            .map(|c| !matches!(c.kind, CallKind::Reference | CallKind::Get) || !dead(c.callee))
-            .collect();
-        let mut keep = keep.into_iter();
-        self.facts.calls.retain(|_| keep.next().unwrap_or(true));
-        self.facts.calls.shrink_to_fit();
-        self.compact_syms();
-    }
-
-    /// Drops the symbolic values nothing refers to any more (those of dropped uses,
-    /// and the scratch values of expressions that bound nothing), writes names and
-    /// definitions into the ids that refer to them, and renumbers the rest.
-    fn compact_syms(&mut self) {
-        let f = &mut self.facts;
-        let inline: Vec<Option<SymId>> = f.syms.iter().map(|s| inline_sym(*s)).collect();
-        let mut live = vec![false; f.syms.len()];
-        let mut stack: Vec<SymId> = Vec::new();
-        stack.extend(f.calls.iter().map(|c| c.callee));
-        stack.extend(f.bindings.iter().map(|b| b.value));
-        stack.extend(f.props.iter().map(|p| p.value));
-        stack.extend(f.implements.iter().map(|i| i.1));
-        stack.extend(f.callback_params.iter().map(|c| c.value));
-        stack.extend(f.param_types.iter().map(|p| p.value));
-        stack.extend(f.module_exports);
-        stack.extend(f.exports.iter().filter_map(|e| match e.value {
-            ExportValue::Local(s) => Some(s),
-            _ => None,
-        }));
-        for d in &f.defs {
-            stack.extend(d.extends);
-            stack.extend(d.returns);
-        }
-        while let Some(s) = stack.pop() {
-            if inline[s as usize].is_some() || std::mem::replace(&mut live[s as usize], true) {
-                continue;
-            }
-            match f.syms[s as usize] {
-                Sym::Member(base, _) => stack.push(base),
-                Sym::Instance(x) | Sym::Return(x) | Sym::Array(x) | Sym::Element(x) => {
-                    stack.push(x)
-                }
-                Sym::Either(a, b) => stack.extend([a, b]),
-                Sym::CallbackParam(c, _) | Sym::ParamType(c, _) => stack.push(c),
-                Sym::Signature(i) => {
-                    let sig = &f.signatures[i as usize];
-                    stack.extend(sig.params.iter().flatten());
-                    stack.extend(sig.returns);
-                }
-                Sym::Shape(i) => stack.extend(f.shapes[i as usize].iter().map(|m| m.1)),
-                Sym::Binding(_)
-                | Sym::Global(_)
-                | Sym::Def(_)
-                | Sym::Import(_)
-                | Sym::This(_)
-                | Sym::Super(_)
-                | Sym::Unknown => {}
-            }
-        }
-        // Signatures nothing refers to any more go too.
-        let mut sig_remap = vec![u32::MAX; f.signatures.len()];
-        let mut sigs = 0;
-        let mut shape_remap = vec![u32::MAX; f.shapes.len()];
-        let mut shapes = 0;
-        for (s, &alive) in f.syms.iter().zip(&live) {
-            let (remap, count, i) = match (s, alive) {
-                (Sym::Signature(i), true) => (&mut sig_remap, &mut sigs, i),
-                (Sym::Shape(i), true) => (&mut shape_remap, &mut shapes, i),
-                _ => continue,
-            };
-            if remap[*i as usize] == u32::MAX {
-                remap[*i as usize] = *count;
-                *count += 1;
-            }
-        }
-        let mut remap = vec![0 as SymId; f.syms.len()];
-        let mut next = 0;
-        for (old, &alive) in live.iter().enumerate() {
-            if alive {
-                remap[old] = next;
-                next += 1;
-            }
-        }
-        let r = |s: SymId| inline[s as usize].unwrap_or(remap[s as usize]);
-        let mut kept = Vec::with_capacity(next as usize);
-        for (old, sym) in f.syms.iter().enumerate() {
-            if live[old] {
-                kept.push(match *sym {
-                    Sym::Member(base, n) => Sym::Member(r(base), n),
-                    Sym::Instance(x) => Sym::Instance(r(x)),
-                    Sym::Return(x) => Sym::Return(r(x)),
-                    Sym::Array(x) => Sym::Array(r(x)),
-                    Sym::Element(x) => Sym::Element(r(x)),
-                    Sym::Either(a, b) => Sym::Either(r(a), r(b)),
-                    Sym::CallbackParam(c, slot) => Sym::CallbackParam(r(c), slot),
-                    Sym::ParamType(c, i) => Sym::ParamType(r(c), i),
-                    Sym::Signature(i) => Sym::Signature(sig_remap[i as usize]),
-                    Sym::Shape(i) => Sym::Shape(shape_remap[i as usize]),
-                    other @ (Sym::Binding(_)
-                    | Sym::Global(_)
-                    | Sym::Def(_)
-                    | Sym::Import(_)
-                    | Sym::This(_)
-                    | Sym::Super(_)
-                    | Sym::Unknown) => other,
-                });
-            }
-        }
-        f.syms = kept;
-        let mut signatures = vec![Signature::default(); sigs as usize];
-        for (old, sig) in std::mem::take(&mut f.signatures).into_iter().enumerate() {
-            if sig_remap[old] != u32::MAX {
-                signatures[sig_remap[old] as usize] = Signature {
-                    params: sig.params.into_iter().map(|p| p.map(r)).collect(),
-                    returns: sig.returns.map(r),
-                    rest: sig.rest,
-                };
-            }
-        }
-        f.signatures = signatures;
-        let mut kept_shapes = vec![Vec::new(); shapes as usize];
-        for (old, members) in std::mem::take(&mut f.shapes).into_iter().enumerate() {
-            if shape_remap[old] != u32::MAX {
-                kept_shapes[shape_remap[old] as usize] =
-                    members.into_iter().map(|(n, v)| (n, r(v))).collect();
-            }
-        }
-        f.shapes = kept_shapes;
-        for c in &mut f.calls {
-            c.callee = r(c.callee);
-        }
-        for b in &mut f.bindings {
-            b.value = r(b.value);
-        }
-        for p in &mut f.props {
-            p.value = r(p.value);
-        }
-        for i in &mut f.implements {
-            i.1 = r(i.1);
-        }
-        for c in &mut f.callback_params {
-            c.value = r(c.value);
-        }
-        f.callback_params
-            .sort_unstable_by_key(|c| (c.def, c.arg, c.param));
-        for p in &mut f.param_types {
-            p.value = r(p.value);
-        }
-        f.param_types.sort_unstable_by_key(|p| (p.def, p.index));
-        f.module_exports = f.module_exports.map(r);
-        for e in &mut f.exports {
-            if let ExportValue::Local(s) = &mut e.value {
-                *s = r(*s);
-            }
-        }
-        for d in &mut f.defs {
-            d.extends = d.extends.map(r);
-            d.returns = d.returns.map(r);
-        }
-    }
-
     // ---- strings and syms ----
 
     pub(crate) fn intern(&mut self, s: &str) -> StrId {
@@ -525,145 +302,8 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// An identifier read here: bound when its scope closes.
-    pub(crate) fn reference(&mut self, name: StrId) -> SymId {
-        let id = self.sym(Sym::Global(name));
-        self.scopes
-            .last_mut()
-            .expect("a scope is open")
-            .pending
-            .push(id);
-        id
-    }
-
     pub(crate) fn unknown(&mut self) -> SymId {
         self.sym(Sym::Unknown)
-    }
-
-    // ---- scopes ----
-
-    /// Outside every function (named or not): code that runs as the module loads.
-    pub(crate) fn at_module_level(&self) -> bool {
-        self.scopes
-            .iter()
-            .filter(|s| matches!(s.kind, ScopeKind::Function))
-            .count()
-            <= 1
-    }
-
-    pub(crate) fn push_scope(&mut self, kind: ScopeKind) {
-        self.scopes.push(Scope {
-            kind,
-            bindings: Vec::new(),
-            index: FxHashMap::default(),
-            pending: Vec::new(),
-        });
-    }
-
-    pub(crate) fn pop_scope(&mut self) {
-        let mut scope = self.scopes.pop().expect("balanced scopes");
-        let mut pending = std::mem::take(&mut scope.pending);
-        if !scope.bindings.is_empty() {
-            pending.retain(|&id| {
-                let Sym::Global(name) = self.facts.syms[id as usize] else {
-                    return false;
-                };
-                match scope.find(name) {
-                    Some(binding) => {
-                        self.facts.syms[id as usize] = Sym::Binding(binding);
-                        false
-                    }
-                    None => true,
-                }
-            });
-        }
-        if let Some(parent) = self.scopes.last_mut() {
-            if parent.pending.is_empty() {
-                parent.pending = pending;
-            } else {
-                parent.pending.extend(pending);
-            }
-        }
-    }
-
-    /// Declares `name` in the current scope (`hoist`: in the nearest function scope, as
-    /// `var` does). The first declaration of a name in a scope wins.
-    pub(crate) fn declare(&mut self, name: StrId, value: SymId, hoist: bool) -> BindingIdx {
-        let index = if hoist {
-            self.scopes
-                .iter()
-                .rposition(|s| s.kind == ScopeKind::Function)
-                .unwrap_or(0)
-        } else {
-            self.scopes.len() - 1
-        };
-        if let Some(b) = self.scopes[index].find(name) {
-            let existing = self.facts.bindings[b as usize].value;
-            let old = self.facts.sym(existing);
-            if matches!(old, Sym::Unknown) {
-                self.facts.bindings[b as usize].value = value;
-            } else if self.is_type_only(old) != self.is_type_only(self.facts.sym(value))
-                || self.declarations_merge(old, self.facts.sym(value))
-            {
-                // Types and values are separate namespaces in TypeScript (`type OK<T> =
-                // ...; const OK = ...`, `interface C {..} class C {..}`): the name
-                // means both, and each use takes the meaning that fits it.
-                self.facts.bindings[b as usize].value = self.sym(Sym::Either(existing, value));
-            }
-            return b;
-        }
-        let b = self.facts.bindings.len() as BindingIdx;
-        self.facts.bindings.push(Binding { name, value });
-        self.scopes[index].insert(name, b);
-        b
-    }
-
-    /// Whether two declarations of one name in a declaration file are one merged
-    /// declaration, as TypeScript merges them: a function's overloads, and a namespace
-    /// with the function or class of its name (`declare namespace fastify {..}` beside
-    /// `declare function fastify(..)`). A call means every one of them.
-    fn declarations_merge(&self, old: Sym, new: Sym) -> bool {
-        let (a, Sym::Def(b)) = (old, new) else {
-            return false;
-        };
-        let a = match a {
-            Sym::Def(a) => a,
-            // Already merged: the newest declaration stands for the rest.
-            Sym::Either(_, last) => match self.facts.sym(last) {
-                Sym::Def(a) => a,
-                _ => return false,
-            },
-            _ => return false,
-        };
-        let kinds = [self.facts.def(a).kind, self.facts.def(b).kind];
-        self.declaration_only
-            && kinds.contains(&DefKind::Function)
-            && kinds
-                .iter()
-                .all(|k| matches!(k, DefKind::Function | DefKind::Object | DefKind::Class))
-    }
-
-    fn is_type_only(&self, sym: Sym) -> bool {
-        matches!(sym, Sym::Def(d) if self.facts.def(d).kind == DefKind::Interface)
-    }
-
-    /// What `name` is bound to among the declarations seen so far (for code that needs
-    /// an answer now, like `X.prototype.m = ...` naming its container).
-    pub(crate) fn lookup_now(&self, name: StrId) -> Option<SymId> {
-        for scope in self.scopes.iter().rev() {
-            if let Some(b) = scope.find(name) {
-                return Some(self.facts.bindings[b as usize].value);
-            }
-        }
-        None
-    }
-
-    pub(crate) fn scope_count(&self) -> usize {
-        self.scopes.len()
-    }
-
-    pub(crate) fn binding_in(&self, scope: usize, name: StrId) -> Option<BindingIdx> {
-        self.scopes[scope].find(name)
     }
 
     // ---- the walk ----
@@ -752,6 +392,27 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// Walks `node`'s children in order, handing `special` to `handle` instead.
+    pub(crate) fn walk_around(
+        &mut self,
+        node: Node<'s>,
+        special: Node<'s>,
+        depth: usize,
+        handle: impl FnOnce(&mut Self, Node<'s>),
+    ) {
+        let children = self.kids(node);
+        let mut handle = Some(handle);
+        for child in children {
+            match (child == special, handle.take()) {
+                (true, Some(h)) => h(self, child),
+                (_, h) => {
+                    handle = h;
+                    self.visit(child, depth + 1);
+                }
+            }
+        }
+    }
+
     /// The dispatcher: nodes that carry facts have handlers, the rest are walked through.
     /// Every recursion of the walk passes through here, `visit_children` or (for objects
     /// nested in objects) `bound_value`, which is where depth is bounded. Kept small: its
@@ -837,57 +498,89 @@ impl<'s> Extractor<'s> {
 /// once per tree level.
 type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 
-/// The handler of the node kinds that carry facts (the rest are walked through), and the
-/// depth it costs beyond the level itself: depth is counted in units of stack, and
-/// handlers with large frames (functions, classes, calls) cost a few.
-fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
-    let kind = match code {
-        0 => return None,
-        c => fields::HANDLED_KINDS[c as usize - 1],
-    };
-    Some(match kind {
+/// How many node kinds have a handler: the length of [`Extractor::HANDLERS`].
+const HANDLED: usize = 40;
+
+impl<'s> Extractor<'s> {
+    /// The node kinds that carry facts (the rest are walked through), each with its handler
+    /// and the depth it costs beyond the level itself: depth is counted in units of stack,
+    /// and handlers with large frames (functions, classes, calls) cost a few.
+    ///
+    /// The one list of handled kinds: a kind's handler code (`fields::handler_code`, per
+    /// grammar) is its index here + 1, and `visit` dispatches by indexing this table with
+    /// it, so no kind can be listed without a handler or handled without being listed.
+    const HANDLERS: [(&'static str, Handler<'s>, usize); HANDLED] = [
         // definitions
-        "function_declaration" | "generator_function_declaration" => {
-            (Extractor::function_declaration, 3)
-        }
-        "function_signature" => (Extractor::function_signature, 3),
-        "class_declaration" | "abstract_class_declaration" => (Extractor::class_declaration, 4),
-        "interface_declaration" => (Extractor::interface_declaration, 3),
-        "function_expression" | "generator_function" | "arrow_function" | "function" => {
-            (Extractor::anonymous_function, 3)
-        }
-        "class" => (Extractor::anonymous_class, 4),
-        "lexical_declaration" | "variable_declaration" => (Extractor::variable_declaration, 3),
-        "assignment_expression" => (Extractor::assignment, 4),
-        "internal_module" | "module" => (Extractor::namespace_declaration, 2),
-        "type_alias_declaration" => (Extractor::type_alias, 1),
-        "enum_declaration" => (Extractor::enum_declaration, 1),
+        ("function_declaration", Self::function_declaration, 3),
+        (
+            "generator_function_declaration",
+            Self::function_declaration,
+            3,
+        ),
+        ("function_signature", Self::function_signature, 3),
+        ("class_declaration", Self::class_declaration, 4),
+        ("abstract_class_declaration", Self::class_declaration, 4),
+        ("interface_declaration", Self::interface_declaration, 3),
+        ("function_expression", Self::anonymous_function, 3),
+        ("generator_function", Self::anonymous_function, 3),
+        ("arrow_function", Self::anonymous_function, 3),
+        ("class", Self::anonymous_class, 4),
+        ("lexical_declaration", Self::variable_declaration, 3),
+        ("variable_declaration", Self::variable_declaration, 3),
+        ("assignment_expression", Self::assignment, 4),
+        ("internal_module", Self::namespace_declaration, 2),
+        ("module", Self::namespace_declaration, 2),
+        ("type_alias_declaration", Self::type_alias, 1),
+        ("enum_declaration", Self::enum_declaration, 1),
         // scopes
-        "statement_block" | "for_statement" | "for_in_statement" | "switch_body" => {
-            (Extractor::block, 0)
-        }
-        "catch_clause" => (Extractor::catch_clause, 0),
-        "if_statement" => (Extractor::if_statement, 2),
+        ("statement_block", Self::block, 0),
+        ("for_statement", Self::block, 0),
+        ("for_in_statement", Self::block, 0),
+        ("switch_body", Self::block, 0),
+        ("catch_clause", Self::catch_clause, 0),
+        ("if_statement", Self::if_statement, 2),
         // calls and uses
-        "call_expression" => (Extractor::call_expression, 2),
-        "new_expression" => (Extractor::new_expression, 1),
-        "decorator" => (Extractor::decorator, 2),
-        "jsx_opening_element" | "jsx_self_closing_element" => (Extractor::jsx_element, 2),
-        "jsx_closing_element" => (Extractor::tokens_of, 0),
-        "jsx_expression" => (Extractor::jsx_expression, 0),
-        "pair" => (Extractor::pair, 0),
-        "method_definition" => (Extractor::object_method, 3),
-        "parenthesized_expression" => (Extractor::parenthesized, 1),
-        "string" => (Extractor::string, 0),
-        "member_expression" => (Extractor::member_read, 1),
+        ("call_expression", Self::call_expression, 2),
+        ("new_expression", Self::new_expression, 1),
+        ("decorator", Self::decorator, 2),
+        ("jsx_opening_element", Self::jsx_element, 2),
+        ("jsx_self_closing_element", Self::jsx_element, 2),
+        ("jsx_closing_element", Self::tokens_of, 0),
+        ("jsx_expression", Self::jsx_expression, 0),
+        ("pair", Self::pair, 0),
+        ("method_definition", Self::object_method, 3),
+        ("parenthesized_expression", Self::parenthesized, 1),
+        ("string", Self::string, 0),
+        ("member_expression", Self::member_read, 1),
         // modules
-        "import_statement" => (Extractor::import_statement, 1),
-        "import_alias" => (Extractor::import_alias, 1),
-        "export_statement" => (Extractor::export_statement, 3),
-        "return_statement" => (Extractor::return_statement, 2),
-        "ERROR" => (Extractor::error_node, 1),
-        other => unreachable!("{other} is in HANDLED_KINDS but has no handler"),
-    })
+        ("import_statement", Self::import_statement, 1),
+        ("import_alias", Self::import_alias, 1),
+        ("export_statement", Self::export_statement, 3),
+        ("return_statement", Self::return_statement, 2),
+        ("ERROR", Self::error_node, 1),
+    ];
+}
+
+/// The kinds of [`Extractor::HANDLERS`], in its order: what `fields` makes each grammar's
+/// table of handler codes from.
+pub(crate) const HANDLED_KINDS: [&str; HANDLED] = {
+    let handlers = Extractor::<'static>::HANDLERS;
+    let mut kinds = [""; HANDLED];
+    let mut i = 0;
+    while i < HANDLED {
+        kinds[i] = handlers[i].0;
+        i += 1;
+    }
+    kinds
+};
+
+/// The handler of the node kind whose handler code is `code`, and the depth it costs
+/// (see [`Extractor::HANDLERS`]); None for code 0, a kind walked through.
+fn handler<'s>(code: u8) -> Option<(Handler<'s>, usize)> {
+    // Code 0 wraps around to an index past the end: one comparison for both cases.
+    let handlers: &[(&str, Handler<'s>, usize); HANDLED] = &Extractor::<'s>::HANDLERS;
+    let &(_, handle, weight) = handlers.get(usize::from(code).wrapping_sub(1))?;
+    Some((handle, weight))
 }
 
 #[cfg(test)]

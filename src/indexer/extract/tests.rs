@@ -1,1 +1,47 @@
+//! The walk's dispatch table against the grammars.
 
+use super::*;
+
+/// A kind in the table that no grammar has (misspelt, or renamed by a grammar update)
+/// would never be dispatched; one listed twice would leave its second row unused.
+#[test]
+fn every_handled_kind_is_a_kind_of_a_grammar_listed_once() {
+    for (i, kind) in HANDLED_KINDS.iter().enumerate() {
+        assert!(!HANDLED_KINDS[..i].contains(kind), "{kind} is listed twice");
+        // The error symbol lies outside the grammars' kind tables.
+        let known = *kind == "ERROR"
+            || Language::ALL
+                .iter()
+                .any(|l| l.grammar().id_for_node_kind(kind, true) != 0);
+        assert!(known, "{kind} is a kind of no grammar");
+    }
+}
+
+/// Each grammar's handler code of a kind leads to that kind's row of the table, and the
+/// codes of kinds without a handler to none.
+#[test]
+fn handler_codes_lead_to_their_kinds_rows() {
+    for language in Language::ALL {
+        let mut parser = Parser::new();
+        parser.set_language(&language.grammar()).unwrap();
+        let tree = parser.parse("", None).unwrap();
+        let root = tree.root_node();
+        let grammar = language.grammar();
+        let _grammar = fields::GrammarScope::enter(language);
+        for id in (0..grammar.node_kind_count() as u16).chain([u16::MAX]) {
+            let kind = grammar.node_kind_for_id(id).unwrap_or("ERROR");
+            let code = fields::handler_code(&root, id);
+            match HANDLED_KINDS.iter().position(|k| *k == kind) {
+                Some(row) => {
+                    assert_eq!(usize::from(code), row + 1, "{language:?} {kind}");
+                    assert!(handler(code).is_some(), "{language:?} {kind}");
+                }
+                None => {
+                    assert_eq!(code, 0, "{language:?} {kind}");
+                    assert!(handler(code).is_none(), "{language:?} {kind}");
+                }
+            }
+        }
+    }
+    assert!(handler(HANDLED as u8 + 1).is_none());
+}

@@ -214,12 +214,12 @@ impl<'s> Extractor<'s> {
         let mut types = Vec::with_capacity(list.len());
         let mut rest = false;
         for p in list {
-            if p.kind_str() == "comment" || super::defs::is_this_parameter(p) {
+            if p.kind_str() == "comment" || super::syntax::is_this_parameter(p) {
                 continue;
             }
             let ty = p.field(Field::Type).and_then(|t| t.named_child(0));
             let spread = match ty {
-                Some(t) if super::defs::is_rest_parameter(p) => self.rest_elements(t),
+                Some(t) if super::syntax::is_rest_parameter(p) => self.rest_elements(t),
                 _ => None,
             };
             match spread {

@@ -1,0 +1,202 @@
+//! TypeScript's declarations: interfaces, namespaces, type aliases, enums; and the
+//! declarations an error node broke.
+
+use tree_sitter::Node;
+
+use crate::indexer::extract::fields::{Field, FieldExt};
+use crate::indexer::extract::{Extractor, ScopeKind};
+use crate::indexer::facts::*;
+
+impl<'s> Extractor<'s> {
+    pub(crate) fn interface_declaration(&mut self, node: Node<'s>, depth: usize) {
+        let Some(name_node) = node.field(Field::Name) else {
+            return self.visit_children(node, depth);
+        };
+        let name = self.intern_node(name_node);
+        let def = self.new_def(
+            DefKind::Interface,
+            name,
+            self.namespace,
+            node,
+            Some(name_node),
+        );
+        let value = self.sym(Sym::Def(def));
+        self.declare(name, value, false);
+        self.names.push(def);
+        // For its type parameters.
+        self.push_scope(ScopeKind::Block);
+        let children = self.kids(node);
+        for child in children {
+            match child.kind_str() {
+                "type_parameters" => {
+                    self.declare_type_parameters(child);
+                    self.visit(child, depth + 1);
+                }
+                // `interface Adapter extends StateAdapter, StateFactory`: members of
+                // every one of them.
+                "extends_type_clause" => {
+                    let bases = self.named_kids(child);
+                    let mut extends = None;
+                    for base in bases {
+                        if let Some(sym) = self.type_sym(base) {
+                            extends = Some(self.one_more(extends, sym));
+                        }
+                    }
+                    self.def_mut(def).extends = extends;
+                    self.visit(child, depth + 1);
+                }
+                "interface_body" | "object_type" => {
+                    let start = self.tokens.mark();
+                    self.interface_members(child, def, depth + 1);
+                    let body_hash = self.tokens.hash_since(start);
+                    self.def_mut(def).body_hash = body_hash;
+                }
+                _ => self.visit(child, depth + 1),
+            }
+        }
+        self.pop_scope();
+        self.names.pop();
+    }
+
+    /// The members of an interface body or object type: method signatures are
+    /// definitions, typed properties are recorded values (`user: User`, for
+    /// `props.user.save()`).
+    fn interface_members(&mut self, body: Node<'s>, def: DefIdx, depth: usize) {
+        let members = self.kids(body);
+        for m in members {
+            match m.kind_str() {
+                "method_signature" => self.method_signature(m, def, depth + 1),
+                // `{ (options: Options): Api }`: what calling an instance does.
+                "call_signature" => {
+                    if let Some(value) = self.signature(m) {
+                        let name = self.intern(CALL);
+                        self.add_prop(def, name, value);
+                    }
+                    self.visit(m, depth + 1);
+                }
+                "property_signature" => {
+                    let name = m.field(Field::Name).and_then(|n| self.key_name(n));
+                    let typed = m.field(Field::Type).and_then(|t| self.type_annotation(t));
+                    if let (Some(name), Some(value)) = (name, typed) {
+                        self.add_prop(def, name, value);
+                    }
+                    self.visit(m, depth + 1);
+                }
+                _ => self.visit(m, depth + 1),
+            }
+        }
+    }
+
+    /// `namespace X { export function f() {} }`: X is an object whose members are the
+    /// declarations it exports (in an ambient `declare namespace`, all of them).
+    pub(crate) fn namespace_declaration(&mut self, node: Node<'s>, depth: usize) {
+        let name_node = node.field(Field::Name);
+        let body = node.field(Field::Body);
+        let (Some(name_node), Some(body)) = (name_node, body) else {
+            return self.visit_children(node, depth);
+        };
+        if name_node.kind_str() == "string" {
+            // `declare module 'x' {}`: an ambient module, not a value; what it exports is
+            // module x's, not this file's.
+            let outer = std::mem::replace(&mut self.module_block, true);
+            self.visit_children(node, depth);
+            self.module_block = outer;
+            return;
+        }
+        let ambient = self.ambient
+            || self.declaration_only
+            || node
+                .parent()
+                .is_some_and(|p| p.kind_str() == "ambient_declaration");
+        let name = self.intern_node(name_node);
+        let def = self.new_def(DefKind::Object, name, self.namespace, node, Some(name_node));
+        let value = self.sym(Sym::Def(def));
+        self.declare(name, value, false);
+        self.tokens.leaf(name_node, self.src);
+        self.names.push(def);
+        let outer = self.namespace.take();
+        let outer_block = std::mem::replace(&mut self.module_block, true);
+        let outer_ambient = std::mem::replace(&mut self.ambient, ambient);
+        self.push_scope(ScopeKind::Function);
+        let statements = self.kids(body);
+        for statement in statements {
+            let exported = ambient || statement.kind_str() == "export_statement";
+            self.namespace = exported.then_some(def);
+            self.visit(statement, depth + 1);
+        }
+        self.pop_scope();
+        self.ambient = outer_ambient;
+        self.module_block = outer_block;
+        self.namespace = outer;
+        self.names.pop();
+    }
+
+    /// `type A = B`: a name for what the type denotes (`x: A` is an instance of B).
+    pub(crate) fn type_alias(&mut self, node: Node<'s>, depth: usize) {
+        if let Some(name_node) = node.field(Field::Name) {
+            let name = self.intern_node(name_node);
+            self.push_scope(ScopeKind::Block);
+            if let Some(params) = node.field(Field::TypeParameters) {
+                self.declare_type_parameters(params);
+            }
+            let shape = node
+                .field(Field::Value)
+                .filter(|v| v.kind_str() == "object_type");
+            let value = match shape {
+                // `type Props = { user: User }` is an interface by another name.
+                Some(shape) => {
+                    let def = self.new_def(
+                        DefKind::Interface,
+                        name,
+                        self.namespace,
+                        node,
+                        Some(name_node),
+                    );
+                    self.names.push(def);
+                    self.walk_around(node, shape, depth, |ex, v| {
+                        ex.interface_members(v, def, depth + 1)
+                    });
+                    self.names.pop();
+                    Some(self.sym(Sym::Def(def)))
+                }
+                None => {
+                    let value = node.field(Field::Value).and_then(|v| self.type_sym(v));
+                    self.visit_children(node, depth);
+                    value
+                }
+            };
+            self.pop_scope();
+            let value = value.unwrap_or_else(|| self.unknown());
+            self.declare(name, value, false);
+        } else {
+            self.visit_children(node, depth);
+        }
+    }
+
+    /// `enum E {}`: a name in scope (its members are values, not functions).
+    pub(crate) fn enum_declaration(&mut self, node: Node<'s>, depth: usize) {
+        if let Some(name_node) = node.field(Field::Name) {
+            let name = self.intern_node(name_node);
+            let value = self.unknown();
+            self.declare(name, value, false);
+        }
+        self.visit_children(node, depth);
+    }
+
+    /// What tree-sitter could not parse. A named function expression directly inside is
+    /// most often a declaration whose surroundings broke: it is read as one.
+    pub(crate) fn error_node(&mut self, node: Node<'s>, depth: usize) {
+        let children = self.kids(node);
+        for child in children {
+            let named_function = matches!(
+                child.kind_str(),
+                "function_expression" | "generator_function"
+            ) && child.field(Field::Name).is_some();
+            if named_function {
+                self.function_declaration(child, depth + 1);
+            } else {
+                self.visit(child, depth + 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Functions: the walk of a function's parts (parameters, signature, body), and the
+//! definitions of declared, bound and anonymous functions.
+
+use tree_sitter::Node;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::FnCtx;
+use crate::indexer::extract::fields::{Field, FieldExt};
+use crate::indexer::extract::syntax::{is_class_node, is_function_node};
+use crate::indexer::extract::{Extractor, ScopeKind, ThisCtx};
+use crate::indexer::facts::*;
+
+impl<'s> Extractor<'s> {
+    /// Walks a function node (declaration, expression, arrow, method) whose definition,
+    /// if any, was already created: binds its parameters, hashes its signature and
+    /// body, and attributes the calls inside to it.
+    pub(crate) fn function_like(&mut self, node: Node<'s>, ctx: FnCtx, depth: usize) {
+        self.push_scope(ScopeKind::Function);
+        if let Some(def) = ctx.def {
+            self.callers.push(def);
+            self.names.push(def);
+        }
+        let pushed_this = match (ctx.this, node.kind_str()) {
+            (_, "arrow_function") => false,
+            (Some(this), _) => {
+                self.this.push(this);
+                true
+            }
+            (None, _) => {
+                self.this.push(ThisCtx::Unknown);
+                true
+            }
+        };
+        let namespace = self.namespace.take();
+        self.returns_to.push(ctx.def);
+        self.stated_returns.push(None);
+        self.declare_own_name(node, ctx.def);
+
+        // Decorators walked before the definition (TypeScript puts a method's decorators
+        // beside it in the class body) are part of its signature.
+        let mut signature = match ctx.def {
+            Some(_) => std::mem::take(&mut self.decorators),
+            None => Vec::new(),
+        };
+        let mut body_hash = None;
+        let mut returns = None;
+        let mut seed = 0u64;
+        let children = self.kids_with_fields(node);
+        for (field, child) in children {
+            match field {
+                Some(field @ ("parameters" | "parameter")) => {
+                    let start = self.tokens.mark();
+                    // `x => x` and `(x) => x` are the same function.
+                    let bare = field == "parameter";
+                    if bare {
+                        self.tokens.synthetic("(");
+                    }
+                    self.parameters(child, ctx.def, depth);
+                    if bare {
+                        self.tokens.synthetic(")");
+                    }
+                    signature.push((start, self.tokens.mark()));
+                }
+                Some("return_type") | Some("type_parameters") | Some("decorator") => {
+                    match field {
+                        Some("return_type") => returns = self.stated_return_type(child),
+                        Some("type_parameters") => self.declare_type_parameters(child),
+                        _ => {}
+                    }
+                    let start = self.tokens.mark();
+                    self.visit(child, depth + 1);
+                    signature.push((start, self.tokens.mark()));
+                }
+                Some("body") => {
+                    let start = self.tokens.mark();
+                    if child.kind_str() == "statement_block" {
+                        // The function scope is the body's scope.
+                        self.visit_children(child, depth + 1);
+                    } else if let (Some(def), true) = (
+                        ctx.def,
+                        is_function_node(child.kind_str()) || is_class_node(child.kind_str()),
+                    ) {
+                        // `() => (state) => ...`: the returned function is a definition.
+                        self.returned_literal(def, child, depth + 1);
+                    } else {
+                        self.visit(child, depth + 1);
+                        // `() => new Foo()` returns what its body is.
+                        if let Some(def) = ctx.def {
+                            self.infer_return(def, child);
+                        }
+                    }
+                    body_hash = Some(self.tokens.hash_since(start));
+                }
+                _ => {
+                    seed = self.modifier_seed(seed, child);
+                    self.visit(child, depth + 1);
+                }
+            }
+        }
+
+        self.namespace = namespace;
+        self.returns_to.pop();
+        self.stated_returns.pop();
+        if pushed_this {
+            self.this.pop();
+        }
+        if let Some(def) = ctx.def {
+            self.callers.pop();
+            self.names.pop();
+            let signature_hash = self.tokens.hash_ranges(&signature, seed);
+            let d = self.def_mut(def);
+            d.signature_hash = signature_hash;
+            d.body_hash = body_hash.unwrap_or(0);
+            // A stated return type wins over what the `return`s say.
+            if returns.is_some() {
+                d.returns = returns;
+            }
+        }
+        self.pop_scope();
+    }
+
+    /// A named function expression sees its own name (`const f = function g() { g() }`):
+    /// its definition `def`, if it has one.
+    fn declare_own_name(&mut self, node: Node<'s>, def: Option<DefIdx>) {
+        if matches!(
+            node.kind_str(),
+            "function_expression" | "function" | "generator_function"
+        ) {
+            if let Some(name) = node.field(Field::Name) {
+                let name = self.intern_node(name);
+                let value = match def {
+                    Some(def) => self.sym(Sym::Def(def)),
+                    None => self.unknown(),
+                };
+                self.declare(name, value, false);
+            }
+        }
+    }
+
+    /// `seed`, the signature hash's seed, with the modifier `child` (if it is one) in it.
+    #[inline]
+    fn modifier_seed(&self, seed: u64, child: Node<'s>) -> u64 {
+        match child.kind_str() {
+            "async" => seed | 1,
+            "*" => seed | 2,
+            "get" => seed | 4,
+            "set" => seed | 8,
+            "static" => seed | 16,
+            // `private`, `override`, `readonly`, `abstract`, an optional `m?()`.
+            "accessibility_modifier" | "override_modifier" | "readonly" | "abstract" | "?" => {
+                seed ^ xxh3_64(self.text(child).as_bytes()).rotate_left(8)
+            }
+            _ => seed,
+        }
+    }
+
+    pub(crate) fn function_declaration(&mut self, node: Node<'s>, depth: usize) {
+        let Some(name_node) = node.field(Field::Name) else {
+            return self.anonymous_function(node, depth);
+        };
+        let name = self.intern_node(name_node);
+        let def = self.new_def(
+            DefKind::Function,
+            name,
+            self.namespace,
+            node,
+            Some(name_node),
+        );
+        let value = self.sym(Sym::Def(def));
+        self.declare(name, value, false);
+        let this = self.constructor_this(def);
+        self.function_like(
+            node,
+            FnCtx {
+                def: Some(def),
+                this,
+            },
+            depth,
+        );
+    }
+
+    /// A capitalised plain function is an ES5 constructor (`function Emitter() {
+    /// this.on = function () {} }`): its `this` is an instance of it.
+    fn constructor_this(&self, def: DefIdx) -> Option<ThisCtx> {
+        let name = self.facts.def_name(def);
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            .then_some(ThisCtx::Of(def))
+    }
+
+    /// `declare function f(): T;` and overload signatures. Only declaration files keep
+    /// them: elsewhere the implementation that follows is the definition.
+    pub(crate) fn function_signature(&mut self, node: Node<'s>, depth: usize) {
+        if !self.declaration_only {
+            return self.visit_children(node, depth);
+        }
+        self.function_declaration(node, depth)
+    }
+
+    /// A function literal not bound to a name (a callback): not a definition; its calls
+    /// belong to the enclosing one.
+    pub(crate) fn anonymous_function(&mut self, node: Node<'s>, depth: usize) {
+        self.function_like(
+            node,
+            FnCtx {
+                def: None,
+                this: None,
+            },
+            depth,
+        );
+    }
+
+    /// Creates the definition for a function literal bound to `name` and walks it.
+    pub(crate) fn bound_function(
+        &mut self,
+        node: Node<'s>,
+        kind: DefKind,
+        name: StrId,
+        container: Option<DefIdx>,
+        name_node: Option<Node<'s>>,
+        depth: usize,
+    ) -> DefIdx {
+        let def = self.new_def(kind, name, container, node, name_node);
+        let this = match (kind, container) {
+            (DefKind::Function, _) | (_, None) if node.kind_str() != "arrow_function" => {
+                self.constructor_this(def)
+            }
+            (DefKind::Function, _) | (_, None) => None,
+            (_, Some(c)) => Some(ThisCtx::Of(c)),
+        };
+        self.function_like(
+            node,
+            FnCtx {
+                def: Some(def),
+                this,
+            },
+            depth,
+        );
+        def
+    }
+}

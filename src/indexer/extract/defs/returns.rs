@@ -1,0 +1,168 @@
+//! What functions return: `return` statements, and the literals a factory returns, which
+//! are definitions named after it.
+
+use tree_sitter::Node;
+
+use crate::indexer::extract::fields::{Field, FieldExt};
+use crate::indexer::extract::syntax::{is_class_node, is_function_node};
+use crate::indexer::extract::{Extractor, MAX_DEPTH};
+use crate::indexer::facts::*;
+
+impl<'s> Extractor<'s> {
+    /// Records what a function without a stated return type returns: the first `return`
+    /// whose value is knowable (`return new Router()`, `return make()`, `return api`).
+    /// A returned object literal becomes a definition (`createApi().fetchUser`), so
+    /// factories' results resolve like the objects they are.
+    pub(crate) fn infer_return(&mut self, def: DefIdx, value: Node<'s>) {
+        if !self.may_add_return(def) {
+            return;
+        }
+        let sym = self.expr_sym(value);
+        if !matches!(self.facts.sym(sym), Sym::Unknown) {
+            self.add_return(def, sym);
+        }
+    }
+
+    /// Most functions return one kind of thing; a factory may return one of a few
+    /// (`if (spa) return { requestDocument() {..} }; ...; return { requestDocument }`),
+    /// and TypeScript's type is their union. Past three, the rest are not recorded.
+    fn may_add_return(&self, def: DefIdx) -> bool {
+        let mut returns = self.facts.def(def).returns;
+        let mut count = 0;
+        while let Some(r) = returns {
+            count += 1;
+            returns = match self.facts.syms.get(r as usize) {
+                Some(Sym::Either(first, _)) => Some(*first),
+                _ => None,
+            };
+        }
+        count < 3
+    }
+
+    /// Records one more thing `def` returns (see [`Self::may_add_return`]).
+    fn add_return(&mut self, def: DefIdx, sym: SymId) {
+        let returns = self.one_more(self.facts.def(def).returns, sym);
+        self.def_mut(def).returns = Some(returns);
+    }
+
+    /// `return <expr>` inside a definition.
+    pub(crate) fn return_statement(&mut self, node: Node<'s>, depth: usize) {
+        let target = self.returns_to.last().copied().flatten();
+        let value = node.named_child(0).filter(|v| v.kind_str() != "comment");
+        match (target, value) {
+            (Some(def), Some(value))
+                if value.kind_str() == "object" && self.may_add_return(def) =>
+            {
+                self.walk_around(node, value, depth, |ex, value| {
+                    let label = format!("{}()", ex.facts.def_name(def));
+                    let name = ex.intern(&label);
+                    let object = ex.object_literal(value, name, None, None, depth + 1);
+                    let qualified = format!("{}()", ex.facts.def_qualified(def));
+                    let qualified = ex.intern(&qualified);
+                    ex.rename_object(object, qualified);
+                    let sym = ex.sym(Sym::Def(object));
+                    ex.add_return(def, sym);
+                });
+            }
+            (Some(def), Some(value))
+                if (is_function_node(value.kind_str()) || is_class_node(value.kind_str()))
+                    && self.may_add_return(def) =>
+            {
+                self.walk_around(node, value, depth, |ex, v| {
+                    ex.returned_literal(def, v, depth + 1)
+                });
+            }
+            (Some(def), Some(value)) => {
+                self.visit_children(node, depth);
+                self.infer_return(def, value);
+            }
+            (None, Some(value)) if is_function_node(value.kind_str()) => {
+                self.return_anonymous_literal(node, depth)
+            }
+            _ => self.visit_children(node, depth),
+        }
+    }
+
+    /// `return (c, next) => ...` from a function that is no definition: the literal is
+    /// walked as it is, typed by the stated return type. Apart, so that
+    /// `return_statement`'s frame stays small (it recurses through object literals).
+    #[inline(never)]
+    fn return_anonymous_literal(&mut self, node: Node<'s>, depth: usize) {
+        self.function_is = self.stated_return();
+        self.visit_children(node, depth);
+        self.function_is = None;
+    }
+
+    /// A function's stated return type, noted for the function literals it returns.
+    #[inline(never)]
+    pub(super) fn stated_return_type(&mut self, annotation: Node<'s>) -> Option<SymId> {
+        let returns = self.return_type(annotation);
+        if let Some(top) = self.stated_returns.last_mut() {
+            *top = returns;
+        }
+        returns
+    }
+
+    /// The stated return type of the function being walked, if it states one.
+    fn stated_return(&self) -> Option<SymId> {
+        self.stated_returns.last().copied().flatten()
+    }
+
+    /// A function or class that a definition returns (`return function createSlice() {}`,
+    /// `() => (state) => ...`) is a definition too: what the factory's result calls.
+    /// It is named by its own name, else after the factory (`makeSelector()`).
+    pub(crate) fn returned_literal(&mut self, def: DefIdx, value: Node<'s>, depth: usize) {
+        // Each level costs what a function handler's frames cost (see `handler`); past
+        // the limit the plain walk cuts the subtree.
+        let depth = depth + 4;
+        if depth >= MAX_DEPTH {
+            return self.visit(value, depth);
+        }
+        let name = match value.field(Field::Name) {
+            Some(n) => self.intern_node(n),
+            None => {
+                let label = format!("{}()", self.facts.def_name(def));
+                self.intern(&label)
+            }
+        };
+        let inner = if is_class_node(value.kind_str()) {
+            self.class(value, name, None, value.field(Field::Name), depth)
+        } else {
+            // What the factory states it returns is what this function is: its
+            // parameters take their types from it.
+            self.function_is = self.stated_return();
+            self.bound_function(
+                value,
+                DefKind::Function,
+                name,
+                None,
+                value.field(Field::Name),
+                depth,
+            )
+        };
+        if value.field(Field::Name).is_none() {
+            // Named after the call that makes it: `makeSelector()`, not nested in it.
+            let qualified = format!("{}()", self.facts.def_qualified(def));
+            let qualified = self.intern(&qualified);
+            self.rename_object(inner, qualified);
+        }
+        let sym = self.sym(Sym::Def(inner));
+        self.add_return(def, sym);
+    }
+
+    /// Gives an object definition and its members a new qualified name prefix.
+    fn rename_object(&mut self, object: DefIdx, qualified: StrId) {
+        let old = self.facts.def_qualified(object).to_string();
+        let new = self.facts.str(qualified).to_string();
+        self.def_mut(object).qualified = qualified;
+        let prefix = format!("{old}.");
+        for i in 0..self.facts.defs.len() {
+            let q = self.facts.str(self.facts.defs[i].qualified).to_string();
+            if let Some(rest) = q.strip_prefix(&prefix) {
+                let renamed = format!("{new}.{rest}");
+                let id = self.intern(&renamed);
+                self.facts.defs[i].qualified = id;
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Variables: `const`, `let` and `var` declarations, and the bindings of `for (.. of ..)`.
+
+use tree_sitter::Node;
+
+use crate::indexer::extract::fields::{Field, FieldExt};
+use crate::indexer::extract::syntax::is_function_node;
+use crate::indexer::extract::Extractor;
+use crate::indexer::facts::*;
+
+impl<'s> Extractor<'s> {
+    pub(crate) fn variable_declaration(&mut self, node: Node<'s>, depth: usize) {
+        let hoist = node.kind_str() == "variable_declaration";
+        let children = self.kids(node);
+        for child in children {
+            if child.kind_str() == "variable_declarator" {
+                self.variable_declarator(child, hoist, depth + 1);
+            } else {
+                self.visit(child, depth + 1);
+            }
+        }
+    }
+
+    fn variable_declarator(&mut self, node: Node<'s>, hoist: bool, depth: usize) {
+        let Some(target) = node.field(Field::Name) else {
+            return self.visit_children(node, depth);
+        };
+        let value = node.field(Field::Value);
+        let annotation = node.field(Field::Type);
+        if target.kind_str() == "identifier" {
+            // `export const f = ...` in a namespace: a member of it.
+            let namespace = self.namespace;
+            let name = self.intern_node(target);
+            self.tokens.leaf(target, self.src);
+            let mut typed = None;
+            if let Some(t) = annotation {
+                typed = self.type_annotation(t);
+                self.visit(t, depth + 1);
+                if let Some(typed) = typed {
+                    self.declare(name, typed, hoist);
+                }
+            }
+            let mut member_value = typed;
+            if let Some(value) = value {
+                // Declare first: the literal may refer to itself.
+                let placeholder = self.unknown();
+                let binding = self.declare(name, placeholder, hoist);
+                // `const parse: Parse = (schema, value) => ...`: the literal's parameters
+                // are what the stated function type says.
+                let literal = is_function_node(value.kind_str());
+                if literal {
+                    self.function_is = typed;
+                }
+                let def = self.bound_value(value, name, None, Some(target), depth + 1);
+                self.function_is = None;
+                if let Some(def) = def {
+                    let sym = self.sym(Sym::Def(def));
+                    let current = self.facts.bindings[binding as usize].value;
+                    let shared = matches!(self.facts.syms[current as usize], Sym::Either(..));
+                    if literal && !shared {
+                        // The literal is the value: calling the name runs its code,
+                        // whatever type it was given. (A name that is also a type keeps
+                        // both meanings: `rebind` fills in the value's.)
+                        self.facts.bindings[binding as usize].value = sym;
+                    } else {
+                        self.rebind(binding, sym);
+                    }
+                    if namespace.is_some() && self.facts.def(def).container.is_none() {
+                        self.def_mut(def).container = namespace;
+                        member_value = None;
+                    }
+                } else if value.kind_str() == "assignment_expression" {
+                    // `var proto = module.exports = function () {}`: the assignment
+                    // defines the literal; the name stands for it.
+                    self.visit(value, depth + 1);
+                    let sym = self.expr_sym(value);
+                    self.rebind(binding, sym);
+                    member_value = Some(self.facts.bindings[binding as usize].value);
+                } else {
+                    let sym = self.expr_sym(value);
+                    self.rebind(binding, sym);
+                    self.visit(value, depth + 1);
+                    member_value = Some(self.facts.bindings[binding as usize].value);
+                }
+            } else {
+                let unknown = self.unknown();
+                self.declare(name, unknown, hoist);
+            }
+            if let (Some(ns), Some(value)) = (namespace, member_value) {
+                self.add_prop(ns, name, value);
+            }
+        } else {
+            let sym = value.map(|v| self.expr_sym(v));
+            self.declare_pattern(target, sym, hoist);
+            self.visit(target, depth + 1);
+            self.visit_opt(annotation, depth + 1);
+            self.visit_opt(value, depth + 1);
+        }
+    }
+
+    /// Sets a binding's value unless a stated type already gave it one.
+    fn rebind(&mut self, binding: BindingIdx, value: SymId) {
+        let current = self.facts.bindings[binding as usize].value;
+        match self.facts.syms[current as usize] {
+            Sym::Unknown => self.facts.bindings[binding as usize].value = value,
+            // The value beside a type of the same name, declared before it was known.
+            Sym::Either(ty, placeholder)
+                if matches!(self.facts.syms[placeholder as usize], Sym::Unknown) =>
+            {
+                self.facts.syms[current as usize] = Sym::Either(ty, value)
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn for_in_bindings(&mut self, node: Node<'s>) {
+        if node.field(Field::Kind).is_none() {
+            return;
+        }
+        let hoist = node
+            .field(Field::Kind)
+            .is_some_and(|k| k.kind_str() == "var");
+        // `for (const item of items)`: item is an element of items.
+        let element = match (
+            node.child_by_field_name("operator"),
+            node.field(Field::Right),
+        ) {
+            (Some(op), Some(right)) if op.kind_str() == "of" => {
+                let array = self.expr_sym(right);
+                Some(self.sym(Sym::Element(array)))
+            }
+            _ => None,
+        };
+        if let Some(left) = node.field(Field::Left) {
+            self.declare_pattern(left, element, hoist);
+        }
+    }
+}

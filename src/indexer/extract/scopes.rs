@@ -1,0 +1,187 @@
+//! Lexical scopes: declarations, and the identifiers read in a scope, bound when it closes
+//! (see the `extract` module's documentation).
+
+use rustc_hash::FxHashMap;
+
+use super::Extractor;
+use crate::indexer::facts::*;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScopeKind {
+    Function,
+    Block,
+}
+
+pub(super) struct Scope {
+    kind: ScopeKind,
+    /// Small scopes are the rule: a linear scan beats hashing. One binding per name.
+    bindings: Vec<(StrId, BindingIdx)>,
+    /// The same, hashed, once the scope is large (generated code declares thousands of
+    /// names in one scope, and a scan per lookup would be quadratic).
+    index: FxHashMap<StrId, BindingIdx>,
+    /// `Sym::Global` placeholders of identifiers read in this scope, not yet bound.
+    pending: Vec<SymId>,
+}
+
+/// Scopes with more bindings than this are looked up through a hash map.
+const SMALL_SCOPE: usize = 32;
+
+impl Scope {
+    fn find(&self, name: StrId) -> Option<BindingIdx> {
+        if self.bindings.len() > SMALL_SCOPE {
+            return self.index.get(&name).copied();
+        }
+        self.bindings
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, b)| b)
+    }
+
+    fn insert(&mut self, name: StrId, binding: BindingIdx) {
+        self.bindings.push((name, binding));
+        if self.bindings.len() > SMALL_SCOPE {
+            if self.index.is_empty() {
+                self.index.extend(self.bindings.iter().copied());
+            } else {
+                self.index.insert(name, binding);
+            }
+        }
+    }
+}
+
+impl<'s> Extractor<'s> {
+    /// An identifier read here: bound when its scope closes.
+    pub(crate) fn reference(&mut self, name: StrId) -> SymId {
+        let id = self.sym(Sym::Global(name));
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .pending
+            .push(id);
+        id
+    }
+
+    /// Outside every function (named or not): code that runs as the module loads.
+    pub(crate) fn at_module_level(&self) -> bool {
+        self.scopes
+            .iter()
+            .filter(|s| matches!(s.kind, ScopeKind::Function))
+            .count()
+            <= 1
+    }
+
+    pub(crate) fn push_scope(&mut self, kind: ScopeKind) {
+        self.scopes.push(Scope {
+            kind,
+            bindings: Vec::new(),
+            index: FxHashMap::default(),
+            pending: Vec::new(),
+        });
+    }
+
+    pub(crate) fn pop_scope(&mut self) {
+        let mut scope = self.scopes.pop().expect("balanced scopes");
+        let mut pending = std::mem::take(&mut scope.pending);
+        if !scope.bindings.is_empty() {
+            pending.retain(|&id| {
+                let Sym::Global(name) = self.facts.syms[id as usize] else {
+                    return false;
+                };
+                match scope.find(name) {
+                    Some(binding) => {
+                        self.facts.syms[id as usize] = Sym::Binding(binding);
+                        false
+                    }
+                    None => true,
+                }
+            });
+        }
+        if let Some(parent) = self.scopes.last_mut() {
+            if parent.pending.is_empty() {
+                parent.pending = pending;
+            } else {
+                parent.pending.extend(pending);
+            }
+        }
+    }
+
+    /// Declares `name` in the current scope (`hoist`: in the nearest function scope, as
+    /// `var` does). The first declaration of a name in a scope wins.
+    pub(crate) fn declare(&mut self, name: StrId, value: SymId, hoist: bool) -> BindingIdx {
+        let index = if hoist {
+            self.scopes
+                .iter()
+                .rposition(|s| s.kind == ScopeKind::Function)
+                .unwrap_or(0)
+        } else {
+            self.scopes.len() - 1
+        };
+        if let Some(b) = self.scopes[index].find(name) {
+            let existing = self.facts.bindings[b as usize].value;
+            let old = self.facts.sym(existing);
+            if matches!(old, Sym::Unknown) {
+                self.facts.bindings[b as usize].value = value;
+            } else if self.is_type_only(old) != self.is_type_only(self.facts.sym(value))
+                || self.declarations_merge(old, self.facts.sym(value))
+            {
+                // Types and values are separate namespaces in TypeScript (`type OK<T> =
+                // ...; const OK = ...`, `interface C {..} class C {..}`): the name
+                // means both, and each use takes the meaning that fits it.
+                self.facts.bindings[b as usize].value = self.sym(Sym::Either(existing, value));
+            }
+            return b;
+        }
+        let b = self.facts.bindings.len() as BindingIdx;
+        self.facts.bindings.push(Binding { name, value });
+        self.scopes[index].insert(name, b);
+        b
+    }
+
+    /// Whether two declarations of one name in a declaration file are one merged
+    /// declaration, as TypeScript merges them: a function's overloads, and a namespace
+    /// with the function or class of its name (`declare namespace fastify {..}` beside
+    /// `declare function fastify(..)`). A call means every one of them.
+    fn declarations_merge(&self, old: Sym, new: Sym) -> bool {
+        let (a, Sym::Def(b)) = (old, new) else {
+            return false;
+        };
+        let a = match a {
+            Sym::Def(a) => a,
+            // Already merged: the newest declaration stands for the rest.
+            Sym::Either(_, last) => match self.facts.sym(last) {
+                Sym::Def(a) => a,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let kinds = [self.facts.def(a).kind, self.facts.def(b).kind];
+        self.declaration_only
+            && kinds.contains(&DefKind::Function)
+            && kinds
+                .iter()
+                .all(|k| matches!(k, DefKind::Function | DefKind::Object | DefKind::Class))
+    }
+
+    fn is_type_only(&self, sym: Sym) -> bool {
+        matches!(sym, Sym::Def(d) if self.facts.def(d).kind == DefKind::Interface)
+    }
+
+    /// What `name` is bound to among the declarations seen so far (for code that needs
+    /// an answer now, like `X.prototype.m = ...` naming its container).
+    pub(crate) fn lookup_now(&self, name: StrId) -> Option<SymId> {
+        for scope in self.scopes.iter().rev() {
+            if let Some(b) = scope.find(name) {
+                return Some(self.facts.bindings[b as usize].value);
+            }
+        }
+        None
+    }
+
+    pub(crate) fn scope_count(&self) -> usize {
+        self.scopes.len()
+    }
+
+    pub(crate) fn binding_in(&self, scope: usize, name: StrId) -> Option<BindingIdx> {
+        self.scopes[scope].find(name)
+    }
+}

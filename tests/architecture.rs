@@ -1,0 +1,226 @@
+//! The project's structure as a newcomer sees it: each top-level module imports only the
+//! layers below it, and no two files of a module import each other in a circle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graphmap::DiGraphMap;
+
+/// Each module and the modules it may import. `workflow::source` is named apart: the
+/// traits that `workspace` (and later `github`) implement for the workflows.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("model", &[]),
+    ("indexer", &["model"]),
+    ("graph", &["indexer", "model"]),
+    ("blast", &["graph", "indexer", "model"]),
+    ("report", &["blast", "graph", "indexer", "model"]),
+    ("store", &["graph", "indexer", "model"]),
+    ("workspace", &["indexer", "model", "workflow::source"]),
+    (
+        "workflow",
+        &["blast", "graph", "indexer", "model", "report", "store"],
+    ),
+    (
+        "jobs",
+        &[
+            "workflow", "store", "blast", "graph", "indexer", "model", "report",
+        ],
+    ),
+    (
+        "cli",
+        &[
+            "workflow",
+            "workspace",
+            "store",
+            "jobs",
+            "blast",
+            "graph",
+            "indexer",
+            "model",
+            "report",
+        ],
+    ),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `crate::a::b` paths named in a file (in `use` lines and in code), as (a, b).
+fn crate_paths(text: &str) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (i, _) in text.match_indices("crate::") {
+        let before = text[..i].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue; // `blast_radius::...crate::` or an identifier ending in crate
+        }
+        let rest = &text[i + "crate::".len()..];
+        let ident = |s: &str| -> String {
+            s.chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        };
+        let first = ident(rest);
+        let second = rest[first.len()..]
+            .strip_prefix("::")
+            .map(ident)
+            .unwrap_or_default();
+        out.insert((first, second));
+    }
+    out
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// A file's top-level module: `src/graph/x.rs` and `src/graph.rs` are `graph`.
+fn module_of(file: &Path) -> String {
+    let rel = file.strip_prefix(src()).unwrap();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
+}
+
+#[test]
+fn modules_import_only_the_layers_below_them() {
+    let layers: BTreeMap<&str, &[&str]> = LAYERS.iter().copied().collect();
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let module = module_of(file);
+        if matches!(module.as_str(), "lib" | "main") {
+            continue;
+        }
+        let Some(allowed) = layers.get(module.as_str()) else {
+            wrong.push(format!(
+                "{module}: not in LAYERS (add it with what it may import)"
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        for (first, second) in crate_paths(&text) {
+            if first == module {
+                continue;
+            }
+            let qualified = format!("{first}::{second}");
+            if !allowed.contains(&first.as_str()) && !allowed.contains(&qualified.as_str()) {
+                wrong.push(format!(
+                    "{}: imports crate::{qualified}",
+                    file.strip_prefix(src()).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The modules inside `dir`: each file (but `mod.rs`, which declares the others, and
+/// `tests.rs`) and each subdirectory, a module of several files seen from outside as one.
+/// With the files of each, test files left out.
+fn sibling_modules(dir: &Path) -> Vec<(String, Vec<PathBuf>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            let mut files = Vec::new();
+            rust_files(&path, &mut files);
+            files.retain(|f| f.file_stem().is_some_and(|s| s != "tests"));
+            out.push((name, files));
+        } else if path.extension().is_some_and(|e| e == "rs") && name != "mod" && name != "tests" {
+            out.push((name, vec![path]));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether `text`, of a module `levels` below the directory `module_path` (`::`-separated,
+/// empty for the crate's root), names that directory's module `other`: by a path from the
+/// crate's root, or by as many `super::` as lead there.
+fn names_sibling(text: &str, levels: usize, module_path: &str, other: &str) -> bool {
+    let absolute = match module_path {
+        "" => format!("crate::{other}::"),
+        path => format!("crate::{path}::{other}::"),
+    };
+    let relative = format!("{}{other}::", "super::".repeat(levels));
+    text.contains(&absolute)
+        // Not `super::super::other::` when one `super::` leads to the directory.
+        || text
+            .match_indices(&relative)
+            .any(|(i, _)| !text[..i].ends_with("::"))
+}
+
+/// No two modules of one directory (its files and subdirectories) name each other, directly
+/// or around a circle, through `super::` or `crate::` paths.
+#[test]
+fn no_circular_imports_between_files() {
+    let mut dirs = vec![src()];
+    let mut cycles = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        let modules = sibling_modules(&dir);
+        let module_path = dir
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .replace('/', "::");
+        let mut graph: DiGraphMap<usize, ()> = DiGraphMap::new();
+        for (i, (_, files)) in modules.iter().enumerate() {
+            graph.add_node(i);
+            for file in files {
+                // As many `super::` as lead from the file's module to `dir`'s.
+                let rel = file.strip_prefix(&dir).unwrap();
+                let mut levels = rel.components().count();
+                if file.file_stem().is_some_and(|s| s == "mod") {
+                    levels -= 1;
+                }
+                let text = std::fs::read_to_string(file).unwrap();
+                // Test modules may reach anything.
+                let text = text.split("#[cfg(test)]").next().unwrap();
+                for (j, (other, _)) in modules.iter().enumerate() {
+                    if i != j && names_sibling(text, levels, &module_path, other) {
+                        graph.add_edge(i, j, ());
+                    }
+                }
+            }
+        }
+        for scc in tarjan_scc(&graph) {
+            if scc.len() > 1 {
+                let mut members: Vec<&str> = scc.iter().map(|&i| modules[i].0.as_str()).collect();
+                members.sort();
+                let at = dir.strip_prefix(src()).unwrap().display().to_string();
+                cycles.push(format!("{at}: {}", members.join(" <-> ")));
+            }
+        }
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            }
+        }
+    }
+    cycles.sort();
+    assert!(
+        cycles.is_empty(),
+        "modules importing each other:\n{}",
+        cycles.join("\n")
+    );
+}
