@@ -14,8 +14,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("indexer", &["model"]),
     ("graph", &["indexer", "model"]),
     ("blast", &["graph", "indexer", "model"]),
-    ("report", &["blast", "graph", "indexer", "model"]),
+    ("query", &["graph", "indexer", "model"]),
+    ("commands", &[]),
+    ("report", &["blast", "query", "graph", "indexer", "model"]),
     ("store", &["graph", "indexer", "model"]),
+    // The app's IO edges: each speaks one protocol and knows no workflow.
+    ("github", &["model"]),
+    ("queue", &["model"]),
+    ("intake", &["queue", "model"]),
     ("workspace", &["indexer", "model", "workflow::source"]),
     (
         "workflow",
@@ -24,16 +30,36 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "jobs",
         &[
-            "workflow", "store", "blast", "graph", "indexer", "model", "report",
+            "workflow",
+            "workspace::walk",
+            "store",
+            "github",
+            "queue",
+            "intake::jobs",
+            "commands",
+            "query",
+            "blast",
+            "graph",
+            "indexer",
+            "model",
+            "report",
+        ],
+    ),
+    (
+        "server",
+        &[
+            "jobs", "intake", "queue", "github", "store", "indexer", "model",
         ],
     ),
     (
         "cli",
         &[
+            "server",
             "workflow",
             "workspace",
             "store",
             "jobs",
+            "query",
             "blast",
             "graph",
             "indexer",

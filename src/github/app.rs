@@ -4,50 +4,18 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use octocrab::service::middleware::retry::RetryConfig;
 use octocrab::Octocrab;
 use serde::Deserialize;
 
 use super::config::GithubConfig;
+use super::core::{AppCore, AppIdentity, Settings};
 use super::error::{GithubError, Result};
 use super::installation::Installation;
 use super::rate_limit::{RateLimit, RateLimitCell};
-use super::transport::{Sender, Settings};
+use super::transport::Sender;
 use crate::model::InstallationId;
-
-/// What every client of one App shares.
-pub(crate) struct AppCore {
-    /// Authenticates as the App: octocrab signs a fresh RS256 JWT (`iss` = app id, `iat`
-    /// 60 s in the past, `exp` 9 minutes ahead) for each request. Installation clients are
-    /// derived from it and share its connection pool.
-    pub(crate) crab: Octocrab,
-    pub(crate) settings: Settings,
-    /// The App's own (JWT) rate limit.
-    pub(crate) rate: RateLimitCell,
-    pub(crate) token_refresh_margin: Duration,
-    app_id: u64,
-    /// `GET /app`, asked once.
-    identity: tokio::sync::OnceCell<AppIdentity>,
-}
-
-/// The App as `GET /app` describes it.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct AppIdentity {
-    pub id: u64,
-    /// The App's URL name: its bot user is `<slug>[bot]`.
-    pub slug: String,
-    pub name: String,
-}
-
-impl AppIdentity {
-    /// The login of the App's bot user, the author of everything the App writes with an
-    /// installation token (comments, reviews).
-    pub fn bot_login(&self) -> String {
-        format!("{}[bot]", self.slug)
-    }
-}
 
 /// The GitHub App. Cheap to clone; build one per process.
 #[derive(Clone)]

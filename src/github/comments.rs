@@ -16,7 +16,6 @@ use super::installation::Installation;
 use super::limits::{check_length, MAX_BODY_CHARS};
 use super::repos::RepoName;
 use super::retry::RetryMode;
-use super::reviews::ReviewCommentId;
 use super::transport::Call;
 
 /// How many times a marked comment is posted at most when GitHub's answers leave open
@@ -282,19 +281,7 @@ impl Installation {
         self.react(route, reaction).await
     }
 
-    /// `POST /repos/{owner}/{repo}/pulls/comments/{id}/reactions`: reacts to a review
-    /// comment (a command in a review thread).
-    pub async fn add_review_comment_reaction(
-        &self,
-        repo: &RepoName,
-        id: ReviewCommentId,
-        reaction: Reaction,
-    ) -> Result<()> {
-        let route = format!("{}/pulls/comments/{}/reactions", repo.route(), id.0);
-        self.react(route, reaction).await
-    }
-
-    async fn react(&self, route: String, reaction: Reaction) -> Result<()> {
+    pub(super) async fn react(&self, route: String, reaction: Reaction) -> Result<()> {
         // GitHub answers 200 with the existing reaction when it is there already.
         let call = Call::post(
             route,

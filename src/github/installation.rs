@@ -14,41 +14,17 @@ use std::fmt;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use octocrab::Octocrab;
-use secrecy::SecretString;
-use serde::Deserialize;
 
-use super::app::AppCore;
-use super::error::{GithubError, Result};
-use super::rate_limit::{RateLimit, RateLimitCell};
-use super::retry::RetryMode;
-use super::transport::{Call, Sender};
+use super::core::{AppCore, InstallationCore};
+use super::error::Result;
+use super::rate_limit::RateLimit;
+use super::transport::Sender;
 use crate::model::InstallationId;
 
 /// A client acting as one installation. Cheap to clone; clones share the token.
 #[derive(Clone)]
 pub struct Installation {
     pub(crate) core: Arc<InstallationCore>,
-}
-
-pub(crate) struct InstallationCore {
-    id: InstallationId,
-    app: Arc<AppCore>,
-    token: tokio::sync::Mutex<Option<TokenClient>>,
-    rate: RateLimitCell,
-}
-
-/// An octocrab client carrying one installation token.
-struct TokenClient {
-    crab: Octocrab,
-    expires_at: DateTime<Utc>,
-}
-
-/// Not Debug: it holds the token until it moves into a `SecretString`.
-#[derive(Deserialize)]
-struct AccessTokenJson {
-    token: String,
-    expires_at: DateTime<Utc>,
 }
 
 impl fmt::Debug for Installation {
@@ -62,12 +38,7 @@ impl fmt::Debug for Installation {
 impl Installation {
     pub(crate) fn new(id: InstallationId, app: Arc<AppCore>) -> Installation {
         Installation {
-            core: Arc::new(InstallationCore {
-                id,
-                app,
-                token: tokio::sync::Mutex::new(None),
-                rate: RateLimitCell::default(),
-            }),
+            core: Arc::new(InstallationCore::new(id, app)),
         }
     }
 
@@ -99,55 +70,5 @@ impl Installation {
 
     pub(crate) fn sender(&self) -> Sender<'_> {
         Sender::Installation(&self.core)
-    }
-}
-
-impl InstallationCore {
-    pub(crate) fn app(&self) -> &AppCore {
-        &self.app
-    }
-
-    pub(crate) fn rate(&self) -> &RateLimitCell {
-        &self.rate
-    }
-
-    /// A client with a token good for at least `token_refresh_margin` more.
-    pub(crate) async fn client(&self) -> Result<Octocrab> {
-        let mut slot = self.token.lock().await;
-        let margin = chrono::Duration::from_std(self.app.token_refresh_margin)
-            .unwrap_or_else(|_| chrono::Duration::minutes(5));
-        if let Some(cached) = slot.as_ref() {
-            if cached.expires_at - Utc::now() > margin {
-                return Ok(cached.crab.clone());
-            }
-        }
-        let fresh = self.mint().await?;
-        let crab = fresh.crab.clone();
-        *slot = Some(fresh);
-        Ok(crab)
-    }
-
-    /// Drops the cached token (GitHub refused it).
-    pub(crate) async fn forget_token(&self) {
-        *self.token.lock().await = None;
-    }
-
-    async fn mint(&self) -> Result<TokenClient> {
-        let route = format!("/app/installations/{}/access_tokens", self.id.0);
-        // Minting twice does no harm: safe to retry.
-        let call = Call::post(route, serde_json::json!({}), RetryMode::Idempotent);
-        // Boxed: sending as the App is the same async fn that called us.
-        let answer = Box::pin(Sender::App(&self.app).send_buffered(&call)).await?;
-        let token: AccessTokenJson = answer.json(&call.what())?;
-        let crab = self
-            .app
-            .crab
-            .user_access_token(SecretString::from(token.token))
-            .map_err(|e| GithubError::Config(format!("building the installation client: {e}")))?;
-        tracing::debug!(installation = self.id.0, expires_at = %token.expires_at, "minted an installation token");
-        Ok(TokenClient {
-            crab,
-            expires_at: token.expires_at,
-        })
     }
 }

@@ -36,6 +36,7 @@ mod checks;
 mod comments;
 mod compare;
 mod config;
+mod core;
 mod diff;
 mod error;
 mod git_data;
@@ -49,7 +50,8 @@ mod reviews;
 mod tarball;
 mod transport;
 
-pub use app::{AppIdentity, GithubApp, InstallationInfo};
+pub use self::core::AppIdentity;
+pub use app::{GithubApp, InstallationInfo};
 pub use checks::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckRun, CheckRunId,
     CheckRunUpdate, CheckStatus, NewCheckRun,

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::comments::{AuthorJson, MarkedOutcome};
+use super::comments::{AuthorJson, MarkedOutcome, Reaction};
 use super::error::{GithubError, Result};
 use super::installation::Installation;
 use super::limits::{check_length, MAX_BODY_CHARS};
@@ -323,6 +323,20 @@ impl Installation {
                 page.into_iter().map(ReviewComment::from).collect()
             })
             .await
+    }
+}
+
+impl Installation {
+    /// `POST /repos/{owner}/{repo}/pulls/comments/{id}/reactions`: reacts to a review
+    /// comment (a command in a review thread).
+    pub async fn add_review_comment_reaction(
+        &self,
+        repo: &RepoName,
+        id: ReviewCommentId,
+        reaction: Reaction,
+    ) -> Result<()> {
+        let route = format!("{}/pulls/comments/{}/reactions", repo.route(), id.0);
+        self.react(route, reaction).await
     }
 }
 

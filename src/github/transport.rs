@@ -5,8 +5,6 @@
 //! (keeping a GHES `/api/v3` prefix) and attaches the credential only to relative URIs or
 //! api.github.com, so absolute `Link` URLs would go out unauthenticated against GHES.
 
-use std::time::Duration;
-
 use bytes::Bytes;
 use chrono::Utc;
 use http::{HeaderMap, Method, StatusCode};
@@ -15,23 +13,17 @@ use http_body_util::BodyExt;
 use octocrab::Octocrab;
 use serde::de::DeserializeOwned;
 
-use super::app::AppCore;
+use super::core::{AccessTokenJson, AppCore, InstallationCore, TokenClient};
 use super::error::{GithubError, Result};
-use super::installation::InstallationCore;
-use super::retry::{decide, Decision, Failure, RetryMode, RetryPolicy};
+use super::rate_limit::RateLimitCell;
+use super::retry::{decide, Decision, Failure, RetryMode};
+use secrecy::SecretString;
 
 /// GitHub's JSON media type.
 pub(crate) const JSON: &str = "application/vnd.github+json";
 
 /// A response body as octocrab hands it over.
 pub(crate) type Body = BoxBody<Bytes, octocrab::Error>;
-
-/// Per-attempt limits shared by every call of one App.
-#[derive(Clone, Debug)]
-pub(crate) struct Settings {
-    pub policy: RetryPolicy,
-    pub request_timeout: Duration,
-}
 
 /// One request, ready to be sent as many times as the policy allows.
 #[derive(Clone, Debug)]
@@ -422,6 +414,57 @@ pub(crate) fn encode_path(s: &str, keep_slash: bool) -> String {
         }
     }
     out
+}
+
+// Minting an installation token is a request as the App: it lives with the sending.
+impl InstallationCore {
+    pub(crate) fn app(&self) -> &AppCore {
+        &self.app
+    }
+
+    pub(crate) fn rate(&self) -> &RateLimitCell {
+        &self.rate
+    }
+
+    /// A client with a token good for at least `token_refresh_margin` more.
+    pub(crate) async fn client(&self) -> Result<Octocrab> {
+        let mut slot = self.token.lock().await;
+        let margin = chrono::Duration::from_std(self.app.token_refresh_margin)
+            .unwrap_or_else(|_| chrono::Duration::minutes(5));
+        if let Some(cached) = slot.as_ref() {
+            if cached.expires_at - Utc::now() > margin {
+                return Ok(cached.crab.clone());
+            }
+        }
+        let fresh = self.mint().await?;
+        let crab = fresh.crab.clone();
+        *slot = Some(fresh);
+        Ok(crab)
+    }
+
+    /// Drops the cached token (GitHub refused it).
+    pub(crate) async fn forget_token(&self) {
+        *self.token.lock().await = None;
+    }
+
+    async fn mint(&self) -> Result<TokenClient> {
+        let route = format!("/app/installations/{}/access_tokens", self.id.0);
+        // Minting twice does no harm: safe to retry.
+        let call = Call::post(route, serde_json::json!({}), RetryMode::Idempotent);
+        // Boxed: sending as the App is the same async fn that called us.
+        let answer = Box::pin(Sender::App(&self.app).send_buffered(&call)).await?;
+        let token: AccessTokenJson = answer.json(&call.what())?;
+        let crab = self
+            .app
+            .crab
+            .user_access_token(SecretString::from(token.token))
+            .map_err(|e| GithubError::Config(format!("building the installation client: {e}")))?;
+        tracing::debug!(installation = self.id.0, expires_at = %token.expires_at, "minted an installation token");
+        Ok(TokenClient {
+            crab,
+            expires_at: token.expires_at,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -149,7 +149,12 @@ pub fn archive(dir: &Path, sha: &str, prefix: &str) -> Result<Vec<u8>, String> {
     type Archives = std::collections::HashMap<(std::path::PathBuf, String, String), Vec<u8>>;
     static ARCHIVES: std::sync::Mutex<Option<Archives>> = std::sync::Mutex::new(None);
     let key = (dir.to_path_buf(), sha.to_string(), prefix.to_string());
-    if let Some(bytes) = ARCHIVES.lock().unwrap().get_or_insert_with(Default::default).get(&key) {
+    if let Some(bytes) = ARCHIVES
+        .lock()
+        .unwrap()
+        .get_or_insert_with(Default::default)
+        .get(&key)
+    {
         return Ok(bytes.clone());
     }
     let bytes = run(
