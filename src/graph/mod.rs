@@ -7,6 +7,7 @@
 
 pub mod confidence;
 mod file_index;
+mod ids;
 pub mod interner;
 pub mod modules;
 mod query;
@@ -17,58 +18,17 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::{Deserialize, Serialize};
 
 pub use confidence::Confidence;
 use file_index::FileIndex;
+pub use ids::{Caller, DefId, Edge, FileId};
 use interner::{Interner, NameId};
 use modules::{ModuleResolver, ModuleTarget};
 pub use query::{CallerNode, EdgeKey, Found, TransitiveCaller};
-pub use resolve::{Edge, Resolution};
+pub use resolve::Resolution;
 use resolve::{FallbackScope, Resolver};
 
 use crate::indexer::facts::*;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct FileId(pub u32);
-
-/// A definition anywhere in the graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct DefId {
-    pub file: FileId,
-    pub def: DefIdx,
-}
-
-impl DefId {
-    pub fn new(file: FileId, def: DefIdx) -> Self {
-        DefId { file, def }
-    }
-}
-
-/// A call site that calls a definition: the other half of an [`Edge`] (8 bytes: the
-/// confidence rides in the low bits of the site index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Caller {
-    pub file: FileId,
-    site_conf: u32,
-}
-
-impl Caller {
-    pub fn new(file: FileId, site: u32, confidence: Confidence) -> Caller {
-        Caller {
-            file,
-            site_conf: resolve::pack_site(site, confidence),
-        }
-    }
-
-    pub fn site(&self) -> u32 {
-        self.site_conf >> 2
-    }
-
-    pub fn confidence(&self) -> Confidence {
-        resolve::unpack_confidence(self.site_conf)
-    }
-}
 
 /// Where an import specifier of a file leads, with the file set as it is now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::resolve::{Edge, Resolution};
-use super::{Confidence, DefId, FileId, Graph};
+use super::resolve::Resolution;
+use super::{Confidence, DefId, Edge, FileId, Graph};
 use crate::indexer::facts::FileFacts;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
