@@ -191,7 +191,7 @@ impl Graph {
         {
             return Vec::new();
         }
-        let name = self.slot(d.file).index.name(def.name);
+        let name = self.slot(d.file).index().name(def.name);
         let mut resolver = Resolver::new(self, d.file);
         let mut out = Vec::new();
         for &(_, ty) in facts.implements.iter().filter(|(c, _)| *c == class) {

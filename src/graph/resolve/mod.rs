@@ -143,21 +143,21 @@ impl<'g> Resolver<'g> {
         if f != self.current {
             self.deps.insert(f);
         }
-        &self.g.slot(f).facts
+        self.g.slot(f).facts()
     }
 
     fn index(&mut self, f: FileId) -> &'g super::file_index::FileIndex {
         if f != self.current {
             self.deps.insert(f);
         }
-        &self.g.slot(f).index
+        self.g.slot(f).index()
     }
 
     /// Resolves every call site of the current file.
     pub(crate) fn resolve_file(mut self) -> Resolution {
         let f = self.current;
-        let facts = &self.g.slot(f).facts;
-        let index = &self.g.slot(f).index;
+        let facts = self.g.slot(f).facts();
+        let index = self.g.slot(f).index();
         let mut out = Resolution::default();
         let mut fallback = FxHashSet::default();
         for (i, site) in facts.calls.iter().enumerate() {
@@ -289,7 +289,7 @@ impl<'g> Resolver<'g> {
             return None;
         }
         let g = self.g;
-        let facts = &g.slot(f).facts;
+        let facts = g.slot(f).facts();
         match facts.sym(site.callee) {
             Sym::Global(_) => Some(FallbackScope::Globals),
             Sym::Member(base, name) => {

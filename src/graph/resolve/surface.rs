@@ -20,8 +20,8 @@ impl<'g> Resolver<'g> {
     pub(crate) fn surface(mut self) -> Vec<SurfacePart> {
         let f = self.current;
         let g = self.g;
-        let facts = &g.slot(f).facts;
-        let index = &g.slot(f).index;
+        let facts = g.slot(f).facts();
+        let index = g.slot(f).index();
         let mut out: Vec<SurfacePart> = Vec::new();
         out.push((
             format!(
