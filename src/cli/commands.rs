@@ -341,7 +341,7 @@ pub fn blast(
     let base_commit = git.resolve(base)?;
     let head_commit = git.resolve(head)?;
     let rules = rules(repo);
-    let mut loaded = match &repo.database_url {
+    let loaded = match &repo.database_url {
         // The stored graph serves as the base when it reflects the base commit.
         Some(url) => match super::stored::load_at(url, &repo_name(repo)?, &base_commit)? {
             Some(loaded) => loaded,
@@ -411,7 +411,7 @@ pub fn blast(
         depth: depth.max(1),
         skipped_files,
     };
-    let report = blast_radius(&mut loaded.graph, &changes, &options);
+    let report = blast_radius(&loaded.graph, &changes, &options);
     let text = match format {
         ReportFormat::Markdown => render_markdown(&report, COMMENT_BUDGET),
         ReportFormat::Json => render_json(&report),
