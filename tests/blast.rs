@@ -203,3 +203,82 @@ fn a_moved_function_is_not_reported_as_removed_and_still_called() {
     callers.sort();
     assert_eq!(callers, vec!["a.js", "b.js"]);
 }
+
+/// The files of a fixture directory, by repository path.
+fn fixture_files(dir: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.insert(rel, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn blast_reads_the_base_graph_and_leaves_it_as_it_was() {
+    use blast_radius::blast::radius::{blast, BlastOptions, FileChange};
+    use blast_radius::report::graph_export;
+
+    for name in ["blast/classify", "blast/rename", "blast/moved"] {
+        let base = fixture_files(&common::fixture(&format!("{name}/base")));
+        let mut head = base.clone();
+        let overlay = fixture_files(&common::fixture(&format!("{name}/head")));
+        for (path, src) in &overlay {
+            if path == ".deleted" {
+                for gone in src.lines().filter(|l| !l.trim().is_empty()) {
+                    head.remove(gone.trim());
+                }
+            } else {
+                head.insert(path.clone(), src.clone());
+            }
+        }
+        let paths: std::collections::BTreeSet<&String> = base.keys().chain(head.keys()).collect();
+        let changes: Vec<FileChange> = paths
+            .into_iter()
+            .filter(|p| base.get(*p) != head.get(*p))
+            .map(|p| FileChange {
+                path: p.clone(),
+                old: base.get(p).cloned(),
+                new: head.get(p).cloned(),
+            })
+            .collect();
+        let graph = common::graph_of(base.iter().map(|(p, s)| (p.as_str(), s.as_str())));
+        let export = |g: &blast_radius::graph::Graph| {
+            (
+                graph_export::to_json(&graph_export::collect(g)),
+                g.edge_keys(),
+                g.reverse_keys(),
+            )
+        };
+        let before = export(&graph);
+        let options = BlastOptions {
+            base: "base".into(),
+            head: "head".into(),
+            depth: 2,
+            skipped_files: 0,
+        };
+        let first = blast(&graph, &changes, &options);
+        assert!(
+            !first.changed.is_empty(),
+            "{name}: the change changes functions"
+        );
+        assert!(
+            export(&graph) == before,
+            "{name}: blast changed the base graph"
+        );
+        // The same base answers the next request the same way.
+        assert_eq!(blast(&graph, &changes, &options), first, "{name}");
+    }
+}

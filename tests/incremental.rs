@@ -297,3 +297,101 @@ fn declarations_appearing_beside_a_javascript_file_re_resolve_its_importers() {
     assert_same(&graph, &files, "removing the declarations");
     assert_eq!(graph.edge_keys().len(), before);
 }
+
+/// Everything a graph answers, in a form two graphs compare by: its edges, its
+/// reverse index and its export.
+#[derive(PartialEq)]
+struct Snapshot {
+    edges: Vec<blast_radius::graph::EdgeKey>,
+    reverse: Vec<(String, u32, String, u32)>,
+    export: String,
+}
+
+fn snapshot(g: &Graph) -> Snapshot {
+    use blast_radius::report::graph_export;
+    Snapshot {
+        edges: g.edge_keys(),
+        reverse: g.reverse_keys(),
+        export: graph_export::to_json(&graph_export::collect(g)),
+    }
+}
+
+/// One random step of an edit sequence (add, remove, append to or rewrite a file),
+/// applied to both `graph` and `files`.
+fn random_step(
+    rng: &mut StdRng,
+    graph: &mut Graph,
+    files: &mut BTreeMap<String, String>,
+    paths: &mut Vec<String>,
+) {
+    let pick_file = |rng: &mut StdRng, files: &BTreeMap<String, String>| {
+        let i = rng.random_range(0..files.len());
+        files.keys().nth(i).unwrap().clone()
+    };
+    match rng.random_range(0..4) {
+        0 => {
+            let p = file_name(paths.len() + 1000);
+            paths.push(p.clone());
+            let src = random_file(rng, &p, paths);
+            graph.update_file(&p, &src);
+            files.insert(p, src);
+        }
+        1 if files.len() > 1 => {
+            let p = pick_file(rng, files);
+            graph.remove_file(&p);
+            files.remove(&p);
+        }
+        2 => {
+            let p = pick_file(rng, files);
+            let line = format!("export function {}() {{ return 1; }}", pick(rng, NAMES));
+            let src = format!("{}\n{line}\n", files[&p]);
+            graph.update_file(&p, &src);
+            files.insert(p, src);
+        }
+        _ => {
+            let p = pick_file(rng, files);
+            let src = random_file(rng, &p, paths);
+            graph.update_file(&p, &src);
+            files.insert(p, src);
+        }
+    }
+}
+
+#[test]
+fn a_fork_and_its_original_update_apart() {
+    for seed in 0..20u64 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let count = rng.random_range(3..12);
+        let mut paths: Vec<String> = (0..count).map(file_name).collect();
+        let base_files: BTreeMap<String, String> = paths
+            .iter()
+            .map(|p| (p.clone(), random_file(&mut rng, p, &paths)))
+            .collect();
+        let mut base = build(&base_files);
+        let before = snapshot(&base);
+
+        // A fork's updates leave the original as it was.
+        let mut fork = base.clone();
+        let mut fork_files = base_files.clone();
+        for step in 0..10 {
+            random_step(&mut rng, &mut fork, &mut fork_files, &mut paths);
+            assert_same(&fork, &fork_files, &format!("seed {seed} fork step {step}"));
+            assert!(
+                snapshot(&base) == before,
+                "seed {seed} step {step}: the original changed"
+            );
+        }
+
+        // And the original's updates leave the fork as it was.
+        let forked = snapshot(&fork);
+        let mut files = base_files;
+        for step in 0..10 {
+            random_step(&mut rng, &mut base, &mut files, &mut paths);
+            assert_same(&base, &files, &format!("seed {seed} original step {step}"));
+            assert!(
+                snapshot(&fork) == forked,
+                "seed {seed} step {step}: the fork changed"
+            );
+        }
+    }
+}

@@ -355,7 +355,7 @@ pub fn blast(
         }
         None => None,
     };
-    let mut loaded = match stored {
+    let loaded = match stored {
         Some(loaded) => loaded,
         None => index_revision(&old, &rules, &Bar::new(true))?,
     };
@@ -371,7 +371,7 @@ pub fn blast(
         depth,
         base_skipped: loaded.skipped.len(),
     };
-    let report = blast_revisions(&mut loaded.graph, &old, &new, &changed, &rules, &request)?;
+    let report = blast_revisions(&loaded.graph, &old, &new, &changed, &rules, &request)?;
     let text = match format {
         ReportFormat::Markdown => render_markdown(&report, COMMENT_BUDGET),
         ReportFormat::Json => render_json(&report),

@@ -3,8 +3,13 @@
 //! Each string is stored once, in one buffer: the table holds only ids and finds a
 //! string's id by comparing against the stored strings (a map keyed by the strings would
 //! keep a second copy of each).
+//!
+//! Forks of a graph share its names: the table is behind an `Arc`, and a fork that
+//! meets a new name while another graph shares the table adds it to a small table of
+//! its own, whose ids continue where the shared table's end. Ids never change.
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -14,8 +19,9 @@ use crate::indexer::facts::StringTable;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NameId(pub u32);
 
+/// Strings and the table that finds them; ids are positions in `names`.
 #[derive(Default, Clone)]
-pub struct Interner {
+struct Table {
     ids: HashTable<u32>,
     names: StringTable,
 }
@@ -24,29 +30,98 @@ fn hash(s: &str) -> u64 {
     FxBuildHasher.hash_one(s)
 }
 
-impl Interner {
-    pub fn intern(&mut self, s: &str) -> NameId {
-        if let Some(id) = self.get(s) {
-            return id;
-        }
-        let id = self.names.push(s);
-        let names = &self.names;
-        self.ids.insert_unique(hash(s), id, |&i| hash(names.get(i)));
-        NameId(id)
+impl Table {
+    #[inline]
+    fn get(&self, s: &str, hash: u64) -> Option<u32> {
+        self.ids.find(hash, |&i| self.names.get(i) == s).copied()
     }
 
+    fn push(&mut self, s: &str, h: u64) -> u32 {
+        let id = self.names.push(s);
+        let names = &self.names;
+        self.ids.insert_unique(h, id, |&i| hash(names.get(i)));
+        id
+    }
+
+    fn len(&self) -> u32 {
+        self.names.len() as u32
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.names.heap_bytes() + self.ids.capacity() * 5
+    }
+}
+
+#[derive(Default, Clone)]
+pub struct Interner {
+    /// Names shared with forks of this graph (or with the graph it was forked from).
+    shared: Arc<Table>,
+    /// Names added while `shared` was shared; ids from `shared.len()` on.
+    own: Table,
+}
+
+impl Interner {
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> NameId {
+        let h = hash(s);
+        match self.shared.get(s, h) {
+            Some(id) => NameId(id),
+            None => self.intern_unshared(s, h),
+        }
+    }
+
+    /// A name that the shared table does not hold.
+    fn intern_unshared(&mut self, s: &str, h: u64) -> NameId {
+        if self.own.len() == 0 {
+            if let Some(shared) = Arc::get_mut(&mut self.shared) {
+                return NameId(shared.push(s, h));
+            }
+        } else if let Some(id) = self.own.get(s, h) {
+            return NameId(self.shared.len() + id);
+        } else if self.own.len() > (self.shared.len() / 8).max(4096) {
+            self.fold_own();
+            return NameId(Arc::make_mut(&mut self.shared).push(s, h));
+        }
+        NameId(self.shared.len() + self.own.push(s, h))
+    }
+
+    /// Moves the names of `own` into `shared` (a copy of it, if it is shared): a graph
+    /// forked over and over keeps its own table small.
+    fn fold_own(&mut self) {
+        let own = std::mem::take(&mut self.own);
+        let shared = Arc::make_mut(&mut self.shared);
+        for s in own.names.iter() {
+            shared.push(s, hash(s));
+        }
+    }
+
+    #[inline]
+    fn find(&self, s: &str, h: u64) -> Option<NameId> {
+        if let Some(i) = self.shared.get(s, h) {
+            return Some(NameId(i));
+        }
+        if self.own.len() == 0 {
+            return None;
+        }
+        self.own.get(s, h).map(|i| NameId(self.shared.len() + i))
+    }
+
+    #[inline]
     pub fn get(&self, s: &str) -> Option<NameId> {
-        self.ids
-            .find(hash(s), |&i| self.names.get(i) == s)
-            .map(|&i| NameId(i))
+        self.find(s, hash(s))
     }
 
     pub fn resolve(&self, id: NameId) -> &str {
-        self.names.get(id.0)
+        let shared = self.shared.len();
+        if id.0 < shared {
+            self.shared.names.get(id.0)
+        } else {
+            self.own.names.get(id.0 - shared)
+        }
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.names.heap_bytes() + self.ids.capacity() * 5
+        self.shared.heap_bytes() + self.own.heap_bytes()
     }
 }
 
@@ -67,5 +142,26 @@ mod tests {
             i.intern(&format!("n{n}"));
         }
         assert_eq!(i.get("save"), Some(b));
+    }
+
+    #[test]
+    fn a_fork_adds_names_of_its_own_with_the_next_ids() {
+        let mut base = Interner::default();
+        let a = base.intern("a");
+        let mut fork = base.clone();
+        let b = fork.intern("b");
+        assert_eq!(b, NameId(1));
+        assert_eq!(base.get("b"), None);
+        let c = base.intern("c");
+        assert_eq!(c, NameId(1), "the original goes on from its own end");
+        assert_eq!((fork.resolve(a), fork.resolve(b)), ("a", "b"));
+        assert_eq!(fork.get("c"), None);
+        // Enough names of its own fold them into a table of the fork's own.
+        for n in 0..5000 {
+            fork.intern(&format!("n{n}"));
+        }
+        assert_eq!(fork.get("b"), Some(b));
+        assert_eq!(fork.resolve(NameId(1 + 5000)), "n4999");
+        assert_eq!(base.resolve(c), "c");
     }
 }

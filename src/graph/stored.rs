@@ -2,11 +2,13 @@
 //! this process's ids. With the facts, it is all a store needs to give back a graph
 //! without parsing or resolving anything.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::resolve::{Edge, Resolution};
-use super::{Confidence, DefId, FileId, Graph};
+use super::resolve::Resolution;
+use super::{Confidence, DefId, Edge, FileId, Graph};
 use crate::indexer::facts::FileFacts;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,11 +150,7 @@ impl Graph {
     ) {
         for path in removed {
             if let Some(f) = self.file_id(path) {
-                let _ = self.uninstall(f);
-                self.remove_from_name_index(f);
-                self.dependents.remove(&f);
-                self.by_path.remove(path.as_str());
-                self.slots[f.0 as usize] = None;
+                self.drop_slot(f);
             }
         }
         let mut stored = Vec::with_capacity(changed.len());
@@ -160,12 +158,7 @@ impl Graph {
             let f = match self.file_id(&facts.path) {
                 Some(f) => {
                     let _ = self.uninstall(f);
-                    self.remove_from_name_index(f);
-                    let index = super::file_index::FileIndex::build(&facts, &mut self.names);
-                    let slot = self.slots[f.0 as usize].as_mut().expect("live slot");
-                    slot.facts = facts;
-                    slot.index = index;
-                    self.add_to_name_index(f);
+                    self.replace_source(f, facts);
                     f
                 }
                 None => self.insert_slot(facts),
@@ -173,8 +166,8 @@ impl Graph {
             stored.push((f, resolution));
         }
         if let Some(configs) = configs {
-            self.resolver = std::sync::Arc::new(super::modules::ModuleResolver::new(&configs));
-            self.configs = configs.into_iter().collect();
+            self.resolver = Arc::new(super::modules::ModuleResolver::new(&configs));
+            self.configs = Arc::new(configs.into_iter().collect());
         }
         self.retarget_all();
         let mut stale = Vec::new();

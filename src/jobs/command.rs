@@ -48,6 +48,7 @@ pub async fn answer_command(
         .get_fresh(view.state.id)
         .await
         .map_err(errors::store)?;
+    // A fork of the cached graph (copy-on-write: only what the PR's files touch is copied).
     let mut graph = snapshot.graph.clone();
     let rules = app.rules;
     crate::workflow::cpu(|| lay_over(&mut graph, &view, &rules)).map_err(JobError::retry)?;

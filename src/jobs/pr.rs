@@ -162,7 +162,6 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         hit_limit,
     } = view;
     let snapshot = app.cache.get_fresh(state.id).await.map_err(errors::store)?;
-    let mut graph = snapshot.graph.clone();
     let base_label = format!(
         "{}@{}",
         repo.default_branch.clone().unwrap_or_default(),
@@ -177,10 +176,9 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     };
     let rules = app.rules;
     let report = crate::workflow::cpu(|| {
-        blast_revisions(&mut graph, &old, &new, &changed, &rules, &request)
+        blast_revisions(&snapshot.graph, &old, &new, &changed, &rules, &request)
     })
     .map_err(JobError::retry)?;
-    drop(graph);
     // A newer push to this PR wins: nothing older is posted over it.
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());

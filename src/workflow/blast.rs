@@ -21,9 +21,10 @@ pub struct BlastRequest<'a> {
 }
 
 /// Pairs the two versions of each changed path (reading only those from `old` and
-/// `new`) and computes the blast radius on `base`, the graph of `old`.
+/// `new`) and computes the blast radius on `base`, the graph of `old`, which is read,
+/// not changed (a cached graph serves every pull request).
 pub fn blast_revisions(
-    base: &mut Graph,
+    base: &Graph,
     old: &impl Revision,
     new: &impl Revision,
     changed: &[String],

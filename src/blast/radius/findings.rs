@@ -1,123 +1,23 @@
-//! Changed functions → their callers, each marked touched or untouched by the change.
-//!
-//! The graph of the base revision is indexed; the head versions of the changed files are
-//! laid over it; the two versions of each changed file are diffed into changed
-//! functions. Callers of changed functions come from the head graph. Callers of removed
-//! or renamed functions come from the base graph (the head graph has nothing left to
-//! resolve them to), kept where the call is still there in head: the loudest finding.
-
-use std::ops::Range;
+//! The findings: each changed function described on the head side, with its callers
+//! in head (touched by the change or not), and the base callers of removed or renamed
+//! functions whose calls head still makes.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::diff::{changed_lines, diff_functions, Change};
-use super::report::{BlastReport, CallerFinding, ChangedFunction, MODULE_CALLER};
-use crate::graph::{Caller, Confidence, DefId, Graph};
+use super::plan::{describe, BaseSite, HeadFile, Planned};
+use super::BlastOptions;
+use crate::blast::diff::Change;
+use crate::blast::report::{BlastReport, CallerFinding, MODULE_CALLER};
+use crate::graph::{Caller, DefId, Graph};
 use crate::indexer::facts::*;
 
-/// One changed file: its path and both versions (None: absent on that side).
-pub struct FileChange {
-    pub path: String,
-    pub old: Option<String>,
-    pub new: Option<String>,
-}
-
-pub struct BlastOptions {
-    pub base: String,
-    pub head: String,
-    /// 1: direct callers only.
-    pub depth: u32,
-    pub skipped_files: u32,
-}
-
-/// What the change did to one file, on the head side.
-struct HeadFile {
-    /// Definitions (head indices) that the change added or modified.
-    changed_defs: FxHashSet<DefIdx>,
-    lines: Vec<Range<u32>>,
-}
-
-/// A changed function as planned on the base side, before head is laid over it.
-struct Planned {
-    path: String,
-    change: Change,
-    /// Base-side description (removed functions have no other).
-    old: Option<ChangedFunction>,
-    new: Option<DefIdx>,
-    /// Base-graph callers of removed and renamed functions.
-    base_callers: Vec<BaseSite>,
-}
-
-/// A base-graph call site, described by what survives the overlay.
-struct BaseSite {
-    path: String,
-    /// The site's index in its file's base facts.
-    site: u32,
-    caller: Option<String>,
-    name: String,
-    kind: CallKind,
-    line: u32,
-    column: u32,
-    confidence: Confidence,
-    depth: u32,
-    via: String,
-}
-
-/// Computes the blast radius of `changes` on `graph`, which holds the base revision and
-/// is left holding the head revision.
-pub fn blast(graph: &mut Graph, changes: &[FileChange], options: &BlastOptions) -> BlastReport {
-    let mut planned = Vec::new();
-    let mut head_files: FxHashMap<String, HeadFile> = FxHashMap::default();
-    for change in changes {
-        let old_facts = graph.file_id(&change.path).map(|f| graph.facts(f).clone());
-        let new_facts = change
-            .new
-            .as_deref()
-            .and_then(|src| crate::indexer::extract_source(&change.path, src));
-        let mut changed_defs = FxHashSet::default();
-        for d in diff_functions(old_facts.as_ref(), new_facts.as_ref()) {
-            changed_defs.extend(d.new);
-            let old = match (&old_facts, d.old) {
-                (Some(facts), Some(o)) => Some(describe(facts, o, &change.path, d.change)),
-                _ => None,
-            };
-            let mut base_callers = Vec::new();
-            if let (Change::Removed | Change::Renamed, Some(f), Some(o)) =
-                (d.change, graph.file_id(&change.path), d.old)
-            {
-                for t in graph.transitive_callers(DefId::new(f, o), options.depth) {
-                    base_callers.push(base_site(graph, t.caller, t.depth, t.via));
-                }
-            }
-            planned.push(Planned {
-                path: change.path.clone(),
-                change: d.change,
-                old,
-                new: d.new,
-                base_callers,
-            });
-        }
-        let lines = match (&change.old, &change.new) {
-            (Some(o), Some(n)) => changed_lines(o, n),
-            (None, Some(n)) => std::iter::once(0..n.lines().count() as u32 + 1).collect(),
-            _ => Vec::new(),
-        };
-        head_files.insert(
-            change.path.clone(),
-            HeadFile {
-                changed_defs,
-                lines,
-            },
-        );
-    }
-
-    for change in changes {
-        let _ = match &change.new {
-            Some(src) => graph.update_file(&change.path, src),
-            None => graph.remove_file(&change.path),
-        };
-    }
-
+/// The report: `planned` read against the head head.
+pub(super) fn report(
+    head: &Graph,
+    planned: Vec<Planned>,
+    head_files: &FxHashMap<String, HeadFile>,
+    options: &BlastOptions,
+) -> BlastReport {
     let mut report = BlastReport {
         base: options.base.clone(),
         head: options.head.clone(),
@@ -130,10 +30,10 @@ pub fn blast(graph: &mut Graph, changes: &[FileChange], options: &BlastOptions) 
     for p in planned {
         let head_def = p
             .new
-            .and_then(|n| Some(DefId::new(graph.file_id(&p.path)?, n)));
+            .and_then(|n| Some(DefId::new(head.file_id(&p.path)?, n)));
         let described = match head_def {
             Some(d) => {
-                let mut c = describe(graph.facts(d.file), d.def, &p.path, p.change);
+                let mut c = describe(head.facts(d.file), d.def, &p.path, p.change);
                 if p.change == Change::Renamed {
                     c.renamed_from = p.old.map(|o| o.qualified_name);
                 }
@@ -148,26 +48,26 @@ pub fn blast(graph: &mut Graph, changes: &[FileChange], options: &BlastOptions) 
         let callee = described.qualified_name.clone();
         report.changed.push(described);
         for base in &p.base_callers {
-            if let Some(mut finding) = still_called(graph, base, &head_files) {
+            if let Some(mut finding) = still_called(head, base, head_files) {
                 finding.callee = callee.clone();
                 finding.changed_index = index;
                 report.callers.push(finding);
             }
         }
         if let Some(target) = head_def {
-            for t in graph.transitive_callers(target, options.depth) {
-                let mut finding = finding_at(graph, t.caller, &head_files);
+            for t in head.transitive_callers(target, options.depth) {
+                let mut finding = finding_at(head, t.caller, head_files);
                 finding.callee = callee.clone();
                 finding.changed_index = index;
                 finding.depth = t.depth;
                 finding.via = (t.depth > 1)
-                    .then(|| graph.facts(t.via.file).def_qualified(t.via.def).to_string());
+                    .then(|| head.facts(t.via.file).def_qualified(t.via.def).to_string());
                 report.callers.push(finding);
             }
         }
     }
 
-    report.unresolved_same_name = unresolved_same_name(graph, &report);
+    report.unresolved_same_name = unresolved_same_name(head, &report);
     report.callers.sort_by(|a, b| {
         (
             a.changed_index,
@@ -206,36 +106,6 @@ fn unresolved_same_name(graph: &Graph, report: &BlastReport) -> u32 {
         }
     }
     count
-}
-
-fn describe(facts: &FileFacts, d: DefIdx, path: &str, change: Change) -> ChangedFunction {
-    let def = facts.def(d);
-    ChangedFunction {
-        file: path.to_string(),
-        name: facts.str(def.name).to_string(),
-        qualified_name: facts.str(def.qualified).to_string(),
-        kind: def.kind,
-        line: def.name_pos.line + 1,
-        change,
-        renamed_from: None,
-    }
-}
-
-fn base_site(graph: &Graph, c: Caller, depth: u32, via: DefId) -> BaseSite {
-    let facts = graph.facts(c.file);
-    let site = facts.calls[c.site() as usize];
-    BaseSite {
-        path: facts.path.clone(),
-        site: c.site(),
-        caller: site.caller().map(|d| facts.def_qualified(d).to_string()),
-        name: facts.str(site.name).to_string(),
-        kind: site.kind,
-        line: site.pos().line,
-        column: site.pos().column,
-        confidence: c.confidence(),
-        depth,
-        via: graph.facts(via.file).def_qualified(via.def).to_string(),
-    }
 }
 
 /// A base call site of a removed or renamed function as it stands in head: None when

@@ -1,0 +1,336 @@
+//! Import specifier resolution: which file of the repository (or which external package) an
+//! `import`/`require` specifier leads to.
+//!
+//! The rules follow TypeScript's and Node's resolution as real repositories use it, with two
+//! deliberate liberties: we never look into `node_modules` (an unknown bare name is simply an
+//! external package), and when a workspace package's `main`/`exports` point at build output
+//! that is not checked in, we guess the source file it was built from.
+//!
+//! Everything here is pure: configuration files are handed to [`ModuleResolver::new`] as text,
+//! and file existence is asked through a callback, so the resolver works against any view of
+//! the repository (the working tree, a commit, a test's in-memory set).
+
+mod config;
+mod packages;
+mod paths;
+#[cfg(test)]
+mod tests;
+
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use config::{parse_jsonc, ConfigLoader, Scope};
+use packages::{condition_targets, export_targets, match_subpath_map, source_guesses, Package};
+use paths::*;
+
+/// Where an import specifier leads.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ModuleTarget {
+    /// A file of the repository (repo-relative path, '/' separators, no leading "./").
+    File(String),
+    /// A package outside the repository, by package name (`react`, `@scope/pkg`, `node:fs` -> `fs`).
+    External(String),
+    /// Looks like ours (relative, or matched an alias) but no file exists.
+    Unresolved,
+}
+
+/// Resolves import specifiers against the configuration of one repository.
+pub struct ModuleResolver {
+    /// Alias scopes of every directory holding a (valid) tsconfig.json or jsconfig.json, tried in
+    /// order. An empty list still governs its subtree: TypeScript does not merge a config with
+    /// the ones above it unless it `extends` them.
+    scopes_by_dir: FxHashMap<String, Vec<Scope>>,
+    /// Every valid package.json, by directory.
+    packages_by_dir: FxHashMap<String, Package>,
+    /// Workspace package name -> its directory (a key of `packages_by_dir`).
+    package_dirs_by_name: FxHashMap<String, String>,
+}
+
+impl Default for ModuleResolver {
+    /// A resolver for a repository without config files.
+    fn default() -> Self {
+        ModuleResolver::new(&[])
+    }
+}
+
+impl ModuleResolver {
+    /// `configs`: (repo-relative path, contents) of every tsconfig.json, tsconfig.*.json, jsconfig.json and package.json in the repository.
+    ///
+    /// Files that do not parse are ignored, as are paths [`Self::is_config_file`] rejects.
+    pub fn new(configs: &[(String, String)]) -> Self {
+        let mut parsed: FxHashMap<String, Map<String, Value>> = FxHashMap::default();
+        for (path, text) in configs {
+            let path = clean_path(path);
+            if Self::is_config_file(path) {
+                if let Some(json) = parse_jsonc(text) {
+                    parsed.insert(path.to_string(), json);
+                }
+            }
+        }
+
+        // Shallowest first, so that when two package.json files share a name (a fixture copying
+        // a real package, say) the one nearer the root owns it, independent of input order.
+        let mut package_paths: Vec<&String> = parsed
+            .keys()
+            .filter(|path| file_name(path) == "package.json")
+            .collect();
+        package_paths.sort_by_key(|path| (path.matches('/').count(), path.as_str()));
+        let mut packages_by_dir = FxHashMap::default();
+        let mut package_dirs_by_name = FxHashMap::default();
+        for path in package_paths {
+            let json = &parsed[path];
+            let root = dir_of(path).to_string();
+            if let Some(name) = json.get("name").and_then(Value::as_str) {
+                if split_package(name) == Some((name, "")) {
+                    package_dirs_by_name
+                        .entry(name.to_string())
+                        .or_insert_with(|| root.clone());
+                }
+            }
+            packages_by_dir.insert(root.clone(), Package::from_json(root, json));
+        }
+
+        let loader = ConfigLoader {
+            parsed: &parsed,
+            package_dirs_by_name: &package_dirs_by_name,
+        };
+        let mut scopes_by_dir = FxHashMap::default();
+        for path in parsed.keys() {
+            let name = file_name(path);
+            let dir = dir_of(path);
+            // TypeScript reads tsconfig.json in preference to a jsconfig.json beside it.
+            let governs = name == "tsconfig.json"
+                || (name == "jsconfig.json" && !parsed.contains_key(&join(dir, "tsconfig.json")));
+            if governs {
+                scopes_by_dir.insert(dir.to_string(), loader.scopes(path));
+            }
+        }
+
+        ModuleResolver {
+            scopes_by_dir,
+            packages_by_dir,
+            package_dirs_by_name,
+        }
+    }
+
+    /// True for paths `new` wants to see (so the caller knows which files to collect, and that a change to one needs a rebuild).
+    ///
+    /// Anything under a `node_modules` directory is rejected: installed packages are externals.
+    pub fn is_config_file(path: &str) -> bool {
+        crate::indexer::select::is_config_file(path)
+    }
+
+    /// Resolve `specifier` as imported from the file `importer` (repo-relative path).
+    ///
+    /// `exists` is asked about repo-relative file paths ('/' separators, no leading "./").
+    pub fn resolve(
+        &self,
+        importer: &str,
+        specifier: &str,
+        exists: &dyn Fn(&str) -> bool,
+    ) -> ModuleTarget {
+        // Bundler queries (`./icon.svg?react`, `./worker?worker`) do not change the file.
+        let spec = specifier.split('?').next().unwrap_or_default();
+        let importer_dir = dir_of(clean_path(importer));
+        if spec.is_empty() || spec.starts_with('/') {
+            return ModuleTarget::Unresolved;
+        }
+        if is_relative(spec) {
+            return normalize(&join(importer_dir, spec))
+                .and_then(|path| self.resolve_path(&path, exists, true))
+                .map_or(ModuleTarget::Unresolved, ModuleTarget::File);
+        }
+        if spec.starts_with('#') {
+            return self.resolve_subpath_import(importer_dir, spec, exists);
+        }
+        if let Some((scheme, rest)) = split_scheme(spec) {
+            // `node:fs/promises` is the builtin `fs`; any other scheme is a URL or a
+            // bundler-virtual module, neither of which is a file here.
+            return match split_package(rest) {
+                Some((name, _)) if scheme == "node" => ModuleTarget::External(name.to_string()),
+                _ => ModuleTarget::Unresolved,
+            };
+        }
+        self.resolve_bare(importer_dir, spec, exists)
+    }
+
+    /// tsconfig aliases and `baseUrl`, then workspace packages, then externals.
+    fn resolve_bare(
+        &self,
+        importer_dir: &str,
+        spec: &str,
+        exists: &dyn Fn(&str) -> bool,
+    ) -> ModuleTarget {
+        let mut alias_matched = false;
+        for scope in self.scopes_for(importer_dir) {
+            if let Some((alias, captured)) = scope.match_alias(spec) {
+                alias_matched |= alias.local;
+                for target in &alias.targets {
+                    let path = match alias.suffix {
+                        Some(_) => target.replace('*', captured),
+                        None => target.clone(),
+                    };
+                    if let Some(file) =
+                        normalize(&path).and_then(|p| self.resolve_path(&p, exists, true))
+                    {
+                        return ModuleTarget::File(file);
+                    }
+                }
+            }
+            if let Some(base_url) = &scope.base_url {
+                if let Some(file) = normalize(&join(base_url, spec))
+                    .and_then(|path| self.resolve_path(&path, exists, true))
+                {
+                    return ModuleTarget::File(file);
+                }
+            }
+        }
+        let Some((name, subpath)) = split_package(spec) else {
+            // `@/x`, `~/x`, `$lib/x`: alias syntax, not a package name.
+            return ModuleTarget::Unresolved;
+        };
+        if let Some(package) = self
+            .package_dirs_by_name
+            .get(name)
+            .and_then(|dir| self.packages_by_dir.get(dir))
+        {
+            return self
+                .resolve_in_package(package, subpath, exists)
+                .map_or(ModuleTarget::Unresolved, ModuleTarget::File);
+        }
+        if alias_matched {
+            ModuleTarget::Unresolved
+        } else {
+            ModuleTarget::External(name.to_string())
+        }
+    }
+
+    /// The scopes of the nearest tsconfig/jsconfig at or above `dir`.
+    fn scopes_for(&self, mut dir: &str) -> &[Scope] {
+        loop {
+            if let Some(scopes) = self.scopes_by_dir.get(dir) {
+                return scopes;
+            }
+            if dir.is_empty() {
+                return &[];
+            }
+            dir = dir_of(dir);
+        }
+    }
+
+    /// Node's subpath imports (`#internal/x`), declared in the `imports` of the nearest
+    /// package.json that has them.
+    fn resolve_subpath_import(
+        &self,
+        importer_dir: &str,
+        spec: &str,
+        exists: &dyn Fn(&str) -> bool,
+    ) -> ModuleTarget {
+        let mut dir = importer_dir;
+        let (package, imports) = loop {
+            if let Some(package) = self.packages_by_dir.get(dir) {
+                if let Some(imports) = &package.imports {
+                    break (package, imports);
+                }
+            }
+            if dir.is_empty() {
+                return ModuleTarget::Unresolved;
+            }
+            dir = dir_of(dir);
+        };
+        let Some((value, captured)) = match_subpath_map(imports, spec) else {
+            return ModuleTarget::Unresolved;
+        };
+        let mut targets = Vec::new();
+        condition_targets(value, captured, &mut targets);
+        let (local, bare): (Vec<String>, Vec<String>) =
+            targets.into_iter().partition(|target| is_relative(target));
+        if let Some(file) = self.resolve_entries(&package.root, &local, exists) {
+            return ModuleTarget::File(file);
+        }
+        // A subpath import may also map to a package (`"#dep": "some-package"`).
+        match bare.iter().find(|target| !target.starts_with(['#', '/'])) {
+            Some(target) => self.resolve_bare(importer_dir, target, exists),
+            None => ModuleTarget::Unresolved,
+        }
+    }
+
+    /// A workspace package's entry (`subpath` empty) or a file inside it.
+    fn resolve_in_package(
+        &self,
+        package: &Package,
+        subpath: &str,
+        exists: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        let mut targets = Vec::new();
+        if let Some(exports) = &package.exports {
+            export_targets(exports, subpath, &mut targets);
+        }
+        if subpath.is_empty() {
+            for entry in &package.entries {
+                if !targets.contains(entry) {
+                    targets.push(entry.clone());
+                }
+            }
+        }
+        if let Some(file) = self.resolve_entries(&package.root, &targets, exists) {
+            return Some(file);
+        }
+        let source_root = join(&package.root, "src");
+        if subpath.is_empty() {
+            return resolve_index(&source_root, exists)
+                .or_else(|| resolve_index(&package.root, exists));
+        }
+        // Without a usable `exports` a subpath is a path inside the package; packages without a
+        // build step are often imported as `pkg/feature` meaning `pkg/src/feature`.
+        [&package.root, &source_root].iter().find_map(|base| {
+            normalize(&join(base, subpath)).and_then(|path| self.resolve_path(&path, exists, true))
+        })
+    }
+
+    /// Entry targets of a package rooted at `root`: first as written, then (if none exists)
+    /// guessing the source each was built from.
+    fn resolve_entries(
+        &self,
+        root: &str,
+        targets: &[String],
+        exists: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        let attempt = |target: &str| {
+            normalize(&join(root, target)).and_then(|path| self.resolve_path(&path, exists, false))
+        };
+        targets
+            .iter()
+            .find_map(|target| attempt(target))
+            .or_else(|| {
+                targets
+                    .iter()
+                    .flat_map(|target| source_guesses(target))
+                    .find_map(|guess| attempt(&guess))
+            })
+    }
+
+    /// A normalised repo-relative path as a file (with extension candidates), then as a
+    /// directory: its package.json entry (unless we are already resolving one, which stops
+    /// `"main": "."` from looping), then its index file.
+    fn resolve_path(
+        &self,
+        path: &str,
+        exists: &dyn Fn(&str) -> bool,
+        consult_package_json: bool,
+    ) -> Option<String> {
+        if !path.is_empty() {
+            if let Some(file) = resolve_file(path, exists) {
+                return Some(file);
+            }
+        }
+        if consult_package_json {
+            if let Some(package) = self.packages_by_dir.get(path) {
+                if let Some(file) = self.resolve_entries(&package.root, &package.entries, exists) {
+                    return Some(file);
+                }
+            }
+        }
+        resolve_index(path, exists)
+    }
+}

@@ -1,0 +1,116 @@
+//! The name index: callable definitions by simple name, for name-only matches, and
+//! what such a match can see of a file.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::interner::NameId;
+use super::resolve::FallbackScope;
+use super::{DefId, FileId, Graph};
+use crate::indexer::facts::*;
+
+impl Graph {
+    /// What a name-only match can see of a file's definitions, by name: which of its
+    /// definitions bear the name and what decides whether they are candidates.
+    pub(crate) fn candidate_signature(&self, f: FileId) -> FxHashMap<NameId, Vec<(DefIdx, u32)>> {
+        let slot = self.slot(f);
+        let mut out: FxHashMap<NameId, Vec<(DefIdx, u32)>> = FxHashMap::default();
+        if slot.facts().declaration_only {
+            return out;
+        }
+        for (i, d) in slot.facts().defs.iter().enumerate() {
+            if !d.kind.is_callable() || d.kind == DefKind::Constructor {
+                continue;
+            }
+            let container = d.container.map(|c| slot.facts().def(c).kind);
+            let flags = d.kind as u32
+                | u32::from(container.is_some()) << 8
+                | u32::from(container == Some(DefKind::Interface)) << 9
+                | u32::from(d.qualified == d.name) << 10
+                | u32::from(slot.index().is_module) << 11
+                | u32::from(d.loose_member) << 12;
+            out.entry(slot.index().name(d.name))
+                .or_default()
+                .push((i as DefIdx, flags));
+        }
+        out
+    }
+
+    pub(crate) fn add_to_name_index(&mut self, f: FileId) {
+        let slot = self.slot(f);
+        if slot.facts().declaration_only {
+            return;
+        }
+        let entries: Vec<(NameId, DefId)> = slot
+            .facts()
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.kind.is_callable() && d.kind != DefKind::Constructor)
+            .map(|(i, d)| (slot.index().name(d.name), DefId::new(f, i as DefIdx)))
+            .collect();
+        for (name, def) in entries {
+            self.by_name.entry(name).push(def);
+        }
+    }
+
+    pub(crate) fn remove_from_name_index(&mut self, f: FileId) {
+        let slot = self.slot(f);
+        let names: FxHashSet<NameId> = slot
+            .facts()
+            .defs
+            .iter()
+            .map(|d| slot.index().name(d.name))
+            .collect();
+        for name in names {
+            // A fork copies a shard only where it holds this file's definitions.
+            let holds = |list: &Vec<DefId>| list.iter().any(|d| d.file == f);
+            if !self.by_name.get(&name).is_some_and(holds) {
+                continue;
+            }
+            if let Some(list) = self.by_name.get_mut(&name) {
+                list.retain(|d| d.file != f);
+                if list.is_empty() {
+                    self.by_name.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// Definitions a name-only match may pick, in a stable order.
+    pub(crate) fn candidates(
+        &self,
+        name: NameId,
+        scope: FallbackScope,
+        from: FileId,
+    ) -> Vec<DefId> {
+        let Some(list) = self.by_name.get(&name) else {
+            return Vec::new();
+        };
+        let mut out: Vec<DefId> = list
+            .iter()
+            .copied()
+            .filter(|d| {
+                let slot = self.slot(d.file);
+                let def = slot.facts().def(d.def);
+                let container_kind = def.container.map(|c| slot.facts().def(c).kind);
+                match scope {
+                    FallbackScope::Globals => {
+                        d.file != from
+                            && !slot.index().is_module
+                            && def.container.is_none()
+                            && def.qualified == def.name
+                            && matches!(def.kind, DefKind::Function | DefKind::Class)
+                    }
+                    FallbackScope::Members => {
+                        (def.loose_member
+                            || def.container.is_some()
+                                && container_kind != Some(DefKind::Interface))
+                            && matches!(def.kind, DefKind::Method | DefKind::Function)
+                    }
+                }
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}

@@ -1,0 +1,343 @@
+//! Evaluation: the values a symbolic value of a file may denote, through bindings,
+//! imports, instances, stated returns, parameters and arrays.
+
+use smallvec::SmallVec;
+
+use super::builtins::PLATFORM_GLOBALS;
+use super::{Resolver, Vals, Value, MAX_DEPTH, MAX_VALUES};
+use crate::graph::{DefId, FileId};
+use crate::indexer::facts::*;
+
+impl Resolver<'_> {
+    pub(super) fn push(out: &mut Vals, v: Value) {
+        if out.len() < MAX_VALUES && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+
+    /// What a call site calls. Like [`Self::eval`], except that a member that is a
+    /// getter stays the getter: reading it is the call.
+    pub(super) fn eval_callee(&mut self, f: FileId, sym: SymId, out: &mut Vals) {
+        let facts = self.facts(f);
+        match facts.sym(sym) {
+            Sym::Member(base, name) if !is_module_exports(facts, base, name) => {
+                let name = self.index(f).name(name);
+                let mut bases = Vals::new();
+                self.eval(f, base, 1, &mut bases);
+                for b in bases {
+                    self.member(b, name, 1, out);
+                }
+            }
+            _ => self.eval(f, sym, 0, out),
+        }
+    }
+
+    /// The values `sym` may denote in file `f`.
+    pub(crate) fn eval(&mut self, f: FileId, sym: SymId, depth: u32, out: &mut Vals) {
+        if depth > MAX_DEPTH || !self.step() {
+            return;
+        }
+        let facts = self.facts(f);
+        match facts.sym(sym) {
+            Sym::Binding(b) => {
+                let value = facts.bindings[b as usize].value;
+                self.eval(f, value, depth + 1, out)
+            }
+            // CommonJS: a module's free `exports` is its own exports object.
+            Sym::Global(n) if facts.str(n) == "exports" => Self::push(out, Value::Module(f)),
+            Sym::Global(n) if PLATFORM_GLOBALS.binary_search(&facts.str(n)).is_ok() => {
+                Self::push(out, Value::Platform)
+            }
+            Sym::Global(_) | Sym::Unknown => {}
+            Sym::Def(d) => Self::push(out, Value::Def(DefId::new(f, d))),
+            Sym::Import(i) => {
+                let import = facts.imports[i as usize];
+                self.import_value(f, import, depth + 1, out)
+            }
+            Sym::Member(base, name) => {
+                if is_module_exports(facts, base, name) {
+                    return self.commonjs_value(f, depth + 1, out);
+                }
+                let name = self.index(f).name(name);
+                let mut bases = Vals::new();
+                self.eval(f, base, depth + 1, &mut bases);
+                let mut members = Vals::new();
+                for b in bases {
+                    self.member(b, name, depth + 1, &mut members);
+                }
+                for m in members {
+                    self.accessor_value(m, depth + 1, out);
+                }
+            }
+            Sym::Instance(class) => self.eval_instance(f, class, depth, out),
+            Sym::Return(callee) => self.eval_return(f, callee, depth, out),
+            Sym::This(Some(c)) => {
+                let d = DefId::new(f, c);
+                if facts.def(c).kind == DefKind::Object {
+                    Self::push(out, Value::Def(d));
+                } else {
+                    Self::push(out, Value::Instance(d));
+                }
+            }
+            Sym::This(None) => {}
+            Sym::Super(c) => self.eval_super(f, c, depth, out),
+            Sym::Either(a, b) => {
+                self.eval(f, a, depth + 1, out);
+                self.eval(f, b, depth + 1, out);
+            }
+            Sym::ParamType(function, index) => {
+                let mut fns = Vals::new();
+                self.eval_callee(f, function, &mut fns);
+                for v in fns {
+                    self.param_of(v, index, depth + 1, out);
+                }
+            }
+            Sym::CallbackParam(callee, slot) => {
+                self.eval_callback_param(f, callee, slot, depth, out)
+            }
+            Sym::Signature(i) => Self::push(out, Value::Signature(f, i)),
+            Sym::Shape(i) => Self::push(out, Value::Shape(f, i)),
+            Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
+            Sym::Element(array) => {
+                let mut arrays = Vals::new();
+                self.eval(f, array, depth + 1, &mut arrays);
+                for a in arrays {
+                    if let Value::Elements(file, array_sym) = a {
+                        if let Sym::Array(element) = self.facts(file).sym(array_sym) {
+                            self.eval(file, element, depth + 1, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `new C()`, or a value of type `C`: an instance of what `class` denotes.
+    fn eval_instance(&mut self, f: FileId, class: SymId, depth: u32, out: &mut Vals) {
+        let mut classes = Vals::new();
+        self.eval(f, class, depth + 1, &mut classes);
+        for c in classes {
+            match c {
+                Value::Def(d) => Self::push(out, Value::Instance(d)),
+                Value::External | Value::Platform => Self::push(out, Value::External),
+                // A value of a function type is a function of that type; an
+                // instance of a type that names an instance (`ReturnType<typeof
+                // create>`) is that instance.
+                Value::Signature(..) | Value::Shape(..) | Value::Instance(_) => Self::push(out, c),
+                _ => {}
+            }
+        }
+    }
+
+    /// What calling `callee` returns.
+    fn eval_return(&mut self, f: FileId, callee: SymId, depth: u32, out: &mut Vals) {
+        let facts = self.facts(f);
+        let mut fns = Vals::new();
+        self.eval(f, callee, depth + 1, &mut fns);
+        for v in fns {
+            match v {
+                Value::Def(d) => {
+                    let Some(r) = self.facts(d.file).def(d.def).returns else {
+                        continue;
+                    };
+                    // A method that returns `this` (stated or returned) gives
+                    // back its receiver: `qb.where().select()` stays on qb's
+                    // class, a subclass included.
+                    let returns_this = matches!(self.facts(d.file).sym(r), Sym::This(Some(_)));
+                    if let (true, Sym::Member(receiver, _)) = (returns_this, facts.sym(callee)) {
+                        let before = out.len();
+                        self.eval(f, receiver, depth + 1, out);
+                        if out.len() > before {
+                            continue;
+                        }
+                    }
+                    self.eval(d.file, r, depth + 1, out);
+                }
+                Value::External => Self::push(out, Value::External),
+                other => {
+                    for (file, sig) in self.call_signatures(other, depth + 1) {
+                        if let Some(r) = self.facts(file).signatures[sig as usize].returns {
+                            self.eval(file, r, depth + 1, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `super` in class `c`: an instance of what it extends.
+    fn eval_super(&mut self, f: FileId, c: DefIdx, depth: u32, out: &mut Vals) {
+        let facts = self.facts(f);
+        if let Some(e) = facts.def(c).extends {
+            let mut bases = Vals::new();
+            self.eval(f, e, depth + 1, &mut bases);
+            for b in bases {
+                match b {
+                    Value::Def(d) => Self::push(out, Value::Instance(d)),
+                    Value::External | Value::Platform => Self::push(out, Value::External),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Parameter `param` of the callback passed as argument `slot >> 16` to `callee`.
+    fn eval_callback_param(
+        &mut self,
+        f: FileId,
+        callee: SymId,
+        slot: u32,
+        depth: u32,
+        out: &mut Vals,
+    ) {
+        let (arg, param) = (slot >> 16, slot & 0xffff);
+        let mut fns = Vals::new();
+        self.eval_callee(f, callee, &mut fns);
+        for v in fns {
+            if let Value::Def(d) = v {
+                let params = &self.facts(d.file).callback_params;
+                let found = params
+                    .binary_search_by_key(&(d.def, arg, param), |c| {
+                        (c.def, u32::from(c.arg), u32::from(c.param))
+                    })
+                    .ok()
+                    .or_else(|| {
+                        // A rest parameter before `arg` takes it.
+                        last_of_def(
+                            params,
+                            d.def,
+                            |c| c.def,
+                            |c| c.rest && u32::from(c.arg) < arg && u32::from(c.param) == param,
+                        )
+                    });
+                if let Some(i) = found {
+                    self.eval(d.file, params[i].value, depth + 1, out);
+                    continue;
+                }
+            }
+            // The argument's type named elsewhere (`cb: BuilderCallback`), or a
+            // callee that is itself only a type: the parameter of the parameter.
+            let mut callbacks = Vals::new();
+            self.param_of(v, arg, depth + 1, &mut callbacks);
+            for c in callbacks {
+                self.param_of(c, param, depth + 1, out);
+            }
+        }
+    }
+
+    /// What parameter `index` of the function `v` is stated to be.
+    fn param_of(&mut self, v: Value, index: u32, depth: u32, out: &mut Vals) {
+        if let Value::Def(d) = v {
+            let params = &self.facts(d.file).param_types;
+            let found = params
+                .binary_search_by_key(&(d.def, index), |p| (p.def, u32::from(p.index)))
+                .ok()
+                .or_else(|| {
+                    // A rest parameter before `index` takes it.
+                    last_of_def(
+                        params,
+                        d.def,
+                        |p| p.def,
+                        |p| p.rest && u32::from(p.index) < index,
+                    )
+                });
+            if let Some(i) = found {
+                self.eval(d.file, params[i].value, depth + 1, out);
+            }
+            return;
+        }
+        for (file, sig) in self.call_signatures(v, depth) {
+            let signature = &self.facts(file).signatures[sig as usize];
+            // A rest parameter, last, takes every argument from its index on.
+            let at = match signature.params.len() {
+                n if signature.rest && index as usize >= n => n - 1,
+                _ => index as usize,
+            };
+            let param = signature.params.get(at).copied().flatten();
+            if let Some(p) = param {
+                self.eval(file, p, depth + 1, out);
+            }
+        }
+    }
+
+    /// The stated signatures calling `v` goes through: a function type's own, or the
+    /// call signatures of an interface it is an instance of.
+    fn call_signatures(&mut self, v: Value, depth: u32) -> SmallVec<[(FileId, u32); 2]> {
+        let mut found = Vals::new();
+        match v {
+            Value::Signature(..) => found.push(v),
+            Value::Shape(file, shape) => {
+                for s in self.shape_members(file, shape, CALL) {
+                    self.eval(file, s, depth + 1, &mut found);
+                }
+            }
+            Value::Instance(d) | Value::Def(d)
+                if self.facts(d.file).def(d.def).kind == DefKind::Interface =>
+            {
+                if let Some(call) = self.g.names.get(CALL) {
+                    self.def_member(d, call, true, depth + 1, &mut found);
+                }
+            }
+            _ => {}
+        }
+        found
+            .into_iter()
+            .filter_map(|s| match s {
+                Value::Signature(file, sig) => Some((file, sig)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The stated values of an inline object type's members named `name`.
+    pub(super) fn shape_members(
+        &mut self,
+        file: FileId,
+        shape: u32,
+        name: &str,
+    ) -> SmallVec<[SymId; 2]> {
+        let facts = self.facts(file);
+        facts.shapes[shape as usize]
+            .iter()
+            .filter(|(n, _)| facts.str(*n) == name)
+            .map(|&(_, v)| v)
+            .collect()
+    }
+
+    /// A member read as a value: a getter gives what it returns (its stated type), a
+    /// setter nothing; anything else is itself.
+    fn accessor_value(&mut self, v: Value, depth: u32, out: &mut Vals) {
+        let Value::Def(d) = v else {
+            return Self::push(out, v);
+        };
+        let def = self.facts(d.file).def(d.def);
+        match def.kind {
+            DefKind::Getter => {
+                if let Some(r) = def.returns {
+                    self.eval(d.file, r, depth + 1, out);
+                }
+            }
+            DefKind::Setter => {}
+            _ => Self::push(out, v),
+        }
+    }
+}
+
+/// `module.exports` with `module` free: the file's own CommonJS export value.
+fn is_module_exports(facts: &FileFacts, base: SymId, name: StrId) -> bool {
+    matches!(facts.sym(base), Sym::Global(m) if facts.str(m) == "module")
+        && facts.str(name) == "exports"
+}
+
+/// The index of the last entry of `def` that `wanted` accepts, in a list sorted by
+/// definition first.
+fn last_of_def<T>(
+    list: &[T],
+    def: DefIdx,
+    key: impl Fn(&T) -> DefIdx,
+    wanted: impl Fn(&T) -> bool,
+) -> Option<usize> {
+    let start = list.partition_point(|e| key(e) < def);
+    let end = list.partition_point(|e| key(e) <= def);
+    list[start..end].iter().rposition(wanted).map(|i| start + i)
+}

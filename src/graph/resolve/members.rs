@@ -1,0 +1,215 @@
+//! Member lookup: `value.name` on modules, classes (their static and instance sides),
+//! objects, prototypes, inline object types and what they extend or spread; and the
+//! interface methods a class method implements.
+
+use super::{Resolver, Vals, Value, MAX_DEPTH};
+use crate::graph::interner::NameId;
+use crate::graph::{DefId, Graph};
+use crate::indexer::facts::*;
+
+impl Resolver<'_> {
+    /// `value.name`
+    pub(super) fn member(&mut self, value: Value, name: NameId, depth: u32, out: &mut Vals) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match value {
+            Value::External => Self::push(out, Value::External),
+            Value::Platform => Self::push(out, Value::Platform),
+            Value::Module(t) => self.export_lookup(t, name, depth + 1, out),
+            Value::Def(d) => {
+                let before = out.len();
+                self.def_member(d, name, false, depth + 1, out);
+                // `Animal.prototype` that nothing assigned: what `new Animal()` gets its
+                // methods from, so its members are an instance's
+                // (`Dog.prototype = Object.create(Animal.prototype)`).
+                if out.len() == before
+                    && self.g.names.resolve(name) == "prototype"
+                    && matches!(
+                        self.facts(d.file).def(d.def).kind,
+                        DefKind::Function | DefKind::Class
+                    )
+                {
+                    Self::push(out, Value::Instance(d));
+                }
+            }
+            Value::Instance(d) => self.def_member(d, name, true, depth + 1, out),
+            // Members of arrays are the platform's (`map`, `length`, `push`).
+            Value::Elements(..) => Self::push(out, Value::Platform),
+            // A function type's members are `call`, `bind`, `apply`: nothing of ours.
+            Value::Signature(..) => {}
+            Value::Shape(file, shape) => {
+                let wanted = self.g.names.resolve(name);
+                let own = self.shape_members(file, shape, wanted);
+                if !own.is_empty() {
+                    for v in own {
+                        self.eval(file, v, depth + 1, out);
+                    }
+                    return;
+                }
+                // The rest of a built-in's members (`Map<K, V>`: all but `get`).
+                let mut sources = Vals::new();
+                for s in self.shape_members(file, shape, SPREAD) {
+                    self.eval(file, s, depth + 1, &mut sources);
+                }
+                for source in sources {
+                    self.member(source, name, depth + 1, out);
+                }
+            }
+        }
+    }
+
+    /// A member of a class/object/function `d`: its instance side or its static side.
+    pub(super) fn def_member(
+        &mut self,
+        d: DefId,
+        name: NameId,
+        instance: bool,
+        depth: u32,
+        out: &mut Vals,
+    ) {
+        if depth > MAX_DEPTH || !self.step() {
+            return;
+        }
+        let key = (d, name, instance);
+        if !self.members_in_progress.insert(key) {
+            return;
+        }
+        self.def_member_once(d, name, instance, depth, out);
+        self.members_in_progress.remove(&key);
+    }
+
+    fn def_member_once(
+        &mut self,
+        d: DefId,
+        name: NameId,
+        instance: bool,
+        depth: u32,
+        out: &mut Vals,
+    ) {
+        let facts = self.facts(d.file);
+        let index = self.index(d.file);
+        let owner = facts.def(d.def);
+        let is_class = matches!(owner.kind, DefKind::Class | DefKind::Interface);
+        let before = out.len();
+        if let Some(members) = index.members.get(&(d.def, name)) {
+            for &m in members.iter() {
+                let member = facts.def(m);
+                // Classes keep their two sides apart; objects and functions have one.
+                if !is_class || member.is_static != instance || owner.kind == DefKind::Interface {
+                    Self::push(out, Value::Def(DefId::new(d.file, m)));
+                }
+            }
+        }
+        if out.len() > before {
+            return;
+        }
+        if let Some(props) = index.props.get(&(d.def, name)) {
+            for &p in props.iter() {
+                self.eval(d.file, p, depth + 1, out);
+            }
+        }
+        if out.len() > before {
+            return;
+        }
+        // `{ ...base }`: a member of what the object spreads.
+        if let Some(spreads) = self
+            .g
+            .names
+            .get(SPREAD)
+            .and_then(|s| index.props.get(&(d.def, s)))
+        {
+            let mut sources = Vals::new();
+            for &p in spreads.iter() {
+                self.eval(d.file, p, depth + 1, &mut sources);
+            }
+            for source in sources {
+                self.member(source, name, depth + 1, out);
+            }
+            if out.len() > before {
+                return;
+            }
+        }
+        // Methods assigned to `X.prototype = { ... }`.
+        if instance {
+            if let Some(proto) = self.g.names.get("prototype") {
+                if let Some(props) = index.props.get(&(d.def, proto)) {
+                    let mut protos = Vals::new();
+                    for &p in props.iter() {
+                        self.eval(d.file, p, depth + 1, &mut protos);
+                    }
+                    for p in protos {
+                        if let Value::Def(obj) = p {
+                            self.def_member(obj, name, false, depth + 1, out);
+                        }
+                    }
+                }
+            }
+            if out.len() > before {
+                return;
+            }
+        }
+        // Inherited: through `extends`, or an object's prototype (`Object.create(p)`),
+        // which, when it is an instance (`Object.create(Animal.prototype)`), lends its
+        // instance side.
+        if let Some(e) = owner.extends {
+            let mut bases = Vals::new();
+            self.eval(d.file, e, depth + 1, &mut bases);
+            let object = owner.kind == DefKind::Object;
+            for b in bases {
+                match b {
+                    Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
+                    Value::Instance(base) => {
+                        self.def_member(base, name, instance || object, depth + 1, out)
+                    }
+                    Value::External | Value::Platform => Self::push(out, Value::External),
+                    Value::Module(_)
+                    | Value::Elements(..)
+                    | Value::Signature(..)
+                    | Value::Shape(..) => {}
+                }
+            }
+        }
+    }
+}
+
+impl Graph {
+    /// The interface methods that a class method implements: the members of the same
+    /// name of every interface its class names after `implements` (and what those
+    /// extend). A call through the interface (`repo: Repo; repo.find()`) reaches the
+    /// implementation: TypeScript's find-references counts it too.
+    pub fn implemented_methods(&self, d: DefId) -> Vec<DefId> {
+        let facts = self.facts(d.file);
+        let def = facts.def(d.def);
+        let Some(class) = def.container else {
+            return Vec::new();
+        };
+        if !matches!(
+            def.kind,
+            DefKind::Method | DefKind::Getter | DefKind::Setter
+        ) || def.is_static
+        {
+            return Vec::new();
+        }
+        let name = self.slot(d.file).index().name(def.name);
+        let mut resolver = Resolver::new(self, d.file);
+        let mut out = Vec::new();
+        for &(_, ty) in facts.implements.iter().filter(|(c, _)| *c == class) {
+            let mut interfaces = Vals::new();
+            resolver.eval(d.file, ty, 0, &mut interfaces);
+            for i in interfaces {
+                if let Value::Def(interface) = i {
+                    let mut members = Vals::new();
+                    resolver.def_member(interface, name, true, 0, &mut members);
+                    out.extend(members.into_iter().filter_map(|m| match m {
+                        Value::Def(m) if m != d => Some(m),
+                        _ => None,
+                    }));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
