@@ -72,22 +72,32 @@ impl Interner {
 
     /// A name that the shared table does not hold.
     fn intern_unshared(&mut self, s: &str, h: u64) -> NameId {
-        if self.own.len() == 0 {
-            if let Some(shared) = Arc::get_mut(&mut self.shared) {
-                return NameId(shared.push(s, h));
+        if self.own.len() > 0 {
+            if let Some(id) = self.own.get(s, h) {
+                return NameId(self.shared.len() + id);
             }
-        } else if let Some(id) = self.own.get(s, h) {
-            return NameId(self.shared.len() + id);
-        } else if self.own.len() > (self.shared.len() / 8).max(4096) {
+        }
+        if Arc::get_mut(&mut self.shared).is_some() || self.own.len() > self.own_limit() {
+            // Nobody else holds the shared table (any more), or ours grew large: ours
+            // goes into it (a copy of it, in the second case) and so does the name.
             self.fold_own();
             return NameId(Arc::make_mut(&mut self.shared).push(s, h));
         }
         NameId(self.shared.len() + self.own.push(s, h))
     }
 
-    /// Moves the names of `own` into `shared` (a copy of it, if it is shared): a graph
-    /// forked over and over keeps its own table small.
+    /// How many names a graph keeps of its own before it copies the shared table: forks
+    /// copy this table, and a graph forked over and over keeps it small.
+    fn own_limit(&self) -> u32 {
+        (self.shared.len() / 8).max(4096)
+    }
+
+    /// Moves the names of `own` into `shared` (a copy of it, if it is shared), in order,
+    /// so that their ids stay as they were.
     fn fold_own(&mut self) {
+        if self.own.len() == 0 {
+            return;
+        }
         let own = std::mem::take(&mut self.own);
         let shared = Arc::make_mut(&mut self.shared);
         for s in own.names.iter() {
@@ -163,5 +173,12 @@ mod tests {
         assert_eq!(fork.get("b"), Some(b));
         assert_eq!(fork.resolve(NameId(1 + 5000)), "n4999");
         assert_eq!(base.resolve(c), "c");
+        // A graph whose fork is gone takes its own names back into its table.
+        drop(fork);
+        let d = base.intern("d");
+        assert_eq!(
+            (base.own.len(), base.resolve(c), base.resolve(d)),
+            (0, "c", "d")
+        );
     }
 }
