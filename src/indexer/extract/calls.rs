@@ -4,12 +4,27 @@ use tree_sitter::Node;
 
 use super::children::Children;
 use super::fields::{Field, FieldExt};
-use super::syntax::string_literal;
 use super::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
 
 /// Beyond this nesting an expression's value is unknown (and recursion stays bounded).
 const MAX_EXPR_DEPTH: usize = 48;
+
+/// The text of a string literal (or of a template string without substitutions) inside
+/// its quotes.
+pub(crate) fn string_literal(node: Node, src: &str) -> Option<String> {
+    match node.kind_str() {
+        "string" => {
+            let text = &src[node.byte_range()];
+            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
+        }
+        "template_string" if node.named_child_count() == 0 => {
+            let text = &src[node.byte_range()];
+            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
+        }
+        _ => None,
+    }
+}
 
 impl<'s> Extractor<'s> {
     /// What an expression denotes, without walking it (no call sites are recorded).

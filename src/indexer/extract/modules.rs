@@ -2,9 +2,9 @@
 
 use tree_sitter::Node;
 
+use super::calls::string_literal;
 use super::children::Children;
 use super::fields::{Field, FieldExt};
-use super::syntax::string_literal;
 use super::Extractor;
 use crate::indexer::facts::*;
 

@@ -1,6 +1,5 @@
 //! Small predicates and lookups on syntax nodes, shared by the handlers: which kinds are
-//! function literals, what a class heritage names, which parameters are `this` or rest,
-//! what a string literal says.
+//! function literals, what a class heritage names, which parameters are `this` or rest.
 
 use tree_sitter::Node;
 
@@ -94,22 +93,6 @@ pub(crate) fn function_type_in(ty: Node<'_>) -> Option<Node<'_>> {
         "union_type" => {
             let members: Vec<Node<'_>> = Children::of(ty).named().collect();
             members.into_iter().find_map(function_type_in)
-        }
-        _ => None,
-    }
-}
-
-/// The text of a string literal (or of a template string without substitutions) inside
-/// its quotes.
-pub(crate) fn string_literal(node: Node, src: &str) -> Option<String> {
-    match node.kind_str() {
-        "string" => {
-            let text = &src[node.byte_range()];
-            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
-        }
-        "template_string" if node.named_child_count() == 0 => {
-            let text = &src[node.byte_range()];
-            Some(text.get(1..text.len().saturating_sub(1))?.to_string())
         }
         _ => None,
     }
