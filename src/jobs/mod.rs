@@ -39,25 +39,26 @@ pub struct Jobs(pub Arc<App>);
 
 impl Handler for Jobs {
     async fn handle(&self, job: RunningJob) -> Result<(), JobError> {
-        let app = &self.0;
-        let kind = job.kind.clone();
-        let span =
-            tracing::info_span!("job", id = job.id.0, kind = %kind, delivery = ?job.delivery_id);
-        let _enter = span.enter();
-        match kind.as_str() {
-            SyncInstallation::KIND => install::sync_installation(app, job.payload_as()?).await,
-            IndexRepository::KIND => install::index_repository(app, &job.payload_as()?).await,
-            ApplyPush::KIND => push::apply_push(app, &job.payload_as()?).await,
-            PurgeRepository::KIND => install::purge_repository(app, &job.payload_as()?).await,
-            RenameRepository::KIND => install::rename_repository(app, &job.payload_as()?).await,
-            AnalyzePr::KIND => pr::analyze_pr(app, &job, &job.payload_as()?).await,
-            // Closing supersedes a running analysis and replaces a waiting one: that is
-            // all it has to do.
-            ClosePr::KIND => Ok(()),
-            AnswerCommand::KIND => command::answer_command(app, &job, &job.payload_as()?).await,
-            other => Err(JobError::permanent(anyhow::anyhow!(
-                "unknown job kind '{other}' (a newer version enqueued it?)"
-            ))),
-        }
+        // Every line a job logs carries its id, kind and delivery.
+        let span = tracing::info_span!("job", id = job.id.0, kind = %job.kind, delivery = ?job.delivery_id);
+        tracing::Instrument::instrument(dispatch(&self.0, job), span).await
+    }
+}
+
+async fn dispatch(app: &App, job: RunningJob) -> Result<(), JobError> {
+    match job.kind.as_str() {
+        SyncInstallation::KIND => install::sync_installation(app, job.payload_as()?).await,
+        IndexRepository::KIND => install::index_repository(app, &job.payload_as()?).await,
+        ApplyPush::KIND => push::apply_push(app, &job.payload_as()?).await,
+        PurgeRepository::KIND => install::purge_repository(app, &job.payload_as()?).await,
+        RenameRepository::KIND => install::rename_repository(app, &job.payload_as()?).await,
+        AnalyzePr::KIND => pr::analyze_pr(app, &job, &job.payload_as()?).await,
+        // Closing supersedes a running analysis and replaces a waiting one: that is all
+        // it has to do.
+        ClosePr::KIND => Ok(()),
+        AnswerCommand::KIND => command::answer_command(app, &job, &job.payload_as()?).await,
+        other => Err(JobError::permanent(anyhow::anyhow!(
+            "unknown job kind '{other}' (a newer version enqueued it?)"
+        ))),
     }
 }
