@@ -1,0 +1,406 @@
+use super::*;
+use crate::indexer::facts::{CallKind, DefKind};
+
+const LIMIT: usize = 60_000;
+
+fn changed(
+    file: &str,
+    qualified: &str,
+    kind: DefKind,
+    line: u32,
+    change: Change,
+) -> ChangedFunction {
+    ChangedFunction {
+        file: file.into(),
+        name: qualified.rsplit('.').next().unwrap_or(qualified).into(),
+        qualified_name: qualified.into(),
+        kind,
+        line,
+        change,
+        renamed_from: None,
+    }
+}
+
+/// A direct, exact, untouched call; adjust the rest with struct update syntax.
+fn call(
+    report: &BlastReport,
+    changed_index: usize,
+    site: (&str, u32),
+    caller: &str,
+) -> CallerFinding {
+    CallerFinding {
+        callee: report.changed[changed_index].qualified_name.clone(),
+        changed_index,
+        file: site.0.into(),
+        line: site.1,
+        column: 5,
+        caller: caller.into(),
+        kind: CallKind::Call,
+        confidence: Confidence::Exact,
+        touched: false,
+        depth: 1,
+        via: None,
+    }
+}
+
+fn report(changed: Vec<ChangedFunction>) -> BlastReport {
+    BlastReport {
+        base: "main".into(),
+        head: "feature/profile".into(),
+        changed,
+        callers: Vec::new(),
+        depth: 1,
+        unresolved_same_name: 0,
+        skipped_files: 0,
+    }
+}
+
+fn typical() -> BlastReport {
+    let mut r = report(vec![
+        changed(
+            "src/services/user.ts",
+            "UserService.getUser",
+            DefKind::Method,
+            12,
+            Change::Body,
+        ),
+        changed(
+            "src/util/format.ts",
+            "formatName",
+            DefKind::Function,
+            3,
+            Change::SignatureAndBody,
+        ),
+        changed(
+            "src/util/format.ts",
+            "newHelper",
+            DefKind::Function,
+            20,
+            Change::Added,
+        ),
+        changed(
+            "src/api/client.ts",
+            "ApiClient.constructor",
+            DefKind::Constructor,
+            8,
+            Change::Signature,
+        ),
+    ]);
+    r.depth = 2;
+    r.callers = vec![
+        call(&r, 0, ("src/api/handler.ts", 40), "handleRequest"),
+        CallerFinding {
+            confidence: Confidence::Likely,
+            ..call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage")
+        },
+        CallerFinding {
+            touched: true,
+            ..call(&r, 0, ("src/services/user.ts", 30), "UserService.refresh")
+        },
+        CallerFinding {
+            depth: 2,
+            via: Some("handleRequest".into()),
+            ..call(&r, 0, ("src/app.ts", 5), "main")
+        },
+        CallerFinding {
+            confidence: Confidence::Possible,
+            ..call(&r, 0, ("src/legacy/users.js", 88), "<module>")
+        },
+        call(&r, 1, ("src/components/Name.tsx", 9), "NameTag"),
+        CallerFinding {
+            touched: true,
+            ..call(&r, 1, ("src/util/format.ts", 15), "formatAll")
+        },
+        CallerFinding {
+            kind: CallKind::New,
+            ..call(&r, 3, ("src/index.ts", 3), "<module>")
+        },
+    ];
+    r
+}
+
+fn rename_still_called() -> BlastReport {
+    let mut r = report(vec![
+        ChangedFunction {
+            renamed_from: Some("UserService.getUser".into()),
+            ..changed(
+                "src/services/user.ts",
+                "UserService.fetchUser",
+                DefKind::Method,
+                12,
+                Change::Renamed,
+            )
+        },
+        changed(
+            "src/util/legacy.ts",
+            "legacyFormat",
+            DefKind::Function,
+            7,
+            Change::Removed,
+        ),
+        changed(
+            "src/util/format.ts",
+            "formatName",
+            DefKind::Function,
+            3,
+            Change::Body,
+        ),
+    ]);
+    r.unresolved_same_name = 2;
+    r.skipped_files = 1;
+    r.callers = vec![
+        call(&r, 0, ("src/api/handler.ts", 40), "handleRequest"),
+        call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage"),
+        CallerFinding {
+            touched: true,
+            ..call(&r, 0, ("src/services/cache.ts", 9), "warmCache")
+        },
+        call(&r, 1, ("src/reports/export.ts", 51), "exportCsv"),
+        CallerFinding {
+            confidence: Confidence::Possible,
+            ..call(&r, 2, ("src/old/format.js", 2), "<module>")
+        },
+    ];
+    r
+}
+
+/// Code fences and `<details>` blocks open and close in pairs.
+fn assert_balanced(md: &str) {
+    let fences = md.lines().filter(|l| l.starts_with("```")).count();
+    assert_eq!(fences % 2, 0, "unbalanced fences in:\n{md}");
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count(),
+        "unbalanced details in:\n{md}"
+    );
+}
+
+#[test]
+fn typical_report() {
+    let md = render_markdown(&typical(), LIMIT);
+    assert!(md.starts_with(&format!("{MARKER}\n")));
+    assert_balanced(&md);
+    insta::assert_snapshot!("typical", md);
+}
+
+#[test]
+fn rename_still_called_report() {
+    let md = render_markdown(&rename_still_called(), LIMIT);
+    assert_balanced(&md);
+    insta::assert_snapshot!("rename_still_called", md);
+}
+
+#[test]
+fn empty_report() {
+    let md = render_markdown(&report(Vec::new()), LIMIT);
+    insta::assert_snapshot!("empty", md);
+}
+
+#[test]
+fn hostile_names_are_escaped() {
+    let hostile = "x`y|z<script>alert(1)</script>]]#1 *b* _i_";
+    let mut r = report(vec![
+        ChangedFunction {
+            renamed_from: Some("- [ ] `` old ``".into()),
+            ..changed(
+                "src/@scope/we ird.ts",
+                hostile,
+                DefKind::Function,
+                1,
+                Change::Renamed,
+            )
+        },
+        changed("+plus.ts", "`", DefKind::Function, 2, Change::Body),
+    ]);
+    r.callers = vec![
+        call(&r, 0, ("src/@evil/a.ts", 1), "line\nbreak\"quote\";[x]{y}"),
+        call(&r, 0, ("src/b.ts", 2), "<module>"),
+        call(&r, 1, ("src/c.ts", 3), "# not a heading"),
+    ];
+    let md = render_markdown(&r, LIMIT);
+    assert_balanced(&md);
+    // No raw HTML from names survives outside code spans or Mermaid entities.
+    assert!(!md.contains("\nbreak"));
+    assert!(md.contains("#60;script#62;"));
+    insta::assert_snapshot!("hostile", md);
+}
+
+#[test]
+fn code_spans_outlast_backtick_runs() {
+    assert_eq!(code("a"), "`a`");
+    assert_eq!(code("a`b"), "``a`b``");
+    assert_eq!(code("``x"), "``` ``x ```");
+    assert_eq!(code(" a "), "`  a  `");
+    assert_eq!(code(""), "(empty)");
+    assert_eq!(code("<module>"), "`<module>`");
+    assert_eq!(code("a\nb\u{202E}c"), "`a\u{FFFD}b\u{FFFD}c`");
+    let long = "x".repeat(500);
+    assert_eq!(code(&long), format!("`{}…`", "x".repeat(MAX_NAME_CHARS)));
+}
+
+#[test]
+fn mermaid_labels_use_entities() {
+    assert_eq!(
+        mermaid_label("a\"b[c]<d>#e;f"),
+        "a#34;b#91;c#93;#60;d#62;#35;e#59;f"
+    );
+}
+
+/// 5,000 untouched callers over 50 changed functions, with some touched and possible.
+fn huge() -> BlastReport {
+    let mut r = report(
+        (0..50)
+            .map(|i| {
+                changed(
+                    &format!("src/mod{i}.ts"),
+                    &format!("Service{i}.method"),
+                    DefKind::Method,
+                    i + 1,
+                    Change::Body,
+                )
+            })
+            .collect(),
+    );
+    r.callers = (0..5000u32)
+        .map(|i| {
+            let idx = (i % 50) as usize;
+            CallerFinding {
+                confidence: if i % 7 == 0 {
+                    Confidence::Possible
+                } else {
+                    Confidence::Exact
+                },
+                touched: i % 11 == 0,
+                ..call(
+                    &r,
+                    idx,
+                    (&format!("src/callers/file{i}.ts"), i + 1),
+                    &format!("caller{i}"),
+                )
+            }
+        })
+        .collect();
+    r
+}
+
+#[test]
+fn truncation_keeps_limit_and_balance() {
+    let r = huge();
+    let md = render_markdown(&r, LIMIT);
+    assert!(md.len() <= LIMIT, "{} bytes", md.len());
+    assert!(
+        md.len() > LIMIT - 2_000,
+        "the budget is used: {} bytes",
+        md.len()
+    );
+    assert_balanced(&md);
+    assert!(md.starts_with(MARKER));
+    let note = md.lines().last().expect("a last line");
+    assert!(note.starts_with("_Truncated"), "{note}");
+}
+
+#[test]
+fn truncation_note_counts_what_is_missing() {
+    // Only untouched exact callers: each shown caller is one `- ` line in a section.
+    let mut r = huge();
+    for f in &mut r.callers {
+        f.confidence = Confidence::Exact;
+        f.touched = false;
+    }
+    let md = render_markdown(&r, LIMIT);
+    let listed_callers = md
+        .lines()
+        .filter(|l| l.starts_with("- `src/callers/"))
+        .count();
+    // Callers beyond the per-function list are counted in its "and N more" line.
+    let summarized: usize = md
+        .lines()
+        .filter_map(|l| l.strip_prefix("- … and **"))
+        .filter_map(|l| l.split("**").next()?.parse::<usize>().ok())
+        .sum();
+    let shown_callers = listed_callers + summarized;
+    let shown_functions = md.lines().filter(|l| l.starts_with("### `")).count();
+    let note = md.lines().last().expect("a last line");
+    let numbers: Vec<usize> = note.split(' ').filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(numbers.len(), 2, "{note}");
+    assert_eq!(shown_callers + numbers[0], 5000, "{note}");
+    assert_eq!(shown_functions + numbers[1], 50, "{note}");
+}
+
+#[test]
+fn a_long_report_lists_a_few_callers_per_function_to_show_more_functions() {
+    let r = huge();
+    let sections = |md: &str| md.lines().filter(|l| l.starts_with("### `")).count();
+    let capped = sections(&render_markdown(&r, LIMIT));
+    let reserve = truncation_note(r.callers.len(), r.changed.len()).len() + 2;
+    let uncapped = sections(&render(&r, LIMIT, reserve, usize::MAX));
+    assert!(
+        capped >= 2 * uncapped,
+        "{capped} sections capped, {uncapped} not"
+    );
+    assert!(render_markdown(&r, LIMIT).contains("more untouched callers in"));
+}
+
+#[test]
+fn every_budget_is_respected() {
+    for r in [typical(), rename_still_called(), report(Vec::new())] {
+        let full = render_markdown(&r, usize::MAX);
+        for limit in (0..full.len() + 10).step_by(3) {
+            let md = render_markdown(&r, limit);
+            assert!(md.len() <= limit, "{} > {limit}", md.len());
+            assert_balanced(&md);
+        }
+    }
+}
+
+#[test]
+fn diagram_is_capped_and_shared_out() {
+    let mut r = report(
+        (0..20)
+            .map(|i| {
+                changed(
+                    "src/a.ts",
+                    &format!("f{i}"),
+                    DefKind::Function,
+                    i + 1,
+                    Change::Body,
+                )
+            })
+            .collect(),
+    );
+    r.callers = (0..100)
+        .map(|i| call(&r, i % 20, ("src/b.ts", i as u32 + 1), &format!("g{i}")))
+        .collect();
+    let md = render_markdown(&r, LIMIT);
+    let diagram = md
+        .split("```mermaid\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a diagram");
+    let functions = diagram.lines().filter(|l| l.contains(":::changed")).count();
+    let edges = diagram.lines().filter(|l| l.contains(" --> ")).count();
+    assert_eq!(
+        (functions, edges),
+        (DIAGRAM_MAX_FUNCTIONS, DIAGRAM_MAX_EDGES)
+    );
+    // 15 functions, 40 edges: every function drawn gets at least 2.
+    for f in 0..DIAGRAM_MAX_FUNCTIONS {
+        let to_f = format!(" --> f{f}\n");
+        assert!(diagram.matches(&to_f).count() >= 2, "f{f}");
+    }
+    assert!(md.contains(
+        "_Diagram capped: 5 more changed functions and 60 more caller edges are not drawn"
+    ));
+}
+
+#[test]
+fn output_is_deterministic() {
+    let r = typical();
+    assert_eq!(render_markdown(&r, LIMIT), render_markdown(&r, LIMIT));
+    let mut shuffled = r.clone();
+    shuffled.callers.reverse();
+    assert_eq!(
+        render_markdown(&r, LIMIT),
+        render_markdown(&shuffled, LIMIT)
+    );
+}
