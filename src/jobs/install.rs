@@ -139,7 +139,11 @@ async fn purge(app: &App, repo: &RepoState) -> Result<(), JobError> {
 
 /// Whether the installation may get work now (not suspended). An installation we do not
 /// know yet is recorded.
-async fn active(app: &App, id: InstallationId, account: Option<&str>) -> Result<bool, JobError> {
+pub(super) async fn active(
+    app: &App,
+    id: InstallationId,
+    account: Option<&str>,
+) -> Result<bool, JobError> {
     match app
         .store
         .installation_suspended(id)

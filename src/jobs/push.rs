@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use futures_util::{stream, StreamExt, TryStreamExt};
 
-use super::install::index_current;
+use super::install::{active, index_current};
 use super::{errors, App};
 use crate::github::{EntryKind, FileStatus, Installation, RepoName, Repository};
 use crate::indexer::select::wanted;
@@ -24,20 +24,8 @@ use crate::workflow::push::FileInput;
 const CONCURRENT_BLOBS: usize = 4;
 
 pub async fn apply_push(app: &App, job: &ApplyPush) -> Result<(), JobError> {
-    match app
-        .store
-        .installation_suspended(job.installation)
-        .await
-        .map_err(errors::store)?
-    {
-        Some(true) => return Ok(()),
-        Some(false) => {}
-        None => {
-            app.store
-                .upsert_installation(job.installation, "")
-                .await
-                .map_err(errors::store)?;
-        }
+    if !active(app, job.installation, None).await? {
+        return Ok(());
     }
     let installation = app.github.installation(job.installation);
     let repo = match installation.get_repository_by_id(job.repository).await {

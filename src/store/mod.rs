@@ -166,12 +166,16 @@ const WRITE_CONNECTIONS: u32 = 2;
 /// Where a URL points, for messages: host, port and database, never the password.
 pub fn describe_url(url: &str) -> Result<String> {
     let options = PgConnectOptions::from_str(url).map_err(|_| StoreError::BadUrl)?;
-    Ok(format!(
+    Ok(describe(&options))
+}
+
+fn describe(options: &PgConnectOptions) -> String {
+    format!(
         "{}:{}/{}",
         options.get_host(),
         options.get_port(),
         options.get_database().unwrap_or("postgres")
-    ))
+    )
 }
 
 impl Store {
@@ -227,13 +231,7 @@ impl Store {
 
     pub fn from_pool(pool: PgPool) -> Store {
         let connections = Arc::new(Semaphore::new(pool.options().get_max_connections() as usize));
-        let options = pool.connect_options();
-        let target = format!(
-            "{}:{}/{}",
-            options.get_host(),
-            options.get_port(),
-            options.get_database().unwrap_or("postgres")
-        );
+        let target = describe(&pool.connect_options());
         Store {
             pool,
             target,
