@@ -31,6 +31,10 @@ pub struct ChangedFunction {
     pub kind: DefKind,
     /// 1-based line in head (base for removed).
     pub line: u32,
+    /// 1-based last line of the definition, same side as `line` (0 in reports that
+    /// predate it).
+    #[serde(default)]
+    pub end_line: u32,
     pub change: Change,
     /// For `Renamed`: the qualified name in base.
     #[serde(default, skip_serializing_if = "Option::is_none")]

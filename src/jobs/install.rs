@@ -249,10 +249,12 @@ async fn index_tarball(
     let dir = tempfile::tempdir()
         .context("creating a directory for the tarball")
         .map_err(JobError::retry)?;
+    let started = std::time::Instant::now();
     let stats = installation
         .download_tarball(name, head, dir.path())
         .await
         .map_err(|e: GithubError| errors::github(e))?;
+    let downloaded = started.elapsed();
     let revision = AtCommit {
         files: WorkingTree::unpacked(dir.path()),
         commit: head.clone(),
@@ -270,6 +272,8 @@ async fn index_tarball(
         parsed = saved.parsed,
         cached = saved.cached,
         skipped = indexed.skipped.len(),
+        download_ms = downloaded.as_millis() as u64,
+        index_ms = (started.elapsed() - downloaded).as_millis() as u64,
         "indexed"
     );
     Ok(())

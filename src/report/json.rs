@@ -27,6 +27,7 @@ mod tests {
                 qualified_name: "f".into(),
                 kind: DefKind::Function,
                 line: 3,
+                end_line: 9,
                 change: Change::SignatureAndBody,
                 renamed_from: None,
             }],

@@ -118,6 +118,7 @@ pub(super) fn describe(
         qualified_name: facts.str(def.qualified).to_string(),
         kind: def.kind,
         line: def.name_pos.line + 1,
+        end_line: def.span.end_line + 1,
         change,
         renamed_from: None,
     }

@@ -16,6 +16,7 @@ fn changed(
         qualified_name: qualified.into(),
         kind,
         line,
+        end_line: line + 4,
         change,
         renamed_from: None,
     }
