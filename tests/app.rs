@@ -558,6 +558,28 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         !annotated.iter().any(|p| p == "routes/services/image.js"),
         "{annotated:?}"
     );
+    // One review (COMMENT, never pending) with one inline comment on classifyFields,
+    // on a line of the PR's diff (the fake refuses others with 422, as GitHub does).
+    let reviews = fake.reviews("acme/web", 1);
+    assert_eq!(reviews.len(), 1, "{reviews:?}");
+    assert_eq!(reviews[0].state, "COMMENTED");
+    assert_eq!(reviews[0].commit_id, head);
+    let inline = fake.review_comments("acme/web", 1);
+    assert_eq!(inline.len(), 1, "{inline:?}");
+    assert_eq!(inline[0].path, "services/classify.js");
+    assert_eq!(inline[0].side, "RIGHT");
+    for caller in ["routes/services/video.js", "routes/posts.js"] {
+        assert!(
+            inline[0].body.contains(caller),
+            "{caller}: {}",
+            inline[0].body
+        );
+    }
+    assert!(
+        !inline[0].body.contains("image.js"),
+        "touched: {}",
+        inline[0].body
+    );
 
     // Another push to the PR: the same comment edited, a new check run on the new head.
     repo.git(&["checkout", "-q", "fix"]);
@@ -586,6 +608,38 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
     let runs = fake.check_runs("acme/web");
     assert_eq!(runs.len(), 2, "one check run per head commit");
     assert!(runs.iter().any(|r| r.head_sha == head2));
+    // What the inline comment says changed (posts.js is touched now): a new one.
+    let inline = fake.review_comments("acme/web", 1);
+    assert_eq!(inline.len(), 2, "{inline:?}");
+    assert!(inline[1].body.contains("routes/services/video.js"));
+    assert!(
+        !inline[1].body.contains("routes/posts.js"),
+        "{}",
+        inline[1].body
+    );
+
+    // A push that changes what no comment says (a comment in rules.js): no new inline
+    // comment, a new check run.
+    repo.git(&["checkout", "-q", "fix"]);
+    let rules = std::fs::read_to_string(repo.path().join("services/rules.js")).unwrap();
+    repo.write("services/rules.js", format!("// Rules.\n{rules}"));
+    let head3 = repo.commit("a comment");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-3b",
+            &pr_event("synchronize", id, 1, &head3, &base)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    assert_eq!(fake.check_runs("acme/web").len(), 3);
+    assert_eq!(fake.review_comments("acme/web", 1).len(), 2, "not repeated");
+    assert_eq!(fake.reviews("acme/web", 1).len(), 2);
     assert!(fake.pending_reviews().is_empty());
 
     // Commands in the PR's thread: answered in one reply each, from the graph with the
@@ -631,7 +685,7 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         assert!(reply.contains(caller), "{caller}: {reply}");
     }
     assert!(
-        reply.contains(&format!("/blob/{head2}/routes/posts.js#L")),
+        reply.contains(&format!("/blob/{head3}/routes/posts.js#L")),
         "head permalink for a PR file: {reply}"
     );
     assert!(
@@ -672,4 +726,94 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
     if let Some(report) = fake.check_against_openapi() {
         report.assert_clean();
     }
+}
+
+#[sqlx::test(migrations = false)]
+async fn killed_mid_pr_analysis_then_restarted_posts_everything_once(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let db = url_of(&pool);
+    let server = start("serve", &db, &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let base = repo.head();
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
+    let head = repo.commit("classifyFields always returns an array");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+
+    // Killed after the summary comment, while the check run is being published.
+    fake.inject("/check-runs", 1, Fault::Delay(Duration::from_secs(3)));
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-2",
+            &pr_event("opened", id, 1, &head, &base)
+        )
+        .await,
+        202
+    );
+    while fake.requests_matching("/check-runs").is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(server); // SIGKILL
+    let summaries = |fake: &FakeGithub| {
+        fake.issue_comments("acme/web", 1)
+            .into_iter()
+            .filter(|c| c.body.contains("<!-- blast-radius:summary -->"))
+            .count()
+    };
+    assert_eq!(summaries(&fake), 1, "posted before the kill");
+    let server = start("serve", &db, &fake).await;
+    settle(&pool).await;
+    assert_eq!(summaries(&fake), 1, "found again, not posted twice");
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].head_sha, head);
+    assert_eq!(fake.reviews("acme/web", 1).len(), 1);
+    assert_eq!(fake.review_comments("acme/web", 1).len(), 1);
+
+    // A new head; killed while the review is being posted.
+    repo.git(&["checkout", "-q", "fix"]);
+    let posts = std::fs::read_to_string(repo.path().join("routes/posts.js")).unwrap();
+    repo.write(
+        "routes/posts.js",
+        posts.replace("classifyFields(", "classifyFields({ strict: true }, "),
+    );
+    let head2 = repo.commit("posts.js updated");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    fake.clear_requests();
+    fake.inject("/pulls/1/reviews", 1, Fault::Delay(Duration::from_secs(3)));
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-3",
+            &pr_event("synchronize", id, 1, &head2, &base)
+        )
+        .await,
+        202
+    );
+    while fake.requests_matching("/pulls/1/reviews").is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(server);
+    let _server = start("serve", &db, &fake).await;
+    settle(&pool).await;
+    assert_eq!(summaries(&fake), 1);
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 2, "one per head: {runs:?}");
+    assert_eq!(runs.iter().filter(|r| r.head_sha == head2).count(), 1);
+    assert_eq!(fake.reviews("acme/web", 1).len(), 2, "one per new content");
+    assert_eq!(fake.review_comments("acme/web", 1).len(), 2);
+    assert!(fake.pending_reviews().is_empty());
+    assert_eq!(count(&pool, "SELECT count(*) FROM deliveries").await, 3);
 }

@@ -4,7 +4,6 @@
 mod fake_github;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use blast_radius::github::{
@@ -90,23 +89,6 @@ async fn world() -> World {
     let fake = FakeGithub::start().await;
     let config = config(&fake);
     world_with(fake, config).await
-}
-
-fn files_under(root: &Path) -> BTreeSet<String> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path: PathBuf = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                let rel = path.strip_prefix(root).unwrap();
-                out.insert(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk(root, root, &mut out);
-    out
 }
 
 // ---- App and installation authentication ----
@@ -308,13 +290,12 @@ async fn a_ghes_base_url_with_a_path_prefix_works() {
         2
     );
     assert_eq!(w.inst.branch_head(&w.name, "main").await.unwrap(), w.head);
-    let dir = tempfile::tempdir().unwrap();
-    let stats = w
+    let archive = w
         .inst
-        .download_tarball(&w.name, &w.head, dir.path())
+        .download_tarball(&w.name, &w.head, |_| true, 1 << 20)
         .await
         .unwrap();
-    assert_eq!(stats.files, 4);
+    assert_eq!(archive.files.len(), 4);
     let info = w
         .app
         .get_installation(InstallationId(INSTALLATION))
@@ -357,7 +338,7 @@ async fn branch_heads() {
 // ---- Tarball ----
 
 #[tokio::test]
-async fn the_tarball_extracts_to_the_commit_s_files() {
+async fn the_tarball_holds_the_commit_s_files_with_their_blobs() {
     let w = world().await;
     let long = format!("deep/{}/{}.js", "a".repeat(70), "b".repeat(60));
     w.repo
@@ -368,9 +349,11 @@ async fn the_tarball_extracts_to_the_commit_s_files() {
     std::os::unix::fs::symlink("src/index.ts", w.repo.path().join("link.ts")).unwrap();
     let head = CommitSha(w.repo.commit("more"));
 
-    let dest = tempfile::tempdir().unwrap();
-    let out = dest.path().join("checkout");
-    let stats = w.inst.download_tarball(&w.name, &head, &out).await.unwrap();
+    let archive = w
+        .inst
+        .download_tarball(&w.name, &head, |_| true, 1 << 20)
+        .await
+        .unwrap();
 
     let tracked = w.repo.git(&["ls-tree", "-r", "--name-only", "-z", "HEAD"]);
     let mut expected: BTreeSet<String> = tracked
@@ -379,29 +362,42 @@ async fn the_tarball_extracts_to_the_commit_s_files() {
         .map(str::to_string)
         .collect();
     assert!(expected.remove("link.ts"), "symlinks are left out");
-    assert_eq!(files_under(&out), expected);
-    for path in &expected {
+    let got: BTreeSet<String> = archive.files.iter().map(|f| f.path.clone()).collect();
+    assert_eq!(got, expected);
+    for file in &archive.files {
         assert_eq!(
-            std::fs::read(out.join(path)).unwrap(),
-            w.repo.show(head.as_str(), path),
-            "{path}"
+            file.bytes,
+            w.repo.show(head.as_str(), &file.path),
+            "{}",
+            file.path
         );
+        let blob = w
+            .repo
+            .git(&["rev-parse", &format!("{}:{}", head.as_str(), file.path)]);
+        assert_eq!(file.blob.0, blob.trim(), "git's blob sha of {}", file.path);
     }
-    assert_eq!(stats.files, expected.len());
-    assert_eq!(stats.skipped, 1);
+    assert_eq!(archive.regular, expected.len());
+    assert_eq!(archive.skipped, 1);
     // One API request (then the download URL it redirected to).
     assert_eq!(w.fake.requests_matching("/tarball/").len(), 1);
     assert_eq!(w.fake.requests_matching("/_codeload/").len(), 1);
+    // A filter keeps only what it accepts.
+    let js = w
+        .inst
+        .download_tarball(&w.name, &head, |p| p.ends_with(".js"), 1 << 20)
+        .await
+        .unwrap();
+    assert!(js.files.iter().all(|f| f.path.ends_with(".js")));
+    assert!(js.files.iter().any(|f| f.path == long));
 }
 
 #[tokio::test]
 async fn a_tarball_of_an_unknown_commit_is_not_found() {
     let w = world().await;
-    let dest = tempfile::tempdir().unwrap();
     let missing = CommitSha("0".repeat(40));
     let err = w
         .inst
-        .download_tarball(&w.name, &missing, dest.path())
+        .download_tarball(&w.name, &missing, |_| true, 1 << 20)
         .await
         .unwrap_err();
     assert!(err.is_not_found(), "{err}");

@@ -3,8 +3,6 @@
 //! `what` is always the request ("GET /repos/acme/web/compare/a...b") or the object asked
 //! for: never a token or a key.
 
-use std::path::PathBuf;
-
 use chrono::{DateTime, Utc};
 
 pub type Result<T, E = GithubError> = std::result::Result<T, E>;
@@ -83,17 +81,10 @@ pub enum GithubError {
     #[error("{what}: unexpected answer from GitHub: {message}")]
     Decode { what: String, message: String },
 
-    /// A tarball that cannot be unpacked (corrupt, or a path escaping the directory).
-    #[error("{what}: cannot unpack the archive: {message}")]
+    /// A tarball that cannot be read (corrupt, cut short, or a path escaping the
+    /// repository).
+    #[error("{what}: cannot read the archive: {message}")]
     Archive { what: String, message: String },
-
-    /// Writing the extracted files failed.
-    #[error("writing {}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
 }
 
 impl GithubError {

@@ -72,4 +72,4 @@ pub use reviews::{
     MarkedReview, NewReview, NewReviewComment, Review, ReviewComment, ReviewCommentId, ReviewId,
     ReviewState,
 };
-pub use tarball::ExtractStats;
+pub use tarball::{Archive, ArchivedFile};

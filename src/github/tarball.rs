@@ -1,7 +1,8 @@
-//! A commit's files in one request: the tarball, streamed through gzip and tar straight
-//! into a directory (the archive is never held whole in memory).
+//! A commit's files in one request: the tarball, streamed through gzip and tar, keeping
+//! in memory only the files the caller wants (the archive is never held whole, and
+//! nothing is written to disk: creating thousands of files costs more than parsing them
+//! on some disks).
 
-use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
@@ -12,35 +13,49 @@ use super::error::{GithubError, Result};
 use super::installation::Installation;
 use super::repos::RepoName;
 use super::transport::{describe, encode_path, Call};
-use crate::model::CommitSha;
+use crate::model::{BlobSha, CommitSha};
 
-/// What an extraction wrote.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ExtractStats {
-    /// Regular files written.
-    pub files: usize,
-    /// Their bytes.
-    pub bytes: u64,
-    /// Entries left out: symlinks (they could point anywhere), and anything else that is
-    /// neither a file nor a directory.
+/// One regular file of an archive, kept because the caller wanted its path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArchivedFile {
+    /// Repository-relative, `/`-separated.
+    pub path: String,
+    /// The git blob sha of the whole file, computed while reading (the archive has none).
+    pub blob: BlobSha,
+    /// The file's size.
+    pub size: u64,
+    /// Its bytes; only the first `max_bytes + 1` of a longer file (enough to know it is
+    /// too large to index, without holding it).
+    pub bytes: Vec<u8>,
+}
+
+/// What an archive held.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Archive {
+    /// The files kept, in archive order.
+    pub files: Vec<ArchivedFile>,
+    /// Regular files read (kept or not).
+    pub regular: usize,
+    /// Entries left out: symlinks (they could point anywhere), paths that are not UTF-8,
+    /// and anything else that is neither a file nor a directory.
     pub skipped: usize,
 }
 
 impl Installation {
     /// `GET /repos/{owner}/{repo}/tarball/{commit}` (a redirect to a short-lived download
-    /// URL, followed), extracted into `dest` (created if missing; it should be empty)
-    /// without the archive's top-level folder, so `dest/src/x.ts` is the repository's
-    /// `src/x.ts`.
+    /// URL, followed): the regular files whose repository-relative path `keep` accepts,
+    /// without the archive's top-level folder (`src/x.ts` is the repository's `src/x.ts`),
+    /// each with its blob sha; of a file longer than `max_bytes`, only the start is kept.
     ///
     /// Getting the answer is retried like any read; if the body breaks off midway the
-    /// call fails with a transient error and `dest` holds part of the files: retry into a
-    /// fresh directory.
+    /// call fails with a transient error.
     pub async fn download_tarball(
         &self,
         repo: &RepoName,
         commit: &CommitSha,
-        dest: &Path,
-    ) -> Result<ExtractStats> {
+        keep: impl Fn(&str) -> bool + Send + 'static,
+        max_bytes: usize,
+    ) -> Result<Archive> {
         let route = format!(
             "{}/tarball/{}",
             repo.route(),
@@ -70,18 +85,12 @@ impl Installation {
                 message: format!("answered {} instead of the archive", answer.status),
             });
         }
-        fs::create_dir_all(dest).map_err(|source| GithubError::Io {
-            path: dest.to_path_buf(),
-            source,
-        })?;
-
         // The body is pumped here, on the runtime; gzip and tar run on a blocking thread
         // that reads the chunks from a small bounded channel.
         let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
-        let dest_owned = dest.to_path_buf();
         let what_owned = what.clone();
         let extractor = tokio::task::spawn_blocking(move || {
-            extract_tar_gz(ChannelReader::new(rx), &dest_owned, &what_owned)
+            read_tar_gz(ChannelReader::new(rx), &keep, max_bytes, &what_owned)
         });
         let stall = self.core.app().settings.request_timeout;
         let mut body = answer.body;
@@ -151,16 +160,21 @@ impl Read for ChannelReader {
     }
 }
 
-/// Unpacks a `.tar.gz` into `dest`, dropping each path's first component (GitHub's
-/// `owner-repo-sha/` folder). Only regular files and directories are written; a path that
-/// would leave `dest` (`..`, absolute) fails the whole extraction.
-pub(crate) fn extract_tar_gz(reader: impl Read, dest: &Path, what: &str) -> Result<ExtractStats> {
+/// Reads a `.tar.gz`, dropping each path's first component (GitHub's `owner-repo-sha/`
+/// folder) and keeping the regular files `keep` accepts. A path that would leave the
+/// repository (`..`, absolute) fails the whole archive: GitHub never makes one.
+pub(crate) fn read_tar_gz(
+    reader: impl Read,
+    keep: &dyn Fn(&str) -> bool,
+    max_bytes: usize,
+    what: &str,
+) -> Result<Archive> {
     let archive_error = |message: String| GithubError::Archive {
         what: what.to_string(),
         message,
     };
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(reader));
-    let mut stats = ExtractStats::default();
+    let mut out = Archive::default();
     let entries = archive
         .entries()
         .map_err(|e| archive_error(e.to_string()))?;
@@ -169,7 +183,7 @@ pub(crate) fn extract_tar_gz(reader: impl Read, dest: &Path, what: &str) -> Resu
         let kind = entry.header().entry_type();
         if matches!(
             kind,
-            tar::EntryType::XGlobalHeader | tar::EntryType::XHeader
+            tar::EntryType::XGlobalHeader | tar::EntryType::XHeader | tar::EntryType::Directory
         ) {
             continue;
         }
@@ -182,35 +196,58 @@ pub(crate) fn extract_tar_gz(reader: impl Read, dest: &Path, what: &str) -> Resu
         else {
             continue;
         };
-        let target = dest.join(&relative);
-        let io_error = |source| GithubError::Io {
-            path: target.clone(),
-            source,
-        };
-        match kind {
-            tar::EntryType::Directory => fs::create_dir_all(&target).map_err(io_error)?,
-            tar::EntryType::Regular | tar::EntryType::Continuous => {
-                if let Some(parent) = target.parent() {
-                    fs::create_dir_all(parent).map_err(|source| GithubError::Io {
-                        path: parent.to_path_buf(),
-                        source,
-                    })?;
-                }
-                let mut file = fs::File::create(&target).map_err(io_error)?;
-                stats.bytes += io::copy(&mut entry, &mut file).map_err(|e| {
-                    if e.kind() == io::ErrorKind::Other || e.kind() == io::ErrorKind::UnexpectedEof
-                    {
-                        archive_error(format!("{}: {e}", relative.display()))
-                    } else {
-                        io_error(e)
-                    }
-                })?;
-                stats.files += 1;
-            }
-            _ => stats.skipped += 1,
+        if !matches!(kind, tar::EntryType::Regular | tar::EntryType::Continuous) {
+            out.skipped += 1;
+            continue;
         }
+        out.regular += 1;
+        let Some(path) = relative.to_str().map(|p| p.replace('\\', "/")) else {
+            out.skipped += 1;
+            continue;
+        };
+        if !keep(&path) {
+            continue;
+        }
+        let size = entry.size();
+        let (blob, bytes) = read_blob(&mut entry, size, max_bytes)
+            .map_err(|e| archive_error(format!("{path}: {e}")))?;
+        out.files.push(ArchivedFile {
+            path,
+            blob,
+            size,
+            bytes,
+        });
     }
-    Ok(stats)
+    Ok(out)
+}
+
+/// A file's blob sha (`sha1("blob <size>\0" + bytes)`, as git computes it) and its first
+/// `max_bytes + 1` bytes, in one pass.
+fn read_blob(entry: &mut impl Read, size: u64, max_bytes: usize) -> io::Result<(BlobSha, Vec<u8>)> {
+    use sha1::{Digest, Sha1};
+    let mut hasher = Sha1::new();
+    hasher.update(format!("blob {size}\0").as_bytes());
+    let limit = max_bytes.saturating_add(1);
+    let mut kept = Vec::with_capacity((size as usize).min(limit));
+    let mut buf = [0u8; 64 * 1024];
+    let mut read = 0u64;
+    loop {
+        let n = entry.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        read += n as u64;
+        hasher.update(&buf[..n]);
+        let room = limit - kept.len().min(limit);
+        kept.extend_from_slice(&buf[..n.min(room)]);
+    }
+    if read != size {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("{read} of {size} bytes"),
+        ));
+    }
+    Ok((BlobSha(hex::encode(hasher.finalize())), kept))
 }
 
 /// The path without its first component; `Ok(None)` for the top folder itself; `Err` for
@@ -252,6 +289,10 @@ mod tests {
         builder.into_inner().unwrap().finish().unwrap()
     }
 
+    fn everything(_: &str) -> bool {
+        true
+    }
+
     #[test]
     fn strips_the_top_folder_and_skips_symlinks() {
         let data = tar_gz(&[
@@ -265,39 +306,49 @@ mod tests {
             ("acme-web-0123456/empty", tar::EntryType::Regular, b""),
             ("acme-web-0123456/link", tar::EntryType::Symlink, b""),
         ]);
-        let dir = tempfile::tempdir().unwrap();
-        let stats = extract_tar_gz(&data[..], dir.path(), "test").unwrap();
+        let archive = read_tar_gz(&data[..], &everything, 100, "test").unwrap();
+        let paths: Vec<&str> = archive.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["src/a.ts", "empty"]);
+        assert_eq!(archive.files[0].bytes, b"export {}\n");
+        assert_eq!(archive.files[0].blob, BlobSha::of(b"export {}\n"));
+        assert_eq!(archive.regular, 2);
+        assert_eq!(archive.skipped, 1);
+    }
+
+    #[test]
+    fn keeps_only_wanted_paths_and_the_start_of_a_large_file() {
+        let big = vec![b'x'; 10_000];
+        let data = tar_gz(&[
+            ("top/a.js", tar::EntryType::Regular, b"a()"),
+            ("top/README.md", tar::EntryType::Regular, b"# hi"),
+            ("top/big.js", tar::EntryType::Regular, &big),
+        ]);
+        let js = |p: &str| p.ends_with(".js");
+        let archive = read_tar_gz(&data[..], &js, 100, "test").unwrap();
+        assert_eq!(archive.files.len(), 2);
+        assert_eq!(archive.regular, 3);
+        let large = &archive.files[1];
+        assert_eq!(large.path, "big.js");
+        assert_eq!(large.size, 10_000);
         assert_eq!(
-            stats,
-            ExtractStats {
-                files: 2,
-                bytes: 10,
-                skipped: 1
-            }
+            large.bytes.len(),
+            101,
+            "max_bytes + 1: enough to say it is too large"
         );
-        assert_eq!(
-            fs::read(dir.path().join("src/a.ts")).unwrap(),
-            b"export {}\n"
-        );
-        assert!(dir.path().join("empty").is_file());
-        assert!(!dir.path().join("link").exists());
-        assert!(!dir.path().join("acme-web-0123456").exists());
+        assert_eq!(large.blob, BlobSha::of(&big), "the whole file's sha");
     }
 
     #[test]
     fn a_path_leaving_the_directory_fails() {
         let data = tar_gz(&[("top/../../evil", tar::EntryType::Regular, b"x")]);
-        let dir = tempfile::tempdir().unwrap();
-        let err = extract_tar_gz(&data[..], &dir.path().join("d"), "test").unwrap_err();
+        let err = read_tar_gz(&data[..], &everything, 100, "test").unwrap_err();
         assert!(matches!(err, GithubError::Archive { .. }), "{err}");
-        assert!(!dir.path().join("evil").exists());
     }
 
     #[test]
     fn a_cut_archive_fails() {
         let data = tar_gz(&[("top/a", tar::EntryType::Regular, &[7u8; 5000])]);
-        let dir = tempfile::tempdir().unwrap();
-        let err = extract_tar_gz(&data[..data.len() / 2], dir.path(), "test").unwrap_err();
+        let err = read_tar_gz(&data[..data.len() / 2], &everything, 100, "test").unwrap_err();
         assert!(matches!(err, GithubError::Archive { .. }), "{err}");
     }
 

@@ -52,15 +52,7 @@ pub async fn answer_command(
     let mut graph = snapshot.graph.clone();
     let rules = app.rules;
     crate::workflow::cpu(|| lay_over(&mut graph, &view, &rules)).map_err(JobError::retry)?;
-    let web = app.web_url.trim_end_matches('/').to_string();
-    let link = |file: &str, line: u32| {
-        let commit = if view.changed.binary_search(&file.to_string()).is_ok() {
-            &view.pr.head.sha
-        } else {
-            &view.base_commit
-        };
-        format!("{web}/{}/blob/{}/{file}#L{line}", view.repo.name, commit)
-    };
+    let link = view.link(&app.web_url);
     let mut body = String::new();
     let mut failed = false;
     for command in &commands {

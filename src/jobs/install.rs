@@ -2,10 +2,9 @@
 //! purge what was uninstalled. Each handler asks GitHub for the current state rather
 //! than trusting the (possibly old, possibly coalesced) payload, so a re-run converges.
 
-use anyhow::Context;
-
 use super::{errors, App};
 use crate::github::{GithubError, Installation, RepoName, Repository};
+use crate::indexer::select::wanted;
 use crate::intake::jobs::{
     repo_key, ApplyPush, IndexRepository, PurgeRepository, RenameRepository, SyncInstallation,
 };
@@ -14,8 +13,7 @@ use crate::queue::{JobError, NewJob};
 use crate::store::RepoState;
 use crate::workflow::progress::Silent;
 use crate::workflow::save::index_and_save_as;
-use crate::workflow::source::AtCommit;
-use crate::workspace::walk::WorkingTree;
+use crate::workflow::source::{Fetched, FileEntry};
 
 pub async fn sync_installation(app: &App, job: SyncInstallation) -> Result<(), JobError> {
     let id = job.installation;
@@ -246,19 +244,28 @@ async fn index_tarball(
     state: &RepoState,
     head: &CommitSha,
 ) -> Result<(), JobError> {
-    let dir = tempfile::tempdir()
-        .context("creating a directory for the tarball")
-        .map_err(JobError::retry)?;
     let started = std::time::Instant::now();
-    let stats = installation
-        .download_tarball(name, head, dir.path())
+    // Only the files the indexer reads are kept, in memory (a too-large one's start).
+    let archive = installation
+        .download_tarball(name, head, wanted, app.rules.max_bytes)
         .await
         .map_err(|e: GithubError| errors::github(e))?;
     let downloaded = started.elapsed();
-    let revision = AtCommit {
-        files: WorkingTree::unpacked(dir.path()),
-        commit: head.clone(),
-    };
+    let regular = archive.regular;
+    let revision = Fetched::new(
+        head.clone(),
+        archive
+            .files
+            .into_iter()
+            .map(|f| {
+                let entry = FileEntry {
+                    path: f.path,
+                    blob: Some(f.blob),
+                };
+                (entry, f.bytes)
+            })
+            .collect(),
+    );
     let (indexed, saved) = index_and_save_as(&app.store, state.id, &revision, &app.rules, &Silent)
         .await
         .map_err(JobError::retry)?;
@@ -266,7 +273,7 @@ async fn index_tarball(
     tracing::info!(
         repo = %name,
         commit = head.short(),
-        files = stats.files,
+        files = regular,
         stored = saved.files,
         edges = saved.edges,
         parsed = saved.parsed,

@@ -7,6 +7,7 @@ pub mod graph_cache;
 mod install;
 pub mod pr;
 mod push;
+mod review;
 
 use std::sync::Arc;
 

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::push::{catch_up, fetch_blobs};
+use super::review::plan_review;
 use super::{errors, App};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
@@ -45,6 +46,30 @@ pub(super) struct PrView {
     pub new: InMemory,
     /// The PR changes more files than GitHub lists.
     pub hit_limit: bool,
+    /// The PR's files as GitHub lists them (with their patches).
+    pub files: Vec<crate::github::PrFile>,
+    /// The blob of each changed path's new version, as analysed.
+    pub new_blobs: BTreeMap<String, BlobSha>,
+}
+
+impl PrView {
+    /// A permalink to a line as the graph knows it: at the PR's head for the PR's files,
+    /// at the default branch's indexed commit for the rest.
+    pub fn link<'a>(&'a self, web_url: &'a str) -> impl Fn(&str, u32) -> String + 'a {
+        let web = web_url.trim_end_matches('/');
+        move |file: &str, line: u32| {
+            let commit = if self
+                .changed
+                .binary_search_by(|p| p.as_str().cmp(file))
+                .is_ok()
+            {
+                &self.pr.head.sha
+            } else {
+                &self.base_commit
+            };
+            format!("{web}/{}/blob/{}/{file}#L{line}", self.repo.name, commit)
+        }
+    }
 }
 
 /// What a PR job needs from GitHub and the store; None when there is nothing to do
@@ -113,6 +138,7 @@ pub(super) async fn pr_view(
         .collect();
     let new_blobs = new_versions(installation, &repo.name, &pr, &files.files, &changed).await?;
     let old = fetch_blobs(installation, &repo.name, stored.into_iter().collect()).await?;
+    let analysed: BTreeMap<String, BlobSha> = new_blobs.iter().cloned().collect();
     let new = fetch_blobs(installation, &repo.name, new_blobs).await?;
     let old = InMemory {
         commit: Some(base_commit.clone()),
@@ -131,6 +157,8 @@ pub(super) async fn pr_view(
         old,
         new,
         hit_limit: files.hit_limit,
+        files: files.files,
+        new_blobs: analysed,
     }))
 }
 
@@ -151,17 +179,12 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     if view.changed.is_empty() {
         return Ok(());
     }
-    let PrView {
-        repo,
-        pr,
-        state,
-        base_commit,
-        changed,
-        old,
-        new,
-        hit_limit,
-    } = view;
-    let snapshot = app.cache.get_fresh(state.id).await.map_err(errors::store)?;
+    let (repo, pr, base_commit) = (&view.repo, &view.pr, &view.base_commit);
+    let snapshot = app
+        .cache
+        .get_fresh(view.state.id)
+        .await
+        .map_err(errors::store)?;
     let base_label = format!(
         "{}@{}",
         repo.default_branch.clone().unwrap_or_default(),
@@ -176,7 +199,14 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     };
     let rules = app.rules;
     let report = crate::workflow::cpu(|| {
-        blast_revisions(&snapshot.graph, &old, &new, &changed, &rules, &request)
+        blast_revisions(
+            &snapshot.graph,
+            &view.old,
+            &view.new,
+            &view.changed,
+            &rules,
+            &request,
+        )
     })
     .map_err(JobError::retry)?;
     // A newer push to this PR wins: nothing older is posted over it.
@@ -184,7 +214,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         return Ok(());
     }
     let mut body = render_markdown(&report, COMMENT_BUDGET);
-    if hit_limit {
+    if view.hit_limit {
         body.push_str(&format!(
             "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
             crate::github::PR_FILES_LIMIT
@@ -219,6 +249,12 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         .publish_check_run(&repo.name, &run, &annotations(&report))
         .await
         .map_err(errors::github)?;
+    // Inline comments last: the summary and the check run stand even if GitHub refuses them.
+    if job.is_superseded().await.map_err(JobError::retry)? {
+        return Ok(());
+    }
+    let link = view.link(&app.web_url);
+    post_review(&installation, &view, &report, &link).await?;
     tracing::info!(
         repo = %repo.name,
         pr = pr.number,
@@ -227,6 +263,47 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         "blast radius posted"
     );
     Ok(())
+}
+
+/// The inline review, unless each of its comments was posted before. A 422 (a line GitHub
+/// does not take as part of the diff) is logged, not retried: sending it again would
+/// fail again, and the summary and the check run say everything it would.
+async fn post_review(
+    installation: &Installation,
+    view: &PrView,
+    report: &BlastReport,
+    link: &(dyn Fn(&str, u32) -> String + Sync),
+) -> Result<(), JobError> {
+    let bot = installation.bot_login().await.map_err(errors::github)?;
+    let posted: Vec<String> = installation
+        .list_review_comments(&view.repo.name, view.pr.number)
+        .await
+        .map_err(errors::github)?
+        .into_iter()
+        .filter(|c| c.user_login.eq_ignore_ascii_case(&bot))
+        .map(|c| c.body)
+        .collect();
+    let Some(plan) = plan_review(
+        report,
+        &view.files,
+        &view.new_blobs,
+        &view.pr.head.sha,
+        &posted,
+        link,
+    ) else {
+        return Ok(());
+    };
+    match installation
+        .create_marked_review(&view.repo.name, view.pr.number, &plan.marker, &plan.review)
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_unprocessable() => {
+            tracing::warn!(repo = %view.repo.name, pr = view.pr.number, error = %e, "GitHub refused the inline review");
+            Ok(())
+        }
+        Err(e) => Err(errors::github(e)),
+    }
 }
 
 /// (path, blob) of the new version of each changed path that exists after the change.

@@ -88,27 +88,52 @@ impl Revision for InMemory {
     }
 }
 
-/// A revision read from elsewhere (a directory a tarball was unpacked into) that is a
-/// known commit.
-pub struct AtCommit<R> {
-    pub files: R,
+/// A commit's files as fetched with their blob shas (from an archive): the sha is the
+/// whole file's even when `bytes` holds only the start of a file too large to index.
+pub struct Fetched {
     pub commit: CommitSha,
+    /// Sorted by path.
+    pub files: Vec<(FileEntry, Vec<u8>)>,
 }
 
-impl<R: Revision> Revision for AtCommit<R> {
+impl Fetched {
+    pub fn new(commit: CommitSha, mut files: Vec<(FileEntry, Vec<u8>)>) -> Fetched {
+        files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        Fetched { commit, files }
+    }
+}
+
+impl Revision for Fetched {
     fn commit(&self) -> Option<CommitSha> {
         Some(self.commit.clone())
     }
 
     fn files(&self) -> anyhow::Result<Vec<FileEntry>> {
-        self.files.files()
+        Ok(self
+            .files
+            .iter()
+            .filter(|(e, _)| crate::indexer::select::wanted(&e.path))
+            .map(|(e, _)| e.clone())
+            .collect())
     }
 
     fn read(&self, entries: &[FileEntry]) -> anyhow::Result<Vec<SourceFile>> {
-        self.files.read(entries)
+        entries
+            .iter()
+            .map(|e| {
+                let i = self
+                    .files
+                    .binary_search_by(|(f, _)| f.path.as_str().cmp(&e.path))
+                    .map_err(|_| anyhow::anyhow!("{} is not in this revision", e.path))?;
+                Ok(SourceFile {
+                    path: e.path.clone(),
+                    bytes: self.files[i].1.clone(),
+                })
+            })
+            .collect()
     }
 
     fn reads_one_cheaply(&self) -> bool {
-        self.files.reads_one_cheaply()
+        true
     }
 }

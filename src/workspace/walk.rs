@@ -10,23 +10,13 @@ use crate::indexer::select::{wanted, SKIPPED_DIRS};
 use crate::model::CommitSha;
 use crate::workflow::source::{FileEntry, Revision};
 
-/// Repository-relative paths (with `/`) of every wanted file under `root`.
+/// Repository-relative paths (with `/`) of every wanted file under `root`, honouring
+/// .gitignore files (a working tree's ignored files are not the repository's).
 pub fn list(root: &Path) -> Result<Vec<String>> {
-    list_with(root, true)
-}
-
-/// `list`, honouring .gitignore files or not: a working tree's ignored files are not
-/// the repository's, but every file of an unpacked commit is.
-fn list_with(root: &Path, honour_ignore_files: bool) -> Result<Vec<String>> {
     let mut paths = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .require_git(false)
-        .ignore(honour_ignore_files)
-        .git_ignore(honour_ignore_files)
-        .git_exclude(honour_ignore_files)
-        .git_global(honour_ignore_files)
-        .parents(honour_ignore_files)
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();
             !(e.file_type().is_some_and(|t| t.is_dir()) && SKIPPED_DIRS.contains(&name.as_ref()))
@@ -69,24 +59,12 @@ pub fn read(root: &Path, paths: Vec<String>) -> Result<Vec<SourceFile>> {
 /// The files of a directory as they are on disk (a working tree, or any folder).
 pub struct WorkingTree {
     root: std::path::PathBuf,
-    /// A working tree's .gitignore files hide files; an unpacked commit's do not.
-    honour_ignore_files: bool,
 }
 
 impl WorkingTree {
     pub fn new(root: &Path) -> WorkingTree {
         WorkingTree {
             root: root.to_path_buf(),
-            honour_ignore_files: true,
-        }
-    }
-
-    /// A commit's files unpacked into `root` (from a tarball): every file is the
-    /// commit's, whatever its .gitignore files say, as in git's own tree.
-    pub fn unpacked(root: &Path) -> WorkingTree {
-        WorkingTree {
-            root: root.to_path_buf(),
-            honour_ignore_files: false,
         }
     }
 }
@@ -100,7 +78,7 @@ impl Revision for WorkingTree {
     }
 
     fn files(&self) -> Result<Vec<FileEntry>> {
-        Ok(list_with(&self.root, self.honour_ignore_files)?
+        Ok(list(&self.root)?
             .into_iter()
             .map(|path| FileEntry { path, blob: None })
             .collect())
