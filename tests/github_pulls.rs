@@ -32,6 +32,8 @@ fn config(fake: &FakeGithub) -> GithubConfig {
         secondary_wait: Duration::from_millis(50),
     };
     config.request_timeout = Duration::from_secs(20);
+    // Paced in one test of its own.
+    config.notify_spacing = Duration::ZERO;
     config
 }
 
@@ -544,6 +546,46 @@ async fn a_502_on_create_never_leaves_two_comments() {
         "{err}"
     );
     assert_eq!(w.fake.issue_comments("acme/web", 7).len(), 2);
+}
+
+#[tokio::test]
+async fn comments_of_one_installation_are_spaced_out_and_reactions_are_not() {
+    let w = world().await;
+    let mut config = config(&w.fake);
+    config.notify_spacing = Duration::from_millis(300);
+    let app = GithubApp::new(&config).unwrap();
+    let inst = app.installation(InstallationId(INSTALLATION));
+    let name = w.name.clone();
+    let first = inst.create_issue_comment(&name, PR, "first").await.unwrap();
+    // Three more at once: each waits for its slot, 300 ms after the one before.
+    let started = std::time::Instant::now();
+    let posted = futures_util::future::join_all(
+        ["a", "b", "c"].map(|body| inst.create_issue_comment(&name, PR, body)),
+    )
+    .await;
+    assert!(posted.iter().all(Result::is_ok));
+    assert!(
+        started.elapsed() >= Duration::from_millis(3 * 300 - 50),
+        "{:?}",
+        started.elapsed()
+    );
+    // Reactions notify nobody: not paced (were they, 20 of them at 10 s apart would
+    // take minutes).
+    let mut slow = config.clone();
+    slow.notify_spacing = Duration::from_secs(10);
+    let app = GithubApp::new(&slow).unwrap();
+    let inst = app.installation(InstallationId(INSTALLATION));
+    inst.create_issue_comment(&name, PR, "paced").await.unwrap();
+    let reactions = async {
+        for _ in 0..20 {
+            inst.add_issue_comment_reaction(&name, first.id, Reaction::Eyes)
+                .await
+                .unwrap();
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(9), reactions)
+        .await
+        .expect("reactions are not paced");
 }
 
 #[tokio::test]

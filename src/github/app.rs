@@ -111,6 +111,7 @@ impl GithubApp {
                 settings: Settings {
                     policy: config.retry.clone(),
                     request_timeout: config.request_timeout,
+                    notify_spacing: config.notify_spacing,
                 },
                 rate: RateLimitCell::default(),
                 token_refresh_margin: config.token_refresh_margin,

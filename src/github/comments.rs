@@ -145,7 +145,7 @@ impl Installation {
         body: &str,
     ) -> Result<IssueComment> {
         let route = format!("{}/issues/{number}/comments", repo.route());
-        let call = Call::post(route, json!({ "body": body }), RetryMode::NotIdempotent);
+        let call = Call::post(route, json!({ "body": body }), RetryMode::NotIdempotent).notifying();
         check_length(&call.what(), "comment body", body, MAX_BODY_CHARS)?;
         let got = self.sender().send_buffered(&call).await?;
         Ok(got.json::<IssueCommentJson>(&call.what())?.into())
@@ -160,7 +160,7 @@ impl Installation {
     ) -> Result<IssueComment> {
         let route = format!("{}/issues/comments/{}", repo.route(), id.0);
         // The same body sent twice is the same comment: safe to retry.
-        let call = Call::patch(route, json!({ "body": body }), RetryMode::Idempotent);
+        let call = Call::patch(route, json!({ "body": body }), RetryMode::Idempotent).notifying();
         check_length(&call.what(), "comment body", body, MAX_BODY_CHARS)?;
         let got = self.sender().send_buffered(&call).await?;
         Ok(got.json::<IssueCommentJson>(&call.what())?.into())

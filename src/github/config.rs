@@ -89,6 +89,9 @@ pub struct GithubConfig {
     /// hour).
     pub token_refresh_margin: Duration,
     pub retry: RetryPolicy,
+    /// The least time between two writes of one installation that notify people
+    /// (comments, reviews): GitHub's best practices ask for a second.
+    pub notify_spacing: Duration,
 }
 
 impl GithubConfig {
@@ -101,6 +104,7 @@ impl GithubConfig {
             request_timeout: Duration::from_secs(30),
             token_refresh_margin: Duration::from_secs(5 * 60),
             retry: RetryPolicy::default(),
+            notify_spacing: Duration::from_secs(1),
         }
     }
 

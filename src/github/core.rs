@@ -50,6 +50,8 @@ pub(crate) struct InstallationCore {
     pub(crate) app: Arc<AppCore>,
     pub(crate) token: tokio::sync::Mutex<Option<TokenClient>>,
     pub(crate) rate: RateLimitCell,
+    /// When this installation's next notifying write may start.
+    pub(crate) next_notifying_write: std::sync::Mutex<Option<tokio::time::Instant>>,
 }
 
 /// An octocrab client carrying one installation token.
@@ -72,7 +74,26 @@ impl InstallationCore {
             app,
             token: tokio::sync::Mutex::new(None),
             rate: RateLimitCell::default(),
+            next_notifying_write: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Waits for this installation's next slot for a notifying write, `spacing` after the
+    /// previous one's: GitHub asks integrations to wait at least a second between writes,
+    /// and allows no more than 80 content-creating requests a minute. Slots are handed
+    /// out in order without holding a lock while waiting.
+    pub(crate) async fn pace_notifying_write(&self, spacing: Duration) {
+        if spacing.is_zero() {
+            return;
+        }
+        let at = {
+            let mut next = self.next_notifying_write.lock().unwrap();
+            let now = tokio::time::Instant::now();
+            let at = next.map_or(now, |n| n.max(now));
+            *next = Some(at + spacing);
+            at
+        };
+        tokio::time::sleep_until(at).await;
     }
 }
 
@@ -81,4 +102,5 @@ impl InstallationCore {
 pub(crate) struct Settings {
     pub policy: RetryPolicy,
     pub request_timeout: Duration,
+    pub notify_spacing: Duration,
 }

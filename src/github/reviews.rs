@@ -226,7 +226,7 @@ impl Installation {
         let route = format!("{}/pulls/{number}/reviews", repo.route());
         let what = format!("POST {route}");
         let body = review_json(&what, review)?;
-        let call = Call::post(route, body, RetryMode::NotIdempotent);
+        let call = Call::post(route, body, RetryMode::NotIdempotent).notifying();
         let got = self.sender().send_buffered(&call).await?;
         Ok(got.json::<ReviewJson>(&call.what())?.into())
     }

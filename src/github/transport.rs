@@ -34,6 +34,9 @@ pub(crate) struct Call {
     pub accept: &'static str,
     pub body: Option<serde_json::Value>,
     pub mode: RetryMode,
+    /// Creates or edits content that notifies people (comments, reviews): such writes of
+    /// one installation are spaced out (see [`GithubConfig::notify_spacing`]).
+    pub notifies: bool,
 }
 
 impl Call {
@@ -44,6 +47,7 @@ impl Call {
             accept: JSON,
             body: None,
             mode: RetryMode::Idempotent,
+            notifies: false,
         }
     }
 
@@ -71,7 +75,15 @@ impl Call {
             accept: JSON,
             body: Some(body),
             mode,
+            notifies: false,
         }
+    }
+
+    /// Marks a write that notifies people: GitHub's secondary rate limits bite on those
+    /// first ("creating content too quickly ... may result in secondary rate limiting").
+    pub(crate) fn notifying(mut self) -> Call {
+        self.notifies = true;
+        self
     }
 
     pub(crate) fn accept(mut self, accept: &'static str) -> Call {
@@ -204,6 +216,11 @@ impl Sender<'_> {
                 }
                 tracing::warn!(%what, ?wait, "GitHub rate limit spent: waiting for its reset");
                 tokio::time::sleep(wait).await;
+            }
+            if call.notifies {
+                if let Sender::Installation(inst) = self {
+                    inst.pace_notifying_write(app.settings.notify_spacing).await;
+                }
             }
             let crab = self.client().await?;
             let outcome = tokio::time::timeout(timeout, attempt_once(&crab, call, buffered)).await;

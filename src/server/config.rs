@@ -45,6 +45,10 @@ pub struct ServerArgs {
     /// Minutes between catch-ups of every repository with GitHub (0: only at start).
     #[arg(long, env = "BLAST_CATCH_UP_MINUTES", default_value_t = 60)]
     pub catch_up_minutes: u64,
+    /// Least milliseconds between two comments or reviews of one installation (GitHub asks
+    /// for a second between writes that notify people).
+    #[arg(long, env = "BLAST_NOTIFY_SPACING_MS", default_value_t = 1000)]
+    pub notify_spacing_ms: u64,
 }
 
 /// The configuration, checked.
@@ -113,8 +117,10 @@ impl ServerArgs {
         if self.workers == 0 {
             return Err("BLAST_WORKERS must be at least 1".into());
         }
+        let mut github = GithubConfig::new(app_id, key).with_api_url(api_url);
+        github.notify_spacing = std::time::Duration::from_millis(self.notify_spacing_ms);
         Ok(ServerConfig {
-            github: GithubConfig::new(app_id, key).with_api_url(api_url),
+            github,
             secrets,
             database_url,
             port: self.port,
