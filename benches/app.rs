@@ -4,7 +4,9 @@
 //! Uses (and drops) databases named `blast_bench_app` and `blast_bench_cli`. Prints:
 //! intake latency at 200 signed deliveries per second for 30 s; installing a repository
 //! the size of the corpus, webhook to graph stored, against `index --database-url` on a
-//! local checkout; one changed file pushed, webhook to graph stored.
+//! local checkout; one changed file pushed, webhook to graph stored; a pull request
+//! changing 50 files, webhook to summary comment posted; `/callers` in its thread,
+//! webhook to reply posted.
 
 mod common;
 #[path = "../tests/fake_github/mod.rs"]
@@ -198,18 +200,7 @@ async fn run() {
     );
 
     // The noise's jobs run (or wait out the fake's rate limit) before the clock starts.
-    loop {
-        let busy: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM jobs WHERE state = 'running' OR (state = 'waiting' AND run_at <= now())",
-        )
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-        if busy == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    idle(&pool).await;
 
     // ---- install a repository the size of the corpus ----
     let corpus = common::corpus();
@@ -297,7 +288,112 @@ async fn run() {
         sorted[sorted.len() - 1],
         sorted.len()
     );
+
+    // ---- a pull request changing 50 files, webhook to summary comment posted ----
+    let mut pr_times = Vec::new();
+    let mut callers_times = Vec::new();
+    for number in 1..=3u64 {
+        idle(&pool).await;
+        let branch = format!("pr{number}");
+        repo.git(&["checkout", "-q", "-b", &branch]);
+        let mut edited = 0;
+        let mut k = number as usize * 1_000;
+        while edited < 50 {
+            let path = &files[(k * 97) % files.len()];
+            k += 1;
+            let text = std::fs::read_to_string(repo.path().join(path)).unwrap_or_default();
+            // A changed body: `return x` becomes `return void 0, x`, same value and type.
+            let Some(at) = text.find("return ").filter(|&i| {
+                !matches!(text.as_bytes().get(i + 7), Some(b';' | b'\n' | b'}') | None)
+            }) else {
+                continue;
+            };
+            repo.write(path, format!("{}return void 0, {}", &text[..at], &text[at + 7..]));
+            edited += 1;
+        }
+        let pr_head = repo.commit("fifty files");
+        repo.git(&["checkout", "-q", "main"]);
+        fake.open_pr("acme/corpus", number, "main", &branch);
+        fake.prepare_pr("acme/corpus", number).await;
+        let body = serde_json::to_vec(&json!({
+            "action": "opened",
+            "number": number,
+            "pull_request": {
+                "head": { "ref": branch, "sha": pr_head, "repo": { "id": id } },
+                "base": { "ref": "main", "sha": before, "repo": { "id": id } },
+                "draft": false,
+            },
+            "repository": { "id": id, "full_name": "acme/corpus", "default_branch": "main" },
+            "installation": { "id": 7 },
+        }))
+        .unwrap();
+        let t = Instant::now();
+        assert_eq!(
+            deliver(&client, port, "pull_request", &format!("pr-{number}"), &body).await,
+            202
+        );
+        wait_for_comment(&fake, number, "<!-- blast-radius:summary -->").await;
+        pr_times.push(t.elapsed().as_secs_f64() * 1e3);
+
+        // ---- /callers in its thread, webhook to reply posted ----
+        idle(&pool).await;
+        let text = "/callers baseGetTag";
+        let comment = fake.add_comment_as("acme/corpus", number, "dev", text);
+        let body = serde_json::to_vec(&json!({
+            "action": "created",
+            "issue": { "number": number, "pull_request": { "url": "x" } },
+            "comment": { "id": comment, "body": text, "user": { "login": "dev", "type": "User" } },
+            "repository": { "id": id, "full_name": "acme/corpus", "default_branch": "main" },
+            "installation": { "id": 7 },
+        }))
+        .unwrap();
+        let t = Instant::now();
+        assert_eq!(
+            deliver(&client, port, "issue_comment", &format!("ask-{number}"), &body).await,
+            202
+        );
+        wait_for_comment(&fake, number, &format!("<!-- blast-radius:command:{comment} -->")).await;
+        callers_times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    println!(
+        "pull request changing 50 files, webhook to summary comment posted: {} ms",
+        pr_times.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join(", ")
+    );
+    println!(
+        "/callers, webhook to reply posted: {} ms",
+        callers_times.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join(", ")
+    );
     drop(server);
+}
+
+/// Until no job runs or waits to run, and a second more (the App spaces out its
+/// comments: the next one timed must not wait for the last one's slot).
+async fn idle(pool: &PgPool) {
+    loop {
+        let busy: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM jobs WHERE state = 'running' OR (state = 'waiting' AND run_at <= now())",
+        )
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        if busy == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+}
+
+async fn wait_for_comment(fake: &FakeGithub, number: u64, marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !fake
+        .issue_comments("acme/corpus", number)
+        .iter()
+        .any(|c| c.body.contains(marker))
+    {
+        assert!(Instant::now() < deadline, "no comment with {marker}");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
 }
 
 /// Copies the corpus into the repository (no node_modules: the corpus keeps packages

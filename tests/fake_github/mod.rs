@@ -323,6 +323,17 @@ impl FakeGithub {
         );
     }
 
+    /// Computes PR `number`'s test merge and changed files now (GitHub does it in the
+    /// background when a PR opens), so that a benchmark does not time the fake's git.
+    pub async fn prepare_pr(&self, repo: &str, number: u64) {
+        let (owner, name) = repo.split_once('/').expect("owner/name");
+        let found = match self.model().lookup(owner, name) {
+            model::Lookup::Found(r) => r,
+            _ => return,
+        };
+        pulls::prepare(&self.shared, &found, number).await;
+    }
+
     fn with_pr(&self, repo: &str, number: u64, f: impl FnOnce(&mut PullRequest)) {
         let repo_id = self.repo_id(repo);
         let mut m = self.model();

@@ -128,6 +128,24 @@ pub(super) async fn files_between(
     Some(files)
 }
 
+/// Computes PR `number`'s test merge and file list now, as GitHub does in the background
+/// when a pull request opens or its branch moves (same-repository PRs).
+pub(super) async fn prepare(st: &Arc<Shared>, repo: &Repo, number: u64) {
+    let pr = st.model.lock().unwrap().pulls.get(&(repo.id, number)).cloned();
+    let Some(pr) = pr else { return };
+    let dir = repo.dir.clone();
+    let shas = blocking(move || {
+        let base = git::resolve_commit(&dir, &format!("refs/heads/{}", pr.base_ref))?;
+        let head = git::resolve_commit(&dir, &format!("refs/heads/{}", pr.head_ref))?;
+        Some((base, head))
+    })
+    .await;
+    if let Some((base, head)) = shas {
+        test_merge(st, repo, number, &base, &head).await;
+        files_between(st, repo, &base, &head).await;
+    }
+}
+
 /// GitHub's test merge of `head` into `base` (cached), also kept as `refs/pull/N/merge`.
 async fn test_merge(
     st: &Arc<Shared>,
