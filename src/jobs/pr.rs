@@ -183,7 +183,16 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
     }
-    let mut body = render_markdown(&report, COMMENT_BUDGET);
+    // Permalinks: the PR's head for its changed files, the base graph's commit for the rest.
+    let web = app.web_url.trim_end_matches('/');
+    let link = |file: &str, line: u32| {
+        let commit = match changed.binary_search_by(|p| p.as_str().cmp(file)) {
+            Ok(_) => &pr.head.sha,
+            Err(_) => &base_commit,
+        };
+        format!("{web}/{}/blob/{commit}/{file}#L{line}", repo.name)
+    };
+    let mut body = render_markdown(&report, COMMENT_BUDGET, Some(&link));
     if hit_limit {
         body.push_str(&format!(
             "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
@@ -200,7 +209,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     let (conclusion, title) = verdict(&report);
     let mut summary = body.clone();
     if summary.chars().count() > MAX_CHECK_TEXT_CHARS {
-        summary = render_markdown(&report, MAX_CHECK_TEXT_CHARS - 1_000);
+        summary = render_markdown(&report, MAX_CHECK_TEXT_CHARS - 1_000, Some(&link));
     }
     let run = NewCheckRun {
         name: CHECK_NAME.to_string(),
