@@ -181,6 +181,28 @@ fn each_caller_is_listed_once_under_the_nearest_changed_function() {
     );
 }
 
+/// README.md shows the PR comment for `blast/helper` as the app would post it.
+#[test]
+fn the_readme_example_is_the_comment_for_the_helper_fixture() {
+    use blast_radius::blast::report::BlastReport;
+    use blast_radius::report::markdown::render_markdown;
+
+    let repo = two_commit_repo("blast/helper");
+    let mut report: BlastReport = serde_json::from_value(blast_json(repo.path())).unwrap();
+    report.base = "main@1f0c2d9e8b7a".into();
+    report.head = "#42@6d5e4f3a2b1c".into();
+    let link = |file: &str, line: u32| {
+        format!("https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/{file}#L{line}")
+    };
+    let md = render_markdown(&report, 60_000, Some(&link));
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("````markdown\n{md}````\n")),
+        "README.md's example of the comment is out of date; it is now:\n{md}"
+    );
+}
+
 /// The loudest finding: a renamed function whose other caller still uses the old name.
 #[test]
 fn a_renamed_function_still_called_is_reported_first() {
