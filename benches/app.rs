@@ -308,7 +308,10 @@ async fn run() {
             }) else {
                 continue;
             };
-            repo.write(path, format!("{}return void 0, {}", &text[..at], &text[at + 7..]));
+            repo.write(
+                path,
+                format!("{}return void 0, {}", &text[..at], &text[at + 7..]),
+            );
             edited += 1;
         }
         let pr_head = repo.commit("fifty files");
@@ -329,7 +332,14 @@ async fn run() {
         .unwrap();
         let t = Instant::now();
         assert_eq!(
-            deliver(&client, port, "pull_request", &format!("pr-{number}"), &body).await,
+            deliver(
+                &client,
+                port,
+                "pull_request",
+                &format!("pr-{number}"),
+                &body
+            )
+            .await,
             202
         );
         wait_for_comment(&fake, number, "<!-- blast-radius:summary -->").await;
@@ -349,19 +359,39 @@ async fn run() {
         .unwrap();
         let t = Instant::now();
         assert_eq!(
-            deliver(&client, port, "issue_comment", &format!("ask-{number}"), &body).await,
+            deliver(
+                &client,
+                port,
+                "issue_comment",
+                &format!("ask-{number}"),
+                &body
+            )
+            .await,
             202
         );
-        wait_for_comment(&fake, number, &format!("<!-- blast-radius:command:{comment} -->")).await;
+        wait_for_comment(
+            &fake,
+            number,
+            &format!("<!-- blast-radius:command:{comment} -->"),
+        )
+        .await;
         callers_times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     println!(
         "pull request changing 50 files, webhook to summary comment posted: {} ms",
-        pr_times.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join(", ")
+        pr_times
+            .iter()
+            .map(|t| format!("{t:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     println!(
         "/callers, webhook to reply posted: {} ms",
-        callers_times.iter().map(|t| format!("{t:.0}")).collect::<Vec<_>>().join(", ")
+        callers_times
+            .iter()
+            .map(|t| format!("{t:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     drop(server);
 }

@@ -108,6 +108,101 @@ fn classify_fields_markdown_lists_untouched_callers_first() {
     assert!(out.contains("```mermaid"));
 }
 
+/// classifyFields now calls a helper the change added, and lookupRules, which it calls,
+/// changed too. Each of them used to list classifyFields' callers again at depth 2:
+/// three sections of the same two lines.
+#[test]
+fn each_caller_is_listed_once_under_the_nearest_changed_function() {
+    let repo = two_commit_repo("blast/helper");
+    let report = blast_json(repo.path());
+    let sites = |callee: &str| -> Vec<String> {
+        let mut sites: Vec<String> = callers_of(&report, callee)
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}:{} {} depth {}{}",
+                    c["file"].as_str().unwrap(),
+                    c["line"],
+                    c["caller"].as_str().unwrap(),
+                    c["depth"],
+                    if c["touched"] == true { " touched" } else { "" }
+                )
+            })
+            .collect();
+        sites.sort();
+        sites
+    };
+    assert_eq!(
+        sites("classifyFields"),
+        vec![
+            "routes/posts.js:7 createPost depth 1",
+            "routes/services/image.js:4 processImage depth 1 touched",
+            "routes/services/video.js:5 processVideo depth 1",
+        ]
+    );
+    // Its callers' callers are classifyFields' callers, listed under it.
+    assert_eq!(
+        sites("lookupRules"),
+        vec!["services/classify.js:9 classifyFields depth 1 touched"]
+    );
+    // The added helper is reported, but the change wrote its only caller.
+    assert!(report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["name"] == "normalizeFields" && c["change"] == "added"));
+    assert_eq!(sites("normalizeFields"), Vec::<String>::new());
+    // An added function an existing, untouched call now reaches (it called a global of
+    // that name): the one caller of an added function its author may not know of.
+    assert_eq!(
+        sites("sanitize"),
+        vec!["services/rules.js:9 cleanRules depth 1"]
+    );
+
+    let out = run_ok(&[
+        "blast",
+        "--repo",
+        repo.path().to_str().unwrap(),
+        "--base",
+        "HEAD~1",
+    ]);
+    for site in [
+        "routes/posts.js:7",
+        "routes/services/video.js:5",
+        "routes/services/image.js:4",
+        "services/rules.js:9",
+    ] {
+        assert_eq!(out.matches(site).count(), 1, "{site} once in:\n{out}");
+    }
+    assert!(!out.contains("### `normalizeFields`"), "{out}");
+    assert!(
+        out.contains("- `normalizeFields` — function at `services/classify.js:4` · added"),
+        "{out}"
+    );
+}
+
+/// README.md shows the PR comment for `blast/helper` as the app would post it.
+#[test]
+fn the_readme_example_is_the_comment_for_the_helper_fixture() {
+    use blast_radius::blast::report::BlastReport;
+    use blast_radius::report::markdown::render_markdown;
+
+    let repo = two_commit_repo("blast/helper");
+    let mut report: BlastReport = serde_json::from_value(blast_json(repo.path())).unwrap();
+    report.base = "main@1f0c2d9e8b7a".into();
+    report.head = "#42@6d5e4f3a2b1c".into();
+    let link = |file: &str, line: u32| {
+        format!("https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/{file}#L{line}")
+    };
+    let md = render_markdown(&report, 60_000, Some(&link));
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("````markdown\n{md}````\n")),
+        "README.md's example of the comment is out of date; it is now:\n{md}"
+    );
+}
+
 /// The loudest finding: a renamed function whose other caller still uses the old name.
 #[test]
 fn a_renamed_function_still_called_is_reported_first() {
@@ -231,7 +326,12 @@ fn blast_reads_the_base_graph_and_leaves_it_as_it_was() {
     use blast_radius::blast::radius::{blast, BlastOptions, FileChange};
     use blast_radius::report::graph_export;
 
-    for name in ["blast/classify", "blast/rename", "blast/moved"] {
+    for name in [
+        "blast/classify",
+        "blast/rename",
+        "blast/moved",
+        "blast/helper",
+    ] {
         let base = fixture_files(&common::fixture(&format!("{name}/base")));
         let mut head = base.clone();
         let overlay = fixture_files(&common::fixture(&format!("{name}/head")));

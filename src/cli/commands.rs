@@ -373,7 +373,7 @@ pub fn blast(
     };
     let report = blast_revisions(&loaded.graph, &old, &new, &changed, &rules, &request)?;
     let text = match format {
-        ReportFormat::Markdown => render_markdown(&report, COMMENT_BUDGET),
+        ReportFormat::Markdown => render_markdown(&report, COMMENT_BUDGET, None),
         ReportFormat::Json => render_json(&report),
     };
     println!("{text}");

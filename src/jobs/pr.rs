@@ -213,7 +213,9 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
     }
-    let mut body = render_markdown(&report, COMMENT_BUDGET);
+    // Permalinks: the PR's head for its changed files, the base graph's commit for the rest.
+    let link = view.link(&app.web_url);
+    let mut body = render_markdown(&report, COMMENT_BUDGET, Some(&link));
     if view.hit_limit {
         body.push_str(&format!(
             "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
@@ -230,7 +232,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     let (conclusion, title) = verdict(&report);
     let mut summary = body.clone();
     if summary.chars().count() > MAX_CHECK_TEXT_CHARS {
-        summary = render_markdown(&report, MAX_CHECK_TEXT_CHARS - 1_000);
+        summary = render_markdown(&report, MAX_CHECK_TEXT_CHARS - 1_000, Some(&link));
     }
     let run = NewCheckRun {
         name: CHECK_NAME.to_string(),
@@ -253,7 +255,6 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
     }
-    let link = view.link(&app.web_url);
     post_review(&installation, &view, &report, &link).await?;
     tracing::info!(
         repo = %repo.name,

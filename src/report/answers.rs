@@ -4,20 +4,14 @@
 use std::fmt::Write as _;
 
 use super::markdown::code;
+pub use super::LineLink;
 use crate::query::{CalleeEntry, CallersAnswer, Definition, TargetError};
-
-/// A link to a line: (path, 1-based line) -> URL.
-pub type LineLink<'a> = &'a dyn Fn(&str, u32) -> String;
 
 /// Lines listed per answer; the rest are counted.
 const MAX_LINES: usize = 100;
 
 fn place(file: &str, line: u32, link: LineLink) -> String {
-    format!(
-        "[{}]({})",
-        code(&format!("{file}:{line}")),
-        link(file, line)
-    )
+    super::markdown::place(file, line, Some(link))
 }
 
 fn definition(d: &Definition, link: LineLink) -> String {

@@ -131,7 +131,13 @@ pub(super) async fn files_between(
 /// Computes PR `number`'s test merge and file list now, as GitHub does in the background
 /// when a pull request opens or its branch moves (same-repository PRs).
 pub(super) async fn prepare(st: &Arc<Shared>, repo: &Repo, number: u64) {
-    let pr = st.model.lock().unwrap().pulls.get(&(repo.id, number)).cloned();
+    let pr = st
+        .model
+        .lock()
+        .unwrap()
+        .pulls
+        .get(&(repo.id, number))
+        .cloned();
     let Some(pr) = pr else { return };
     let dir = repo.dir.clone();
     let shas = blocking(move || {

@@ -54,9 +54,17 @@ pub(super) fn report(
                 report.callers.push(finding);
             }
         }
+        // An added function's callers are the change's own code, except direct calls
+        // the change did not touch (an existing call that now reaches the new
+        // function): only those can surprise its author.
+        let added = p.change == Change::Added;
         if let Some(target) = head_def {
-            for t in head.transitive_callers(target, options.depth) {
+            let depth = if added { 1 } else { options.depth };
+            for t in head.transitive_callers(target, depth) {
                 let mut finding = finding_at(head, t.caller, head_files);
+                if added && finding.touched {
+                    continue;
+                }
                 finding.callee = callee.clone();
                 finding.changed_index = index;
                 finding.depth = t.depth;
@@ -89,7 +97,31 @@ pub(super) fn report(
     report.callers.dedup_by(|a, b| {
         (a.changed_index, &a.file, a.line, a.column) == (b.changed_index, &b.file, b.line, b.column)
     });
+    keep_nearest(&mut report.callers);
     report
+}
+
+/// A call site listed under several changed functions stays only under the nearest:
+/// the finding(s) of least depth, and among transitive ones of equal depth the first
+/// changed function's. Direct calls are all kept (a site that calls two changed
+/// functions is two findings); order is kept.
+fn keep_nearest(callers: &mut Vec<CallerFinding>) {
+    let mut nearest: FxHashMap<(&str, u32, u32), (u32, usize)> = FxHashMap::default();
+    for c in callers.iter() {
+        let best = nearest
+            .entry((c.file.as_str(), c.line, c.column))
+            .or_insert((c.depth, c.changed_index));
+        *best = (*best).min((c.depth, c.changed_index));
+    }
+    let keep: Vec<bool> = callers
+        .iter()
+        .map(|c| {
+            let (depth, index) = nearest[&(c.file.as_str(), c.line, c.column)];
+            c.depth == depth && (depth <= 1 || c.changed_index == index)
+        })
+        .collect();
+    let mut keep = keep.into_iter();
+    callers.retain(|_| keep.next().unwrap_or(true));
 }
 
 /// Unresolved call sites that share a changed function's name: with them the caller
@@ -197,5 +229,64 @@ fn finding_at(graph: &Graph, c: Caller, head_files: &FxHashMap<String, HeadFile>
         touched,
         depth: 1,
         via: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Confidence;
+
+    fn at(changed_index: usize, file: &str, line: u32, depth: u32) -> CallerFinding {
+        CallerFinding {
+            callee: format!("f{changed_index}"),
+            changed_index,
+            file: file.into(),
+            line,
+            column: 3,
+            caller: "g".into(),
+            kind: CallKind::Call,
+            confidence: Confidence::Exact,
+            touched: false,
+            depth,
+            via: (depth > 1).then(|| "h".into()),
+        }
+    }
+
+    fn kept(mut callers: Vec<CallerFinding>) -> Vec<(usize, String, u32)> {
+        keep_nearest(&mut callers);
+        callers
+            .into_iter()
+            .map(|c| (c.changed_index, format!("{}:{}", c.file, c.line), c.depth))
+            .collect()
+    }
+
+    #[test]
+    fn a_site_stays_under_the_nearest_changed_function() {
+        // B (1) calls A (0); C calls B: under B at depth 1, not again under A at depth 2.
+        assert_eq!(
+            kept(vec![at(0, "c.js", 4, 2), at(1, "c.js", 4, 1)]),
+            vec![(1, "c.js:4".into(), 1)]
+        );
+        // Equally far from two changed functions: under the first one.
+        assert_eq!(
+            kept(vec![at(2, "d.js", 1, 2), at(1, "d.js", 1, 2)]),
+            vec![(1, "d.js:1".into(), 2)]
+        );
+        // A line that calls two changed functions directly is two findings; other
+        // sites are left alone.
+        assert_eq!(
+            kept(vec![
+                at(0, "e.js", 2, 1),
+                at(1, "e.js", 2, 1),
+                at(2, "e.js", 2, 2),
+                at(2, "f.js", 9, 2),
+            ]),
+            vec![
+                (0, "e.js:2".into(), 1),
+                (1, "e.js:2".into(), 1),
+                (2, "f.js:9".into(), 2),
+            ]
+        );
     }
 }

@@ -1,14 +1,22 @@
 //! The report as a pull-request comment.
 //!
+//! What needs a look comes first: one sentence naming the changed functions that code
+//! outside the change still calls, the removed or renamed functions still called, then a
+//! section per changed function with its untouched callers first. Functions whose callers
+//! need no look (added ones that only the change calls, ones nobody calls) share one
+//! folded list; the Mermaid overview comes last.
+//!
 //! Everything taken from the analysed code (names, paths) is hostile input: it goes into
 //! code spans (which nothing but a longer backtick run can close, and which GitHub never
-//! turns into mentions, issue links, emoji or HTML) or, in the Mermaid diagram, through
-//! entity codes. The comment has a hard size limit, so output is built line by line
-//! against a budget and cut at whole lines with every opened block closed.
+//! turns into mentions, issue links, emoji or HTML), into link targets percent-encoded,
+//! or, in the Mermaid diagram, through entity codes. The comment has a hard size limit,
+//! so output is built line by line against a budget and cut at whole lines with every
+//! opened block closed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use super::LineLink;
 use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction};
 use crate::graph::Confidence;
@@ -19,8 +27,10 @@ pub const MARKER: &str = "<!-- blast-radius -->";
 /// Diagram caps: beyond these a flowchart stops being readable.
 const DIAGRAM_MAX_FUNCTIONS: usize = 15;
 const DIAGRAM_MAX_EDGES: usize = 40;
-/// Sites listed inline in the "still called" section and the touched-callers line.
+/// Sites listed inline in the touched-callers line.
 const INLINE_SITES: usize = 5;
+/// Functions named in the headline.
+const HEADLINE_FUNCTIONS: usize = 5;
 /// Longest name or path shown, in characters (minified or generated code has huge ones).
 const MAX_NAME_CHARS: usize = 200;
 /// Longest Mermaid label, in characters.
@@ -29,27 +39,37 @@ const MAX_LABEL_CHARS: usize = 60;
 /// The comment for `report`, at most `max_chars` bytes long (bytes, so it is within the
 /// limit however GitHub counts characters). When the full comment is longer, it is cut at
 /// whole lines and sections and ends with a note of how much was left out.
-pub fn render_markdown(report: &BlastReport, max_chars: usize) -> String {
-    let full = render(report, usize::MAX, 0, usize::MAX);
+///
+/// With `link`, each `file:line` is a link to it (a permalink at the PR's head): the
+/// call sites, and the changed functions but the removed ones (their line is on the
+/// base side). Links count against the budget like any other text.
+pub fn render_markdown(report: &BlastReport, max_chars: usize, link: Option<LineLink>) -> String {
+    let full = render(report, usize::MAX, 0, usize::MAX, link);
     if full.len() <= max_chars {
         return full;
     }
     // Too long: first list at most a few callers per function, so every changed
     // function gets its section; only then cut what still does not fit.
-    let capped = render(report, usize::MAX, 0, LISTED_PER_FUNCTION);
+    let capped = render(report, usize::MAX, 0, LISTED_PER_FUNCTION, link);
     if capped.len() <= max_chars {
         return capped;
     }
     // Keep room for the truncation note, sized for the largest counts it can hold.
     let reserve = truncation_note(report.callers.len(), report.changed.len()).len() + 2;
-    render(report, max_chars, reserve, LISTED_PER_FUNCTION)
+    render(report, max_chars, reserve, LISTED_PER_FUNCTION, link)
 }
 
 /// Callers listed per changed function (untouched, and possible) when the whole report
 /// would not fit in one comment; the rest are counted, and the JSON report has them.
 const LISTED_PER_FUNCTION: usize = 20;
 
-fn render(report: &BlastReport, limit: usize, note_reserve: usize, per_function: usize) -> String {
+fn render(
+    report: &BlastReport,
+    limit: usize,
+    note_reserve: usize,
+    per_function: usize,
+    link: Option<LineLink>,
+) -> String {
     let mut out = Out {
         buf: String::new(),
         limit,
@@ -80,14 +100,15 @@ fn render(report: &BlastReport, limit: usize, note_reserve: usize, per_function:
     }
 
     let groups = groups(report);
-    summary(&mut out, report, &groups);
+    headline(&mut out, &groups);
+    counts(&mut out, report, &groups);
     lower_bound_warning(&mut out, report);
     still_called(&mut out, &groups);
-    diagram(&mut out, &groups);
-    for group in groups.iter().filter(|g| g.has_callers()) {
-        section(&mut out, group, per_function);
+    for group in groups.iter().filter(|g| g.has_section()) {
+        section(&mut out, group, per_function, link);
     }
-    no_callers(&mut out, &groups);
+    no_look(&mut out, &groups, link);
+    diagram(&mut out, &groups);
     out.finish()
 }
 
@@ -107,6 +128,16 @@ impl<'a> Group<'a> {
         !(self.untouched.is_empty() && self.touched.is_empty() && self.possible.is_empty())
     }
 
+    /// A function gets a section when it has callers to show, but an added function
+    /// only for callers the change did not touch: its other callers are the change's own
+    /// code (and the engine lists no more for it).
+    fn has_section(&self) -> bool {
+        match self.func.change {
+            Change::Added => !self.untouched.is_empty(),
+            _ => self.has_callers(),
+        }
+    }
+
     fn callers(&self) -> usize {
         self.untouched.len() + self.touched.len() + self.possible.len()
     }
@@ -114,9 +145,16 @@ impl<'a> Group<'a> {
     fn direct_untouched(&self) -> impl Iterator<Item = &'a CallerFinding> + '_ {
         self.untouched.iter().copied().filter(|f| f.depth <= 1)
     }
+
+    /// Removed or renamed, and still called by code the change did not touch.
+    fn gone_but_called(&self) -> bool {
+        matches!(self.func.change, Change::Removed | Change::Renamed)
+            && self.direct_untouched().next().is_some()
+    }
 }
 
-/// One group per changed function, most untouched callers first (ties: report order).
+/// One group per changed function: removed or renamed functions still called first,
+/// then most untouched callers first (ties: report order).
 fn groups(report: &BlastReport) -> Vec<Group<'_>> {
     let mut groups: Vec<Group> = report
         .changed
@@ -159,23 +197,57 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
             });
         }
     }
-    // Stable: equal counts keep the report's order.
-    groups.sort_by_key(|g| std::cmp::Reverse(g.untouched.len()));
+    // Stable: equal keys keep the report's order.
+    groups.sort_by_key(|g| (!g.gone_but_called(), std::cmp::Reverse(g.untouched.len())));
     groups
 }
 
-fn summary(out: &mut Out, report: &BlastReport, groups: &[Group]) {
-    let changed_files: BTreeSet<&str> = report.changed.iter().map(|c| c.file.as_str()).collect();
-    let untouched: Vec<&CallerFinding> = groups
+/// The first line under the heading: how many call sites outside the change call
+/// which changed functions, or that none do.
+fn headline(out: &mut Out, groups: &[Group]) {
+    let sites: BTreeSet<(&str, u32, u32)> = groups
         .iter()
-        .flat_map(|g| g.untouched.iter().copied())
+        .flat_map(|g| &g.untouched)
+        .map(|f| (f.file.as_str(), f.line, f.column))
         .collect();
-    let untouched_files: BTreeSet<&str> = untouched.iter().map(|f| f.file.as_str()).collect();
+    let line = if sites.is_empty() {
+        if groups.iter().any(|g| !g.touched.is_empty()) {
+            "Every caller of the changed functions was touched by this change.".to_string()
+        } else {
+            "No caller of the changed functions was found.".to_string()
+        }
+    } else {
+        let called: Vec<&Group> = groups.iter().filter(|g| !g.untouched.is_empty()).collect();
+        let named: Vec<String> = called
+            .iter()
+            .take(HEADLINE_FUNCTIONS)
+            .map(|g| format!("{} ({})", code(&g.func.qualified_name), g.untouched.len()))
+            .collect();
+        let mut line = format!(
+            "**{}** call {} this change did not touch {} {} it changed: {}",
+            sites.len(),
+            plural(sites.len(), "site", "sites"),
+            plural(sites.len(), "calls", "call"),
+            plural(called.len(), "a function", "functions"),
+            named.join(", ")
+        );
+        if called.len() > HEADLINE_FUNCTIONS {
+            let _ = write!(line, ", and {} more", called.len() - HEADLINE_FUNCTIONS);
+        }
+        line.push('.');
+        line
+    };
+    out.line(&line, 0, 0);
+    out.blank();
+}
+
+/// The small print: what was compared, how deep, and the other counts.
+fn counts(out: &mut Out, report: &BlastReport, groups: &[Group]) {
+    let changed_files: BTreeSet<&str> = report.changed.iter().map(|c| c.file.as_str()).collect();
     let touched: usize = groups.iter().map(|g| g.touched.len()).sum();
     let possible: usize = groups.iter().map(|g| g.possible.len()).sum();
-
-    let mut counts = format!(
-        "**{}** {} in **{}** {} · **{}** untouched {} in **{}** {} · **{}** touched {}",
+    let mut line = format!(
+        "<sub>{} {} in {} {}",
         report.changed.len(),
         plural(
             report.changed.len(),
@@ -184,35 +256,32 @@ fn summary(out: &mut Out, report: &BlastReport, groups: &[Group]) {
         ),
         changed_files.len(),
         plural(changed_files.len(), "file", "files"),
-        untouched.len(),
-        plural(untouched.len(), "caller", "callers"),
-        untouched_files.len(),
-        plural(untouched_files.len(), "file", "files"),
-        touched,
-        plural(touched, "caller", "callers"),
     );
+    if touched > 0 {
+        let _ = write!(
+            line,
+            " · {touched} touched {}",
+            plural(touched, "caller", "callers")
+        );
+    }
     if possible > 0 {
         let _ = write!(
-            counts,
+            line,
             " · {possible} possible {}",
             plural(possible, "match", "matches")
         );
     }
-    out.line(&counts, 0, 0);
-    out.blank();
     let depth = match report.depth {
         0 | 1 => "direct callers only".to_string(),
         d => format!("callers of callers up to depth {d}"),
     };
-    out.line(
-        &format!(
-            "Comparing {} → {}; {depth}. Untouched callers are call sites this change did not edit: check that they still work.",
-            code(&report.base),
-            code(&report.head)
-        ),
-        0,
-        0,
+    let _ = write!(
+        line,
+        " · {} → {} · {depth}</sub>",
+        code(&report.base),
+        code(&report.head)
     );
+    out.line(&line, 0, 0);
     out.blank();
 }
 
@@ -248,22 +317,13 @@ fn lower_bound_warning(out: &mut Out, report: &BlastReport) {
 }
 
 /// The loud part: removed or renamed functions that code outside the change still calls.
+/// Their sections come first, right below, with the call sites.
 fn still_called(out: &mut Out, groups: &[Group]) {
-    let gone: Vec<&Group> = groups
-        .iter()
-        .filter(|g| matches!(g.func.change, Change::Removed | Change::Renamed))
-        .filter(|g| g.direct_untouched().next().is_some())
-        .collect();
+    let gone: Vec<&Group> = groups.iter().filter(|g| g.gone_but_called()).collect();
     if gone.is_empty() {
         return;
     }
     out.line("### ⚠️ Removed or renamed, but still called", 0, 0);
-    out.blank();
-    out.line(
-        "These functions were removed or renamed, yet call sites this change did not touch still call them:",
-        0,
-        0,
-    );
     out.blank();
     for group in gone {
         let func = group.func;
@@ -274,28 +334,22 @@ fn still_called(out: &mut Out, groups: &[Group]) {
             (Change::Renamed, None) => format!("{} (renamed)", code(&func.qualified_name)),
             _ => format!("{} (removed)", code(&func.qualified_name)),
         };
-        let sites: Vec<&CallerFinding> = group.direct_untouched().collect();
-        let mut line = format!(
-            "- {what}: **{}** untouched {}: ",
-            sites.len(),
-            plural(sites.len(), "caller", "callers")
+        let n = group.direct_untouched().count();
+        out.line(
+            &format!(
+                "- {what}: still called by **{n}** call {} this change did not touch",
+                plural(n, "site", "sites")
+            ),
+            0,
+            0,
         );
-        let listed: Vec<String> = sites
-            .iter()
-            .take(INLINE_SITES)
-            .map(|f| format!("{} in {}", site(f), code(&f.caller)))
-            .collect();
-        line.push_str(&listed.join(", "));
-        if sites.len() > INLINE_SITES {
-            let _ = write!(line, ", and {} more", sites.len() - INLINE_SITES);
-        }
-        out.line(&line, 0, 0);
     }
     out.blank();
 }
 
-/// Changed functions and their untouched direct callers as a Mermaid flowchart. Node ids
-/// are generated (`f0`, `c0`), never taken from names; labels are entity-escaped.
+/// Changed functions and their untouched direct callers as a Mermaid flowchart, folded
+/// (an overview: the sections say what needs a look). Node ids are generated (`f0`,
+/// `c0`), never taken from names; labels are entity-escaped.
 fn diagram(out: &mut Out, groups: &[Group]) {
     let candidates: Vec<(&Group, Vec<(&str, &str)>)> = groups
         .iter()
@@ -327,7 +381,12 @@ fn diagram(out: &mut Out, groups: &[Group]) {
         }
     }
 
-    let mut lines = vec!["```mermaid".to_string(), "flowchart LR".to_string()];
+    let mut lines = vec![
+        "<details><summary>Diagram: the changed functions and their untouched direct callers</summary>".to_string(),
+        String::new(),
+        "```mermaid".to_string(),
+        "flowchart LR".to_string(),
+    ];
     let mut caller_ids: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut edges = Vec::new();
     for (f, ((group, callers), &q)) in shown.iter().zip(&quota).enumerate() {
@@ -352,13 +411,13 @@ fn diagram(out: &mut Out, groups: &[Group]) {
     if more_functions > 0 || more_edges > 0 {
         lines.push(String::new());
         lines.push(format!(
-            "_Diagram capped: {more_functions} more changed {} and {more_edges} more caller {} are not drawn; the sections below list them._",
+            "_Diagram capped: {more_functions} more changed {} and {more_edges} more caller {} are not drawn; the sections above list them._",
             plural(more_functions, "function", "functions"),
             plural(more_edges, "edge", "edges"),
         ));
     }
-    lines.push(String::new());
-    // The fence goes in whole or not at all.
+    // The fence and the fold go in whole or not at all.
+    lines.extend(DETAILS_CLOSER.lines().map(str::to_string));
     out.block(&lines, 0, 0);
 }
 
@@ -372,7 +431,7 @@ fn distinct_callers<'a>(group: &Group<'a>) -> Vec<(&'a str, &'a str)> {
         .collect()
 }
 
-fn section(out: &mut Out, group: &Group, per_function: usize) {
+fn section(out: &mut Out, group: &Group, per_function: usize, link: Option<LineLink>) {
     let func = group.func;
     let callers = group.callers();
     if !out.line(&format!("### {}", code(&func.qualified_name)), callers, 1) {
@@ -381,9 +440,14 @@ fn section(out: &mut Out, group: &Group, per_function: usize) {
     let mut about = format!(
         "{} at {} · {}",
         func.kind.as_str(),
-        code(&format!("{}:{}", func.file, func.line)),
+        definition_place(func, link),
         describe_change(func)
     );
+    if func.change == Change::Added && !group.untouched.is_empty() {
+        // Calls written before it existed now reach it (a new definition shadowing a
+        // global, or taking a name over): the surprise to look at.
+        about.push_str(", yet code this change did not touch calls it");
+    }
     let _ = write!(
         about,
         " · **{}** untouched {}",
@@ -402,7 +466,7 @@ fn section(out: &mut Out, group: &Group, per_function: usize) {
     for finding in group.untouched.iter().take(per_function) {
         let line = format!(
             "- {} — {} — {}{}",
-            site(finding),
+            site(finding, link),
             code(&finding.caller),
             finding.confidence.as_str(),
             call_details(finding)
@@ -434,7 +498,7 @@ fn section(out: &mut Out, group: &Group, per_function: usize) {
             .touched
             .iter()
             .take(INLINE_SITES)
-            .map(|f| format!("{} in {}", site(f), code(&f.caller)))
+            .map(|f| format!("{} in {}", site(f, link), code(&f.caller)))
             .collect();
         line.push_str(&listed.join(", "));
         if group.touched.len() > INLINE_SITES {
@@ -466,7 +530,7 @@ fn section(out: &mut Out, group: &Group, per_function: usize) {
                 let touched = if finding.touched { " · touched" } else { "" };
                 let line = format!(
                     "- {} — {}{}{touched}",
-                    site(finding),
+                    site(finding, link),
                     code(&finding.caller),
                     call_details(finding)
                 );
@@ -481,18 +545,31 @@ fn section(out: &mut Out, group: &Group, per_function: usize) {
     }
 }
 
-/// Changed functions nobody calls, folded: they need no review of callers.
-fn no_callers(out: &mut Out, groups: &[Group]) {
-    let quiet: Vec<&Group> = groups.iter().filter(|g| !g.has_callers()).collect();
+/// Changed functions without a section, folded in one list: added functions that only
+/// the change calls, and functions nobody calls. Their callers need no look.
+fn no_look(out: &mut Out, groups: &[Group], link: Option<LineLink>) {
+    let quiet: Vec<&Group> = groups.iter().filter(|g| !g.has_section()).collect();
     if quiet.is_empty() {
         return;
     }
     let n = quiet.len();
+    let added = quiet
+        .iter()
+        .filter(|g| g.func.change == Change::Added)
+        .count();
+    let mut kinds = Vec::new();
+    if added > 0 {
+        kinds.push(format!("{added} added"));
+    }
+    if n > added {
+        kinds.push(format!("{} with no callers", n - added));
+    }
     let opened = out.open(
         &[
             format!(
-                "<details><summary>{n} changed {} with no callers found</summary>",
-                plural(n, "function", "functions")
+                "<details><summary>{n} changed {} no look at callers ({})</summary>",
+                plural(n, "function needs", "functions need"),
+                kinds.join(", ")
             ),
             String::new(),
         ],
@@ -502,23 +579,72 @@ fn no_callers(out: &mut Out, groups: &[Group]) {
         out.omitted_functions += n;
         return;
     }
+    // Added functions first, then the others, each in the report's order.
+    let mut quiet = quiet;
+    quiet.sort_by_key(|g| g.func.change != Change::Added);
     for group in quiet {
         let func = group.func;
-        let line = format!(
-            "- {} — {} at {} · {}",
+        let mut line = format!(
+            "- {} — {} at {} · ",
             code(&func.qualified_name),
             func.kind.as_str(),
-            code(&format!("{}:{}", func.file, func.line)),
-            describe_change(func)
+            definition_place(func, link),
         );
+        if func.change == Change::Added {
+            line.push_str("added, no caller outside this change");
+        } else {
+            let _ = write!(line, "{}, no callers found", describe_change(func));
+        }
+        if !group.possible.is_empty() {
+            let n = group.possible.len();
+            let _ = write!(
+                line,
+                " · {n} possible {} (name-only)",
+                plural(n, "match", "matches")
+            );
+        }
         out.line(&line, 0, 1);
     }
     out.close();
 }
 
-/// `src/a.ts:12`, as code.
-fn site(finding: &CallerFinding) -> String {
-    code(&format!("{}:{}", finding.file, finding.line))
+/// `src/a.ts:12` as code, linked when there is a link.
+pub(crate) fn place(file: &str, line: u32, link: Option<LineLink>) -> String {
+    let text = code(&format!("{file}:{line}"));
+    match link {
+        Some(link) => format!("[{text}]({})", link_target(&link(file, line))),
+        None => text,
+    }
+}
+
+/// Where a changed function is defined; a removed one's line is on the base side, where
+/// a link at head would not point, so it is never linked.
+fn definition_place(func: &ChangedFunction, link: Option<LineLink>) -> String {
+    let link = link.filter(|_| func.change != Change::Removed);
+    place(&func.file, func.line, link)
+}
+
+fn site(finding: &CallerFinding, link: Option<LineLink>) -> String {
+    place(&finding.file, finding.line, link)
+}
+
+/// A URL as a markdown link destination: the paths in it come from the analysed code,
+/// so whatever could end the destination or the line (spaces, controls, parentheses,
+/// angle brackets, quotes, backslashes) and anything past ASCII is percent-encoded.
+fn link_target(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        let plain = c.is_ascii_graphic() && !matches!(c, '(' | ')' | '<' | '>' | '"' | '\\' | '`');
+        if plain {
+            out.push(c);
+        } else {
+            let mut bytes = [0; 4];
+            for b in c.encode_utf8(&mut bytes).bytes() {
+                let _ = write!(out, "%{b:02X}");
+            }
+        }
+    }
+    out
 }
 
 /// How the site calls, when not a plain call, and the path for transitive callers.

@@ -178,7 +178,7 @@ fn assert_balanced(md: &str) {
 
 #[test]
 fn typical_report() {
-    let md = render_markdown(&typical(), LIMIT);
+    let md = render_markdown(&typical(), LIMIT, None);
     assert!(md.starts_with(&format!("{MARKER}\n")));
     assert_balanced(&md);
     insta::assert_snapshot!("typical", md);
@@ -186,14 +186,14 @@ fn typical_report() {
 
 #[test]
 fn rename_still_called_report() {
-    let md = render_markdown(&rename_still_called(), LIMIT);
+    let md = render_markdown(&rename_still_called(), LIMIT, None);
     assert_balanced(&md);
     insta::assert_snapshot!("rename_still_called", md);
 }
 
 #[test]
 fn empty_report() {
-    let md = render_markdown(&report(Vec::new()), LIMIT);
+    let md = render_markdown(&report(Vec::new()), LIMIT, None);
     insta::assert_snapshot!("empty", md);
 }
 
@@ -218,7 +218,7 @@ fn hostile_names_are_escaped() {
         call(&r, 0, ("src/b.ts", 2), "<module>"),
         call(&r, 1, ("src/c.ts", 3), "# not a heading"),
     ];
-    let md = render_markdown(&r, LIMIT);
+    let md = render_markdown(&r, LIMIT, None);
     assert_balanced(&md);
     // No raw HTML from names survives outside code spans or Mermaid entities.
     assert!(!md.contains("\nbreak"));
@@ -287,7 +287,7 @@ fn huge() -> BlastReport {
 #[test]
 fn truncation_keeps_limit_and_balance() {
     let r = huge();
-    let md = render_markdown(&r, LIMIT);
+    let md = render_markdown(&r, LIMIT, None);
     assert!(md.len() <= LIMIT, "{} bytes", md.len());
     assert!(
         md.len() > LIMIT - 2_000,
@@ -308,7 +308,7 @@ fn truncation_note_counts_what_is_missing() {
         f.confidence = Confidence::Exact;
         f.touched = false;
     }
-    let md = render_markdown(&r, LIMIT);
+    let md = render_markdown(&r, LIMIT, None);
     let listed_callers = md
         .lines()
         .filter(|l| l.starts_with("- `src/callers/"))
@@ -332,22 +332,22 @@ fn truncation_note_counts_what_is_missing() {
 fn a_long_report_lists_a_few_callers_per_function_to_show_more_functions() {
     let r = huge();
     let sections = |md: &str| md.lines().filter(|l| l.starts_with("### `")).count();
-    let capped = sections(&render_markdown(&r, LIMIT));
+    let capped = sections(&render_markdown(&r, LIMIT, None));
     let reserve = truncation_note(r.callers.len(), r.changed.len()).len() + 2;
-    let uncapped = sections(&render(&r, LIMIT, reserve, usize::MAX));
+    let uncapped = sections(&render(&r, LIMIT, reserve, usize::MAX, None));
     assert!(
         capped >= 2 * uncapped,
         "{capped} sections capped, {uncapped} not"
     );
-    assert!(render_markdown(&r, LIMIT).contains("more untouched callers in"));
+    assert!(render_markdown(&r, LIMIT, None).contains("more untouched callers in"));
 }
 
 #[test]
 fn every_budget_is_respected() {
     for r in [typical(), rename_still_called(), report(Vec::new())] {
-        let full = render_markdown(&r, usize::MAX);
+        let full = render_markdown(&r, usize::MAX, None);
         for limit in (0..full.len() + 10).step_by(3) {
-            let md = render_markdown(&r, limit);
+            let md = render_markdown(&r, limit, None);
             assert!(md.len() <= limit, "{} > {limit}", md.len());
             assert_balanced(&md);
         }
@@ -372,7 +372,7 @@ fn diagram_is_capped_and_shared_out() {
     r.callers = (0..100)
         .map(|i| call(&r, i % 20, ("src/b.ts", i as u32 + 1), &format!("g{i}")))
         .collect();
-    let md = render_markdown(&r, LIMIT);
+    let md = render_markdown(&r, LIMIT, None);
     let diagram = md
         .split("```mermaid\n")
         .nth(1)
@@ -397,11 +397,269 @@ fn diagram_is_capped_and_shared_out() {
 #[test]
 fn output_is_deterministic() {
     let r = typical();
-    assert_eq!(render_markdown(&r, LIMIT), render_markdown(&r, LIMIT));
+    assert_eq!(
+        render_markdown(&r, LIMIT, None),
+        render_markdown(&r, LIMIT, None)
+    );
     let mut shuffled = r.clone();
     shuffled.callers.reverse();
     assert_eq!(
-        render_markdown(&r, LIMIT),
-        render_markdown(&shuffled, LIMIT)
+        render_markdown(&r, LIMIT, None),
+        render_markdown(&shuffled, LIMIT, None)
     );
+}
+
+/// The complaint of issue 15, as the engine now reports it (on `fixtures/blast/helper`,
+/// whose README example `tests/blast.rs` keeps current): classifyFields changed and
+/// calls `normalizeFields`, a helper the change added; `lookupRules`, which it calls,
+/// changed too; `sanitize` was added where an untouched call to a global of that name
+/// now reaches it. The helpers and `lookupRules` used to repeat classifyFields' callers
+/// at depth 2: three sections of the same two lines.
+fn classify_helper() -> BlastReport {
+    let mut r = report(vec![
+        changed(
+            "routes/services/image.js",
+            "processImage",
+            DefKind::Function,
+            3,
+            Change::Body,
+        ),
+        changed(
+            "services/classify.js",
+            "normalizeFields",
+            DefKind::Function,
+            4,
+            Change::Added,
+        ),
+        changed(
+            "services/classify.js",
+            "classifyFields",
+            DefKind::Function,
+            8,
+            Change::Body,
+        ),
+        changed(
+            "services/rules.js",
+            "lookupRules",
+            DefKind::Function,
+            1,
+            Change::Body,
+        ),
+        changed(
+            "services/rules.js",
+            "sanitize",
+            DefKind::Function,
+            12,
+            Change::Added,
+        ),
+    ]);
+    r.base = "main@1f0c2d9e8b7a".into();
+    r.head = "#42@6d5e4f3a2b1c".into();
+    r.depth = 2;
+    r.callers = vec![
+        call(&r, 2, ("routes/posts.js", 7), "createPost"),
+        call(&r, 2, ("routes/services/video.js", 5), "processVideo"),
+        CallerFinding {
+            touched: true,
+            ..call(&r, 2, ("routes/services/image.js", 4), "processImage")
+        },
+        CallerFinding {
+            touched: true,
+            ..call(&r, 3, ("services/classify.js", 9), "classifyFields")
+        },
+        call(&r, 4, ("services/rules.js", 9), "cleanRules"),
+    ];
+    r
+}
+
+fn github_link(file: &str, line: u32) -> String {
+    format!("https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/{file}#L{line}")
+}
+
+/// Every `file:line` of a call site in `md` (a list item or an inline mention).
+fn site_mentions(md: &str, report: &BlastReport) -> Vec<String> {
+    report
+        .callers
+        .iter()
+        .map(|f| format!("`{}:{}`", f.file, f.line))
+        .flat_map(|site| std::iter::repeat_n(site.clone(), md.matches(&site).count()))
+        .collect()
+}
+
+#[test]
+fn classify_helper_report() {
+    let r = classify_helper();
+    let md = render_markdown(&r, LIMIT, None);
+    assert_balanced(&md);
+    // The added helper that only the change calls gets no section; the one an untouched
+    // call reaches does.
+    assert!(!md.contains("### `normalizeFields`"), "{md}");
+    assert!(md.contains("### `sanitize`"), "{md}");
+    insta::assert_snapshot!("classify_helper", md);
+}
+
+#[test]
+fn each_call_site_is_mentioned_once() {
+    let r = classify_helper();
+    for md in [
+        render_markdown(&r, LIMIT, None),
+        render_markdown(&r, LIMIT, Some(&github_link)),
+    ] {
+        let mut mentions = site_mentions(&md, &r);
+        let all = mentions.len();
+        mentions.sort();
+        mentions.dedup();
+        assert_eq!(mentions.len(), all, "a site twice in:\n{md}");
+        assert_eq!(all, r.callers.len(), "every site once in:\n{md}");
+    }
+}
+
+#[test]
+fn the_headline_says_what_needs_a_look() {
+    let first_line = |r: &BlastReport| {
+        render_markdown(r, LIMIT, None)
+            .lines()
+            .nth(3)
+            .expect("a headline")
+            .to_string()
+    };
+    assert_eq!(
+        first_line(&classify_helper()),
+        "**3** call sites this change did not touch call functions it changed: `classifyFields` (2), `sanitize` (1)."
+    );
+    // Removed or renamed functions still called come first.
+    assert_eq!(
+        first_line(&rename_still_called()),
+        "**3** call sites this change did not touch call functions it changed: `UserService.fetchUser` (2), `legacyFormat` (1)."
+    );
+    let mut r = classify_helper();
+    r.callers.retain(|f| f.touched);
+    assert_eq!(
+        first_line(&r),
+        "Every caller of the changed functions was touched by this change."
+    );
+    r.callers.clear();
+    assert_eq!(
+        first_line(&r),
+        "No caller of the changed functions was found."
+    );
+    // Past a few functions, the rest are counted.
+    let many = huge();
+    assert!(
+        first_line(&many).ends_with("(79), and 45 more."),
+        "{}",
+        first_line(&many)
+    );
+}
+
+#[test]
+fn an_added_function_called_only_by_the_change_has_no_section() {
+    // As an older engine reported it: the added helper's caller is the changed
+    // classifyFields (touched), and classifyFields' callers again at depth 2.
+    let mut r = classify_helper();
+    let repeated = vec![
+        CallerFinding {
+            touched: true,
+            ..call(&r, 1, ("services/classify.js", 9), "classifyFields")
+        },
+        CallerFinding {
+            touched: true,
+            depth: 2,
+            via: Some("classifyFields".into()),
+            ..call(&r, 1, ("routes/services/image.js", 4), "processImage")
+        },
+    ];
+    r.callers.extend(repeated);
+    let md = render_markdown(&r, LIMIT, None);
+    assert!(!md.contains("### `normalizeFields`"), "{md}");
+    assert!(
+        md.contains("- `normalizeFields` — function at `services/classify.js:4` · added, no caller outside this change"),
+        "{md}"
+    );
+}
+
+#[test]
+fn sites_and_definitions_are_permalinks() {
+    let r = classify_helper();
+    let md = render_markdown(&r, LIMIT, Some(&github_link));
+    assert_balanced(&md);
+    assert!(md.contains(
+        "- [`routes/posts.js:7`](https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/routes/posts.js#L7) — `createPost` — exact"
+    ));
+    assert!(md.contains(
+        "function at [`services/classify.js:8`](https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/services/classify.js#L8)"
+    ));
+    insta::assert_snapshot!("classify_helper_linked", md);
+
+    // A removed function's line is on the base side: not linked at head.
+    let md = render_markdown(&rename_still_called(), LIMIT, Some(&github_link));
+    assert!(
+        md.contains("function at `src/util/legacy.ts:7` · removed"),
+        "{md}"
+    );
+    assert!(
+        md.contains("method at [`src/services/user.ts:12`]("),
+        "{md}"
+    );
+}
+
+#[test]
+fn link_targets_cannot_end_the_link() {
+    assert_eq!(
+        link_target("https://x.test/a b)(c<d>\"e\\f`g\n#L1"),
+        "https://x.test/a%20b%29%28c%3Cd%3E%22e%5Cf%60g%0A#L1"
+    );
+    assert_eq!(
+        link_target("https://x.test/é.js"),
+        "https://x.test/%C3%A9.js"
+    );
+    let link = |f: &str, l: u32| format!("https://x.test/{f}#L{l}");
+    assert_eq!(
+        place("a) [x](y.js", 3, Some(&link)),
+        "[`a) [x](y.js:3`](https://x.test/a%29%20[x]%28y.js#L3)"
+    );
+}
+
+#[test]
+fn every_budget_is_respected_with_links() {
+    for r in [typical(), rename_still_called(), classify_helper()] {
+        let full = render_markdown(&r, usize::MAX, Some(&github_link));
+        assert!(full.len() > render_markdown(&r, usize::MAX, None).len());
+        for limit in (0..full.len() + 10).step_by(3) {
+            let md = render_markdown(&r, limit, Some(&github_link));
+            assert!(md.len() <= limit, "{} > {limit}", md.len());
+            assert_balanced(&md);
+        }
+    }
+}
+
+#[test]
+fn truncation_with_links_keeps_limit_and_counts() {
+    let mut r = huge();
+    for f in &mut r.callers {
+        f.confidence = Confidence::Exact;
+        f.touched = false;
+    }
+    let md = render_markdown(&r, LIMIT, Some(&github_link));
+    assert!(md.len() <= LIMIT, "{} bytes", md.len());
+    assert!(md.len() > LIMIT - 2_000, "the budget is used: {}", md.len());
+    assert_balanced(&md);
+    let listed = md
+        .lines()
+        .filter(|l| l.starts_with("- [`src/callers/"))
+        .count();
+    let summarized: usize = md
+        .lines()
+        .filter_map(|l| l.strip_prefix("- … and **"))
+        .filter_map(|l| l.split("**").next()?.parse::<usize>().ok())
+        .sum();
+    let sections = md.lines().filter(|l| l.starts_with("### `")).count();
+    let note = md.lines().last().expect("a last line");
+    let numbers: Vec<usize> = note.split(' ').filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(numbers.len(), 2, "{note}");
+    assert_eq!(listed + summarized + numbers[0], 5000, "{note}");
+    assert_eq!(sections + numbers[1], 50, "{note}");
+    // Links take room: fewer sections fit than without them.
+    let plain = render_markdown(&r, LIMIT, None);
+    assert!(sections < plain.lines().filter(|l| l.starts_with("### `")).count());
 }
