@@ -653,6 +653,7 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
             "installation": { "id": INSTALLATION },
         })
     };
+    let blobs_fetched = fake.requests_matching("/git/blobs/").len();
     let asked = fake.add_comment_as(
         "acme/web",
         1,
@@ -676,6 +677,11 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
         .collect();
     assert_eq!(replies.len(), 1, "one reply");
+    assert_eq!(
+        fake.requests_matching("/git/blobs/").len(),
+        blobs_fetched,
+        "the command reads the files the analysis of this head fetched"
+    );
     let reply = &replies[0].body;
     for caller in [
         "routes/services/video.js",

@@ -223,7 +223,9 @@ impl Sender<'_> {
                 }
             }
             let crab = self.client().await?;
+            let sent = std::time::Instant::now();
             let outcome = tokio::time::timeout(timeout, attempt_once(&crab, call, buffered)).await;
+            tracing::debug!(%what, attempt, ms = sent.elapsed().as_millis() as u64, "github call");
             let failure = match outcome {
                 Err(_) => Failure::Transport(format!("no answer within {timeout:?}")),
                 Ok(Err(AttemptError::Fatal(e))) => return Err(e),

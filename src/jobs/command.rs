@@ -4,7 +4,7 @@
 //! commit for the rest. The command comment gets eyes when received, then a rocket (or
 //! confused when a command could not be answered).
 
-use super::pr::{pr_view, PrView};
+use super::pr::{pr_view, PrView, Versions};
 use super::{errors, App};
 use crate::commands::{help, parse_comment, Command};
 use crate::github::{CommentId, Reaction};
@@ -33,6 +33,7 @@ pub async fn answer_command(
         cmd.repository,
         cmd.number,
         true,
+        Versions::New,
     )
     .await?
     else {
@@ -96,9 +97,9 @@ fn lay_over(
     view: &PrView,
     rules: &crate::indexer::skip::SkipRules,
 ) -> anyhow::Result<()> {
-    let files = view.new.read_paths(&view.changed)?;
+    let files = view.fetched.new.read_paths(&view.fetched.changed)?;
     let present: std::collections::BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    for path in &view.changed {
+    for path in &view.fetched.changed {
         if !present.contains(path.as_str()) {
             graph.remove_file(path);
         }

@@ -6,6 +6,7 @@ mod errors;
 pub mod graph_cache;
 mod install;
 pub mod pr;
+mod pr_files;
 mod push;
 mod review;
 
@@ -21,6 +22,7 @@ use crate::queue::{Handler, JobError, JobPayload, Queue, RunningJob};
 use crate::store::Store;
 
 pub use graph_cache::{GraphCache, Snapshot};
+pub use pr_files::PrFilesCache;
 
 /// What every handler works with.
 pub struct App {
@@ -29,6 +31,8 @@ pub struct App {
     pub github: GithubApp,
     pub queue: Queue,
     pub rules: SkipRules,
+    /// Recent pull requests' fetched files, shared by their analysis and commands.
+    pub pr_files: PrFilesCache,
     /// GitHub's web address (for permalinks): `https://github.com`, or a GitHub
     /// Enterprise Server's.
     pub web_url: String,

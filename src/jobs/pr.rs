@@ -4,7 +4,9 @@
 //! the head commit. Only the PR's changed files are fetched, never a checkout.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use super::pr_files::{PrFetched, PrKey};
 use super::push::{catch_up, fetch_blobs};
 use super::review::plan_review;
 use super::{errors, App};
@@ -35,21 +37,22 @@ const COMMENT_BUDGET: usize = 60_000;
 const MAX_ANNOTATIONS: usize = 500;
 
 /// A pull request ready to analyse or to answer about: the base graph's state, the
-/// changed paths the indexer reads, and both versions of each.
+/// changed paths the indexer reads, and the versions of each.
 pub(super) struct PrView {
     pub repo: Repository,
     pub pr: PullRequest,
     pub state: RepoState,
     pub base_commit: CommitSha,
-    pub changed: Vec<String>,
-    pub old: InMemory,
-    pub new: InMemory,
-    /// The PR changes more files than GitHub lists.
-    pub hit_limit: bool,
-    /// The PR's files as GitHub lists them (with their patches).
-    pub files: Vec<crate::github::PrFile>,
-    /// The blob of each changed path's new version, as analysed.
-    pub new_blobs: BTreeMap<String, BlobSha>,
+    pub fetched: Arc<PrFetched>,
+}
+
+/// Which versions of the PR's files a job reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Versions {
+    /// Both: the base graph's and the new (a blast radius compares them).
+    Both,
+    /// Only the new ones (a command lays them over the base graph).
+    New,
 }
 
 impl PrView {
@@ -59,6 +62,7 @@ impl PrView {
         let web = web_url.trim_end_matches('/');
         move |file: &str, line: u32| {
             let commit = if self
+                .fetched
                 .changed
                 .binary_search_by(|p| p.as_str().cmp(file))
                 .is_ok()
@@ -82,6 +86,7 @@ pub(super) async fn pr_view(
     repository: GithubRepoId,
     number: u64,
     drafts: bool,
+    versions: Versions,
 ) -> Result<Option<PrView>, JobError> {
     if app
         .store
@@ -112,6 +117,61 @@ pub(super) async fn pr_view(
         return Ok(None);
     };
     let base_commit = state.commit.clone().expect("indexed");
+    let key = PrKey {
+        repo: repository,
+        number,
+        head: pr.head.sha.clone(),
+        merge: merge_commit(&pr).cloned(),
+        base: base_commit.clone(),
+    };
+    let with_old = versions == Versions::Both;
+    let fetched = match app.pr_files.get(&key, with_old) {
+        Some(fetched) => fetched,
+        None => {
+            let fetched = Arc::new(
+                fetch_pr(
+                    app,
+                    installation,
+                    &repo,
+                    &pr,
+                    &state,
+                    &base_commit,
+                    with_old,
+                )
+                .await?,
+            );
+            app.pr_files.put(key, fetched.clone());
+            fetched
+        }
+    };
+    Ok(Some(PrView {
+        repo,
+        pr,
+        state,
+        base_commit,
+        fetched,
+    }))
+}
+
+/// GitHub's test merge commit when the PR merges cleanly: the code once merged.
+fn merge_commit(pr: &PullRequest) -> Option<&CommitSha> {
+    match (pr.mergeable, &pr.merge_commit_sha) {
+        (Some(true), Some(merge)) => Some(merge),
+        _ => None,
+    }
+}
+
+/// The PR's files and the versions of them asked for: the stored graph's blobs (old)
+/// and GitHub's test merge commit's, else the head's (new). Only changed files.
+async fn fetch_pr(
+    app: &App,
+    installation: &Installation,
+    repo: &Repository,
+    pr: &PullRequest,
+    state: &RepoState,
+    base_commit: &CommitSha,
+    with_old: bool,
+) -> Result<PrFetched, JobError> {
     let files = installation
         .list_pull_request_files(&repo.name, pr.number)
         .await
@@ -126,40 +186,37 @@ pub(super) async fn pr_view(
     changed.retain(|p| wanted(p));
     changed.sort();
     changed.dedup();
-    // Old versions: the stored graph's blobs. New versions: GitHub's test merge commit
-    // when the PR merges cleanly (the code once merged), else the PR's head.
-    let stored: BTreeMap<String, BlobSha> = app
-        .store
-        .file_blobs(state.id)
-        .await
-        .map_err(errors::store)?
-        .into_iter()
-        .filter(|(p, _)| changed.binary_search(p).is_ok())
-        .collect();
-    let new_blobs = new_versions(installation, &repo.name, &pr, &files.files, &changed).await?;
-    let old = fetch_blobs(installation, &repo.name, stored.into_iter().collect()).await?;
+    let new_blobs = new_versions(installation, &repo.name, pr, &files.files, &changed).await?;
+    let old = if with_old {
+        let stored: Vec<(String, BlobSha)> = app
+            .store
+            .file_blobs(state.id)
+            .await
+            .map_err(errors::store)?
+            .into_iter()
+            .filter(|(p, _)| changed.binary_search(p).is_ok())
+            .collect();
+        let old = fetch_blobs(installation, &repo.name, stored).await?;
+        Some(InMemory {
+            commit: Some(base_commit.clone()),
+            files: old.into_iter().map(source).collect(),
+        })
+    } else {
+        None
+    };
     let analysed: BTreeMap<String, BlobSha> = new_blobs.iter().cloned().collect();
     let new = fetch_blobs(installation, &repo.name, new_blobs).await?;
-    let old = InMemory {
-        commit: Some(base_commit.clone()),
-        files: old.into_iter().map(source).collect(),
-    };
-    let new = InMemory {
-        commit: Some(pr.head.sha.clone()),
-        files: new.into_iter().map(source).collect(),
-    };
-    Ok(Some(PrView {
-        repo,
-        pr,
-        state,
-        base_commit,
+    Ok(PrFetched {
         changed,
-        old,
-        new,
-        hit_limit: files.hit_limit,
         files: files.files,
+        hit_limit: files.hit_limit,
         new_blobs: analysed,
-    }))
+        old,
+        new: InMemory {
+            commit: Some(pr.head.sha.clone()),
+            files: new.into_iter().map(source).collect(),
+        },
+    })
 }
 
 pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Result<(), JobError> {
@@ -171,12 +228,13 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         pr_job.repository,
         pr_job.number,
         false,
+        Versions::Both,
     )
     .await?
     else {
         return Ok(());
     };
-    if view.changed.is_empty() {
+    if view.fetched.changed.is_empty() {
         return Ok(());
     }
     let (repo, pr, base_commit) = (&view.repo, &view.pr, &view.base_commit);
@@ -199,11 +257,13 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     };
     let rules = app.rules;
     let report = crate::workflow::cpu(|| {
+        let fetched = &view.fetched;
+        let old = fetched.old.as_ref().expect("fetched with the old versions");
         blast_revisions(
             &snapshot.graph,
-            &view.old,
-            &view.new,
-            &view.changed,
+            old,
+            &fetched.new,
+            &fetched.changed,
             &rules,
             &request,
         )
@@ -216,7 +276,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     // Permalinks: the PR's head for its changed files, the base graph's commit for the rest.
     let link = view.link(&app.web_url);
     let mut body = render_markdown(&report, COMMENT_BUDGET, Some(&link));
-    if view.hit_limit {
+    if view.fetched.hit_limit {
         body.push_str(&format!(
             "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
             crate::github::PR_FILES_LIMIT
@@ -286,8 +346,8 @@ async fn post_review(
         .collect();
     let Some(plan) = plan_review(
         report,
-        &view.files,
-        &view.new_blobs,
+        &view.fetched.files,
+        &view.fetched.new_blobs,
         &view.pr.head.sha,
         &posted,
         link,
@@ -315,7 +375,7 @@ async fn new_versions(
     files: &[crate::github::PrFile],
     changed: &[String],
 ) -> Result<Vec<(String, BlobSha)>, JobError> {
-    if let (Some(true), Some(merge)) = (pr.mergeable, &pr.merge_commit_sha) {
+    if let Some(merge) = merge_commit(pr) {
         let tree = installation
             .get_full_tree(name, merge)
             .await

@@ -53,6 +53,7 @@ pub async fn run(config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         github,
         queue: queue.clone(),
         rules: SkipRules::default(),
+        pr_files: Default::default(),
         web_url: web_url(&config.github.api_url),
     });
 
