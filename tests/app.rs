@@ -823,3 +823,40 @@ async fn killed_mid_pr_analysis_then_restarted_posts_everything_once(pool: PgPoo
     assert!(fake.pending_reviews().is_empty());
     assert_eq!(count(&pool, "SELECT count(*) FROM deliveries").await, 3);
 }
+
+#[sqlx::test(migrations = false)]
+async fn the_deliver_command_replays_a_payload_against_a_server(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let server = start("serve", &url_of(&pool), &fake).await;
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("installation.json");
+    std::fs::write(&payload, installed(id, "acme/web").to_string()).unwrap();
+    let run = |secret: &str, delivery: &str| {
+        Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+            .args(["deliver", "--event", "installation", "--payload"])
+            .arg(&payload)
+            .args(["--url", &format!("{}/webhook", server.url)])
+            .args(["--delivery", delivery])
+            .env("GITHUB_WEBHOOK_SECRET", secret)
+            .output()
+            .unwrap()
+    };
+    let refused = run("not the secret", "replay-0");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stdout).contains("401"));
+    assert_eq!(count(&pool, "SELECT count(*) FROM deliveries").await, 0);
+
+    let sent = run(SECRET, "replay-1");
+    assert!(
+        sent.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sent.stderr)
+    );
+    assert!(String::from_utf8_lossy(&sent.stdout).contains("202"));
+    settle(&pool).await;
+    let head = repo.head();
+    assert_eq!(stored(&pool, "acme/web").await.0, Some(head));
+}

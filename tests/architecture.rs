@@ -55,6 +55,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "cli",
         &[
             "server",
+            "intake",
             "workflow",
             "workspace",
             "store",

@@ -109,3 +109,32 @@ async fn commands_other_than_migrate_ask_for_the_migrations_first(pool: PgPool) 
     .unwrap();
     assert_eq!(tables, 0);
 }
+
+#[sqlx::test(migrations = false)]
+async fn migrate_reads_the_server_s_database_url_when_given_no_flag(pool: PgPool) {
+    let url = url_of(&pool);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .arg("migrate")
+        .env_remove("BLAST_DATABASE_URL")
+        .env("DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(applied >= 4, "{applied}");
+    let none = std::process::Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .arg("migrate")
+        .env_remove("BLAST_DATABASE_URL")
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(!none.status.success());
+    assert!(String::from_utf8_lossy(&none.stderr).contains("--database-url"));
+}

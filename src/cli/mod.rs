@@ -1,6 +1,7 @@
 //! The `blast-radius` command line: argument parsing and one function per subcommand.
 
 mod commands;
+mod deliver;
 mod progress;
 
 use std::path::PathBuf;
@@ -102,10 +103,32 @@ pub enum Command {
         #[command(flatten)]
         server: crate::server::config::ServerArgs,
     },
+    /// Sign a webhook payload with the App's secret and post it as GitHub would (to
+    /// replay a delivery against a local server).
+    Deliver {
+        /// The event: push, pull_request, issue_comment, installation, ...
+        #[arg(long)]
+        event: String,
+        /// The payload: a JSON file, as GitHub sent it (the App's "Recent Deliveries"
+        /// page shows each one).
+        #[arg(long)]
+        payload: PathBuf,
+        /// Where to post it.
+        #[arg(long, default_value = "http://127.0.0.1:3000/webhook")]
+        url: String,
+        /// The webhook secret (the first, when several are comma-separated).
+        #[arg(long, env = "GITHUB_WEBHOOK_SECRET", hide_env_values = true)]
+        secret: secrecy::SecretString,
+        /// The delivery id (default: a new random one; the same id twice is a redelivery).
+        #[arg(long)]
+        delivery: Option<String>,
+    },
     /// Apply the database migrations.
     Migrate {
+        /// Postgres (else `BLAST_DATABASE_URL`, else the server's `DATABASE_URL`, so a
+        /// deployment's release step needs no flag).
         #[arg(long, env = "BLAST_DATABASE_URL")]
-        database_url: String,
+        database_url: Option<String>,
     },
 }
 
@@ -142,7 +165,24 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             repo,
         } => commands::blast(&repo, &base, &head, depth, format),
         Command::Facts { file } => commands::facts(&file),
-        Command::Migrate { database_url } => commands::migrate(&database_url),
+        Command::Migrate { database_url } => {
+            let url = database_url
+                .or_else(|| std::env::var("DATABASE_URL").ok())
+                .filter(|u| !u.trim().is_empty())
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "say which database: --database-url postgres://USER:PASSWORD@HOST:5432/DATABASE (or DATABASE_URL)"
+                    )
+                })?;
+            commands::migrate(&url)
+        }
+        Command::Deliver {
+            event,
+            payload,
+            url,
+            secret,
+            delivery,
+        } => deliver::deliver(&event, &payload, &url, &secret, delivery),
         Command::Serve { server, no_migrate } => commands::serve(
             &server,
             crate::server::Mode::Serve {

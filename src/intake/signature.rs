@@ -36,6 +36,11 @@ pub struct NoSecrets;
 pub struct WebhookSecrets(Vec<SecretString>);
 
 impl WebhookSecrets {
+    /// The first secret: the one a sender signs with (GitHub holds one at a time).
+    pub fn first(&self) -> &str {
+        self.0[0].expose_secret()
+    }
+
     /// From the configuration's text: one secret, or several separated by commas (during
     /// a rotation, the old and the new). Blanks around each are ignored, so a secret
     /// cannot hold a comma or start or end with a blank here; [`WebhookSecrets::new`]

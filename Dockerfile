@@ -1,0 +1,26 @@
+# syntax=docker/dockerfile:1
+# Builds without a database (no query is checked against one at compile time).
+
+FROM rust:1-bookworm AS build
+WORKDIR /src
+# Dependencies first, in their own layer: rebuilt only when Cargo.toml or Cargo.lock change.
+COPY Cargo.toml Cargo.lock build.rs ./
+COPY src/indexer/extract/children.c src/indexer/extract/children.c
+RUN mkdir -p src benches && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
+    && for b in engine store pr app; do echo 'fn main() {}' > benches/$b.rs; done \
+    && cargo build --release --locked --bin blast-radius && rm -rf src benches
+COPY src src
+COPY migrations migrations
+COPY benches benches
+RUN touch src/main.rs src/lib.rs && cargo build --release --locked --bin blast-radius
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
+    && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 blast
+COPY --from=build /src/target/release/blast-radius /usr/local/bin/blast-radius
+COPY app-manifest.yml /app/app-manifest.yml
+USER blast
+WORKDIR /app
+ENV PORT=8080 RUST_LOG=blast_radius=info
+EXPOSE 8080
+CMD ["blast-radius", "serve", "--no-migrate"]
