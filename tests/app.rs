@@ -860,3 +860,82 @@ async fn the_deliver_command_replays_a_payload_against_a_server(pool: PgPool) {
     let head = repo.head();
     assert_eq!(stored(&pool, "acme/web").await.0, Some(head));
 }
+
+#[sqlx::test(migrations = false)]
+async fn check_config_names_every_problem_and_checks_the_database_and_github(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let db = url_of(&pool);
+    // Run off the test's thread: the fake GitHub answers on it.
+    let check = |envs: &[(&str, &str)]| {
+        let envs: Vec<(String, String)> = envs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        tokio::task::spawn_blocking(move || run_check(&envs))
+    };
+    fn run_check(envs: &[(String, String)]) -> (bool, String) {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_blast-radius"));
+        cmd.arg("check-config");
+        for var in [
+            "GITHUB_APP_ID",
+            "GITHUB_PRIVATE_KEY",
+            "GITHUB_PRIVATE_KEY_PATH",
+            "GITHUB_WEBHOOK_SECRET",
+            "DATABASE_URL",
+            "GITHUB_API_URL",
+        ] {
+            cmd.env_remove(var);
+        }
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    }
+    // Nothing set: every missing value named at once.
+    let (ok, out) = check(&[("GITHUB_APP_ID", "twelve")]).await.unwrap();
+    assert!(!ok);
+    for name in [
+        "GITHUB_APP_ID must be",
+        "GITHUB_PRIVATE_KEY",
+        "GITHUB_WEBHOOK_SECRET",
+        "DATABASE_URL",
+    ] {
+        assert!(out.contains(name), "{name}: {out}");
+    }
+    let app_id = APP_ID.to_string();
+    let api = fake.api_url();
+    let good = [
+        ("GITHUB_APP_ID", app_id.as_str()),
+        ("GITHUB_PRIVATE_KEY", PRIVATE_KEY_PKCS1),
+        ("GITHUB_WEBHOOK_SECRET", SECRET),
+        ("DATABASE_URL", db.as_str()),
+        ("GITHUB_API_URL", api.as_str()),
+    ];
+    // All set, but the database not migrated yet.
+    let (ok, out) = check(&good).await.unwrap();
+    assert!(!ok, "{out}");
+    assert!(out.contains("problem  the database"), "{out}");
+    assert!(
+        out.contains("ok       GitHub: the key signs as App"),
+        "{out}"
+    );
+    // Migrated: all good.
+    let migrated = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .args(["migrate", "--database-url", &db])
+        .output()
+        .unwrap();
+    assert!(migrated.status.success());
+    let (ok, out) = check(&good).await.unwrap();
+    assert!(ok, "{out}");
+    assert!(out.contains("migrations applied"), "{out}");
+    // Another App's id with this key: GitHub says so.
+    let mut wrong = good;
+    wrong[0] = ("GITHUB_APP_ID", "999");
+    let (ok, out) = check(&wrong).await.unwrap();
+    assert!(!ok, "{out}");
+    assert!(out.contains("problem  GitHub"), "{out}");
+}

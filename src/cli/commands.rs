@@ -112,6 +112,20 @@ pub fn serve(args: &crate::server::config::ServerArgs, mode: crate::server::Mode
     runtime()?.block_on(crate::server::run(config, mode))
 }
 
+pub fn check_config(args: &crate::server::config::ServerArgs) -> Result<()> {
+    let checked = runtime()?.block_on(crate::server::check::check_config(args));
+    for line in &checked.passed {
+        println!("ok       {line}");
+    }
+    for line in &checked.problems {
+        println!("problem  {line}");
+    }
+    match checked.problems.len() {
+        0 => Ok(()),
+        n => anyhow::bail!("{n} problem{} to fix", if n == 1 { "" } else { "s" }),
+    }
+}
+
 pub fn migrate(url: &str) -> Result<()> {
     runtime()?.block_on(async { Store::connect(url).await?.migrate().await })?;
     println!(

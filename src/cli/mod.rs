@@ -103,6 +103,12 @@ pub enum Command {
         #[command(flatten)]
         server: crate::server::config::ServerArgs,
     },
+    /// Check the server's configuration (the same flags and environment as `serve`), the
+    /// database and GitHub: print what passed and every problem; exit non-zero on any.
+    CheckConfig {
+        #[command(flatten)]
+        server: crate::server::config::ServerArgs,
+    },
     /// Sign a webhook payload with the App's secret and post it as GitHub would (to
     /// replay a delivery against a local server).
     Deliver {
@@ -176,6 +182,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 })?;
             commands::migrate(&url)
         }
+        Command::CheckConfig { server } => commands::check_config(&server),
         Command::Deliver {
             event,
             payload,

@@ -66,57 +66,96 @@ pub struct ServerConfig {
 impl ServerArgs {
     /// The checked configuration, or the first problem in one line that says what to set.
     pub fn check(&self) -> Result<ServerConfig, String> {
+        self.check_all()
+            .map_err(|problems| problems.into_iter().next().unwrap_or_default())
+    }
+
+    /// The checked configuration, or every problem, each in one line that says what to
+    /// set (`check-config` prints them all).
+    pub fn check_all(&self) -> Result<ServerConfig, Vec<String>> {
+        let mut problems = Vec::new();
         let app_id = match self.app_id.as_deref().map(str::trim) {
             None | Some("") => {
-                return Err(
+                problems.push(
                     "GITHUB_APP_ID is not set: the App's id, shown on its settings page".into(),
-                )
+                );
+                None
             }
-            Some(text) => text
-                .parse::<u64>()
-                .map_err(|_| format!("GITHUB_APP_ID must be the App's numeric id, not '{text}'"))?,
+            Some(text) => match text.parse::<u64>() {
+                Ok(id) => Some(id),
+                Err(_) => {
+                    problems.push(format!(
+                        "GITHUB_APP_ID must be the App's numeric id, not '{text}'"
+                    ));
+                    None
+                }
+            },
         };
         let key = match (&self.private_key, &self.private_key_path) {
             (Some(pem), _) if !pem.expose_secret().trim().is_empty() => {
                 AppPrivateKey::from_pem(pem.expose_secret())
-                    .map_err(|e| format!("GITHUB_PRIVATE_KEY: {e}"))?
+                    .map_err(|e| problems.push(format!("GITHUB_PRIVATE_KEY: {e}")))
+                    .ok()
             }
             (_, Some(path)) => AppPrivateKey::from_file(path)
-                .map_err(|e| format!("GITHUB_PRIVATE_KEY_PATH: {e}"))?,
+                .map_err(|e| problems.push(format!("GITHUB_PRIVATE_KEY_PATH: {e}")))
+                .ok(),
             _ => {
-                return Err("GITHUB_PRIVATE_KEY (the PEM text) or GITHUB_PRIVATE_KEY_PATH (a PEM file) must be set: the App's private key".into())
+                problems.push("GITHUB_PRIVATE_KEY (the PEM text) or GITHUB_PRIVATE_KEY_PATH (a PEM file) must be set: the App's private key".into());
+                None
             }
         };
         let secrets = match &self.webhook_secret {
-            Some(s) => WebhookSecrets::parse(s).map_err(|_| {
-                "GITHUB_WEBHOOK_SECRET holds no secret: set the App's webhook secret".to_string()
-            })?,
-            None => return Err("GITHUB_WEBHOOK_SECRET is not set: the App's webhook secret".into()),
-        };
-        let database_url = match &self.database_url {
-            Some(url) if !url.expose_secret().trim().is_empty() => url.clone(),
-            _ => {
-                return Err(
-                    "DATABASE_URL is not set: postgres://USER:PASSWORD@HOST:5432/DATABASE".into(),
-                )
+            Some(s) => WebhookSecrets::parse(s)
+                .map_err(|_| {
+                    problems.push(
+                        "GITHUB_WEBHOOK_SECRET holds no secret: set the App's webhook secret"
+                            .to_string(),
+                    )
+                })
+                .ok(),
+            None => {
+                problems.push("GITHUB_WEBHOOK_SECRET is not set: the App's webhook secret".into());
+                None
             }
         };
-        crate::store::describe_url(database_url.expose_secret()).map_err(|_| {
-            "DATABASE_URL is not a Postgres URL: postgres://USER:PASSWORD@HOST:5432/DATABASE"
-                .to_string()
-        })?;
+        let database_url = match &self.database_url {
+            Some(url) if !url.expose_secret().trim().is_empty() => {
+                match crate::store::describe_url(url.expose_secret()) {
+                    Ok(_) => Some(url.clone()),
+                    Err(_) => {
+                        problems.push(
+                            "DATABASE_URL is not a Postgres URL: postgres://USER:PASSWORD@HOST:5432/DATABASE"
+                                .to_string(),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                problems.push(
+                    "DATABASE_URL is not set: postgres://USER:PASSWORD@HOST:5432/DATABASE".into(),
+                );
+                None
+            }
+        };
         let api_url = self.api_url.trim().trim_end_matches('/').to_string();
         if !(api_url.starts_with("https://") || api_url.starts_with("http://")) {
-            return Err(format!(
+            problems.push(format!(
                 "GITHUB_API_URL must be an http(s) URL like {DEFAULT_API_URL} or https://HOST/api/v3, not '{api_url}'"
             ));
         }
         if self.job_lease_seconds < 2 {
-            return Err("BLAST_JOB_LEASE_SECONDS must be at least 2".into());
+            problems.push("BLAST_JOB_LEASE_SECONDS must be at least 2".into());
         }
         if self.workers == 0 {
-            return Err("BLAST_WORKERS must be at least 1".into());
+            problems.push("BLAST_WORKERS must be at least 1".into());
         }
+        let (Some(app_id), Some(key), Some(secrets), Some(database_url), true) =
+            (app_id, key, secrets, database_url, problems.is_empty())
+        else {
+            return Err(problems);
+        };
         let mut github = GithubConfig::new(app_id, key).with_api_url(api_url);
         github.notify_spacing = std::time::Duration::from_millis(self.notify_spacing_ms);
         Ok(ServerConfig {

@@ -2,6 +2,7 @@
 //! only coordinator, so any number of `work` processes on any number of machines share
 //! the queue with `serve`.
 
+pub mod check;
 pub mod config;
 
 use std::sync::Arc;
