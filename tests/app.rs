@@ -23,6 +23,7 @@ use sqlx::{ConnectOptions, PgPool};
 
 const SECRET: &str = "a webhook secret for tests";
 const INSTALLATION: i64 = 7;
+const STATUS_TOKEN: &str = "a status token for tests";
 
 /// A running `blast-radius serve` (or `work`); killed with -9 when dropped.
 struct Server {
@@ -58,6 +59,7 @@ async fn start(command: &str, db: &str, fake: &FakeGithub) -> Server {
         .env("BLAST_WORKERS", "2")
         .env("BLAST_CATCH_UP_MINUTES", "0")
         .env("BLAST_JOB_LEASE_SECONDS", "4")
+        .env("BLAST_STATUS_TOKEN", STATUS_TOKEN)
         .env("RUST_LOG", "blast_radius=warn")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
@@ -938,4 +940,82 @@ async fn check_config_names_every_problem_and_checks_the_database_and_github(poo
     let (ok, out) = check(&wrong).await.unwrap();
     assert!(!ok, "{out}");
     assert!(out.contains("problem  GitHub"), "{out}");
+}
+
+#[sqlx::test(migrations = false)]
+async fn the_status_page_shows_repositories_queue_and_deliveries_behind_its_token(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let server = start("serve", &url_of(&pool), &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let url = format!("{}/", server.url);
+
+    let anonymous = client.get(&url).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let form = anonymous.text().await.unwrap();
+    assert!(
+        form.contains("<form method=\"post\" action=\"/login\""),
+        "{form}"
+    );
+    assert!(!form.contains("acme/web"));
+    let wrong = client
+        .get(&url)
+        .bearer_auth("not the token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+
+    let page = client
+        .get(&url)
+        .bearer_auth(STATUS_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    let head = repo.head();
+    assert!(html.contains("acme/web"), "{html}");
+    assert!(html.contains(&head[..12]), "the graph's commit: {html}");
+    assert!(
+        html.contains("installation.created"),
+        "a recent delivery: {html}"
+    );
+    assert!(html.contains("waiting <b>0</b>"), "{html}");
+
+    // The form: the token once, then a cookie.
+    let refused = client
+        .post(format!("{}/login", server.url))
+        .form(&[("token", "nope")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let login = client
+        .post(format!("{}/login", server.url))
+        .form(&[("token", STATUS_TOKEN)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 303);
+    let cookie = login.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    let pair = cookie.split(';').next().unwrap().to_string();
+    let again = client
+        .get(&url)
+        .header("cookie", pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 200);
 }

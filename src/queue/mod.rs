@@ -323,6 +323,18 @@ pub struct JobFailure {
     pub at: DateTime<Utc>,
 }
 
+/// A delivery as recorded, for a status page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeliveryRecord {
+    pub delivery: String,
+    pub event: String,
+    pub action: Option<String>,
+    /// `queued` or `ignored`.
+    pub outcome: String,
+    pub jobs: i32,
+    pub at: DateTime<Utc>,
+}
+
 /// Whether the database can take deliveries.
 #[derive(thiserror::Error, Debug)]
 pub enum NotReady {
@@ -534,6 +546,11 @@ impl Queue {
             .into_iter()
             .next();
         Ok(status)
+    }
+
+    /// The most recent deliveries, newest first.
+    pub async fn recent_deliveries(&self, limit: i64) -> Result<Vec<DeliveryRecord>> {
+        sql::recent_deliveries(&self.pool, limit).await
     }
 
     /// The most recent job errors, newest first.

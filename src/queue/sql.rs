@@ -327,6 +327,31 @@ pub(super) async fn counts(ex: impl PgExecutor<'_>) -> Result<QueueStatus, super
     })
 }
 
+pub(super) async fn recent_deliveries(
+    ex: impl PgExecutor<'_>,
+    limit: i64,
+) -> Result<Vec<super::DeliveryRecord>, super::QueueError> {
+    let rows = sqlx::query(
+        "SELECT delivery_id, event, action, outcome, jobs,
+                (extract(epoch FROM received_at) * 1000000)::int8 AS at_micros
+         FROM deliveries ORDER BY received_at DESC LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(ex)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| super::DeliveryRecord {
+            delivery: r.get("delivery_id"),
+            event: r.get("event"),
+            action: r.get("action"),
+            outcome: r.get("outcome"),
+            jobs: r.get("jobs"),
+            at: chrono::DateTime::from_timestamp_micros(r.get("at_micros")).unwrap_or_default(),
+        })
+        .collect())
+}
+
 pub(super) async fn recent_failures(
     ex: impl PgExecutor<'_>,
     limit: i64,

@@ -49,6 +49,9 @@ pub struct ServerArgs {
     /// for a second between writes that notify people).
     #[arg(long, env = "BLAST_NOTIFY_SPACING_MS", default_value_t = 1000)]
     pub notify_spacing_ms: u64,
+    /// The token that opens the status page at `/` (off when unset).
+    #[arg(long, env = "BLAST_STATUS_TOKEN", hide_env_values = true)]
+    pub status_token: Option<SecretString>,
 }
 
 /// The configuration, checked.
@@ -61,6 +64,7 @@ pub struct ServerConfig {
     pub graph_memory_bytes: usize,
     pub catch_up_minutes: u64,
     pub job_lease: std::time::Duration,
+    pub status_token: Option<SecretString>,
 }
 
 impl ServerArgs {
@@ -167,6 +171,10 @@ impl ServerArgs {
             graph_memory_bytes: self.graph_memory_mb.saturating_mul(1 << 20),
             catch_up_minutes: self.catch_up_minutes,
             job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
+            status_token: self
+                .status_token
+                .clone()
+                .filter(|t| !t.expose_secret().trim().is_empty()),
         })
     }
 }

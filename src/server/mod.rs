@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod config;
+pub mod status;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,7 +89,9 @@ pub async fn run(config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("listening on port {}", config.port))?;
     tracing::info!(port = config.port, workers = config.workers, "serving");
-    let router = Intake::new(queue, config.secrets).router();
+    let router = Intake::new(queue, config.secrets)
+        .router()
+        .merge(status::router(app.clone(), config.status_token.clone()));
     axum::serve(listener, router)
         .with_graceful_shutdown(stopped(stop))
         .await

@@ -8,6 +8,7 @@
 mod copy;
 mod lock;
 mod ops;
+mod overview;
 mod partition;
 mod rows;
 
@@ -28,6 +29,7 @@ use crate::indexer::{Language, PARSER_VERSION};
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use copy::CopyBuf;
 use lock::{lock_repository, RepoLock};
+pub use overview::RepoOverview;
 use rows::{CacheEntry, FileNumbers, Rows};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
@@ -329,6 +331,11 @@ impl Store {
         .await?;
         tx.commit().await?;
         self.repository_by_id(id).await
+    }
+
+    /// Every repository as the status page shows it.
+    pub async fn overview(&self) -> Result<Vec<RepoOverview>> {
+        Ok(overview::overview(&self.pool).await?)
     }
 
     pub async fn installation_ids(&self) -> Result<Vec<InstallationId>> {
