@@ -1019,3 +1019,77 @@ async fn the_status_page_shows_repositories_queue_and_deliveries_behind_its_toke
         .unwrap();
     assert_eq!(again.status(), 200);
 }
+
+#[sqlx::test(migrations = false)]
+async fn json_logs_carry_the_delivery_repository_and_pr_on_a_job_s_lines(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("serve.log");
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .arg("serve")
+        .env("GITHUB_APP_ID", APP_ID.to_string())
+        .env("GITHUB_PRIVATE_KEY", PRIVATE_KEY_PKCS1)
+        .env("GITHUB_WEBHOOK_SECRET", SECRET)
+        .env("DATABASE_URL", url_of(&pool))
+        .env("GITHUB_API_URL", fake.api_url())
+        .env("PORT", port.to_string())
+        .env("BLAST_CATCH_UP_MINUTES", "0")
+        .env("BLAST_LOG_FORMAT", "json")
+        .env("RUST_LOG", "blast_radius=info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
+        .spawn()
+        .unwrap();
+    let server = Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while reqwest::get(format!("{}/readyz", server.url))
+        .await
+        .map_or(true, |r| !r.status().is_success())
+    {
+        assert!(Instant::now() < deadline, "not ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let base = repo.head();
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
+    let head = repo.commit("fix");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-pr",
+            &pr_event("opened", id, 1, &head, &base)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    drop(server);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let posted = lines
+        .iter()
+        .find(|l| l["fields"]["message"] == "blast radius posted")
+        .unwrap_or_else(|| panic!("{text}"));
+    let span = &posted["span"];
+    assert_eq!(span["delivery"], "d-pr", "{posted}");
+    assert_eq!(span["repository"], "acme/web", "{posted}");
+    assert_eq!(span["pr"], 1, "{posted}");
+}

@@ -44,8 +44,23 @@ pub struct Jobs(pub Arc<App>);
 
 impl Handler for Jobs {
     async fn handle(&self, job: RunningJob) -> Result<(), JobError> {
-        // Every line a job logs carries its id, kind and delivery.
-        let span = tracing::info_span!("job", id = job.id.0, kind = %job.kind, delivery = ?job.delivery_id);
+        // Every line a job logs carries its id, kind and delivery, and the repository
+        // (as owner/name when the payload has it) and pull request it is about.
+        let payload = &job.job().payload;
+        let repository = payload
+            .get("full_name")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .or_else(|| payload.get("repository").map(|v| v.to_string()));
+        let pr = payload.get("number").and_then(|v| v.as_u64());
+        let span = tracing::info_span!(
+            "job",
+            id = job.id.0,
+            kind = %job.kind,
+            delivery = job.delivery_id.as_deref(),
+            repository = repository.as_deref(),
+            pr
+        );
         tracing::Instrument::instrument(dispatch(&self.0, job), span).await
     }
 }
