@@ -47,7 +47,7 @@ pub struct CallersAnswer {
 /// Callers of `d` up to `depth` levels, with the verdict on completeness.
 pub fn callers(g: &Graph, d: DefId, depth: u32, skipped_files: usize) -> CallersAnswer {
     let found = g.transitive_callers(d, depth.max(1));
-    let callers = found
+    let mut callers: Vec<CallerEntry> = found
         .iter()
         .map(|t| {
             let facts = g.facts(t.caller.file);
@@ -65,6 +65,11 @@ pub fn callers(g: &Graph, d: DefId, depth: u32, skipped_files: usize) -> Callers
             }
         })
         .collect();
+    // By level, then place: the order a fresh index gives, whatever order files were
+    // added to a graph kept current.
+    callers.sort_by(|a, b| {
+        (a.depth, &a.file, a.line, a.column).cmp(&(b.depth, &b.file, b.line, b.column))
+    });
     CallersAnswer {
         target: describe(g, d),
         callers,

@@ -1,10 +1,15 @@
 //! Questions a person or an agent asks the graph, answered as data: which definition a
 //! name means (with "did you mean" when none, and the choices when several), its
-//! callers with a verdict on whether the list is complete, its callees, a call path.
+//! callers with a verdict on whether the list is complete, its callees, a call path;
+//! definitions searched by part of a name; what the whole graph holds.
 //! One layer for the CLI, the app's `/callers` and every other front end; pure.
 
 mod answers;
+mod search;
+mod summary;
 mod target;
 
 pub use answers::{callees, callers, path, CalleeEntry, CallerEntry, CallersAnswer, Completeness};
+pub use search::{search, SearchAnswer};
+pub use summary::{summary, EdgeCounts, GraphSummary, SkippedFile, SkippedFiles};
 pub use target::{describe, lookup, Definition, TargetError};

@@ -115,7 +115,7 @@ pub fn describe(g: &Graph, d: DefId) -> Definition {
 
 /// The definitions whose name or qualified name is nearest `target`: by edit distance
 /// (case-insensitive, at most a third of the name's length) or containing it.
-fn suggest(g: &Graph, target: &str) -> Vec<Definition> {
+pub(super) fn suggest(g: &Graph, target: &str) -> Vec<Definition> {
     let wanted = target.to_lowercase();
     if wanted.len() < 2 {
         return Vec::new();

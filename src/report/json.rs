@@ -1,11 +1,80 @@
-//! The machine-readable report.
+//! The machine-readable report, and the query answers as JSON: one rendering that the
+//! CLI's `--format json` prints and the MCP server's tools return.
+
+use serde::Serialize;
+use serde_json::{json, Value};
 
 use crate::blast::report::BlastReport;
+use crate::query::{
+    CalleeEntry, CallersAnswer, Definition, GraphSummary, SearchAnswer, TargetError,
+};
 
 /// The report as pretty-printed JSON (no trailing newline).
 pub fn render_json(report: &BlastReport) -> String {
     // Plain structs, string keys, no floats: serialisation cannot fail.
     serde_json::to_string_pretty(report).expect("a BlastReport always serialises")
+}
+
+/// The blast report as a JSON value (the fields of [`render_json`]).
+pub fn blast(report: &BlastReport) -> Value {
+    value(report)
+}
+
+/// Callers of a definition, and whether the list is all there is: `complete` is false
+/// when same-named call sites stayed unresolved or files were skipped (`completeness`
+/// says how many), and the list is then a lower bound.
+pub fn callers(answer: &CallersAnswer) -> Value {
+    json!({
+        "target": answer.target,
+        "callers": answer.callers,
+        "complete": answer.completeness.complete(),
+        "completeness": answer.completeness,
+    })
+}
+
+pub fn callees(target: &Definition, callees: &[CalleeEntry]) -> Value {
+    json!({ "target": target, "callees": callees })
+}
+
+/// A call path from `from` to `to`, each step a definition; `path` is null when none.
+pub fn path(from: &Definition, to: &Definition, path: Option<&[Definition]>) -> Value {
+    json!({ "from": from, "to": to, "path": path })
+}
+
+pub fn search(answer: &SearchAnswer) -> Value {
+    value(answer)
+}
+
+pub fn summary(summary: &GraphSummary) -> Value {
+    value(summary)
+}
+
+/// A name that did not name one definition: `unknown_target` with the closest names, or
+/// `ambiguous_target` with the choices, and the message the CLI prints.
+pub fn target_error(e: &TargetError) -> Value {
+    let (error, target, candidates) = match e {
+        TargetError::NotFound {
+            target,
+            suggestions,
+        } => ("unknown_target", target, suggestions),
+        TargetError::Ambiguous { target, candidates } => ("ambiguous_target", target, candidates),
+    };
+    json!({
+        "error": error,
+        "target": target,
+        "message": e.to_string(),
+        "candidates": candidates,
+    })
+}
+
+/// JSON as the CLI prints it: pretty, no trailing newline.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).expect("a JSON value always serialises")
+}
+
+fn value(v: &impl Serialize) -> Value {
+    // Plain structs, string keys, no floats: serialisation cannot fail.
+    serde_json::to_value(v).expect("answers always serialise")
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
-use super::source::Revision;
+use super::index::{index, Indexed};
+use super::progress::Progress;
+use super::source::{Changes, Revision};
 use crate::blast::radius::{blast, BlastOptions, FileChange};
 use crate::blast::report::BlastReport;
 use crate::graph::Graph;
@@ -18,6 +20,35 @@ pub struct BlastRequest<'a> {
     pub head_label: &'a str,
     pub depth: u32,
     pub base_skipped: usize,
+}
+
+/// The blast radius of the change from `old` to `new` (the paths `changes` lists), on
+/// `base` when the caller holds the graph of `old` (stored, cached, or kept current),
+/// else on `old` indexed now. What the CLI's `blast` and the MCP server's `blast_radius`
+/// both do.
+#[allow(clippy::too_many_arguments)]
+pub fn blast_change(
+    base: Option<Indexed>,
+    old: &impl Revision,
+    new: &impl Revision,
+    changes: &impl Changes,
+    rules: &SkipRules,
+    labels: (&str, &str),
+    depth: u32,
+    progress: &dyn Progress,
+) -> Result<BlastReport> {
+    let loaded = match base {
+        Some(loaded) => loaded,
+        None => index(old, rules, progress)?,
+    };
+    let changed = changes.changed_paths()?;
+    let request = BlastRequest {
+        base_label: labels.0,
+        head_label: labels.1,
+        depth,
+        base_skipped: loaded.skipped.len(),
+    };
+    blast_revisions(&loaded.graph, old, new, &changed, rules, &request)
 }
 
 /// Pairs the two versions of each changed path (reading only those from `old` and

@@ -163,22 +163,7 @@ impl GitRepo {
     /// Paths whose content differs between two commits (added, modified, deleted,
     /// both sides of renames).
     pub fn changed_paths(&self, base: &str, head: &str) -> Result<Vec<String>> {
-        let out = self
-            .git()
-            .args(["diff", "--name-only", "-z", "--no-renames", base, head])
-            .output()?;
-        if !out.status.success() {
-            bail!(
-                "git diff failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        Ok(out
-            .stdout
-            .split(|&b| b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect())
+        self.nul_separated(&["diff", "--name-only", "-z", "--no-renames", base, head])
     }
 }
 
@@ -236,5 +221,52 @@ impl Changes for GitRange<'_> {
     fn changed_paths(&self) -> Result<Vec<String>> {
         self.repo
             .changed_paths(self.base.as_str(), self.head.as_str())
+    }
+}
+
+/// The change from a commit to the working tree: tracked files whose contents differ
+/// (staged or not, deleted ones too) and untracked files that are not ignored. What an
+/// agent has in hand before it commits, as [`Changes`].
+pub struct WorkingChanges<'a> {
+    pub repo: &'a GitRepo,
+    pub base: CommitSha,
+}
+
+impl Changes for WorkingChanges<'_> {
+    fn changed_paths(&self) -> Result<Vec<String>> {
+        let tracked = self.repo.nul_separated(&[
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            self.base.as_str(),
+        ])?;
+        let untracked =
+            self.repo
+                .nul_separated(&["ls-files", "--others", "--exclude-standard", "-z"])?;
+        let mut paths: Vec<String> = tracked.into_iter().chain(untracked).collect();
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
+    }
+}
+
+impl GitRepo {
+    /// The NUL-separated paths a git command prints (relative to the top level).
+    fn nul_separated(&self, args: &[&str]) -> Result<Vec<String>> {
+        let out = self.git().args(args).output()?;
+        if !out.status.success() {
+            bail!(
+                "git {} failed: {}",
+                args.first().copied().unwrap_or_default(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
     }
 }

@@ -13,7 +13,14 @@ use crate::workflow::source::{FileEntry, Revision};
 /// Repository-relative paths (with `/`) of every wanted file under `root`, honouring
 /// .gitignore files (a working tree's ignored files are not the repository's).
 pub fn list(root: &Path) -> Result<Vec<String>> {
+    Ok(list_tree(root)?.0)
+}
+
+/// Every wanted file (as [`list`]) and every directory the walk enters (repository-relative,
+/// `""` for the root), both sorted: what a watcher of the working tree watches.
+pub fn list_tree(root: &Path) -> Result<(Vec<String>, Vec<String>)> {
     let mut paths = Vec::new();
+    let mut dirs = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .require_git(false)
@@ -24,19 +31,22 @@ pub fn list(root: &Path) -> Result<Vec<String>> {
         .build();
     for entry in walker {
         let entry = entry.with_context(|| format!("walking {}", root.display()))?;
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        let Some(kind) = entry.file_type() else {
             continue;
-        }
+        };
         let Ok(rel) = entry.path().strip_prefix(root) else {
             continue;
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        if wanted(&rel) {
+        if kind.is_dir() {
+            dirs.push(rel);
+        } else if kind.is_file() && wanted(&rel) {
             paths.push(rel);
         }
     }
     paths.sort();
-    Ok(paths)
+    dirs.sort();
+    Ok((paths, dirs))
 }
 
 /// Reads one listed file. A file that vanished or cannot be read is an error that
@@ -116,5 +126,8 @@ mod tests {
         }
         let paths = list(root).unwrap();
         assert_eq!(paths, vec!["src/a.ts", "src/b.jsx", "tsconfig.json"]);
+        let (files, dirs) = list_tree(root).unwrap();
+        assert_eq!(files, paths);
+        assert_eq!(dirs, vec!["", "src"]);
     }
 }
