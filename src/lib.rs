@@ -14,6 +14,7 @@ pub mod graph;
 pub mod indexer;
 pub mod intake;
 pub mod jobs;
+pub mod mcp;
 pub mod model;
 pub mod query;
 pub mod queue;

@@ -51,9 +51,25 @@ const LAYERS: &[(&str, &[&str])] = &[
             "jobs", "intake", "queue", "github", "store", "indexer", "model",
         ],
     ),
+    // The MCP server: an edge of its own (the protocol), over the workflows and queries.
+    (
+        "mcp",
+        &[
+            "workflow",
+            "workspace",
+            "store",
+            "query",
+            "blast",
+            "graph",
+            "indexer",
+            "model",
+            "report",
+        ],
+    ),
     (
         "cli",
         &[
+            "mcp",
             "server",
             "intake",
             "workflow",

@@ -8,19 +8,18 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::progress::{peak_memory, Bar};
-use super::{GraphFormat, RepoArgs, ReportFormat};
+use super::{AnswerFormat, GraphFormat, RepoArgs, ReportFormat};
 use crate::graph::{Confidence, DefId, Graph};
-use crate::indexer::facts::{CallKind, DefKind};
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::skip::SkipRules;
 use crate::model::CommitSha;
 use crate::query::{self, Completeness};
-use crate::report::{graph_export, json::render_json, markdown::render_markdown};
+use crate::report::json::{self, render_json};
+use crate::report::{graph_export, markdown::render_markdown};
 use crate::store::Store;
-use crate::workflow::blast::{blast_revisions, BlastRequest};
+use crate::workflow::blast::blast_change;
 use crate::workflow::index::{index as index_revision, index_files, Indexed};
 use crate::workflow::save::{index_and_save, load_stored, load_stored_at};
-use crate::workflow::source::Changes;
 use crate::workspace::git::{GitRange, GitRepo, GitRevision};
 use crate::workspace::walk::WorkingTree;
 
@@ -126,6 +125,28 @@ pub fn check_config(args: &crate::server::config::ServerArgs) -> Result<()> {
     }
 }
 
+pub fn mcp(
+    repo: &RepoArgs,
+    http: Option<std::net::SocketAddr>,
+    allowed_hosts: Vec<String>,
+) -> Result<()> {
+    let source = match &repo.database_url {
+        Some(url) => crate::mcp::Source::Stored {
+            url: url.clone(),
+            name: repo_name(repo)?,
+        },
+        None => crate::mcp::Source::WorkingTree,
+    };
+    let config = crate::mcp::Config {
+        repo: repo.repo.clone(),
+        rules: rules(repo),
+        source,
+        http,
+        allowed_hosts,
+    };
+    runtime()?.block_on(crate::mcp::run(config))
+}
+
 pub fn migrate(url: &str) -> Result<()> {
     runtime()?.block_on(async { Store::connect(url).await?.migrate().await })?;
     println!(
@@ -136,83 +157,48 @@ pub fn migrate(url: &str) -> Result<()> {
 }
 
 fn summary(loaded: &Indexed, total: std::time::Duration) -> String {
-    let g = &loaded.graph;
-    let mut defs = 0usize;
-    let mut sites: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut by_conf: BTreeMap<Confidence, usize> = BTreeMap::new();
-    let mut getters = 0usize;
-    let (mut external, mut unresolved, mut parse_errors) = (0u64, 0usize, 0usize);
-    for f in g.file_ids() {
-        let facts = g.facts(f);
-        defs += facts
-            .defs
-            .iter()
-            .filter(|d| d.kind != DefKind::Object)
-            .count();
-        parse_errors += usize::from(facts.parse_errors > 0);
-        for c in &facts.calls {
-            if c.kind != CallKind::Get {
-                *sites.entry(c.kind.as_str()).or_default() += 1;
-            }
-        }
-        let r = g.resolution(f);
-        for e in g.edges(f) {
-            *by_conf.entry(e.confidence()).or_default() += 1;
-            if facts.calls[e.site() as usize].kind == CallKind::Get {
-                getters += 1;
-            }
-        }
-        external += u64::from(r.external);
-        unresolved += r.unresolved_sites.len();
-    }
-    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, reason) in &loaded.skipped {
-        *skipped.entry(reason.as_str()).or_default() += 1;
-    }
+    let s = query::summary(&loaded.graph, &loaded.skipped);
     let mut out = String::new();
     let _ = writeln!(
         out,
         "files        {} indexed ({:.1} MB), {} with syntax errors",
-        g.file_count(),
+        s.files,
         loaded.bytes as f64 / 1e6,
-        parse_errors
+        s.files_with_syntax_errors
     );
-    let skipped_text = if skipped.is_empty() {
+    let skipped_text = if s.skipped.by_reason.is_empty() {
         "none".to_string()
     } else {
-        skipped
+        s.skipped
+            .by_reason
             .iter()
             .map(|(r, n)| format!("{r} {n}"))
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let _ = writeln!(
-        out,
-        "skipped      {} ({skipped_text})",
-        loaded.skipped.len()
-    );
-    let _ = writeln!(out, "definitions  {defs}");
-    let site_total: usize = sites.values().sum();
-    let site_text = sites
+    let _ = writeln!(out, "skipped      {} ({skipped_text})", s.skipped.total);
+    let _ = writeln!(out, "definitions  {}", s.definitions);
+    let site_total: usize = s.call_sites.values().sum();
+    let site_text = s
+        .call_sites
         .iter()
         .map(|(k, n)| format!("{k} {n}"))
         .collect::<Vec<_>>()
         .join(", ");
     let _ = writeln!(
         out,
-        "call sites   {site_total} ({site_text}), plus {getters} getter reads"
+        "call sites   {site_total} ({site_text}), plus {} getter reads",
+        s.getter_reads
     );
-    let conf = |c| by_conf.get(&c).copied().unwrap_or(0);
     let _ = writeln!(
         out,
         "edges        exact {}, likely {}, possible {}",
-        conf(Confidence::Exact),
-        conf(Confidence::Likely),
-        conf(Confidence::Possible)
+        s.edges.exact, s.edges.likely, s.edges.possible
     );
     let _ = writeln!(
         out,
-        "unmatched    external {external}, unresolved {unresolved}"
+        "unmatched    external {}, unresolved {}",
+        s.external, s.unresolved
     );
     let _ = writeln!(
         out,
@@ -233,11 +219,15 @@ fn target(g: &Graph, target: &str) -> Result<DefId> {
     Ok(query::lookup(g, target)?)
 }
 
-pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
+pub fn callers(repo: &RepoArgs, name: &str, depth: u32, format: AnswerFormat) -> Result<()> {
     let loaded = load(repo, true)?;
     let g = &loaded.graph;
     let d = target(g, name)?;
     let answer = query::callers(g, d, depth, loaded.skipped.len());
+    if format == AnswerFormat::Json {
+        println!("{}", json::pretty(&json::callers(&answer)));
+        return Ok(());
+    }
     println!("callers of {}", answer.target.label());
     let mut counts: BTreeMap<Confidence, usize> = BTreeMap::new();
     for c in &answer.callers {
@@ -287,12 +277,17 @@ pub fn callers(repo: &RepoArgs, name: &str, depth: u32) -> Result<()> {
     Ok(())
 }
 
-pub fn callees(repo: &RepoArgs, name: &str) -> Result<()> {
+pub fn callees(repo: &RepoArgs, name: &str, format: AnswerFormat) -> Result<()> {
     let loaded = load(repo, true)?;
     let g = &loaded.graph;
     let d = target(g, name)?;
-    println!("callees of {}", query::describe(g, d).label());
-    for c in query::callees(g, d) {
+    let (target, callees) = (query::describe(g, d), query::callees(g, d));
+    if format == AnswerFormat::Json {
+        println!("{}", json::pretty(&json::callees(&target, &callees)));
+        return Ok(());
+    }
+    println!("callees of {}", target.label());
+    for c in callees {
         println!(
             "  {}:{}:{}  {}  [{} {}]",
             c.file,
@@ -306,11 +301,17 @@ pub fn callees(repo: &RepoArgs, name: &str) -> Result<()> {
     Ok(())
 }
 
-pub fn path(repo: &RepoArgs, from: &str, to: &str) -> Result<()> {
+pub fn path(repo: &RepoArgs, from: &str, to: &str, format: AnswerFormat) -> Result<()> {
     let loaded = load(repo, true)?;
     let g = &loaded.graph;
     let (a, b) = (target(g, from)?, target(g, to)?);
-    match query::path(g, a, b) {
+    let found = query::path(g, a, b);
+    if format == AnswerFormat::Json {
+        let (a, b) = (query::describe(g, a), query::describe(g, b));
+        println!("{}", json::pretty(&json::path(&a, &b, found.as_deref())));
+        return Ok(());
+    }
+    match found {
         Some(path) => {
             for (i, d) in path.iter().enumerate() {
                 println!("{}{}", if i == 0 { "" } else { "-> " }, d.label());
@@ -369,23 +370,21 @@ pub fn blast(
         }
         None => None,
     };
-    let loaded = match stored {
-        Some(loaded) => loaded,
-        None => index_revision(&old, &rules, &Bar::new(true))?,
-    };
-    let changed = GitRange {
+    let changes = GitRange {
         repo: &git,
         base: base_commit,
         head: head_commit,
-    }
-    .changed_paths()?;
-    let request = BlastRequest {
-        base_label: base,
-        head_label: head,
-        depth,
-        base_skipped: loaded.skipped.len(),
     };
-    let report = blast_revisions(&loaded.graph, &old, &new, &changed, &rules, &request)?;
+    let report = blast_change(
+        stored,
+        &old,
+        &new,
+        &changes,
+        &rules,
+        (base, head),
+        depth,
+        &Bar::new(true),
+    )?;
     let text = match format {
         ReportFormat::Markdown => render_markdown(&report, COMMENT_BUDGET, None),
         ReportFormat::Json => render_json(&report),

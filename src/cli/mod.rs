@@ -49,12 +49,16 @@ pub enum Command {
         /// Also callers of callers, this many levels.
         #[arg(long, default_value_t = 1)]
         depth: u32,
+        #[arg(long, value_enum, default_value_t = AnswerFormat::Text)]
+        format: AnswerFormat,
         #[command(flatten)]
         repo: RepoArgs,
     },
     /// What TARGET calls.
     Callees {
         target: String,
+        #[arg(long, value_enum, default_value_t = AnswerFormat::Text)]
+        format: AnswerFormat,
         #[command(flatten)]
         repo: RepoArgs,
     },
@@ -62,6 +66,8 @@ pub enum Command {
     Path {
         from: String,
         to: String,
+        #[arg(long, value_enum, default_value_t = AnswerFormat::Text)]
+        format: AnswerFormat,
         #[command(flatten)]
         repo: RepoArgs,
     },
@@ -86,6 +92,20 @@ pub enum Command {
         format: ReportFormat,
         #[command(flatten)]
         repo: RepoArgs,
+    },
+    /// Serve the graph to coding agents over the Model Context Protocol (stdio; Streamable
+    /// HTTP with --http): find_callers, find_callees, call_path, blast_radius,
+    /// search_definitions. The graph follows edits on disk while it runs.
+    Mcp {
+        #[command(flatten)]
+        repo: RepoArgs,
+        /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8808).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// A host name (or host:port) clients may reach the HTTP server by, besides
+        /// loopback addresses (the Host header is checked against DNS rebinding).
+        #[arg(long, value_name = "HOST")]
+        allowed_host: Vec<String>,
     },
     /// The facts extracted from one file, one per line (for debugging the extractor).
     Facts { file: PathBuf },
@@ -145,6 +165,12 @@ pub enum GraphFormat {
     Graphml,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AnswerFormat {
+    Text,
+    Json,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ReportFormat {
     Markdown,
@@ -158,10 +184,20 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Callers {
             target,
             depth,
+            format,
             repo,
-        } => commands::callers(&repo, &target, depth),
-        Command::Callees { target, repo } => commands::callees(&repo, &target),
-        Command::Path { from, to, repo } => commands::path(&repo, &from, &to),
+        } => commands::callers(&repo, &target, depth, format),
+        Command::Callees {
+            target,
+            format,
+            repo,
+        } => commands::callees(&repo, &target, format),
+        Command::Path {
+            from,
+            to,
+            format,
+            repo,
+        } => commands::path(&repo, &from, &to, format),
         Command::Graph { format, repo } => commands::graph(&repo, format),
         Command::Blast {
             base,
@@ -170,6 +206,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             format,
             repo,
         } => commands::blast(&repo, &base, &head, depth, format),
+        Command::Mcp {
+            repo,
+            http,
+            allowed_host,
+        } => commands::mcp(&repo, http, allowed_host),
         Command::Facts { file } => commands::facts(&file),
         Command::Migrate { database_url } => {
             let url = database_url

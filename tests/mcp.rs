@@ -1,0 +1,614 @@
+//! `blast-radius mcp` through a real MCP client: the official TypeScript SDK
+//! (`@modelcontextprotocol/sdk`, pinned in `tests/mcp/package.json` and its lockfile,
+//! installed by `npm ci` into the target directory on first use; Node.js 20+ and npm
+//! needed) spawns the server on fixture repositories, lists the tools and calls each.
+//! The answers equal the CLI's `--format json` for the same questions; an edit on disk
+//! between two calls changes the second answer; the classifyFields change, uncommitted,
+//! gets its untouched callers back; Streamable HTTP serves the same answers.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use common::{copy_dir, fixture, git, run_ok, two_commit_repo};
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_blast-radius");
+const FILES: [&str; 4] = ["package.json", "package-lock.json", ".npmrc", "client.mjs"];
+/// A session that takes longer has hung.
+const SESSION_LIMIT: Duration = Duration::from_secs(120);
+
+/// The SDK, installed once per lockfile into the target directory.
+fn packages() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-npm");
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in FILES {
+            std::fs::copy(src.join(f), dir.join(f)).unwrap();
+        }
+        let lock = std::fs::read(src.join("package-lock.json")).unwrap();
+        let stamp = dir.join("installed-lock.json");
+        if std::fs::read(&stamp).ok().as_deref() != Some(&lock[..]) {
+            let out = Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+                .current_dir(&dir)
+                .output()
+                .unwrap_or_else(|e| {
+                    panic!("cannot run npm ({e}): install Node.js 20+ and npm to run this test")
+                });
+            assert!(
+                out.status.success(),
+                "npm ci failed in {}:\n{}",
+                dir.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::write(&stamp, &lock).unwrap();
+        }
+        dir
+    })
+}
+
+/// Waits for `child`, killing it past `limit`.
+fn finish(mut child: Child, limit: Duration, what: &str) -> std::process::Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{what} took over {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Runs a scenario through the SDK's client; one result per step.
+fn session(transport: Value, steps: &[Value]) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("scenario.json");
+    let mut body = transport;
+    body["steps"] = Value::Array(steps.to_vec());
+    std::fs::write(&scenario, serde_json::to_vec(&body).unwrap()).unwrap();
+    let child = Command::new("node")
+        .arg("client.mjs")
+        .arg(&scenario)
+        .current_dir(packages())
+        .env("RUST_LOG", "blast_radius=info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run node ({e}): install Node.js 20+"));
+    let out = finish(child, SESSION_LIMIT, "an MCP session");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the MCP client failed:\n{stderr}");
+    eprintln!("{stderr}");
+    let mut results: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let last = results.pop().unwrap();
+    assert_eq!(last["server"]["name"], "blast-radius", "{last}");
+    assert_eq!(results.len(), steps.len());
+    results
+}
+
+fn stdio(repo: &Path) -> Value {
+    json!({ "stdio": { "command": BIN, "args": ["mcp", "--repo", repo.to_str().unwrap()] } })
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({ "op": "call", "name": name, "arguments": arguments })
+}
+
+fn write(path: &Path, text: &str) -> Value {
+    json!({ "op": "write", "path": path.to_str().unwrap(), "text": text })
+}
+
+fn cli_json(repo: &Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--repo", repo.to_str().unwrap(), "--format", "json"]);
+    serde_json::from_str(&run_ok(&all)).unwrap()
+}
+
+/// A successful tool result's JSON, checked to be the same as structured content and
+/// as text.
+fn answer(result: &Value) -> &Value {
+    assert_eq!(result["isError"], false, "{result:#}");
+    let structured = &result["structuredContent"];
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(&text, structured);
+    structured
+}
+
+/// A tool error's JSON.
+fn error(result: &Value) -> &Value {
+    assert_eq!(result["isError"], true, "{result:#}");
+    &result["structuredContent"]
+}
+
+fn callers(answer: &Value) -> Vec<String> {
+    answer["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{}:{} {}",
+                c["file"].as_str().unwrap(),
+                c["line"],
+                c["caller"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_tool_answers_as_the_cli_does() {
+    let repo = two_commit_repo("blast/classify");
+    let root = repo.path();
+    let results = session(
+        stdio(root),
+        &[
+            json!({ "op": "tools" }),
+            call("find_callers", json!({ "target": "classifyFields" })),
+            call(
+                "find_callers",
+                json!({ "target": "lookupRules", "depth": 2 }),
+            ),
+            call(
+                "find_callees",
+                json!({ "target": "services/classify.js:4" }),
+            ),
+            call(
+                "call_path",
+                json!({ "from": "createPost", "to": "lookupRules" }),
+            ),
+            call(
+                "call_path",
+                json!({ "from": "lookupRules", "to": "createPost" }),
+            ),
+            call("blast_radius", json!({ "base": "HEAD~1", "head": "HEAD" })),
+            call("search_definitions", json!({ "query": "classify" })),
+            call("search_definitions", json!({ "query": "procesVideo" })),
+            call("find_callers", json!({ "target": "clasifyFields" })),
+            call("blast_radius", json!({ "base": "no-such-branch" })),
+            json!({ "op": "resources" }),
+            json!({ "op": "read", "uri": "blast-radius://graph/summary" }),
+        ],
+    );
+    let [tools, callers_1, callers_2, callees, path, no_path, blast, search, near, unknown, bad_rev, resources, summary] =
+        &results[..]
+    else {
+        unreachable!()
+    };
+
+    // Every tool, each with a description and a schema naming what it requires.
+    let mut names: Vec<(&str, Vec<&str>)> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert!(t["description"].as_str().unwrap().len() > 80, "{t}");
+            assert_eq!(t["annotations"]["readOnlyHint"], true, "{t}");
+            let required = t["inputSchema"]["required"]
+                .as_array()
+                .map(|r| r.iter().map(|v| v.as_str().unwrap()).collect())
+                .unwrap_or_default();
+            (t["name"].as_str().unwrap(), required)
+        })
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec![
+            ("blast_radius", vec![]),
+            ("call_path", vec!["from", "to"]),
+            ("find_callees", vec!["target"]),
+            ("find_callers", vec!["target"]),
+            ("search_definitions", vec!["query"]),
+        ]
+    );
+
+    // The answers are the CLI's JSON.
+    assert_eq!(
+        answer(callers_1),
+        &cli_json(root, &["callers", "classifyFields"])
+    );
+    assert_eq!(
+        callers(answer(callers_1)),
+        vec![
+            "routes/posts.js:7 createPost",
+            "routes/services/image.js:4 processImage",
+            "routes/services/video.js:5 processVideo",
+        ]
+    );
+    assert_eq!(answer(callers_1)["complete"], true);
+    assert_eq!(
+        answer(callers_2),
+        &cli_json(root, &["callers", "lookupRules", "--depth", "2"])
+    );
+    assert!(answer(callers_2)["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["depth"] == 2 && c["via"] == "classifyFields"));
+    assert_eq!(
+        answer(callees),
+        &cli_json(root, &["callees", "services/classify.js:4"])
+    );
+    assert_eq!(
+        answer(callees)["callees"][0]["callee"]["name"],
+        "lookupRules"
+    );
+    assert_eq!(
+        answer(path),
+        &cli_json(root, &["path", "createPost", "lookupRules"])
+    );
+    let steps: Vec<&str> = answer(path)["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["qualified_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, vec!["createPost", "classifyFields", "lookupRules"]);
+    assert_eq!(
+        answer(no_path),
+        &cli_json(root, &["path", "lookupRules", "createPost"])
+    );
+    assert_eq!(answer(no_path)["path"], Value::Null);
+    assert_eq!(
+        answer(blast),
+        &cli_json(root, &["blast", "--base", "HEAD~1", "--head", "HEAD"])
+    );
+
+    // Search: ranked, and "did you mean" when nothing matches.
+    let found: Vec<&str> = answer(search)["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["qualified_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(found, vec!["classifyFields", "classifyFieldsLater"]);
+    let near = answer(near);
+    assert_eq!(near["total"], 0);
+    assert_eq!(near["did_you_mean"][0]["qualified_name"], "processVideo");
+
+    // A name that names nothing is an error with the closest names, never an empty list.
+    let unknown = error(unknown);
+    assert_eq!(unknown["error"], "unknown_target");
+    assert_eq!(unknown["candidates"][0]["qualified_name"], "classifyFields");
+    assert!(unknown["message"]
+        .as_str()
+        .unwrap()
+        .contains("did you mean services/classify.js:4"));
+    let bad_rev = error(bad_rev);
+    assert!(
+        bad_rev["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown revision 'no-such-branch'"),
+        "{bad_rev}"
+    );
+
+    // The summary resource counts what `index` counts.
+    assert_eq!(resources[0]["uri"], "blast-radius://graph/summary");
+    let text = summary["contents"][0]["text"].as_str().unwrap();
+    let summary: Value = serde_json::from_str(text).unwrap();
+    let index = run_ok(&["index", "--repo", root.to_str().unwrap()]);
+    let e = &summary["edges"];
+    for line in [
+        format!("files        {} indexed", summary["files"]),
+        format!("definitions  {}", summary["definitions"]),
+        format!(
+            "edges        exact {}, likely {}, possible {}",
+            e["exact"], e["likely"], e["possible"]
+        ),
+        format!(
+            "unmatched    external {}, unresolved {}",
+            summary["external"], summary["unresolved"]
+        ),
+        format!("skipped      {} (none)", summary["skipped"]["total"]),
+    ] {
+        assert!(index.contains(&line), "{line:?} not in:\n{index}");
+    }
+    assert_eq!(summary["files"], 5);
+}
+
+#[test]
+fn an_edit_between_two_calls_changes_the_second_answer() {
+    let repo = two_commit_repo("blast/classify");
+    let root = repo.path();
+    let extra = root.join("routes/extra.js");
+    let posts = root.join("routes/posts.js");
+    let posts_text = std::fs::read_to_string(&posts).unwrap();
+    let who = || call("find_callers", json!({ "target": "classifyFields" }));
+    let results = session(
+        stdio(root),
+        &[
+            who(),
+            // A new file with a new caller, in a new directory too.
+            write(
+                &extra,
+                "const { classifyFields } = require('../services/classify');\n\
+                 function extra(x) {\n  return classifyFields(x);\n}\n\
+                 function processImage() {}\nmodule.exports = { extra, processImage };\n",
+            ),
+            write(
+                &root.join("lib/deep/more.ts"),
+                "import { classifyFields } from '../../services/classify';\n\
+                 export function more() {\n  return classifyFields({});\n}\n",
+            ),
+            who(),
+            // An existing caller stops calling it.
+            write(
+                &posts,
+                &posts_text.replace("const tags = classifyFields(req.body);", "const tags = [];"),
+            ),
+            who(),
+            // Two definitions of one name: the choice is the caller's.
+            call("find_callees", json!({ "target": "processImage" })),
+            json!({ "op": "remove", "path": extra.to_str().unwrap() }),
+            who(),
+            call("find_callees", json!({ "target": "processImage" })),
+        ],
+    );
+    assert_eq!(
+        callers(answer(&results[0])),
+        vec![
+            "routes/posts.js:7 createPost",
+            "routes/services/image.js:4 processImage",
+            "routes/services/video.js:5 processVideo",
+        ]
+    );
+    assert_eq!(
+        callers(answer(&results[3])),
+        vec![
+            "lib/deep/more.ts:3 more",
+            "routes/extra.js:3 extra",
+            "routes/posts.js:7 createPost",
+            "routes/services/image.js:4 processImage",
+            "routes/services/video.js:5 processVideo",
+        ]
+    );
+    assert_eq!(
+        callers(answer(&results[5])),
+        vec![
+            "lib/deep/more.ts:3 more",
+            "routes/extra.js:3 extra",
+            "routes/services/image.js:4 processImage",
+            "routes/services/video.js:5 processVideo",
+        ]
+    );
+    let ambiguous = error(&results[6]);
+    assert_eq!(ambiguous["error"], "ambiguous_target");
+    let mut files: Vec<&str> = ambiguous["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, vec!["routes/extra.js", "routes/services/image.js"]);
+    let last = answer(&results[8]);
+    assert_eq!(
+        callers(last),
+        vec![
+            "lib/deep/more.ts:3 more",
+            "routes/services/image.js:4 processImage",
+            "routes/services/video.js:5 processVideo",
+        ]
+    );
+    assert_eq!(
+        answer(&results[9])["target"]["file"],
+        "routes/services/image.js"
+    );
+    // And the graph kept current equals one indexed from scratch.
+    assert_eq!(last, &cli_json(root, &["callers", "classifyFields"]));
+}
+
+/// The case the product exists for, as an agent meets it: it changes what
+/// `classifyFields` returns, updates the one caller it knew of (image.js), and asks
+/// before committing.
+#[test]
+fn the_uncommitted_classify_fields_change_gets_its_untouched_callers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    copy_dir(&fixture("blast/classify/base"), root);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "base"]);
+    let head = fixture("blast/classify/head");
+    let edit = |rel: &str| {
+        write(
+            &root.join(rel),
+            &std::fs::read_to_string(head.join(rel)).unwrap(),
+        )
+    };
+    let results = session(
+        stdio(root),
+        &[
+            call("blast_radius", json!({})),
+            edit("services/classify.js"),
+            edit("routes/services/image.js"),
+            call("blast_radius", json!({})),
+        ],
+    );
+    let before = answer(&results[0]);
+    assert_eq!(
+        before["changed"],
+        json!([]),
+        "nothing changed yet: {before}"
+    );
+    let report = answer(&results[3]);
+    assert_eq!(
+        (report["base"].as_str(), report["head"].as_str()),
+        (Some("HEAD"), Some("working tree"))
+    );
+    let changed: Vec<(&str, &str)> = report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["qualified_name"].as_str().unwrap(),
+                c["change"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(changed.contains(&("classifyFields", "body")), "{changed:?}");
+    let of_classify: Vec<&Value> = report["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["callee"] == "classifyFields")
+        .collect();
+    let mut untouched: Vec<String> = of_classify
+        .iter()
+        .filter(|c| c["touched"] == false)
+        .map(|c| {
+            format!(
+                "{}:{} {}",
+                c["file"].as_str().unwrap(),
+                c["line"],
+                c["caller"].as_str().unwrap()
+            )
+        })
+        .collect();
+    untouched.sort();
+    assert_eq!(
+        untouched,
+        vec![
+            "routes/posts.js:7 createPost",
+            "routes/services/video.js:5 processVideo"
+        ]
+    );
+    let touched: Vec<&str> = of_classify
+        .iter()
+        .filter(|c| c["touched"] == true)
+        .map(|c| c["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(touched, vec!["routes/services/image.js"]);
+
+    // Committed, the same change gets the same report from the CLI.
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "head"]);
+    let mut cli = cli_json(root, &["blast", "--base", "HEAD~1", "--head", "HEAD"]);
+    cli["base"] = json!("HEAD");
+    cli["head"] = json!("working tree");
+    assert_eq!(report, &cli);
+}
+
+/// `--database-url`: the graph the app (or `index --database-url`) stored is served, and
+/// caught up with the store when it moves on; a blast at the stored commit starts from it.
+#[sqlx::test(migrations = false)]
+async fn a_stored_graph_is_served_and_follows_the_store(pool: sqlx::PgPool) {
+    use sqlx::ConnectOptions;
+    let url = pool.connect_options().to_url_lossy().to_string();
+    run_ok(&["migrate", "--database-url", &url]);
+    let repo = two_commit_repo("blast/classify");
+    let root = repo.path();
+    let dir = root.to_str().unwrap();
+    git(root, &["tag", "base", "HEAD~1"]);
+    git(root, &["tag", "tip", "HEAD"]);
+    git(root, &["checkout", "-q", "base"]);
+    let index = [
+        "index",
+        "--repo",
+        dir,
+        "--database-url",
+        &url,
+        "--name",
+        "o/classify",
+    ];
+    run_ok(&index);
+    let stored = ["--database-url", url.as_str(), "--name", "o/classify"];
+    let transport = json!({ "stdio": { "command": BIN, "args": [
+        "mcp", "--repo", dir, "--database-url", &url, "--name", "o/classify",
+    ] } });
+    let who = || call("find_callers", json!({ "target": "classifyFields" }));
+    let results = session(
+        transport,
+        &[
+            who(),
+            call("blast_radius", json!({ "base": "base", "head": "tip" })),
+            // The repository moves on and is stored again: the next answer follows.
+            json!({ "op": "run", "command": "git", "args": ["-C", dir, "checkout", "-q", "-"] }),
+            write(
+                &root.join("routes/extra.js"),
+                "const { classifyFields } = require('../services/classify');\n\
+                 function extra(x) {\n  return classifyFields(x);\n}\n",
+            ),
+            json!({ "op": "run", "command": BIN, "args": index }),
+            who(),
+        ],
+    );
+    let mut args = vec!["callers", "classifyFields"];
+    args.extend(stored);
+    let first = answer(&results[0]);
+    assert_eq!(callers(first).len(), 3);
+    assert_eq!(first["target"]["file"], "services/classify.js");
+    let mut blast_args = vec!["blast", "--base", "base", "--head", "tip"];
+    blast_args.extend(stored);
+    assert_eq!(answer(&results[1]), &cli_json(root, &blast_args));
+    let last = answer(&results[5]);
+    assert_eq!(
+        callers(last),
+        vec![
+            "routes/extra.js:3 extra",
+            "routes/posts.js:7 createPost",
+            "routes/services/image.js:4 processImage",
+            "routes/services/video.js:5 processVideo",
+        ]
+    );
+    assert_eq!(last, &cli_json(root, &args));
+}
+
+#[test]
+fn streamable_http_serves_the_same_answers() {
+    let repo = two_commit_repo("blast/classify");
+    let root = repo.path();
+    let mut server = Command::new(BIN)
+        .args([
+            "mcp",
+            "--repo",
+            root.to_str().unwrap(),
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("the server ended before it listened")
+            .unwrap();
+        if let Some(url) = line.split("listening on ").nth(1) {
+            break url.trim().to_string();
+        }
+    };
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    // Keep reading the server's log so it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    let results = session(
+        json!({ "http": url }),
+        &[
+            json!({ "op": "tools" }),
+            call("find_callers", json!({ "target": "classifyFields" })),
+            call("find_callers", json!({ "target": "nope" })),
+        ],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(results[0].as_array().unwrap().len(), 5);
+    assert_eq!(
+        answer(&results[1]),
+        &cli_json(root, &["callers", "classifyFields"])
+    );
+    assert_eq!(error(&results[2])["error"], "unknown_target");
+}
