@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
@@ -16,6 +16,7 @@ use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::{select, wanted, Selected, SKIPPED_DIRS};
 use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::model::RepoId;
+use crate::query::NameIndex;
 use crate::store::{FileMeta, Store};
 use crate::workflow::index::{index, Indexed};
 use crate::workflow::progress::Silent;
@@ -31,9 +32,32 @@ use crate::workspace::walk::{list_tree, read};
 pub struct Snapshot {
     pub graph: Graph,
     pub skipped: BTreeMap<String, SkipReason>,
+    /// The graph's names, indexed on first use after each change.
+    names: OnceLock<Arc<NameIndex>>,
 }
 
 impl Snapshot {
+    fn new(graph: Graph, skipped: impl IntoIterator<Item = (String, SkipReason)>) -> Snapshot {
+        Snapshot {
+            graph,
+            skipped: skipped.into_iter().collect(),
+            names: OnceLock::new(),
+        }
+    }
+
+    /// Lookups by name in constant time (a scan of every definition costs a
+    /// millisecond on a large repository).
+    pub fn names(&self) -> &NameIndex {
+        self.names
+            .get_or_init(|| Arc::new(NameIndex::build(&self.graph)))
+    }
+
+    /// The graph, to change it: the name index is built again when next used.
+    fn graph_mut(&mut self) -> &mut Graph {
+        self.names = OnceLock::new();
+        &mut self.graph
+    }
+
     pub fn skipped_list(&self) -> Vec<(String, SkipReason)> {
         self.skipped.iter().map(|(p, r)| (p.clone(), *r)).collect()
     }
@@ -93,10 +117,8 @@ impl Served {
             paths: files,
         };
         let indexed = index(&listed, &rules, &Silent)?;
-        let snapshot = Snapshot {
-            graph: indexed.graph,
-            skipped: indexed.skipped.into_iter().collect(),
-        };
+        let snapshot = Snapshot::new(indexed.graph, indexed.skipped);
+        snapshot.names();
         Ok(Served {
             current: Mutex::new(Arc::new(snapshot)),
             keeper: Keeper::Disk {
@@ -115,10 +137,8 @@ impl Served {
     /// Loads repository `name`'s stored graph.
     pub async fn load(store: Store, name: &str, rules: SkipRules) -> Result<Served> {
         let (indexed, state) = load_stored(&store, name).await?;
-        let snapshot = Snapshot {
-            graph: indexed.graph,
-            skipped: indexed.skipped.into_iter().collect(),
-        };
+        let snapshot = Snapshot::new(indexed.graph, indexed.skipped);
+        snapshot.names();
         Ok(Served {
             current: Mutex::new(Arc::new(snapshot)),
             keeper: Keeper::Stored {
@@ -194,7 +214,7 @@ impl Served {
                     let mut v = version.lock().unwrap_or_else(|e| e.into_inner());
                     // Another call may have caught up further meanwhile.
                     if now > *v {
-                        Arc::make_mut(&mut current).graph = graph;
+                        *Arc::make_mut(&mut current).graph_mut() = graph;
                         *v = now;
                         tracing::info!(from, to = now, "graph caught up with the store");
                     }
@@ -409,7 +429,7 @@ pub fn lay_files(
         })
         .collect();
     drop(configs);
-    lay_over(&mut snapshot.graph, &mut push);
+    lay_over(snapshot.graph_mut(), &mut push);
 }
 
 /// A listing already made, as a revision to index.

@@ -128,7 +128,9 @@ impl GraphServer {
 
 /// One definition from a TARGET, or the tool error with the candidates.
 fn lookup(snapshot: &Snapshot, target: &str) -> Result<DefId, CallToolResult> {
-    query::lookup(&snapshot.graph, target)
+    snapshot
+        .names()
+        .lookup(&snapshot.graph, target)
         .map_err(|e| CallToolResult::structured_error(json::target_error(&e)))
 }
 
@@ -151,7 +153,7 @@ impl GraphServer {
             async {
                 let snapshot = self.snapshot().await?;
                 let d = lookup(&snapshot, &args.target)?;
-                let found = query::callers(
+                let found = snapshot.names().callers(
                     &snapshot.graph,
                     d,
                     args.depth.unwrap_or(1),

@@ -46,6 +46,17 @@ pub struct CallersAnswer {
 
 /// Callers of `d` up to `depth` levels, with the verdict on completeness.
 pub fn callers(g: &Graph, d: DefId, depth: u32, skipped_files: usize) -> CallersAnswer {
+    callers_counted(g, d, depth, unresolved_named(g, d), skipped_files)
+}
+
+/// [`callers`] with the unresolved sites named like `d` already counted.
+pub(super) fn callers_counted(
+    g: &Graph,
+    d: DefId,
+    depth: u32,
+    unresolved_same_name: usize,
+    skipped_files: usize,
+) -> CallersAnswer {
     let found = g.transitive_callers(d, depth.max(1));
     let mut callers: Vec<CallerEntry> = found
         .iter()
@@ -74,7 +85,7 @@ pub fn callers(g: &Graph, d: DefId, depth: u32, skipped_files: usize) -> Callers
         target: describe(g, d),
         callers,
         completeness: Completeness {
-            unresolved_same_name: unresolved_named(g, d),
+            unresolved_same_name,
             skipped_files,
         },
     }

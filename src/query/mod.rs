@@ -5,11 +5,13 @@
 //! One layer for the CLI, the app's `/callers` and every other front end; pure.
 
 mod answers;
+mod index;
 mod search;
 mod summary;
 mod target;
 
 pub use answers::{callees, callers, path, CalleeEntry, CallerEntry, CallersAnswer, Completeness};
+pub use index::NameIndex;
 pub use search::{search, SearchAnswer};
 pub use summary::{summary, EdgeCounts, GraphSummary, SkippedFile, SkippedFiles};
 pub use target::{describe, lookup, Definition, TargetError};
