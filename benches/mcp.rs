@@ -5,10 +5,13 @@
 //! best and median of 3; then the round trip of `find_callers` (request written to the
 //! answer read, each call waiting for the file watcher's marker as every call does),
 //! by FILE:LINE and by name, median and tail over `BLAST_BENCH_CALLS` calls (default
-//! 2,000). The corpus is only read. The targets are the first definitions found for
-//! a few names of the `full` corpus; `BLAST_BENCH_TARGETS=a,b` names others.
+//! 2,000). Then, on a copy of the corpus, an edit followed by a call: one file changed
+//! (re-extracted alone), and one file added (a new walk of the tree). The corpus itself
+//! is only read. The targets are the first definitions found for a few names of the
+//! `full` corpus; `BLAST_BENCH_TARGETS=a,b` names others.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -212,5 +215,59 @@ fn main() {
             "find_callers round trip, by name",
             &round_trips(&mut server, &by_name, calls),
         );
+    }
+    drop(server);
+    edits(&corpus, &by_place[0]);
+}
+
+/// Edit-to-answer: the call after an edit, on a copy of the corpus.
+fn edits(corpus: &str, target: &str) {
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(Path::new(corpus), copy.path());
+    let root = copy.path().to_str().unwrap();
+    let (mut server, _) = Server::start(root);
+    let file = copy.path().join(target.rsplit_once(':').unwrap().0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    round_trips(&mut server, &[target.to_string()], 20);
+    let mut changed = Vec::new();
+    for i in 0..40 {
+        std::fs::write(&file, format!("{text}\n// edit {i}\n")).unwrap();
+        let start = Instant::now();
+        let answer = server.call("find_callers", json!({ "target": target }));
+        changed.push(start.elapsed());
+        assert_eq!(answer["isError"], false, "{answer}");
+    }
+    changed.sort();
+    report("a file changed, then find_callers", &changed);
+    let name = target.rsplit_once(':').unwrap().0;
+    let mut added = Vec::new();
+    for i in 0..10 {
+        std::fs::write(
+            copy.path().join(format!("bench-added-{i}.js")),
+            format!(
+                "import {{ x }} from './{name}';\nexport function added{i}() {{ return x(); }}\n"
+            ),
+        )
+        .unwrap();
+        let start = Instant::now();
+        let answer = server.call("find_callers", json!({ "target": target }));
+        added.push(start.elapsed());
+        assert_eq!(answer["isError"], false, "{answer}");
+    }
+    added.sort();
+    report("a file added, then find_callers", &added);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_dir(&entry.path(), &dest);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
     }
 }
