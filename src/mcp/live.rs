@@ -172,12 +172,15 @@ impl Served {
     pub async fn current(&self) -> Result<Arc<Snapshot>> {
         match &self.keeper {
             Keeper::Disk { root, watch, tree } => {
-                let pending = watch.changes().await;
+                let synced = watch.sync().await;
+                // Taken under the tree's lock: a call that finds nothing left to take
+                // waits for the call that took it to finish laying it over the graph.
+                let mut tree = tree.lock().unwrap_or_else(|e| e.into_inner());
+                let pending = watch.take(synced);
                 if pending.is_empty() {
                     return Ok(self.snapshot());
                 }
                 crate::workflow::cpu(|| {
-                    let mut tree = tree.lock().unwrap_or_else(|e| e.into_inner());
                     let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
                     let start = Instant::now();
                     let update = tree.update(

@@ -112,13 +112,12 @@ impl Watch {
         }
     }
 
-    /// Every change reported up to now (the marker's round trip makes "now" exact).
-    pub async fn changes(&self) -> Pending {
+    /// Waits until every event of a change made before this call has been received:
+    /// the marker's round trip. False when events cannot be trusted to cover the tree
+    /// (no watcher, or it did not answer in time): then [`Watch::take`] asks for a walk.
+    pub async fn sync(&self) -> bool {
         let Some(active) = self.active.as_ref().filter(|a| !a.is_broken()) else {
-            return Pending {
-                paths: BTreeSet::new(),
-                rescan: true,
-            };
+            return false;
         };
         let n = active.next_marker.fetch_add(1, Ordering::Relaxed) + 1;
         let marker = active.marker_dir.join(n.to_string());
@@ -130,11 +129,19 @@ impl Watch {
             Err(_) => false,
         };
         let _ = std::fs::remove_file(&marker);
-        let mut pending = std::mem::take(&mut *active.lock_pending());
         if !arrived {
             tracing::warn!("the file watcher did not answer in time: comparing the tree's files");
-            pending.rescan = true;
         }
+        arrived
+    }
+
+    /// The changes received so far, taken; `synced` is what [`Watch::sync`] said.
+    pub fn take(&self, synced: bool) -> Pending {
+        let mut pending = match &self.active {
+            Some(active) => std::mem::take(&mut *active.lock_pending()),
+            None => Pending::default(),
+        };
+        pending.rescan |= !synced;
         pending
     }
 }
