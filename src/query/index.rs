@@ -10,35 +10,42 @@ use super::target::{describe, suggest, TargetError};
 use crate::graph::{DefId, Found, Graph};
 use crate::indexer::facts::{DefIdx, DefKind};
 
-/// The names of one graph (rebuild it when the graph changes).
+/// The names of one graph (rebuild it when the graph changes), keyed by the graph's
+/// interned name ids: building it allocates no string.
 #[derive(Clone, Debug, Default)]
 pub struct NameIndex {
-    by_qualified: FxHashMap<Box<str>, Vec<DefId>>,
-    by_name: FxHashMap<Box<str>, Vec<DefId>>,
-    unresolved: FxHashMap<Box<str>, usize>,
+    by_qualified: FxHashMap<u32, Vec<DefId>>,
+    by_name: FxHashMap<u32, Vec<DefId>>,
+    unresolved: FxHashMap<u32, usize>,
 }
 
 impl NameIndex {
     pub fn build(g: &Graph) -> NameIndex {
         let mut index = NameIndex::default();
         for f in g.file_ids() {
-            let facts = g.facts(f);
+            let slot = g.slot(f);
+            let (facts, names) = (slot.facts(), slot.index());
             for (i, d) in facts.defs.iter().enumerate() {
                 if !d.kind.is_callable() && d.kind != DefKind::Interface {
                     continue;
                 }
                 let id = DefId::new(f, i as DefIdx);
-                push(&mut index.by_qualified, facts.str(d.qualified), id);
-                push(&mut index.by_name, facts.str(d.name), id);
+                index
+                    .by_qualified
+                    .entry(names.name(d.qualified).0)
+                    .or_default()
+                    .push(id);
+                index
+                    .by_name
+                    .entry(names.name(d.name).0)
+                    .or_default()
+                    .push(id);
             }
             for &s in &g.resolution(f).unresolved_sites {
-                let name = facts.str(facts.calls[s as usize].name);
-                match index.unresolved.get_mut(name) {
-                    Some(n) => *n += 1,
-                    None => {
-                        index.unresolved.insert(name.into(), 1);
-                    }
-                }
+                *index
+                    .unresolved
+                    .entry(names.name(facts.calls[s as usize].name).0)
+                    .or_default() += 1;
             }
         }
         index
@@ -52,10 +59,14 @@ impl NameIndex {
                 g.find(target)
             }
             _ => {
-                let found = self
-                    .by_qualified
+                let found = g
+                    .names
                     .get(target)
-                    .or_else(|| self.by_name.get(target))
+                    .and_then(|n| {
+                        self.by_qualified
+                            .get(&n.0)
+                            .or_else(|| self.by_name.get(&n.0))
+                    })
                     .map_or(&[][..], Vec::as_slice);
                 match found {
                     [] => Found::None,
@@ -79,18 +90,10 @@ impl NameIndex {
 
     /// [`super::callers`] through the index.
     pub fn callers(&self, g: &Graph, d: DefId, depth: u32, skipped_files: usize) -> CallersAnswer {
-        let name = g.facts(d.file).def_name(d.def);
-        let unresolved = self.unresolved.get(name).copied().unwrap_or(0);
+        let slot = g.slot(d.file);
+        let name = slot.index().name(slot.facts().def(d.def).name).0;
+        let unresolved = self.unresolved.get(&name).copied().unwrap_or(0);
         callers_counted(g, d, depth, unresolved, skipped_files)
-    }
-}
-
-fn push(map: &mut FxHashMap<Box<str>, Vec<DefId>>, name: &str, id: DefId) {
-    match map.get_mut(name) {
-        Some(list) => list.push(id),
-        None => {
-            map.insert(name.into(), vec![id]);
-        }
     }
 }
 
@@ -151,6 +154,7 @@ mod tests {
             }
         }
         // The calls that resolve nowhere are counted by name.
-        assert_eq!(index.unresolved.get("missing"), Some(&3));
+        let missing = g.names.get("missing").unwrap().0;
+        assert_eq!(index.unresolved.get(&missing), Some(&3));
     }
 }
