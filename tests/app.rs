@@ -47,6 +47,18 @@ fn free_port() -> u16 {
 }
 
 async fn start(command: &str, db: &str, fake: &FakeGithub) -> Server {
+    start_with(command, db, fake, &[], Stdio::inherit()).await
+}
+
+/// [`start`] with more environment (set after the defaults, so it may override them) and
+/// the server's log going to `stderr`.
+async fn start_with(
+    command: &str,
+    db: &str,
+    fake: &FakeGithub,
+    env: &[(&str, &str)],
+    stderr: Stdio,
+) -> Server {
     let port = free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
         .arg(command)
@@ -61,8 +73,9 @@ async fn start(command: &str, db: &str, fake: &FakeGithub) -> Server {
         .env("BLAST_JOB_LEASE_SECONDS", "4")
         .env("BLAST_STATUS_TOKEN", STATUS_TOKEN)
         .env("RUST_LOG", "blast_radius=warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .spawn()
         .expect("the binary runs");
     let server = Server {
@@ -1028,34 +1041,17 @@ async fn json_logs_carry_the_delivery_repository_and_pr_on_a_job_s_lines(pool: P
     let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("serve.log");
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
-        .arg("serve")
-        .env("GITHUB_APP_ID", APP_ID.to_string())
-        .env("GITHUB_PRIVATE_KEY", PRIVATE_KEY_PKCS1)
-        .env("GITHUB_WEBHOOK_SECRET", SECRET)
-        .env("DATABASE_URL", url_of(&pool))
-        .env("GITHUB_API_URL", fake.api_url())
-        .env("PORT", port.to_string())
-        .env("BLAST_CATCH_UP_MINUTES", "0")
-        .env("BLAST_LOG_FORMAT", "json")
-        .env("RUST_LOG", "blast_radius=info")
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
-        .spawn()
-        .unwrap();
-    let server = Server {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while reqwest::get(format!("{}/readyz", server.url))
-        .await
-        .map_or(true, |r| !r.status().is_success())
-    {
-        assert!(Instant::now() < deadline, "not ready");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let server = start_with(
+        "serve",
+        &url_of(&pool),
+        &fake,
+        &[
+            ("BLAST_LOG_FORMAT", "json"),
+            ("RUST_LOG", "blast_radius=info"),
+        ],
+        Stdio::from(std::fs::File::create(&log).unwrap()),
+    )
+    .await;
     assert_eq!(
         deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
         202

@@ -25,33 +25,7 @@ const SESSION_LIMIT: Duration = Duration::from_secs(120);
 /// The SDK, installed once per lockfile into the target directory.
 fn packages() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp");
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-npm");
-        std::fs::create_dir_all(&dir).unwrap();
-        for f in FILES {
-            std::fs::copy(src.join(f), dir.join(f)).unwrap();
-        }
-        let lock = std::fs::read(src.join("package-lock.json")).unwrap();
-        let stamp = dir.join("installed-lock.json");
-        if std::fs::read(&stamp).ok().as_deref() != Some(&lock[..]) {
-            let out = Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-                .current_dir(&dir)
-                .output()
-                .unwrap_or_else(|e| {
-                    panic!("cannot run npm ({e}): install Node.js 20+ and npm to run this test")
-                });
-            assert!(
-                out.status.success(),
-                "npm ci failed in {}:\n{}",
-                dir.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::fs::write(&stamp, &lock).unwrap();
-        }
-        dir
-    })
+    DIR.get_or_init(|| common::npm_ci("mcp", "mcp-npm", &FILES))
 }
 
 /// Waits for `child`, killing it past `limit`.

@@ -97,3 +97,36 @@ pub fn graph_of<'a>(
         .collect();
     blast_radius::graph::Graph::build(facts, Vec::new())
 }
+
+/// Copies `files` of `tests/<src>` into `<target tmp>/<dest>` and installs their npm
+/// packages there with `npm ci`, once per lockfile (a stamp keeps the lockfile installed).
+/// Fails with what to install when npm is missing.
+pub fn npm_ci(src: &str, dest: &str, files: &[&str]) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(src);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dest);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in files {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    let lock = std::fs::read(src.join("package-lock.json")).unwrap();
+    let stamp = dir.join("installed-lock.json");
+    if std::fs::read(&stamp).ok().as_deref() != Some(&lock[..]) {
+        let out = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+            .current_dir(&dir)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("cannot run npm ({e}): install Node.js 20+ and npm to run this test")
+            });
+        assert!(
+            out.status.success(),
+            "npm ci failed in {}:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(&stamp, &lock).unwrap();
+    }
+    dir
+}

@@ -6,6 +6,9 @@
 //! installed by `npm ci` into the target directory on first use (Node.js 20 or later
 //! and npm are needed, and the package registry must be reachable).
 
+#[path = "../common/mod.rs"]
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,33 +31,7 @@ const FILES: [&str; 4] = [
 /// The packages, installed once per lockfile into the target directory.
 fn packages() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/webhooks");
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("webhooks-npm");
-        std::fs::create_dir_all(&dir).unwrap();
-        for f in FILES {
-            std::fs::copy(src.join(f), dir.join(f)).unwrap();
-        }
-        let lock = std::fs::read(src.join("package-lock.json")).unwrap();
-        let stamp = dir.join("installed-lock.json");
-        if std::fs::read(&stamp).ok().as_deref() != Some(&lock[..]) {
-            let out = Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-                .current_dir(&dir)
-                .output()
-                .unwrap_or_else(|e| {
-                    panic!("cannot run npm ({e}): install Node.js 20+ and npm to run this test")
-                });
-            assert!(
-                out.status.success(),
-                "npm ci failed in {}:\n{}",
-                dir.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::fs::write(&stamp, &lock).unwrap();
-        }
-        dir
-    })
+    DIR.get_or_init(|| common::npm_ci("webhooks", "webhooks-npm", &FILES))
 }
 
 fn node(args: &[&str]) {
