@@ -18,7 +18,7 @@ use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction};
 use crate::github::{NewReview, NewReviewComment, PrFile};
 use crate::graph::Confidence;
 use crate::model::{BlobSha, CommitSha};
-use crate::report::markdown::code;
+use crate::report::markdown::{code, describe_change};
 
 /// Where an inline comment's content hash goes: `<!-- blast-radius:inline:HASH -->`.
 const INLINE_MARKER: &str = "<!-- blast-radius:inline:";
@@ -125,7 +125,7 @@ fn body(
     let mut out = format!(
         "{} ({}) is still called from **{n}** {} in {} {} this pull request does not touch:\n\n",
         code(&func.qualified_name),
-        describe(func),
+        describe_change(func),
         if n == 1 { "place" } else { "places" },
         files.len(),
         if files.len() == 1 { "file" } else { "files" },
@@ -158,18 +158,6 @@ fn body(
     }
     let _ = write!(out, "\n{INLINE_MARKER}{hash} -->");
     out
-}
-
-fn describe(func: &ChangedFunction) -> String {
-    match (&func.change, &func.renamed_from) {
-        (Change::Renamed, Some(from)) => format!("renamed from {}", code(from)),
-        (change, _) => match change {
-            Change::Signature => "signature changed".into(),
-            Change::Body => "body changed".into(),
-            Change::SignatureAndBody => "signature and body changed".into(),
-            other => other.as_str().into(),
-        },
-    }
 }
 
 /// What a comment says, as a hash: the function, its change, and its untouched callers

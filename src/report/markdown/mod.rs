@@ -663,7 +663,8 @@ fn call_details(finding: &CallerFinding) -> String {
     s
 }
 
-fn describe_change(func: &ChangedFunction) -> String {
+/// The change in words: "body changed", "renamed from `old`".
+pub(crate) fn describe_change(func: &ChangedFunction) -> String {
     match (&func.change, &func.renamed_from) {
         (Change::Renamed, Some(from)) => format!("renamed from {}", code(from)),
         (change, _) => change_word(*change).to_string(),
