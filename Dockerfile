@@ -7,10 +7,12 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY src/indexer/extract/children.c src/indexer/extract/children.c
 RUN mkdir -p src benches && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
-    && for b in engine store pr app; do echo 'fn main() {}' > benches/$b.rs; done \
+    && for b in engine store pr app mcp; do echo 'fn main() {}' > benches/$b.rs; done \
     && cargo build --release --locked --bin blast-radius && rm -rf src benches
 COPY src src
 COPY migrations migrations
+# The App manifest is compiled in: /setup posts it to GitHub.
+COPY app-manifest.yml app-manifest.yml
 COPY benches benches
 RUN touch src/main.rs src/lib.rs && cargo build --release --locked --bin blast-radius
 
@@ -18,7 +20,6 @@ FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 blast
 COPY --from=build /src/target/release/blast-radius /usr/local/bin/blast-radius
-COPY app-manifest.yml /app/app-manifest.yml
 USER blast
 WORKDIR /app
 ENV PORT=8080 RUST_LOG=blast_radius=info

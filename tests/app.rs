@@ -6,8 +6,8 @@
 mod common;
 mod fake_github;
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use blast_radius::graph::EdgeKey;
 use blast_radius::indexer::skip::SkipRules;
@@ -17,34 +17,14 @@ use blast_radius::store::Store;
 use blast_radius::workflow::index::index;
 use blast_radius::workflow::progress::Silent;
 use blast_radius::workspace::git::{GitRepo, GitRevision};
-use fake_github::{FakeGithub, Fault, TestRepo, APP_ID, PRIVATE_KEY_PKCS1};
+use common::server::{
+    launch, settle, Server, APP_ID, PRIVATE_KEY_PKCS1, SECRET, STATUS_TOKEN, UNSET,
+};
+use fake_github::{FakeGithub, Fault, TestRepo};
 use serde_json::json;
 use sqlx::{ConnectOptions, PgPool};
 
-const SECRET: &str = "a webhook secret for tests";
 const INSTALLATION: i64 = 7;
-const STATUS_TOKEN: &str = "a status token for tests";
-
-/// A running `blast-radius serve` (or `work`); killed with -9 when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 async fn start(command: &str, db: &str, fake: &FakeGithub) -> Server {
     start_with(command, db, fake, &[], Stdio::inherit()).await
@@ -59,42 +39,7 @@ async fn start_with(
     env: &[(&str, &str)],
     stderr: Stdio,
 ) -> Server {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
-        .arg(command)
-        .env("GITHUB_APP_ID", APP_ID.to_string())
-        .env("GITHUB_PRIVATE_KEY", PRIVATE_KEY_PKCS1)
-        .env("GITHUB_WEBHOOK_SECRET", format!("old secret,{SECRET}"))
-        .env("DATABASE_URL", db)
-        .env("GITHUB_API_URL", fake.api_url())
-        .env("PORT", port.to_string())
-        .env("BLAST_WORKERS", "2")
-        .env("BLAST_CATCH_UP_MINUTES", "0")
-        .env("BLAST_JOB_LEASE_SECONDS", "4")
-        .env("BLAST_STATUS_TOKEN", STATUS_TOKEN)
-        .env("RUST_LOG", "blast_radius=warn")
-        .envs(env.iter().copied())
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .expect("the binary runs");
-    let server = Server {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    if command == "serve" {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(r) = reqwest::get(format!("{}/readyz", server.url)).await {
-                if r.status().is_success() {
-                    break;
-                }
-            }
-            assert!(Instant::now() < deadline, "the server never became ready");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-    server
+    launch(command, db, &fake.api_url(), env, stderr).await
 }
 
 /// Posts a delivery as GitHub does; the answer's status.
@@ -123,33 +68,6 @@ async fn deliver_signed(
         .unwrap()
         .status()
         .as_u16()
-}
-
-/// Waits until no job waits or runs; fails on a dead job, with its error.
-async fn settle(pool: &PgPool) {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let (open, dead): (i64, i64) = sqlx::query_as(
-            "SELECT count(*) FILTER (WHERE state IN ('waiting', 'running')),
-                    count(*) FILTER (WHERE state = 'dead') FROM jobs",
-        )
-        .fetch_one(pool)
-        .await
-        .unwrap();
-        if dead > 0 {
-            let errors: Vec<(String, Option<String>)> =
-                sqlx::query_as("SELECT kind, last_error FROM jobs WHERE state = 'dead'")
-                    .fetch_all(pool)
-                    .await
-                    .unwrap();
-            panic!("dead jobs: {errors:?}");
-        }
-        if open == 0 {
-            return;
-        }
-        assert!(Instant::now() < deadline, "jobs never settled");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// The edges of a full local index of `commit`.
@@ -1088,4 +1006,278 @@ async fn json_logs_carry_the_delivery_repository_and_pr_on_a_job_s_lines(pool: P
     assert_eq!(span["delivery"], "d-pr", "{posted}");
     assert_eq!(span["repository"], "acme/web", "{posted}");
     assert_eq!(span["pr"], 1, "{posted}");
+}
+
+/// `&quot;` and friends back to text (the setup page's attributes).
+fn unescape(html: &str) -> String {
+    html.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// The value of the first `attr="..."` after `marker` in `html`, unescaped.
+fn attribute_after(html: &str, marker: &str, attr: &str) -> String {
+    let at = html
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker} not in {html}"));
+    let rest = &html[at..];
+    let start = rest.find(&format!("{attr}=\"")).unwrap() + attr.len() + 2;
+    let end = start + rest[start..].find('"').unwrap();
+    unescape(&rest[start..end])
+}
+
+const CREDENTIALS_KEY: &str = "q0cYd0pW2T6Qm3n9mM6bWmJg8bH1nJzq8mC3xJ0a1xE=";
+
+/// No App in the environment: the server runs as the one `/setup` creates.
+fn setup_env() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("GITHUB_APP_ID", UNSET),
+        ("GITHUB_PRIVATE_KEY", UNSET),
+        ("GITHUB_WEBHOOK_SECRET", UNSET),
+        ("PUBLIC_URL", "{url}"),
+        ("BLAST_CREDENTIALS_KEY", CREDENTIALS_KEY),
+    ]
+}
+
+#[sqlx::test(migrations = false)]
+async fn setup_by_manifest_stores_the_app_sealed_and_runs_as_it_without_a_restart(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let db = url_of(&pool);
+    let server = start_with("serve", &db, &fake, &setup_env(), Stdio::inherit()).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+
+    // No App yet: deliveries are refused with 503, whatever their signature.
+    let status = deliver(&server, "ping", "d-0", &json!({"zen": "hi"})).await;
+    assert_eq!(status, 503);
+    // The setup page is the operator's: behind the status token.
+    let anonymous = client
+        .get(format!("{}/setup", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let choose = client
+        .get(format!("{}/setup", server.url))
+        .bearer_auth(STATUS_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(choose.status(), 200);
+    assert!(choose.text().await.unwrap().contains("name=\"org\""));
+
+    // For the organization acme: a form that posts the manifest to GitHub with a state.
+    let page = client
+        .get(format!(
+            "{}/setup?go=1&name=Blast+Radius+(acme)&org=acme",
+            server.url
+        ))
+        .bearer_auth(STATUS_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let action = attribute_after(&page, "<form method=\"post\"", "action");
+    let prefix = format!(
+        "{}/organizations/acme/settings/apps/new?state=",
+        fake.web_url()
+    );
+    assert!(action.starts_with(&prefix), "{action}");
+    let manifest_text = attribute_after(&page, "name=\"manifest\"", "value");
+    let manifest: serde_json::Value = serde_json::from_str(&manifest_text).unwrap();
+    assert_eq!(manifest["name"], "Blast Radius (acme)");
+    assert_eq!(
+        manifest["hook_attributes"]["url"],
+        format!("{}/webhook", server.url)
+    );
+
+    // A callback with a state this server never handed out changes nothing.
+    let forged = client
+        .get(format!(
+            "{}/setup/callback?code=stolen&state=forged",
+            server.url
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 400);
+    assert!(fake.requests_matching("/app-manifests/").is_empty());
+
+    // GitHub creates the App and sends the person back with a code.
+    let created = client
+        .post(&action)
+        .form(&[("manifest", manifest_text.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 302);
+    let back = created.headers()["location"].to_str().unwrap().to_string();
+    assert!(
+        back.starts_with(&format!("{}/setup/callback?code=", server.url)),
+        "{back}"
+    );
+    let done = client.get(&back).send().await.unwrap();
+    assert_eq!(done.status(), 303, "{}", done.text().await.unwrap());
+    let install = done.headers()["location"].to_str().unwrap().to_string();
+    assert_eq!(
+        install,
+        format!(
+            "{}/apps/{}/installations/new",
+            fake.web_url(),
+            fake_github::APP_SLUG
+        )
+    );
+    // The same code again: the state is used up.
+    assert_eq!(client.get(&back).send().await.unwrap().status(), 400);
+
+    // Stored sealed: no secret of the App readable in the database.
+    let app = fake.created_apps().pop().unwrap();
+    assert!(app.converted);
+    let sealed: Vec<u8> = sqlx::query_scalar("SELECT sealed FROM app_credentials")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&sealed);
+    assert!(!text.contains(&app.webhook_secret) && !text.contains("PRIVATE KEY"));
+
+    // Installing it delivers `installation` signed with the new secret: the running
+    // server takes it (no restart) and indexes the repository.
+    let installed = client
+        .post(format!(
+            "{}/apps/{}/installations",
+            fake.web_url(),
+            fake_github::APP_SLUG
+        ))
+        .form(&[("account", "acme")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(installed.status(), 302);
+    assert_eq!(fake.deliveries(), [("installation".to_string(), 202)]);
+    settle(&pool).await;
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(repo.head().as_str()));
+    assert!(!edges.is_empty());
+    // Signed with another secret: refused; with the App's: taken.
+    assert_eq!(deliver(&server, "ping", "d-1", &json!({})).await, 401);
+    assert_eq!(
+        deliver_signed(&server, "ping", "d-2", &json!({}), &app.webhook_secret).await,
+        200
+    );
+    let status = client
+        .get(format!("{}/", server.url))
+        .bearer_auth(STATUS_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(status.contains("set up at /setup"), "{status}");
+    assert!(status.contains("acme/web"), "{status}");
+
+    // Killed and started again: it runs as the stored App at once.
+    drop(server);
+    let server = start_with("serve", &db, &fake, &setup_env(), Stdio::inherit()).await;
+    assert_eq!(
+        deliver_signed(&server, "ping", "d-3", &json!({}), &app.webhook_secret).await,
+        200
+    );
+    let again = client
+        .get(format!("{}/setup", server.url))
+        .bearer_auth(STATUS_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(again.contains("is set up"), "{again}");
+    // A key that is not the one it was sealed with: the App does not run, and
+    // check-config says why.
+    drop(server);
+    let other_key = "A".repeat(43);
+    let mut env = setup_env();
+    env.retain(|(k, _)| *k != "BLAST_CREDENTIALS_KEY");
+    env.push(("BLAST_CREDENTIALS_KEY", other_key.as_str()));
+    let server = start_with("serve", &db, &fake, &env, Stdio::null()).await;
+    assert_eq!(
+        deliver_signed(&server, "ping", "d-4", &json!({}), &app.webhook_secret).await,
+        503
+    );
+}
+
+#[sqlx::test(migrations = false)]
+async fn metrics_count_deliveries_github_calls_jobs_and_the_queue(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let server = start("serve", &url_of(&pool), &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    assert_eq!(
+        deliver_signed(&server, "push", "d-bad", &json!({}), "wrong").await,
+        401
+    );
+    settle(&pool).await;
+    let client = reqwest::Client::new();
+    let refused = client
+        .get(format!("{}/metrics", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let text = client
+        .get(format!("{}/metrics", server.url))
+        .bearer_auth(STATUS_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let value = |series: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(series))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{series} not in:\n{text}"))
+    };
+    assert_eq!(
+        value("blast_webhook_deliveries_total{event=\"installation\",outcome=\"queued\"}"),
+        1.0
+    );
+    assert_eq!(
+        value("blast_webhook_deliveries_total{event=\"unverified\",outcome=\"bad_signature\"}"),
+        1.0
+    );
+    assert_eq!(value("blast_queue_jobs{state=\"waiting\"}"), 0.0);
+    assert_eq!(value("blast_queue_jobs{state=\"dead\"}"), 0.0);
+    assert!(value("blast_github_requests_total{method=\"GET\",status=\"2xx\"}") >= 3.0);
+    assert!(value("blast_github_rate_limit_remaining{credential=\"installation:7\"}") < 5000.0);
+    assert!(
+        value("blast_job_seconds_count{kind=\"index_repository\",outcome=\"done\"}") >= 1.0,
+        "{text}"
+    );
+    assert_eq!(
+        value("blast_index_seconds_count{kind=\"full\",phase=\"index\"}"),
+        1.0
+    );
+    assert!(value("blast_graph_memory_budget_bytes") > 0.0);
+    assert!(
+        text.contains("# TYPE blast_job_seconds histogram"),
+        "{text}"
+    );
 }

@@ -54,6 +54,11 @@ impl AppPrivateKey {
         AppPrivateKey::from_pem(pem)
     }
 
+    /// The PEM text, to be sealed and stored (`/setup`).
+    pub fn pem(&self) -> &SecretString {
+        &self.pem
+    }
+
     /// jsonwebtoken reads both PKCS#1 and PKCS#8 RSA PEMs (for PKCS#8 it takes the PKCS#1
     /// key inside), so no conversion is needed.
     pub(crate) fn encoding_key(&self) -> Result<EncodingKey> {
@@ -116,20 +121,25 @@ impl GithubConfig {
     /// The API root as a URI without a trailing slash; its path (`/api/v3`) is kept as a
     /// prefix of every route.
     pub(crate) fn api_uri(&self) -> Result<http::Uri> {
-        let trimmed = self.api_url.trim().trim_end_matches('/');
-        let uri: http::Uri = trimmed.parse().map_err(|e| {
-            GithubError::Config(format!(
-                "GITHUB_API_URL {trimmed:?} is not a URL ({e}); use {DEFAULT_API_URL} or \
-                 https://HOST/api/v3"
-            ))
-        })?;
-        match (uri.scheme_str(), uri.authority()) {
-            (Some("https" | "http"), Some(_)) if uri.query().is_none() => Ok(uri),
-            _ => Err(GithubError::Config(format!(
-                "GITHUB_API_URL {trimmed:?} must be an http(s) URL without a query, such as \
-                 {DEFAULT_API_URL} or https://HOST/api/v3"
-            ))),
-        }
+        api_uri(&self.api_url)
+    }
+}
+
+/// `api_url` checked, as a URI without a trailing slash.
+pub(crate) fn api_uri(api_url: &str) -> Result<http::Uri> {
+    let trimmed = api_url.trim().trim_end_matches('/');
+    let uri: http::Uri = trimmed.parse().map_err(|e| {
+        GithubError::Config(format!(
+            "GITHUB_API_URL {trimmed:?} is not a URL ({e}); use {DEFAULT_API_URL} or \
+             https://HOST/api/v3"
+        ))
+    })?;
+    match (uri.scheme_str(), uri.authority()) {
+        (Some("https" | "http"), Some(_)) if uri.query().is_none() => Ok(uri),
+        _ => Err(GithubError::Config(format!(
+            "GITHUB_API_URL {trimmed:?} must be an http(s) URL without a query, such as \
+             {DEFAULT_API_URL} or https://HOST/api/v3"
+        ))),
     }
 }
 

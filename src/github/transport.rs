@@ -226,12 +226,34 @@ impl Sender<'_> {
             let sent = std::time::Instant::now();
             let outcome = tokio::time::timeout(timeout, attempt_once(&crab, call, buffered)).await;
             tracing::debug!(%what, attempt, ms = sent.elapsed().as_millis() as u64, "github call");
+            let status_class = match &outcome {
+                Ok(Ok((status, _, _))) => match status.as_u16() {
+                    200..=299 => "2xx",
+                    300..=399 => "3xx",
+                    400..=499 => "4xx",
+                    _ => "5xx",
+                },
+                _ => "no_answer",
+            };
+            metrics::counter!("blast_github_requests_total", "method" => call.method.to_string(), "status" => status_class)
+                .increment(1);
+            metrics::histogram!("blast_github_request_seconds")
+                .record(sent.elapsed().as_secs_f64());
             let failure = match outcome {
                 Err(_) => Failure::Transport(format!("no answer within {timeout:?}")),
                 Ok(Err(AttemptError::Fatal(e))) => return Err(e),
                 Ok(Err(AttemptError::Transport(message))) => Failure::Transport(message),
                 Ok(Ok((status, headers, got))) => {
                     self.rate().record(&headers);
+                    if let Some(rate) = self.rate().get() {
+                        // One series per credential: the App's JWT and each installation.
+                        let credential = match self {
+                            Sender::App(_) => "app".to_string(),
+                            Sender::Installation(inst) => format!("installation:{}", inst.id.0),
+                        };
+                        metrics::gauge!("blast_github_rate_limit_remaining", "credential" => credential)
+                            .set(rate.remaining as f64);
+                    }
                     if status.is_success() || status.is_redirection() {
                         return Ok((headers, status, got));
                     }

@@ -57,14 +57,24 @@ pub const DELIVERY_HEADER: &str = "x-github-delivery";
 #[derive(Clone, Debug)]
 pub struct Intake {
     queue: Queue,
-    secrets: Arc<WebhookSecrets>,
+    /// None until the App is set up (`/setup`): deliveries are answered 503.
+    secrets: Option<Arc<WebhookSecrets>>,
 }
 
 impl Intake {
     pub fn new(queue: Queue, secrets: WebhookSecrets) -> Intake {
         Intake {
             queue,
-            secrets: Arc::new(secrets),
+            secrets: Some(Arc::new(secrets)),
+        }
+    }
+
+    /// Before the App exists: `/webhook` answers 503 (GitHub keeps the delivery to be
+    /// redelivered), health and readiness as always.
+    pub fn awaiting_app(queue: Queue) -> Intake {
+        Intake {
+            queue,
+            secrets: None,
         }
     }
 
@@ -87,7 +97,21 @@ fn answer(status: StatusCode, text: impl Into<String>) -> Response {
     (status, text.into()).into_response()
 }
 
+/// Counts a delivery by event and outcome for `/metrics`. The event is the header's only
+/// once the signature is checked: before that it is anyone's text.
+fn count(event: &str, outcome: &'static str) {
+    metrics::counter!("blast_webhook_deliveries_total", "event" => event.to_string(), "outcome" => outcome)
+        .increment(1);
+}
+
 async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -> Response {
+    let Some(secrets) = &intake.secrets else {
+        count("unverified", "no_app");
+        return answer(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no GitHub App is set up on this server yet: open /setup\n",
+        );
+    };
     // Delivery ids are GitHub's GUIDs; anything else in the header is not logged.
     let delivery = headers
         .get(DELIVERY_HEADER)
@@ -103,6 +127,7 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
         tracing::warn!(delivery = shown, "webhook refused: body over 25 MB");
+        count("unverified", "too_large");
         return answer(StatusCode::PAYLOAD_TOO_LARGE, "payload over 25 MB\n");
     }
     let Some(signature) = headers.get(signature::SIGNATURE_HEADER) else {
@@ -111,6 +136,7 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
             "webhook refused: {}",
             SignatureError::Missing
         );
+        count("unverified", "bad_signature");
         return answer(StatusCode::UNAUTHORIZED, "signature missing\n");
     };
     let read = tokio::time::timeout(BODY_TIMEOUT, read_limited(body, declared, MAX_BODY));
@@ -118,26 +144,32 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
         Ok(b) => b,
         Err(ReadError::TooSlow) => {
             tracing::warn!(delivery = shown, "webhook refused: body too slow");
+            count("unverified", "too_slow");
             return answer(StatusCode::REQUEST_TIMEOUT, "body too slow\n");
         }
         Err(ReadError::TooLarge) => {
             tracing::warn!(delivery = shown, "webhook refused: body over 25 MB");
+            count("unverified", "too_large");
             return answer(StatusCode::PAYLOAD_TOO_LARGE, "payload over 25 MB\n");
         }
         Err(ReadError::Broken(e)) => {
             tracing::warn!(delivery = shown, "webhook body unreadable: {e}");
+            count("unverified", "unreadable");
             return answer(StatusCode::BAD_REQUEST, "body unreadable\n");
         }
     };
-    if let Err(e) = intake.secrets.verify(&bytes, Some(signature.as_bytes())) {
+    if let Err(e) = secrets.verify(&bytes, Some(signature.as_bytes())) {
         tracing::warn!(delivery = shown, "webhook refused: {e}");
+        count("unverified", "bad_signature");
         return answer(StatusCode::UNAUTHORIZED, "signature does not match\n");
     }
 
     let Some(event) = headers.get(EVENT_HEADER).and_then(|v| v.to_str().ok()) else {
+        count("unverified", "bad_request");
         return answer(StatusCode::BAD_REQUEST, "X-GitHub-Event missing\n");
     };
     let Some(delivery) = delivery else {
+        count(event, "bad_request");
         return answer(
             StatusCode::BAD_REQUEST,
             "X-GitHub-Delivery missing or invalid\n",
@@ -147,6 +179,7 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
         Ok(p) => p,
         Err(e) => {
             tracing::warn!(delivery, event, "webhook refused: {e}");
+            count(event, "bad_request");
             return answer(StatusCode::BAD_REQUEST, format!("{e}\n"));
         }
     };
@@ -171,10 +204,12 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
     match recorded {
         Ok(Ok(Recorded::New { jobs })) if jobs.is_empty() => {
             tracing::info!(delivery, event, action, "webhook ignored");
+            count(event, "ignored");
             answer(StatusCode::OK, "ignored\n")
         }
         Ok(Ok(Recorded::New { jobs })) => {
             tracing::info!(delivery, event, action, jobs = jobs.len(), "webhook queued");
+            count(event, "queued");
             answer(
                 StatusCode::ACCEPTED,
                 format!("queued {} job(s)\n", jobs.len()),
@@ -187,6 +222,7 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
                 action,
                 "webhook redelivered: already recorded"
             );
+            count(event, "duplicate");
             answer(StatusCode::OK, "already recorded\n")
         }
         Ok(Err(e)) => {
@@ -196,6 +232,7 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
                 action,
                 "recording the delivery failed: {e}"
             );
+            count(event, "unavailable");
             answer(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "could not record the delivery\n",
@@ -203,6 +240,7 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
         }
         Err(_) => {
             tracing::error!(delivery, event, action, "recording the delivery timed out");
+            count(event, "unavailable");
             answer(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "could not record the delivery in time\n",

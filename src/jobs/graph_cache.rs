@@ -52,6 +52,11 @@ impl GraphCache {
         &self.store
     }
 
+    /// The memory the graphs may take, in bytes.
+    pub fn budget_bytes(&self) -> usize {
+        self.budget
+    }
+
     /// Bytes of the graphs held now.
     pub fn held_bytes(&self) -> usize {
         self.inner.lock().expect("cache lock").bytes

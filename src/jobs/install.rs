@@ -270,6 +270,10 @@ async fn index_tarball(
         .await
         .map_err(JobError::retry)?;
     app.cache.forget(state.id);
+    metrics::histogram!("blast_index_seconds", "kind" => "full", "phase" => "download")
+        .record(downloaded.as_secs_f64());
+    metrics::histogram!("blast_index_seconds", "kind" => "full", "phase" => "index")
+        .record((started.elapsed() - downloaded).as_secs_f64());
     tracing::info!(
         repo = %name,
         commit = head.short(),

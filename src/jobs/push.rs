@@ -75,11 +75,14 @@ pub(super) async fn catch_up(
     let (changed, removed) = changes(app, installation, &repo.name, &state, &from, &head).await?;
     let inputs = fetch_blobs(installation, &repo.name, changed).await?;
     let fetched = inputs.len();
+    let started = std::time::Instant::now();
     let written = app
         .cache
         .apply_changes(state.id, Some(&head), inputs, removed.clone(), &app.rules)
         .await
         .map_err(errors::store)?;
+    metrics::histogram!("blast_index_seconds", "kind" => "push", "phase" => "index")
+        .record(started.elapsed().as_secs_f64());
     app.store
         .set_repository_error(state.id, None)
         .await

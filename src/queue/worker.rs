@@ -303,6 +303,7 @@ impl Worker {
         let running = RunningJob::with_shutdown(self.queue.clone(), job.clone(), self.stop.clone());
         let signals = running.signals.clone();
         let h = handler.clone();
+        let began = Instant::now();
         let mut task = tokio::spawn(async move { h.handle(running).await });
         let mut beat =
             tokio::time::interval_at(Instant::now() + config.heartbeat, config.heartbeat);
@@ -312,6 +313,14 @@ impl Worker {
         loop {
             tokio::select! {
                 result = &mut task => {
+                    let outcome = match &result {
+                        Ok(Ok(())) => "done",
+                        Ok(Err(e)) if e.is_permanent() => "failed_permanently",
+                        Ok(Err(_)) => "failed",
+                        Err(_) => "panicked",
+                    };
+                    metrics::histogram!("blast_job_seconds", "kind" => job.kind.clone(), "outcome" => outcome)
+                        .record(began.elapsed().as_secs_f64());
                     self.settle(&job, result).await;
                     return;
                 }

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use secrecy::{ExposeSecret, SecretString};
 
+use super::setup::seal::CredentialsKey;
+use super::setup::SetupConfig;
 use crate::github::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
 use crate::intake::signature::WebhookSecrets;
 
@@ -49,15 +51,36 @@ pub struct ServerArgs {
     /// for a second between writes that notify people).
     #[arg(long, env = "BLAST_NOTIFY_SPACING_MS", default_value_t = 1000)]
     pub notify_spacing_ms: u64,
-    /// The token that opens the status page at `/` (off when unset).
+    /// The token that opens the status page at `/`, `/metrics` and `/setup` (all off when
+    /// unset).
     #[arg(long, env = "BLAST_STATUS_TOKEN", hide_env_values = true)]
     pub status_token: Option<SecretString>,
+    /// This server's public address, e.g. https://blast.example.com: the App's webhook and
+    /// setup URLs in the manifest `/setup` posts to GitHub.
+    #[arg(long, env = "PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// 32 random bytes in base64 (`openssl rand -base64 32`): seals the App's credentials
+    /// that `/setup` stores in Postgres.
+    #[arg(long, env = "BLAST_CREDENTIALS_KEY", hide_env_values = true)]
+    pub credentials_key: Option<SecretString>,
+}
+
+/// The App's credentials given in the environment.
+pub struct AppConfig {
+    pub github: GithubConfig,
+    pub secrets: WebhookSecrets,
 }
 
 /// The configuration, checked.
 pub struct ServerConfig {
-    pub github: GithubConfig,
-    pub secrets: WebhookSecrets,
+    /// The App's credentials from the environment; when absent, they are read from
+    /// Postgres, where `/setup` stores them ([`SetupConfig`]).
+    pub app: Option<AppConfig>,
+    pub setup: Option<SetupConfig>,
+    /// GitHub's REST API root, and the least time between notifying writes: what an App
+    /// created later by `/setup` is reached with.
+    pub api_url: String,
+    pub notify_spacing: std::time::Duration,
     pub database_url: SecretString,
     pub port: u16,
     pub workers: usize,
@@ -78,6 +101,109 @@ impl ServerArgs {
     /// set (`check-config` prints them all).
     pub fn check_all(&self) -> Result<ServerConfig, Vec<String>> {
         let mut problems = Vec::new();
+        let given = |s: &Option<SecretString>| {
+            s.as_ref()
+                .is_some_and(|s| !s.expose_secret().trim().is_empty())
+        };
+        let status_token = self
+            .status_token
+            .clone()
+            .filter(|t| given(&Some(t.clone())));
+        let setup = self.check_setup(&mut problems);
+        // The App from the environment when any of its credentials is given there; else
+        // from Postgres, where `/setup` stores it.
+        let app_in_env = self.app_id.as_deref().is_some_and(|s| !s.trim().is_empty())
+            || given(&self.private_key)
+            || self.private_key_path.is_some()
+            || given(&self.webhook_secret);
+        let app = if app_in_env {
+            self.check_app(&mut problems)
+        } else {
+            let mut missing = Vec::new();
+            if self
+                .public_url
+                .as_deref()
+                .is_none_or(|u| u.trim().is_empty())
+            {
+                missing.push("PUBLIC_URL");
+            }
+            if !given(&self.credentials_key) {
+                missing.push("BLAST_CREDENTIALS_KEY");
+            }
+            if status_token.is_none() {
+                missing.push("BLAST_STATUS_TOKEN (the setup page is behind it)");
+            }
+            if !missing.is_empty() {
+                problems.push(format!(
+                    "no GitHub App configured: set GITHUB_APP_ID, GITHUB_PRIVATE_KEY (or \
+                     GITHUB_PRIVATE_KEY_PATH) and GITHUB_WEBHOOK_SECRET; or, to create the App \
+                     from this server's /setup page, set {}",
+                    missing.join(", ")
+                ));
+            }
+            None
+        };
+        let database_url = match &self.database_url {
+            Some(url) if !url.expose_secret().trim().is_empty() => {
+                match crate::store::describe_url(url.expose_secret()) {
+                    Ok(_) => Some(url.clone()),
+                    Err(_) => {
+                        problems.push(
+                            "DATABASE_URL is not a Postgres URL: postgres://USER:PASSWORD@HOST:5432/DATABASE"
+                                .to_string(),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                problems.push(
+                    "DATABASE_URL is not set: postgres://USER:PASSWORD@HOST:5432/DATABASE".into(),
+                );
+                None
+            }
+        };
+        let api_url = self.api_url.trim().trim_end_matches('/').to_string();
+        if !(api_url.starts_with("https://") || api_url.starts_with("http://")) {
+            problems.push(format!(
+                "GITHUB_API_URL must be an http(s) URL like {DEFAULT_API_URL} or https://HOST/api/v3, not '{api_url}'"
+            ));
+        }
+        if self.job_lease_seconds < 2 {
+            problems.push("BLAST_JOB_LEASE_SECONDS must be at least 2".into());
+        }
+        if self.workers == 0 {
+            problems.push("BLAST_WORKERS must be at least 1".into());
+        }
+        let (Some(database_url), true) = (database_url, problems.is_empty()) else {
+            return Err(problems);
+        };
+        let notify_spacing = std::time::Duration::from_millis(self.notify_spacing_ms);
+        let app = app.map(|(app_id, key, secrets)| {
+            let mut github = GithubConfig::new(app_id, key).with_api_url(api_url.clone());
+            github.notify_spacing = notify_spacing;
+            AppConfig { github, secrets }
+        });
+        Ok(ServerConfig {
+            app,
+            setup,
+            api_url,
+            notify_spacing,
+            database_url,
+            port: self.port,
+            workers: self.workers,
+            graph_memory_bytes: self.graph_memory_mb.saturating_mul(1 << 20),
+            catch_up_minutes: self.catch_up_minutes,
+            job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
+            status_token,
+        })
+    }
+
+    /// The App's id, key and webhook secrets from the environment, each checked.
+    fn check_app(
+        &self,
+        problems: &mut Vec<String>,
+    ) -> Option<(u64, AppPrivateKey, WebhookSecrets)> {
         let app_id = match self.app_id.as_deref().map(str::trim) {
             None | Some("") => {
                 problems.push(
@@ -123,58 +249,149 @@ impl ServerArgs {
                 None
             }
         };
-        let database_url = match &self.database_url {
-            Some(url) if !url.expose_secret().trim().is_empty() => {
-                match crate::store::describe_url(url.expose_secret()) {
-                    Ok(_) => Some(url.clone()),
-                    Err(_) => {
-                        problems.push(
-                            "DATABASE_URL is not a Postgres URL: postgres://USER:PASSWORD@HOST:5432/DATABASE"
-                                .to_string(),
-                        );
+        Some((app_id?, key?, secrets?))
+    }
+
+    /// PUBLIC_URL and BLAST_CREDENTIALS_KEY, when given, each checked.
+    fn check_setup(&self, problems: &mut Vec<String>) -> Option<SetupConfig> {
+        let public_url = match self.public_url.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(text) => match check_public_url(text) {
+                Ok(url) => Some(url),
+                Err(e) => {
+                    problems.push(e);
+                    None
+                }
+            },
+        };
+        let key = match &self.credentials_key {
+            Some(k) if !k.expose_secret().trim().is_empty() => {
+                match CredentialsKey::parse(k.expose_secret()) {
+                    Ok(key) => Some(key),
+                    Err(e) => {
+                        problems.push(format!("BLAST_CREDENTIALS_KEY {e}"));
                         None
                     }
                 }
             }
-            _ => {
-                problems.push(
-                    "DATABASE_URL is not set: postgres://USER:PASSWORD@HOST:5432/DATABASE".into(),
-                );
-                None
-            }
+            _ => None,
         };
-        let api_url = self.api_url.trim().trim_end_matches('/').to_string();
-        if !(api_url.starts_with("https://") || api_url.starts_with("http://")) {
-            problems.push(format!(
-                "GITHUB_API_URL must be an http(s) URL like {DEFAULT_API_URL} or https://HOST/api/v3, not '{api_url}'"
-            ));
-        }
-        if self.job_lease_seconds < 2 {
-            problems.push("BLAST_JOB_LEASE_SECONDS must be at least 2".into());
-        }
-        if self.workers == 0 {
-            problems.push("BLAST_WORKERS must be at least 1".into());
-        }
-        let (Some(app_id), Some(key), Some(secrets), Some(database_url), true) =
-            (app_id, key, secrets, database_url, problems.is_empty())
-        else {
-            return Err(problems);
-        };
-        let mut github = GithubConfig::new(app_id, key).with_api_url(api_url);
-        github.notify_spacing = std::time::Duration::from_millis(self.notify_spacing_ms);
-        Ok(ServerConfig {
-            github,
-            secrets,
-            database_url,
-            port: self.port,
-            workers: self.workers,
-            graph_memory_bytes: self.graph_memory_mb.saturating_mul(1 << 20),
-            catch_up_minutes: self.catch_up_minutes,
-            job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
-            status_token: self
-                .status_token
-                .clone()
-                .filter(|t| !t.expose_secret().trim().is_empty()),
+        Some(SetupConfig {
+            public_url: public_url?,
+            key: key?,
         })
+    }
+}
+
+/// An http(s) address without a query or fragment, returned without a trailing slash.
+fn check_public_url(text: &str) -> Result<String, String> {
+    let parsed = url::Url::parse(text)
+        .map_err(|e| format!("PUBLIC_URL is not a URL ({e}): give https://HOST"))?;
+    if !matches!(parsed.scheme(), "https" | "http")
+        || parsed.host_str().is_none()
+        || parsed.query().is_some()
+        || parsed.fragment().is_some()
+    {
+        return Err(format!(
+            "PUBLIC_URL must be this server's http(s) address without a query, like https://blast.example.com, not '{text}'"
+        ));
+    }
+    Ok(text.trim_end_matches('/').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PEM: &str = include_str!("../../fixtures/github/test-app-key.pkcs1.pem");
+    const KEY: &str = "q0cYd0pW2T6Qm3n9mM6bWmJg8bH1nJzq8mC3xJ0a1xE=";
+
+    fn args() -> ServerArgs {
+        ServerArgs {
+            app_id: None,
+            private_key: None,
+            private_key_path: None,
+            webhook_secret: None,
+            database_url: Some("postgres://u@localhost:5432/db".to_string().into()),
+            api_url: DEFAULT_API_URL.into(),
+            port: 3000,
+            workers: 2,
+            graph_memory_mb: 64,
+            job_lease_seconds: 60,
+            catch_up_minutes: 60,
+            notify_spacing_ms: 1000,
+            status_token: None,
+            public_url: None,
+            credentials_key: None,
+        }
+    }
+
+    fn problems(args: &ServerArgs) -> Vec<String> {
+        args.check_all().err().unwrap_or_default()
+    }
+
+    #[test]
+    fn no_app_names_both_ways_to_give_one_and_what_setup_lacks() {
+        let found = problems(&args());
+        assert_eq!(found.len(), 1, "{found:?}");
+        for name in [
+            "GITHUB_APP_ID",
+            "PUBLIC_URL",
+            "BLAST_CREDENTIALS_KEY",
+            "BLAST_STATUS_TOKEN",
+        ] {
+            assert!(found[0].contains(name), "{name}: {found:?}");
+        }
+        let mut some = args();
+        some.public_url = Some("https://blast.example.com".into());
+        let found = problems(&some);
+        assert!(!found[0].contains("PUBLIC_URL"), "{found:?}");
+        assert!(found[0].contains("BLAST_CREDENTIALS_KEY"), "{found:?}");
+    }
+
+    #[test]
+    fn setup_mode_needs_a_public_url_a_key_and_the_token() {
+        let mut a = args();
+        a.public_url = Some("https://blast.example.com/".into());
+        a.credentials_key = Some(KEY.to_string().into());
+        a.status_token = Some("t".to_string().into());
+        let config = a.check_all().unwrap_or_else(|p| panic!("{p:?}"));
+        assert!(config.app.is_none());
+        let setup = config.setup.unwrap();
+        assert_eq!(setup.public_url, "https://blast.example.com");
+
+        a.public_url = Some("blast.example.com".into());
+        a.credentials_key = Some("short".to_string().into());
+        let found = problems(&a);
+        assert!(
+            found.iter().any(|p| p.starts_with("PUBLIC_URL")),
+            "{found:?}"
+        );
+        assert!(
+            found.iter().any(|p| p.starts_with("BLAST_CREDENTIALS_KEY")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn an_app_in_the_environment_is_checked_whole_and_wins() {
+        let mut a = args();
+        a.app_id = Some("42".into());
+        let found = problems(&a);
+        assert!(
+            found.iter().any(|p| p.contains("GITHUB_PRIVATE_KEY")),
+            "{found:?}"
+        );
+        assert!(
+            found.iter().any(|p| p.contains("GITHUB_WEBHOOK_SECRET")),
+            "{found:?}"
+        );
+        a.private_key = Some(PEM.to_string().into());
+        a.webhook_secret = Some("s".to_string().into());
+        a.public_url = Some("https://blast.example.com".into());
+        a.credentials_key = Some(KEY.to_string().into());
+        let config = a.check_all().unwrap_or_else(|p| panic!("{p:?}"));
+        assert_eq!(config.app.unwrap().github.app_id, 42);
+        assert!(config.setup.is_some());
     }
 }

@@ -4,23 +4,30 @@
 
 pub mod check;
 pub mod config;
+pub mod prometheus;
+pub mod setup;
 pub mod status;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use anyhow::Context;
-use secrecy::ExposeSecret;
-use tokio::sync::watch;
+use axum::extract::Request;
+use axum::Router;
+use secrecy::{ExposeSecret, SecretString};
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+use tower::ServiceExt as _;
 
-use crate::github::GithubApp;
+use crate::github::{GithubApp, GithubConfig};
 use crate::indexer::skip::SkipRules;
 use crate::intake::jobs::{installation_key, SyncInstallation};
-use crate::intake::Intake;
+use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
 use crate::queue::{run_workers, NewJob, Queue, QueueConfig};
 use crate::store::Store;
 use config::ServerConfig;
+use setup::{Activation, SetupState};
 
 /// What this process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +40,13 @@ pub enum Mode {
 
 /// Runs until SIGTERM or SIGINT, then stops claiming jobs, lets running ones finish
 /// (or releases them), and returns.
-pub async fn run(config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
+///
+/// With the App's credentials in the environment it runs as the App at once. Without,
+/// it reads them from Postgres, where `/setup` stores them: until they exist, `serve`
+/// answers `/webhook` with 503 and offers `/setup`, and both `serve` and `work` start
+/// running as the App as soon as they appear, without a restart.
+pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
+    prometheus::recorder();
     let url = config.database_url.expose_secret().to_string();
     let store = Store::connect_retrying(&url, 8).await?;
     match mode {
@@ -48,16 +61,6 @@ pub async fn run(config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
     let queue = Queue::connect(&url, (config.workers as u32 + 3).max(4), queue_config)
         .await
         .context("connecting the job queue")?;
-    let github = GithubApp::new(&config.github)?;
-    let app = Arc::new(App {
-        cache: GraphCache::new(store.clone(), config.graph_memory_bytes),
-        store,
-        github,
-        queue: queue.clone(),
-        rules: SkipRules::default(),
-        pr_files: Default::default(),
-        web_url: web_url(&config.github.api_url),
-    });
 
     let (stop_tx, stop) = watch::channel(false);
     tokio::spawn(async move {
@@ -65,39 +68,209 @@ pub async fn run(config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         tracing::info!("shutting down: no new jobs; running ones finish or are released");
         let _ = stop_tx.send(true);
     });
-    let stopped = |mut stop: watch::Receiver<bool>| async move {
-        let _ = stop.wait_for(|s| *s).await;
-    };
 
-    let workers = tokio::spawn(run_workers(
-        queue.clone(),
-        config.workers,
-        Jobs(app.clone()),
-        stopped(stop.clone()),
-    ));
+    let env_app = config.app.take();
+    let (running_tx, running) = watch::channel(false);
+    let runtime = Arc::new(Runtime {
+        web_url: web_url(&config.api_url),
+        token: config.status_token.clone().map(Arc::new),
+        env_app: env_app.as_ref().map(|a| a.github.app_id),
+        router: RwLock::new(Router::new()),
+        workers: Mutex::new(None),
+        running_tx,
+        activation: Activation {
+            wake: Arc::new(Notify::new()),
+            running,
+        },
+        store,
+        queue,
+        mode,
+        stop: stop.clone(),
+        config,
+    });
+    match env_app {
+        Some(app) => {
+            let described = format!("App {} (configured in the environment)", app.github.app_id);
+            runtime.start(&app.github, app.secrets, described)?;
+        }
+        None => {
+            runtime.set_routes(None);
+            tokio::spawn(runtime.clone().await_stored_app());
+        }
+    }
+
     let Mode::Serve { .. } = mode else {
-        tracing::info!(workers = config.workers, "working");
-        workers.await?;
+        tracing::info!(workers = runtime.config.workers, "working");
+        stopped(stop).await;
+        runtime.join_workers().await;
         return Ok(());
     };
-    tokio::spawn(catch_up_loop(
-        app.clone(),
-        config.catch_up_minutes,
-        stop.clone(),
-    ));
-    let listener = tokio::net::TcpListener::bind(("0.0.0.0", config.port))
+    let port = runtime.config.port;
+    let listener = tokio::net::TcpListener::bind(("0.0.0.0", port))
         .await
-        .with_context(|| format!("listening on port {}", config.port))?;
-    tracing::info!(port = config.port, workers = config.workers, "serving");
-    let router = Intake::new(queue, config.secrets)
-        .router()
-        .merge(status::router(app.clone(), config.status_token.clone()));
-    axum::serve(listener, router)
+        .with_context(|| format!("listening on port {port}"))?;
+    tracing::info!(port, workers = runtime.config.workers, "serving");
+    axum::serve(listener, runtime.clone().service())
         .with_graceful_shutdown(stopped(stop))
         .await
         .context("serving webhooks")?;
-    workers.await?;
+    runtime.join_workers().await;
     Ok(())
+}
+
+async fn stopped(mut stop: watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// The process: its routes (swapped whole when the App appears) and its workers.
+struct Runtime {
+    store: Store,
+    queue: Queue,
+    config: ServerConfig,
+    mode: Mode,
+    stop: watch::Receiver<bool>,
+    web_url: String,
+    token: Option<Arc<SecretString>>,
+    env_app: Option<u64>,
+    router: RwLock<Router>,
+    workers: Mutex<Option<JoinHandle<()>>>,
+    running_tx: watch::Sender<bool>,
+    activation: Activation,
+}
+
+impl Runtime {
+    /// Runs as the App: workers, the catch-up loop (`serve`), and every route.
+    fn start(
+        &self,
+        github: &GithubConfig,
+        secrets: WebhookSecrets,
+        described: String,
+    ) -> anyhow::Result<()> {
+        let app = Arc::new(App {
+            cache: GraphCache::new(self.store.clone(), self.config.graph_memory_bytes),
+            store: self.store.clone(),
+            github: GithubApp::new(github)?,
+            queue: self.queue.clone(),
+            rules: SkipRules::default(),
+            pr_files: Default::default(),
+            web_url: self.web_url.clone(),
+        });
+        let workers = tokio::spawn(run_workers(
+            self.queue.clone(),
+            self.config.workers,
+            Jobs(app.clone()),
+            stopped(self.stop.clone()),
+        ));
+        *self.workers.lock().expect("workers lock") = Some(workers);
+        if let Mode::Serve { .. } = self.mode {
+            tokio::spawn(catch_up_loop(
+                app.clone(),
+                self.config.catch_up_minutes,
+                self.stop.clone(),
+            ));
+        }
+        self.set_routes(Some((secrets, described, app.cache.clone())));
+        tracing::info!(app = github.app_id, "running as the App");
+        let _ = self.running_tx.send(true);
+        Ok(())
+    }
+
+    /// The routes for now: with the App (its webhook secrets, a line describing it, its
+    /// graphs), or waiting for one.
+    fn set_routes(&self, app: Option<(WebhookSecrets, String, Arc<GraphCache>)>) {
+        let (intake, described, cache) = match app {
+            Some((secrets, described, cache)) => (
+                Intake::new(self.queue.clone(), secrets),
+                Some(described),
+                Some(cache),
+            ),
+            None => (Intake::awaiting_app(self.queue.clone()), None, None),
+        };
+        let router = intake
+            .router()
+            .merge(status::router(
+                self.store.clone(),
+                self.queue.clone(),
+                described,
+                self.token.clone(),
+            ))
+            .merge(setup::router(SetupState {
+                store: self.store.clone(),
+                config: self.config.setup.clone(),
+                token: self.token.clone(),
+                web_url: self.web_url.clone(),
+                api_url: self.config.api_url.clone(),
+                env_app: self.env_app,
+                activation: self.activation.clone(),
+            }))
+            .merge(prometheus::router(
+                self.queue.clone(),
+                cache,
+                self.token.clone(),
+            ));
+        *self.router.write().expect("router lock") = router;
+    }
+
+    /// Polls Postgres for the App `/setup` stores (woken at once by this process's own
+    /// `/setup`; every few seconds for another process's), then runs as it.
+    async fn await_stored_app(self: Arc<Self>) {
+        let Some(setup) = self.config.setup.clone() else {
+            return;
+        };
+        let mut stop = self.stop.clone();
+        let mut told = false;
+        loop {
+            match self.store.stored_app().await {
+                Ok(Some(stored)) => {
+                    let started = setup::stored::open_app(&setup.key, &stored)
+                        .map_err(anyhow::Error::msg)
+                        .and_then(|opened| {
+                            let mut github = GithubConfig::new(opened.app_id, opened.private_key)
+                                .with_api_url(self.config.api_url.clone());
+                            github.notify_spacing = self.config.notify_spacing;
+                            let described = format!(
+                                "App {} ({}, set up at /setup)",
+                                opened.app_id, opened.slug
+                            );
+                            self.start(&github, opened.secrets, described)
+                        });
+                    if let Err(e) = started {
+                        tracing::error!(error = %e, "the stored App cannot run");
+                    }
+                    return;
+                }
+                Ok(None) if !told => {
+                    told = true;
+                    tracing::warn!(
+                        "no GitHub App yet: webhooks are refused until one is created at {}/setup",
+                        setup.public_url
+                    );
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "reading the stored App failed"),
+            }
+            tokio::select! {
+                _ = self.activation.wake.notified() => {}
+                _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                _ = stop.wait_for(|s| *s) => return,
+            }
+        }
+    }
+
+    /// One service that answers with whatever routes are current.
+    fn service(self: Arc<Self>) -> Router {
+        Router::new().fallback_service(tower::service_fn(move |request: Request| {
+            let router = self.router.read().expect("router lock").clone();
+            router.oneshot(request)
+        }))
+    }
+
+    async fn join_workers(&self) {
+        let workers = self.workers.lock().expect("workers lock").take();
+        if let Some(workers) = workers {
+            let _ = workers.await;
+        }
+    }
 }
 
 /// At start and then every `minutes`, asks for every known installation to be brought

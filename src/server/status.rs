@@ -1,8 +1,8 @@
-//! The operators' status page at `/`: installations and each repository's graph, the
-//! queue, recent deliveries. Server-rendered HTML readable on a phone, behind a token
-//! (`BLAST_STATUS_TOKEN`): sent as `Authorization: Bearer TOKEN`, or typed once into
+//! The operators' status page at `/`: the App, installations and each repository's
+//! graph, the queue, recent deliveries. Server-rendered HTML readable on a phone, behind a
+//! token (`BLAST_STATUS_TOKEN`): sent as `Authorization: Bearer TOKEN`, or typed once into
 //! the page's form, which keeps it in an HttpOnly cookie. Without a token configured the
-//! page is off.
+//! page is off. `/setup` and `/metrics` are behind the same token.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -15,31 +15,43 @@ use axum::Router;
 use chrono::{DateTime, Utc};
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::jobs::App;
-use crate::queue::{DeliveryRecord, JobFailure, QueueStatus};
-use crate::store::RepoOverview;
+use crate::queue::{DeliveryRecord, JobFailure, Queue, QueueStatus};
+use crate::store::{InstallationOverview, RepoOverview, Store};
 
 const COOKIE: &str = "blast_status";
 
 #[derive(Clone)]
 struct StatusState {
-    app: Arc<App>,
+    store: Store,
+    queue: Queue,
+    app: Option<Arc<str>>,
     token: Option<Arc<SecretString>>,
 }
 
-/// `/` and `/login`.
-pub fn router(app: Arc<App>, token: Option<SecretString>) -> Router {
+/// `/` and `/login`. `app` describes the App this server runs as; None while it waits
+/// for `/setup`.
+pub fn router(
+    store: Store,
+    queue: Queue,
+    app: Option<String>,
+    token: Option<Arc<SecretString>>,
+) -> Router {
     Router::new()
         .route("/", get(page))
         .route("/login", post(login))
         .with_state(StatusState {
-            app,
-            token: token.map(Arc::new),
+            store,
+            queue,
+            app: app.map(Arc::from),
+            token,
         })
 }
 
 /// Everything the page shows.
 pub struct StatusPage {
+    /// The App this server runs as; None while it waits for `/setup`.
+    pub app: Option<String>,
+    pub installations: Vec<InstallationOverview>,
     pub repositories: Vec<RepoOverview>,
     pub queue: QueueStatus,
     pub failures: Vec<JobFailure>,
@@ -56,14 +68,16 @@ async fn page(State(st): State<StatusState>, headers: HeaderMap) -> Response {
             .into_response();
     };
     if !authorized(&headers, token) {
-        return (StatusCode::UNAUTHORIZED, html(LOGIN_FORM)).into_response();
+        return (StatusCode::UNAUTHORIZED, html(&login_form("/"))).into_response();
     }
     let gathered = async {
         anyhow::Ok(StatusPage {
-            repositories: st.app.store.overview().await?,
-            queue: st.app.queue.status().await?,
-            failures: st.app.queue.recent_failures(10).await?,
-            deliveries: st.app.queue.recent_deliveries(20).await?,
+            app: st.app.as_deref().map(str::to_string),
+            installations: st.store.installations().await?,
+            repositories: st.store.overview().await?,
+            queue: st.queue.status().await?,
+            failures: st.queue.recent_failures(10).await?,
+            deliveries: st.queue.recent_deliveries(20).await?,
             now: Utc::now(),
         })
     };
@@ -80,27 +94,40 @@ async fn page(State(st): State<StatusState>, headers: HeaderMap) -> Response {
 #[derive(serde::Deserialize)]
 struct LoginForm {
     token: String,
+    #[serde(default)]
+    next: String,
 }
 
 async fn login(State(st): State<StatusState>, Form(form): Form<LoginForm>) -> Response {
     let Some(token) = &st.token else {
         return StatusCode::NOT_FOUND.into_response();
     };
+    // Back to the page that asked, if it is one of ours (never an address elsewhere).
+    let next = match form.next.as_str() {
+        "/setup" => "/setup",
+        _ => "/",
+    };
     if !same(form.token.trim(), token.expose_secret()) {
-        return (StatusCode::UNAUTHORIZED, html(LOGIN_FORM)).into_response();
+        return (StatusCode::UNAUTHORIZED, html(&login_form(next))).into_response();
     }
+    // Lax: GitHub sends the person back here (the App's setup URL) after installing it;
+    // every page behind the cookie only reads, so a cross-site GET can do no harm.
     let cookie = format!(
-        "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/; Max-Age=604800",
+        "{COOKIE}={}; HttpOnly; SameSite=Lax; Path=/; Max-Age=604800",
         form.token.trim()
     );
     (
         StatusCode::SEE_OTHER,
-        [(header::SET_COOKIE, cookie), (header::LOCATION, "/".into())],
+        [
+            (header::SET_COOKIE, cookie),
+            (header::LOCATION, next.into()),
+        ],
     )
         .into_response()
 }
 
-fn authorized(headers: &HeaderMap, token: &SecretString) -> bool {
+/// Whether the request carries the token, as a Bearer header or the login's cookie.
+pub(super) fn authorized(headers: &HeaderMap, token: &SecretString) -> bool {
     let expected = token.expose_secret();
     let bearer = headers
         .get(header::AUTHORIZATION)
@@ -133,7 +160,7 @@ fn same(given: &str, expected: &str) -> bool {
     mac(given) == mac(expected)
 }
 
-fn html(body: &str) -> ([(header::HeaderName, &'static str); 2], String) {
+pub(super) fn html(body: &str) -> ([(header::HeaderName, &'static str); 2], String) {
     (
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
@@ -143,7 +170,7 @@ fn html(body: &str) -> ([(header::HeaderName, &'static str); 2], String) {
     )
 }
 
-const HEAD: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
+pub(super) const HEAD: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Blast Radius: status</title>
 <style>
@@ -154,20 +181,38 @@ th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de;vertic
 td.wrap{white-space:normal;word-break:break-word}
 .bad{color:#cf222e}.muted{color:#656d76}code{font-size:.9em}
 .counts span{display:inline-block;margin-right:1rem}
+input{font-size:1rem;padding:.3rem;width:100%;max-width:24rem;box-sizing:border-box}
+button,a.button{font-size:1rem;padding:.4rem .9rem;background:#1f883d;color:#fff;border:0;border-radius:6px;text-decoration:none;display:inline-block}
 </style></head><body>"#;
 
-const LOGIN_FORM: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Blast Radius: status</title></head>
+/// The token form; `next` is the page it returns to (`/` or `/setup`).
+pub(super) fn login_form(next: &str) -> String {
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Blast Radius: sign in</title></head>
 <body style="font:15px system-ui,sans-serif;max-width:24rem;margin:3rem auto;padding:1rem">
-<h1 style="font-size:1.3rem">Blast Radius status</h1>
-<form method="post" action="/login"><label>Status token<br>
+<h1 style="font-size:1.3rem">Blast Radius</h1>
+<form method="post" action="/login"><label>Status token (<code>BLAST_STATUS_TOKEN</code>)<br>
 <input name="token" type="password" autocomplete="current-password" style="width:100%;font-size:1rem"></label>
-<p><button type="submit">Show the status</button></p></form></body></html>"#;
+<input type="hidden" name="next" value="{}">
+<p><button type="submit">Sign in</button></p></form></body></html>"#,
+        esc(next)
+    )
+}
 
 /// The page's HTML. Everything from the database is escaped.
 pub fn render(page: &StatusPage) -> String {
     let mut out = String::from(HEAD);
     out.push_str("<h1>Blast Radius status</h1>");
+    match &page.app {
+        Some(app) => {
+            let _ = write!(out, "<p>Running as {}.</p>", esc(app));
+        }
+        None => out.push_str(
+            "<p class=\"bad\">No GitHub App yet: webhooks are refused until one is set up. \
+             <a href=\"/setup\">Set up the App</a>.</p>",
+        ),
+    }
     let q = &page.queue;
     let _ = write!(
         out,
@@ -200,16 +245,38 @@ pub fn render(page: &StatusPage) -> String {
         out.push_str("</table>");
     }
 
-    let installations: std::collections::BTreeSet<(i64, &str)> = page
-        .repositories
-        .iter()
-        .filter_map(|r| Some((r.installation?, r.account.as_str())))
-        .collect();
     let _ = write!(
         out,
-        "<h2>Repositories</h2><p class=\"muted\">{} installation{}, {} repositor{}</p>",
-        installations.len(),
-        if installations.len() == 1 { "" } else { "s" },
+        "<h2>Installations</h2><p class=\"muted\">{} installation{}</p>",
+        page.installations.len(),
+        if page.installations.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+    );
+    if !page.installations.is_empty() {
+        out.push_str("<table><tr><th>account</th><th>installation</th><th>repositories</th><th>since</th></tr>");
+        for i in &page.installations {
+            let _ = write!(
+                out,
+                "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&i.account),
+                if i.suspended {
+                    " <span class=\"bad\">suspended</span>"
+                } else {
+                    ""
+                },
+                i.id,
+                i.repositories,
+                since(page.now, i.since)
+            );
+        }
+        out.push_str("</table>");
+    }
+    let _ = write!(
+        out,
+        "<h2>Repositories</h2><p class=\"muted\">{} repositor{}</p>",
         page.repositories.len(),
         if page.repositories.len() == 1 {
             "y"
@@ -274,7 +341,7 @@ fn ago(seconds: u64) -> String {
     }
 }
 
-fn esc(text: &str) -> String {
+pub(super) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -298,6 +365,14 @@ mod tests {
     fn the_page_escapes_what_it_shows_and_counts() {
         let now = Utc::now();
         let page = StatusPage {
+            app: None,
+            installations: vec![InstallationOverview {
+                id: 7,
+                account: "acme".into(),
+                suspended: true,
+                repositories: 1,
+                since: now,
+            }],
             repositories: vec![RepoOverview {
                 full_name: "acme/<script>".into(),
                 installation: Some(7),
@@ -337,6 +412,10 @@ mod tests {
         assert!(html.contains("suspended"));
         assert!(html.contains("5 min ago"));
         assert!(html.contains("dead <b>2</b>"));
+        assert!(
+            html.contains("<a href=\"/setup\">"),
+            "no App: the page says so"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! Loading rebuilds the in-memory graph from rows alone: no parsing, no resolving.
 
 mod copy;
+mod credentials;
 mod lock;
 mod ops;
 mod overview;
@@ -28,8 +29,9 @@ use crate::indexer::skip::SkipReason;
 use crate::indexer::{Language, PARSER_VERSION};
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use copy::CopyBuf;
+pub use credentials::StoredApp;
 use lock::{lock_repository, RepoLock};
-pub use overview::RepoOverview;
+pub use overview::{InstallationOverview, RepoOverview};
 use rows::{CacheEntry, FileNumbers, Rows};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
@@ -336,6 +338,31 @@ impl Store {
     /// Every repository as the status page shows it.
     pub async fn overview(&self) -> Result<Vec<RepoOverview>> {
         Ok(overview::overview(&self.pool).await?)
+    }
+
+    /// Every installation as the status page shows it.
+    pub async fn installations(&self) -> Result<Vec<InstallationOverview>> {
+        Ok(overview::installations(&self.pool).await?)
+    }
+
+    /// Stores the App `/setup` created, unless one is stored: true when stored.
+    pub async fn save_app(&self, app: &StoredApp) -> Result<bool> {
+        Ok(credentials::save_app(&self.pool, app).await?)
+    }
+
+    /// The App `/setup` stored, if any.
+    pub async fn stored_app(&self) -> Result<Option<StoredApp>> {
+        Ok(credentials::app(&self.pool).await?)
+    }
+
+    /// Records the `state` of a setup flow handed to GitHub.
+    pub async fn begin_setup(&self, state: &str) -> Result<()> {
+        Ok(credentials::begin_setup(&self.pool, state).await?)
+    }
+
+    /// Whether `state` was handed out by this server within the hour; true once only.
+    pub async fn take_setup_state(&self, state: &str) -> Result<bool> {
+        Ok(credentials::take_setup_state(&self.pool, state).await?)
     }
 
     pub async fn installation_ids(&self) -> Result<Vec<InstallationId>> {

@@ -48,3 +48,34 @@ pub(super) async fn overview(pool: &PgPool) -> sqlx::Result<Vec<RepoOverview>> {
         })
         .collect())
 }
+
+/// One installation, for the status page (whether or not it has repositories yet).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstallationOverview {
+    pub id: i64,
+    pub account: String,
+    pub suspended: bool,
+    pub repositories: i64,
+    pub since: DateTime<Utc>,
+}
+
+pub(super) async fn installations(pool: &PgPool) -> sqlx::Result<Vec<InstallationOverview>> {
+    let rows = sqlx::query(
+        "SELECT i.id, i.account_login, i.suspended,
+                (extract(epoch FROM i.created_at) * 1000000)::int8 AS created_micros,
+                (SELECT count(*) FROM repositories r WHERE r.installation_id = i.id) AS repos
+         FROM installations i ORDER BY i.account_login, i.id",
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| InstallationOverview {
+            id: r.get("id"),
+            account: r.get("account_login"),
+            suspended: r.get("suspended"),
+            repositories: r.get("repos"),
+            since: DateTime::from_timestamp_micros(r.get("created_micros")).unwrap_or_default(),
+        })
+        .collect())
+}

@@ -43,6 +43,7 @@ mod checks;
 mod faults;
 pub mod git;
 mod issues;
+mod manifest;
 mod model;
 pub mod openapi;
 mod pulls;
@@ -55,6 +56,7 @@ use std::time::Duration;
 
 pub use faults::Fault;
 pub use git::TestRepo;
+pub use manifest::CreatedApp;
 pub use model::{
     Author, FakeCheckRun, FakeComment, FakeReaction, FakeReview, FakeReviewComment, Recorded,
 };
@@ -116,6 +118,21 @@ impl FakeGithub {
             axum::serve(listener, app).await.unwrap();
         });
         FakeGithub { shared, server }
+    }
+
+    /// Its web address (github.com's part of the fake: the manifest flow's pages).
+    pub fn web_url(&self) -> String {
+        self.shared.origin.clone()
+    }
+
+    /// The Apps created from a manifest, in order.
+    pub fn created_apps(&self) -> Vec<CreatedApp> {
+        self.model().created_apps.clone()
+    }
+
+    /// The webhooks the fake delivered: (event, status the App answered).
+    pub fn deliveries(&self) -> Vec<(String, u16)> {
+        self.model().deliveries.clone()
     }
 
     /// The API root to configure the client with.

@@ -225,6 +225,10 @@ pub(crate) struct Model {
     pub diffs: HashMap<(PathBuf, String, String), Arc<Vec<FileDiff>>>,
     /// The most files a PR's file list shows (GitHub: 3,000).
     pub pr_files_limit: usize,
+    /// Apps created from a manifest.
+    pub created_apps: Vec<super::manifest::CreatedApp>,
+    /// Webhooks the fake delivered: (event, the status the App answered; 0 when none).
+    pub deliveries: Vec<(String, u16)>,
 }
 
 impl Model {
@@ -256,6 +260,8 @@ impl Model {
             merges: HashMap::new(),
             diffs: HashMap::new(),
             pr_files_limit: 3000,
+            created_apps: Vec::new(),
+            deliveries: Vec::new(),
         }
     }
 

@@ -32,6 +32,8 @@ pub(super) enum Caller {
     Installation(i64),
     /// A download URL's own token (`/_codeload/...`).
     Download,
+    /// Nobody: the web pages of the manifest flow and its conversion.
+    Anonymous,
 }
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -51,11 +53,13 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     let api = super::pulls::routes(api);
     let api = super::issues::routes(api);
     let api = super::checks::routes(api);
+    let api = super::manifest::api_routes(api);
     let app = if shared.prefix.is_empty() {
         api
     } else {
         Router::new().nest(&shared.prefix, api)
     };
+    let app = super::manifest::web_routes(app);
     app.route(
         "/_codeload/{owner}/{name}/legacy.tar.gz/{sha}",
         get(codeload),
@@ -139,6 +143,8 @@ async fn answer(
                 Some(t) if m.download_tokens.contains(t) => Caller::Download,
                 _ => return not_found(),
             }
+        } else if super::manifest::is_public(rel) {
+            Caller::Anonymous
         } else if rel == "/app" || rel.starts_with("/app/") {
             match credential.map(|jwt| verify_jwt(jwt, st.app_id)) {
                 Some(Ok(claims)) => {

@@ -1,0 +1,59 @@
+//! The deployment files agree with the code: the Dockerfile's dependency layer stubs
+//! every bench Cargo.toml declares (else it does not build) and copies what the build
+//! compiles in; fly.toml migrates on release, health-checks `/healthz` and runs both
+//! processes; the manifest asks for what the App's features need. (No Docker daemon runs
+//! in CI: what can be checked without one is checked here.)
+
+use std::path::Path;
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()
+}
+
+#[test]
+fn the_dockerfile_stubs_every_bench_and_copies_what_is_compiled_in() {
+    let cargo = read("Cargo.toml");
+    let docker = read("Dockerfile");
+    let mut lines = cargo.lines();
+    let mut benches = Vec::new();
+    while let Some(line) = lines.next() {
+        if line.trim() == "[[bench]]" {
+            let name = lines
+                .find_map(|l| l.trim().strip_prefix("name = "))
+                .unwrap()
+                .trim_matches('"');
+            benches.push(name.to_string());
+        }
+    }
+    assert!(benches.len() >= 4, "{benches:?}");
+    let stubbed = docker
+        .lines()
+        .find_map(|l| l.split("for b in ").nth(1))
+        .and_then(|rest| rest.split("; do").next())
+        .expect("the stub loop");
+    let stubbed: Vec<&str> = stubbed.split_whitespace().collect();
+    for bench in &benches {
+        assert!(
+            stubbed.contains(&bench.as_str()),
+            "the Dockerfile does not stub benches/{bench}.rs"
+        );
+    }
+    // Files the source includes at compile time from outside src/.
+    for compiled_in in ["app-manifest.yml", "migrations"] {
+        assert!(
+            docker
+                .lines()
+                .any(|l| l.starts_with("COPY ") && l.contains(compiled_in)),
+            "the Dockerfile does not copy {compiled_in}"
+        );
+    }
+}
+
+#[test]
+fn fly_migrates_on_release_and_checks_health() {
+    let fly = read("fly.toml");
+    assert!(fly.contains("release_command = \"blast-radius migrate\""));
+    assert!(fly.contains("path = \"/healthz\""));
+    assert!(fly.contains("web = \"blast-radius serve"));
+    assert!(fly.contains("worker = \"blast-radius work\""));
+}
