@@ -1202,6 +1202,25 @@ async fn setup_by_manifest_stores_the_app_sealed_and_runs_as_it_without_a_restar
         .await
         .unwrap();
     assert!(again.contains("is set up"), "{again}");
+    // `deliver` signs with the stored App's secret when none is given.
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("ping.json");
+    std::fs::write(&payload, "{}").unwrap();
+    let sent = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .args(["deliver", "--event", "ping", "--payload"])
+        .arg(&payload)
+        .args(["--url", &format!("{}/webhook", server.url)])
+        .env_remove("GITHUB_WEBHOOK_SECRET")
+        .env("DATABASE_URL", &db)
+        .env("BLAST_CREDENTIALS_KEY", CREDENTIALS_KEY)
+        .output()
+        .unwrap();
+    assert!(
+        sent.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sent.stderr)
+    );
+    assert!(String::from_utf8_lossy(&sent.stdout).contains("200"));
     // A key that is not the one it was sealed with: the App does not run, and
     // check-config says why.
     drop(server);

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 
 use crate::intake::signature::{sign, WebhookSecrets};
 
@@ -54,6 +54,34 @@ pub fn deliver(
         bail!("the server answered {status}");
     }
     Ok(())
+}
+
+/// The webhook secret of the App `/setup` created: read from the database and opened
+/// with the key it was sealed with.
+pub fn stored_secret(
+    database_url: Option<SecretString>,
+    key: Option<SecretString>,
+) -> anyhow::Result<SecretString> {
+    let (Some(url), Some(key)) = (database_url, key) else {
+        bail!(
+            "no webhook secret: set GITHUB_WEBHOOK_SECRET, or DATABASE_URL and \
+             BLAST_CREDENTIALS_KEY to use the one of the App /setup created"
+        );
+    };
+    let key = crate::server::setup::seal::CredentialsKey::parse(key.expose_secret())
+        .map_err(|e| anyhow::anyhow!("BLAST_CREDENTIALS_KEY {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let store = crate::store::Store::connect(url.expose_secret()).await?;
+        let Some(stored) = store.stored_app().await? else {
+            bail!("no webhook secret: GITHUB_WEBHOOK_SECRET is not set and no App was created at /setup");
+        };
+        let opened = crate::server::setup::stored::open_app(&key, &stored)
+            .map_err(anyhow::Error::msg)?;
+        Ok(SecretString::from(opened.secrets.first().to_string()))
+    })
 }
 
 /// A delivery id in GitHub's form (a random UUID, version 4).

@@ -142,9 +142,15 @@ pub enum Command {
         /// Where to post it.
         #[arg(long, default_value = "http://127.0.0.1:3000/webhook")]
         url: String,
-        /// The webhook secret (the first, when several are comma-separated).
+        /// The webhook secret (the first, when several are comma-separated). Unset: the
+        /// secret of the App `/setup` stored, read with DATABASE_URL and
+        /// BLAST_CREDENTIALS_KEY.
         #[arg(long, env = "GITHUB_WEBHOOK_SECRET", hide_env_values = true)]
-        secret: secrecy::SecretString,
+        secret: Option<secrecy::SecretString>,
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+        database_url: Option<secrecy::SecretString>,
+        #[arg(long, env = "BLAST_CREDENTIALS_KEY", hide_env_values = true)]
+        credentials_key: Option<secrecy::SecretString>,
         /// The delivery id (default: a new random one; the same id twice is a redelivery).
         #[arg(long)]
         delivery: Option<String>,
@@ -229,8 +235,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             payload,
             url,
             secret,
+            database_url,
+            credentials_key,
             delivery,
-        } => deliver::deliver(&event, &payload, &url, &secret, delivery),
+        } => {
+            let secret = match secret {
+                Some(secret) => secret,
+                None => deliver::stored_secret(database_url, credentials_key)?,
+            };
+            deliver::deliver(&event, &payload, &url, &secret, delivery)
+        }
         Command::Serve { server, no_migrate } => commands::serve(
             &server,
             crate::server::Mode::Serve {
