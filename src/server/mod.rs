@@ -56,6 +56,7 @@ pub async fn run(config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         queue: queue.clone(),
         rules: SkipRules::default(),
         pr_files: Default::default(),
+        repo_configs: Default::default(),
         web_url: web_url(&config.github.api_url),
     });
 
