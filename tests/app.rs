@@ -794,7 +794,7 @@ async fn a_repository_config_excludes_paths_and_turns_the_inline_review_off(pool
     let server = start("serve", &url_of(&pool), &fake).await;
     // routes/services/ holds video.js (an untouched caller) and image.js (changed).
     let config = "paths:\n  exclude: [\"routes/services/**\"]\noutputs:\n  inline: false\n";
-    let (_, base, head) = classify_pr_with_config(&fake, &server, &pool, &repo, config).await;
+    let (id, base, head) = classify_pr_with_config(&fake, &server, &pool, &repo, config).await;
 
     // Read once, at the base, through the contents API.
     let reads = fake.requests_to("GET", "/contents/.github/blast-radius.yml");
@@ -827,6 +827,31 @@ async fn a_repository_config_excludes_paths_and_turns_the_inline_review_off(pool
     assert!(fake.requests_matching("/reviews").is_empty());
     assert!(fake.requests_matching("/pulls/1/comments").is_empty());
     assert!(fake.reviews("acme/web", 1).is_empty());
+
+    // `/callers` follows the same paths, and says how many sites they leave out.
+    let asked = fake.add_comment_as("acme/web", 1, "dev", "/callers classifyFields");
+    let ask = json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": asked, "body": "/callers classifyFields", "user": { "login": "dev", "type": "User" } },
+        "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    });
+    assert_eq!(deliver(&server, "issue_comment", "d-3", &ask).await, 202);
+    settle(&pool).await;
+    let replies: Vec<_> = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
+        .collect();
+    assert_eq!(replies.len(), 1);
+    let reply = &replies[0].body;
+    assert!(reply.contains("routes/posts.js"), "{reply}");
+    assert!(!reply.contains("routes/services/"), "excluded: {reply}");
+    assert!(
+        reply.contains("2 more call sites are in paths or of a confidence that `.github/blast-radius.yml` leaves out"),
+        "video.js and image.js: {reply}"
+    );
     if let Some(report) = fake.check_against_openapi() {
         report.assert_clean();
     }

@@ -526,3 +526,79 @@ fn annotations(report: &BlastReport, fail_on_removed_called: bool) -> Vec<Annota
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blast::report::{CallerFinding, ChangedFunction};
+    use crate::graph::Confidence;
+    use crate::indexer::facts::{CallKind, DefKind};
+
+    /// `gone` removed, still called directly by untouched code.
+    fn removed_still_called() -> BlastReport {
+        BlastReport {
+            base: "main".into(),
+            head: "#1".into(),
+            changed: vec![ChangedFunction {
+                file: "src/a.js".into(),
+                name: "gone".into(),
+                qualified_name: "gone".into(),
+                kind: DefKind::Function,
+                line: 1,
+                end_line: 3,
+                change: Change::Removed,
+                renamed_from: None,
+            }],
+            callers: vec![CallerFinding {
+                callee: "gone".into(),
+                changed_index: 0,
+                file: "src/b.js".into(),
+                line: 4,
+                column: 1,
+                caller: "use".into(),
+                kind: CallKind::Call,
+                confidence: Confidence::Exact,
+                touched: false,
+                depth: 1,
+                via: None,
+            }],
+            depth: 2,
+            unresolved_same_name: 0,
+            skipped_files: 0,
+        }
+    }
+
+    #[test]
+    fn a_removed_function_still_called_fails_the_check_unless_the_repository_says_not_to() {
+        let report = removed_still_called();
+        assert_eq!(verdict(&report, true).0, CheckConclusion::Failure);
+        assert_eq!(
+            annotations(&report, true)[0].level,
+            AnnotationLevel::Failure
+        );
+        let (conclusion, title) = verdict(&report, false);
+        assert_eq!(conclusion, CheckConclusion::Neutral);
+        assert_eq!(title, "A removed or renamed function is still called");
+        assert_eq!(
+            annotations(&report, false)[0].level,
+            AnnotationLevel::Warning
+        );
+    }
+
+    #[test]
+    fn the_summary_comment_carries_the_problems_only_when_the_check_run_does_not() {
+        let body = "<!-- blast-radius -->\n## Blast radius\n\nreport\n";
+        let problems = "### Configuration\n\n- `colour`: unknown key, ignored\n";
+        assert_eq!(summary_comment(body, true, None).as_deref(), Some(body));
+        let with = summary_comment(body, true, Some(problems)).unwrap();
+        assert!(with.starts_with(body.trim_end()), "{with}");
+        assert!(with.ends_with(problems), "{with}");
+        let alone = summary_comment(body, false, Some(problems)).unwrap();
+        assert!(alone.starts_with(MARKER), "{alone}");
+        assert!(
+            alone.contains(problems) && !alone.contains("report"),
+            "{alone}"
+        );
+        assert_eq!(summary_comment(body, false, None), None);
+    }
+}

@@ -210,4 +210,38 @@ mod tests {
         assert!(md.contains("`createPost`"), "{md}");
         assert!(md.contains("A lower bound: 1 unresolved"), "{md}");
     }
+
+    #[test]
+    fn a_listing_stops_at_its_limit_and_counts_what_the_config_left_out() {
+        let link = |f: &str, l: u32| format!("https://example.test/{f}#L{l}");
+        let site = |line: u32| CallerEntry {
+            file: "src/a.js".into(),
+            line,
+            column: 1,
+            caller: None,
+            kind: "call",
+            confidence: Confidence::Exact,
+            depth: 1,
+            via: None,
+        };
+        let answer = CallersAnswer {
+            target: def("f", "src/f.js", 1),
+            callers: vec![site(1), site(2), site(3)],
+            completeness: Completeness {
+                unresolved_same_name: 0,
+                skipped_files: 0,
+            },
+        };
+        let md = callers_listing(&answer, &link, 2, 4);
+        assert!(md.contains("src/a.js:2"), "{md}");
+        assert!(!md.contains("src/a.js:3"), "{md}");
+        assert!(md.contains("- … and 1 more"), "{md}");
+        assert!(
+            md.contains("4 more call sites are in paths or of a confidence that `.github/blast-radius.yml` leaves out."),
+            "{md}"
+        );
+        let all = callers_listing(&answer, &link, usize::MAX, 0);
+        assert_eq!(all, callers(&answer, &link));
+        assert!(!all.contains("leaves out"), "{all}");
+    }
 }
