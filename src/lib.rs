@@ -9,6 +9,7 @@
 pub mod blast;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod github;
 pub mod graph;
 pub mod indexer;

@@ -667,6 +667,207 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
     }
 }
 
+/// The classify repository with `.github/blast-radius.yml` holding `config` on main, its
+/// graph indexed by the app, and PR 1 (classifyFields changed, image.js updated) open:
+/// (repository id, base, head).
+async fn classify_pr_with_config(
+    fake: &FakeGithub,
+    server: &Server,
+    pool: &PgPool,
+    repo: &TestRepo,
+    config: &str,
+) -> (i64, String, String) {
+    repo.write(".github/blast-radius.yml", config);
+    let base = repo.commit("blast radius config");
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    assert_eq!(
+        deliver(server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(pool).await;
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
+    let head = repo.commit("classifyFields always returns an array");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    assert_eq!(
+        deliver(
+            server,
+            "pull_request",
+            "d-2",
+            &pr_event("opened", id, 1, &head, &base)
+        )
+        .await,
+        202
+    );
+    settle(pool).await;
+    (id, base, head)
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_repository_config_excludes_paths_and_turns_the_inline_review_off(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    let server = start("serve", &url_of(&pool), &fake).await;
+    // routes/services/ holds video.js (an untouched caller) and image.js (changed).
+    let config = "paths:\n  exclude: [\"routes/services/**\"]\noutputs:\n  inline: false\n";
+    let (id, base, head) = classify_pr_with_config(&fake, &server, &pool, &repo, config).await;
+
+    // Read once, at the base, through the contents API.
+    let reads = fake.requests_to("GET", "/contents/.github/blast-radius.yml");
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    assert_eq!(
+        reads[0].query.as_deref(),
+        Some(format!("ref={base}").as_str())
+    );
+    // The summary: posts.js still listed, nothing from the excluded directory, neither
+    // as a caller (video.js) nor as a changed function (image.js's processImage).
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    assert!(body.contains("classifyFields"), "{body}");
+    assert!(body.contains("routes/posts.js"), "{body}");
+    assert!(!body.contains("routes/services/"), "excluded: {body}");
+    assert!(!body.contains("processImage"), "excluded: {body}");
+    assert!(!body.contains("### Configuration"), "no problem: {body}");
+    // The check run: no annotation in the excluded directory.
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].head_sha, head);
+    let annotated: Vec<&str> = runs[0]
+        .annotations
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(annotated, ["routes/posts.js"]);
+    // No inline review: not even asked for.
+    assert!(fake.requests_matching("/reviews").is_empty());
+    assert!(fake.requests_matching("/pulls/1/comments").is_empty());
+    assert!(fake.reviews("acme/web", 1).is_empty());
+
+    // `/callers` follows the same paths, and says how many sites they leave out.
+    let asked = fake.add_comment_as("acme/web", 1, "dev", "/callers classifyFields");
+    let ask = json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": asked, "body": "/callers classifyFields", "user": { "login": "dev", "type": "User" } },
+        "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    });
+    assert_eq!(deliver(&server, "issue_comment", "d-3", &ask).await, 202);
+    settle(&pool).await;
+    let replies: Vec<_> = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
+        .collect();
+    assert_eq!(replies.len(), 1);
+    let reply = &replies[0].body;
+    assert!(reply.contains("routes/posts.js"), "{reply}");
+    assert!(!reply.contains("routes/services/"), "excluded: {reply}");
+    assert!(
+        reply.contains("2 more call sites are in paths or of a confidence that `.github/blast-radius.yml` leaves out"),
+        "video.js and image.js: {reply}"
+    );
+    if let Some(report) = fake.check_against_openapi() {
+        report.assert_clean();
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_broken_repository_config_is_named_in_the_check_run_and_defaults_are_used(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    let server = start("serve", &url_of(&pool), &fake).await;
+    let config = "depth: 9\ncolour: blue\n";
+    let (id, _, head) = classify_pr_with_config(&fake, &server, &pool, &repo, config).await;
+
+    // Everything is posted as without the file, but for the key that is right.
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    for caller in ["routes/services/video.js", "routes/posts.js"] {
+        assert!(body.contains(caller), "{caller}: {body}");
+    }
+    assert!(body.contains("up to depth 2"), "the default depth: {body}");
+    assert!(
+        !body.contains("### Configuration"),
+        "in the check run: {body}"
+    );
+    assert_eq!(fake.reviews("acme/web", 1).len(), 1);
+    // The check run names the file and both problems.
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].conclusion.as_deref(), Some("neutral"));
+    let summary = runs[0].summary.as_deref().unwrap_or_default();
+    assert!(summary.contains("### Configuration"), "{summary}");
+    assert!(
+        summary.contains("`.github/blast-radius.yml` has 2 problems; the defaults were used"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("- `depth`: out of range: use a whole number from 1 to 5; the default (2) was used (found `9`)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("- `colour`: unknown key, ignored"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("routes/posts.js"),
+        "and the report: {summary}"
+    );
+
+    // The check run turned off (and the same unknown key): the problems go in the
+    // summary comment, and no check run is posted for the new base.
+    let before = repo.head();
+    repo.write(
+        ".github/blast-radius.yml",
+        "outputs:\n  check: false\ncolour: blue\n",
+    );
+    let after = repo.commit("no check run");
+    assert_eq!(
+        deliver(
+            &server,
+            "push",
+            "d-3",
+            &pushed(id, "acme/web", &before, &after, false)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-4",
+            &pr_event("synchronize", id, 1, &head, &after)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    let reads = fake.requests_to("GET", "/contents/.github/blast-radius.yml");
+    assert!(
+        reads
+            .iter()
+            .any(|r| r.query.as_deref() == Some(&format!("ref={after}"))),
+        "{reads:?}"
+    );
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1, "the same comment, edited");
+    let body = &comments[0].body;
+    assert!(body.contains("### Configuration"), "{body}");
+    assert!(body.contains("- `colour`: unknown key, ignored"), "{body}");
+    assert!(body.contains("routes/posts.js"), "and the report: {body}");
+    assert_eq!(fake.check_runs("acme/web").len(), 1, "no new check run");
+    if let Some(report) = fake.check_against_openapi() {
+        report.assert_clean();
+    }
+}
+
 #[sqlx::test(migrations = false)]
 async fn killed_mid_pr_analysis_then_restarted_posts_everything_once(pool: PgPool) {
     let fake = FakeGithub::start().await;

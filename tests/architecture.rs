@@ -16,7 +16,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("blast", &["graph", "indexer", "model"]),
     ("query", &["graph", "indexer", "model"]),
     ("commands", &[]),
-    ("report", &["blast", "query", "graph", "indexer", "model"]),
+    // A repository's .github/blast-radius.yml: pure, read by the jobs.
+    ("config", &["graph"]),
+    (
+        "report",
+        &["blast", "config", "query", "graph", "indexer", "model"],
+    ),
     ("store", &["graph", "indexer", "model"]),
     // The app's IO edges: each speaks one protocol and knows no workflow.
     ("github", &["model"]),
@@ -37,6 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "queue",
             "intake::jobs",
             "commands",
+            "config",
             "query",
             "blast",
             "graph",

@@ -65,5 +65,94 @@ pub struct CallerFinding {
     pub via: Option<String>,
 }
 
+impl BlastReport {
+    /// Narrows the report to what a reader asked to see: changed functions in files
+    /// `keep_file` allows, and their callers in such files that are at least as sure as
+    /// `min_confidence`. The counts of unresolved same-name sites and skipped files stay.
+    pub fn retain(&mut self, keep_file: impl Fn(&str) -> bool, min_confidence: Confidence) {
+        let mut moved_to = Vec::with_capacity(self.changed.len());
+        let mut kept = Vec::with_capacity(self.changed.len());
+        for func in std::mem::take(&mut self.changed) {
+            if keep_file(&func.file) {
+                moved_to.push(Some(kept.len()));
+                kept.push(func);
+            } else {
+                moved_to.push(None);
+            }
+        }
+        self.changed = kept;
+        self.callers.retain_mut(|c| {
+            let Some(Some(index)) = moved_to.get(c.changed_index).copied() else {
+                return false;
+            };
+            c.changed_index = index;
+            c.confidence.at_least(min_confidence) && keep_file(&c.file)
+        });
+    }
+}
+
 /// The `caller` of top-level code.
 pub const MODULE_CALLER: &str = "<module>";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn func(file: &str, name: &str) -> ChangedFunction {
+        ChangedFunction {
+            file: file.into(),
+            name: name.into(),
+            qualified_name: name.into(),
+            kind: DefKind::Function,
+            line: 1,
+            end_line: 3,
+            change: Change::Body,
+            renamed_from: None,
+        }
+    }
+
+    fn caller(index: usize, file: &str, confidence: Confidence) -> CallerFinding {
+        CallerFinding {
+            callee: String::new(),
+            changed_index: index,
+            file: file.into(),
+            line: 4,
+            column: 1,
+            caller: "g".into(),
+            kind: CallKind::Call,
+            confidence,
+            touched: false,
+            depth: 1,
+            via: None,
+        }
+    }
+
+    #[test]
+    fn retain_drops_functions_and_callers_outside_the_paths_or_below_the_confidence() {
+        let mut report = BlastReport {
+            base: "main".into(),
+            head: "#1".into(),
+            changed: vec![func("gen/a.js", "a"), func("src/b.js", "b")],
+            callers: vec![
+                caller(0, "src/x.js", Confidence::Exact),
+                caller(1, "src/y.js", Confidence::Exact),
+                caller(1, "gen/z.js", Confidence::Exact),
+                caller(1, "src/w.js", Confidence::Likely),
+                caller(1, "src/v.js", Confidence::Possible),
+            ],
+            depth: 2,
+            unresolved_same_name: 1,
+            skipped_files: 2,
+        };
+        report.retain(|p| !p.starts_with("gen/"), Confidence::Likely);
+        let names: Vec<&str> = report.changed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["b"]);
+        let callers: Vec<(usize, &str)> = report
+            .callers
+            .iter()
+            .map(|c| (c.changed_index, c.file.as_str()))
+            .collect();
+        assert_eq!(callers, [(0, "src/y.js"), (0, "src/w.js")]);
+        assert_eq!((report.unresolved_same_name, report.skipped_files), (1, 2));
+    }
+}

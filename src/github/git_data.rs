@@ -1,4 +1,5 @@
-//! Git objects through the REST API: trees (a commit's file list with blob shas) and blobs.
+//! Git objects through the REST API: trees (a commit's file list with blob shas), blobs,
+//! and one file at a commit by its path (the contents API).
 
 use base64::Engine;
 use serde::Deserialize;
@@ -69,6 +70,17 @@ struct TreeEntryJson {
     kind: EntryKind,
     sha: String,
     size: Option<u64>,
+}
+
+/// A contents answer as JSON: a file's (base64), or a directory's list.
+#[derive(Deserialize)]
+struct ContentsJson {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    encoding: Option<String>,
+    #[serde(default)]
+    content: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -163,6 +175,70 @@ impl Installation {
     }
 }
 
+impl Installation {
+    /// `GET /repos/{owner}/{repo}/contents/{path}?ref={commit}`: the bytes of the file at
+    /// `path` in `commit` (asked for raw; a base64 JSON answer is decoded too), or None
+    /// when there is no file there (a 404, or a directory).
+    pub async fn get_file_at(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        commit: &CommitSha,
+    ) -> Result<Option<Vec<u8>>> {
+        let route = format!(
+            "{}/contents/{}?ref={}",
+            repo.route(),
+            encode_path(path, true),
+            encode_path(commit.as_str(), false)
+        );
+        let call = Call::get(route).accept(RAW);
+        let got = match self.sender().send_buffered(&call).await {
+            Ok(got) => got,
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let is_json = got
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
+        if is_json {
+            return decode_contents_json(&got.body, &call.what());
+        }
+        Ok(Some(got.body.to_vec()))
+    }
+}
+
+/// A contents answer given as JSON: a file's base64 content, None for a directory's
+/// list (or anything that is not a file).
+fn decode_contents_json(body: &[u8], what: &str) -> Result<Option<Vec<u8>>> {
+    let decode = |message: String| GithubError::Decode {
+        what: what.to_string(),
+        message,
+    };
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| decode(e.to_string()))?;
+    if value.is_array() {
+        return Ok(None);
+    }
+    let json: ContentsJson = serde_json::from_value(value).map_err(|e| decode(e.to_string()))?;
+    if json.kind != "file" {
+        return Ok(None);
+    }
+    match (json.encoding.as_deref(), json.content) {
+        (Some("base64"), Some(content)) => {
+            let compact: String = content.split_whitespace().collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(compact)
+                .map(Some)
+                .map_err(|e| decode(format!("file content is not base64: {e}")))
+        }
+        (encoding, _) => Err(decode(format!(
+            "file content encoded as {encoding:?} (too large for the contents API?)"
+        ))),
+    }
+}
+
 /// `entry` of the tree at `prefix`, with its path from the root.
 fn under(prefix: &str, mut entry: TreeEntry) -> TreeEntry {
     if !prefix.is_empty() {
@@ -212,6 +288,26 @@ mod tests {
         );
         let got = decode_blob_json(body.as_bytes(), &sha, "GET x").unwrap();
         assert_eq!(got.as_deref(), Some(&b"hello\n"[..]));
+    }
+
+    #[test]
+    fn contents_answers_as_json_are_decoded_and_directories_are_no_file() {
+        let file =
+            br#"{"type":"file","encoding":"base64","content":"ZGVw\ndGg6IDMK\n","name":"x"}"#;
+        assert_eq!(
+            decode_contents_json(file, "GET x").unwrap().as_deref(),
+            Some(&b"depth: 3\n"[..])
+        );
+        assert_eq!(decode_contents_json(b"[]", "GET x").unwrap(), None);
+        assert_eq!(
+            decode_contents_json(br#"{"type":"dir"}"#, "GET x").unwrap(),
+            None
+        );
+        assert!(decode_contents_json(
+            br#"{"type":"file","encoding":"none","content":""}"#,
+            "GET x"
+        )
+        .is_err());
     }
 
     #[test]

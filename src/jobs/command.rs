@@ -5,8 +5,10 @@
 //! confused when a command could not be answered).
 
 use super::pr::{pr_view, PrView, Versions};
+use super::repo_config::repo_config;
 use super::{errors, App};
 use crate::commands::{help, parse_comment, Command};
+use crate::config::RepoConfig;
 use crate::github::{CommentId, Reaction};
 use crate::graph::Graph;
 use crate::indexer::select::{select, Selected};
@@ -44,6 +46,8 @@ pub async fn answer_command(
         .add_issue_comment_reaction(&view.repo.name, comment, Reaction::Eyes)
         .await
         .map_err(errors::github)?;
+    // The repository's rules at the default branch's graph commit (the PR's base).
+    let loaded = repo_config(app, &installation, &view.repo, &view.base_commit).await?;
     let snapshot = app
         .cache
         .get_fresh(view.state.id)
@@ -58,7 +62,7 @@ pub async fn answer_command(
     let mut failed = false;
     for command in &commands {
         let answer = match command {
-            Ok(c) => answer(&graph, c, &link),
+            Ok(c) => answer(&graph, c, &loaded.config, &link),
             Err(e) => Err(format!("`{}`: {}", e.line, e.message)),
         };
         match answer {
@@ -117,10 +121,13 @@ fn lay_over(
     Ok(())
 }
 
-/// One command's answer (markdown), or what to tell the user instead.
+/// One command's answer (markdown), or what to tell the user instead. Callers are the
+/// ones the repository's configuration shows (its paths, its lowest confidence), at most
+/// its `max_callers`.
 fn answer(
     g: &Graph,
     command: &Command,
+    config: &RepoConfig,
     link: &dyn Fn(&str, u32) -> String,
 ) -> Result<String, String> {
     let target = |name: &str| query::lookup(g, name).map_err(|e| answers::target_error(&e, link));
@@ -135,7 +142,14 @@ fn answer(
             depth,
         } => {
             let d = target(name)?;
-            answers::callers(&query::callers(g, d, *depth, 0), link)
+            let mut found = query::callers(g, d, *depth, 0);
+            let before = found.callers.len();
+            found.callers.retain(|c| {
+                c.confidence.at_least(config.min_confidence) && config.paths.allows(&c.file)
+            });
+            let left_out = before - found.callers.len();
+            let listed = config.max_callers.unwrap_or(usize::MAX);
+            answers::callers_listing(&found, link, listed, left_out)
         }
         Command::Callees { target: name } => {
             let d = target(name)?;

@@ -8,6 +8,7 @@ mod install;
 pub mod pr;
 mod pr_files;
 mod push;
+mod repo_config;
 mod review;
 
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use crate::store::Store;
 
 pub use graph_cache::{GraphCache, Snapshot};
 pub use pr_files::PrFilesCache;
+pub use repo_config::RepoConfigCache;
 
 /// What every handler works with.
 pub struct App {
@@ -33,6 +35,8 @@ pub struct App {
     pub rules: SkipRules,
     /// Recent pull requests' fetched files, shared by their analysis and commands.
     pub pr_files: PrFilesCache,
+    /// Repositories' `.github/blast-radius.yml`, by the commit it was read at.
+    pub repo_configs: RepoConfigCache,
     /// GitHub's web address (for permalinks): `https://github.com`, or a GitHub
     /// Enterprise Server's.
     pub web_url: String,

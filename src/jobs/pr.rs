@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use super::pr_files::{PrFetched, PrKey};
 use super::push::{catch_up, fetch_blobs};
-use super::review::plan_review;
+use super::repo_config::repo_config;
+use super::review::{plan_review, LISTED};
 use super::{errors, App};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
+use crate::config::REPO_CONFIG_PATH;
 use crate::github::Repository;
 use crate::github::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
@@ -22,7 +24,7 @@ use crate::indexer::select::wanted;
 use crate::intake::jobs::AnalyzePr;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use crate::queue::{JobError, RunningJob};
-use crate::report::markdown::render_markdown;
+use crate::report::markdown::{config_problems, render_markdown_listing, MARKER};
 use crate::store::RepoState;
 use crate::workflow::blast::{blast_revisions, BlastRequest};
 use crate::workflow::source::InMemory;
@@ -238,6 +240,9 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         return Ok(());
     }
     let (repo, pr, base_commit) = (&view.repo, &view.pr, &view.base_commit);
+    // The repository's rules, as of the base: a pull request cannot change its own.
+    let loaded = repo_config(app, &installation, repo, base_commit).await?;
+    let config = &loaded.config;
     let snapshot = app
         .cache
         .get_fresh(view.state.id)
@@ -252,7 +257,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     let request = BlastRequest {
         base_label: &base_label,
         head_label: &head_label,
-        depth: 2,
+        depth: config.depth,
         base_skipped: 0,
     };
     let rules = app.rules;
@@ -267,63 +272,105 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
             &rules,
             &request,
         )
+        .map(|mut report| {
+            report.retain(|path| config.paths.allows(path), config.min_confidence);
+            report
+        })
     })
     .map_err(JobError::retry)?;
     // A newer push to this PR wins: nothing older is posted over it.
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
     }
+    let outputs = config.outputs;
+    // What is wrong in the configuration goes where the results are: the check run, or
+    // the summary comment when the check run is off (posted for it alone if need be).
+    let problems =
+        (!loaded.problems.is_empty()).then(|| config_problems(REPO_CONFIG_PATH, &loaded.problems));
+    let problems_in_comment = problems.as_deref().filter(|_| !outputs.check);
     // Permalinks: the PR's head for its changed files, the base graph's commit for the rest.
     let link = view.link(&app.web_url);
-    let mut body = render_markdown(&report, COMMENT_BUDGET, Some(&link));
+    let reserve = problems_in_comment.map_or(0, |p| p.len() + 2);
+    let mut body = render_markdown_listing(
+        &report,
+        COMMENT_BUDGET.saturating_sub(reserve),
+        Some(&link),
+        config.max_callers,
+    );
     if view.fetched.hit_limit {
         body.push_str(&format!(
             "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
             crate::github::PR_FILES_LIMIT
         ));
     }
-    installation
-        .create_or_update_marked_comment(&repo.name, pr.number, SUMMARY_MARKER, &body)
-        .await
-        .map_err(errors::github)?;
-    if job.is_superseded().await.map_err(JobError::retry)? {
-        return Ok(());
+    if let Some(comment) = summary_comment(&body, outputs.summary, problems_in_comment) {
+        installation
+            .create_or_update_marked_comment(&repo.name, pr.number, SUMMARY_MARKER, &comment)
+            .await
+            .map_err(errors::github)?;
     }
-    let (conclusion, title) = verdict(&report);
-    let mut summary = body.clone();
-    if summary.chars().count() > MAX_CHECK_TEXT_CHARS {
-        summary = render_markdown(&report, MAX_CHECK_TEXT_CHARS - 1_000, Some(&link));
+    if outputs.check {
+        if job.is_superseded().await.map_err(JobError::retry)? {
+            return Ok(());
+        }
+        let (conclusion, title) = verdict(&report, config.fail_on_removed_called);
+        let problems = problems.map(|p| p + "\n").unwrap_or_default();
+        let mut summary = format!("{problems}{body}");
+        if summary.chars().count() > MAX_CHECK_TEXT_CHARS {
+            let budget = (MAX_CHECK_TEXT_CHARS - 1_000).saturating_sub(problems.len());
+            let body = render_markdown_listing(&report, budget, Some(&link), config.max_callers);
+            summary = format!("{problems}{body}");
+        }
+        let run = NewCheckRun {
+            name: CHECK_NAME.to_string(),
+            head_sha: pr.head.sha.clone(),
+            status: CheckStatus::Completed,
+            conclusion: Some(conclusion),
+            external_id: Some(format!("pr-{}", pr.number)),
+            details_url: None,
+            output: Some(CheckOutput {
+                title,
+                summary,
+                text: None,
+            }),
+        };
+        let annotations = annotations(&report, config.fail_on_removed_called);
+        installation
+            .publish_check_run(&repo.name, &run, &annotations)
+            .await
+            .map_err(errors::github)?;
     }
-    let run = NewCheckRun {
-        name: CHECK_NAME.to_string(),
-        head_sha: pr.head.sha.clone(),
-        status: CheckStatus::Completed,
-        conclusion: Some(conclusion),
-        external_id: Some(format!("pr-{}", pr.number)),
-        details_url: None,
-        output: Some(CheckOutput {
-            title,
-            summary,
-            text: None,
-        }),
-    };
-    installation
-        .publish_check_run(&repo.name, &run, &annotations(&report))
-        .await
-        .map_err(errors::github)?;
     // Inline comments last: the summary and the check run stand even if GitHub refuses them.
-    if job.is_superseded().await.map_err(JobError::retry)? {
-        return Ok(());
+    if outputs.inline {
+        if job.is_superseded().await.map_err(JobError::retry)? {
+            return Ok(());
+        }
+        let listed = config.max_callers.map_or(LISTED, |n| n.min(LISTED));
+        post_review(&installation, &view, &report, listed, &link).await?;
     }
-    post_review(&installation, &view, &report, &link).await?;
     tracing::info!(
         repo = %repo.name,
         pr = pr.number,
         changed = report.changed.len(),
         untouched = report.callers.iter().filter(|c| !c.touched).count(),
+        config_problems = loaded.problems.len(),
         "blast radius posted"
     );
     Ok(())
+}
+
+/// The summary comment to post: the report (with the configuration's problems when they
+/// go there), or, when the repository turned the comment off, the problems alone; None
+/// when there is nothing to post.
+fn summary_comment(body: &str, enabled: bool, problems: Option<&str>) -> Option<String> {
+    match (enabled, problems) {
+        (true, None) => Some(body.to_string()),
+        (true, Some(problems)) => Some(format!("{}\n\n{problems}", body.trim_end())),
+        (false, Some(problems)) => Some(format!(
+            "{MARKER}\n## Blast radius\n\n{problems}\n_The summary comment and the check run are turned off by `{REPO_CONFIG_PATH}`: this comment only says what is wrong in it._\n"
+        )),
+        (false, None) => None,
+    }
 }
 
 /// The inline review, unless each of its comments was posted before. A 422 (a line GitHub
@@ -333,6 +380,7 @@ async fn post_review(
     installation: &Installation,
     view: &PrView,
     report: &BlastReport,
+    listed: usize,
     link: &(dyn Fn(&str, u32) -> String + Sync),
 ) -> Result<(), JobError> {
     let bot = installation.bot_login().await.map_err(errors::github)?;
@@ -350,6 +398,7 @@ async fn post_review(
         &view.fetched.new_blobs,
         &view.pr.head.sha,
         &posted,
+        listed,
         link,
     ) else {
         return Ok(());
@@ -402,9 +451,10 @@ fn source(input: crate::workflow::push::FileInput) -> SourceFile {
 }
 
 /// Failure when a removed or renamed function is still called (the PR breaks those
-/// calls); neutral when changed functions have callers the PR did not touch (worth a
+/// calls), neutral instead when the repository says so (`fail_on_removed_called:
+/// false`); neutral when changed functions have callers the PR did not touch (worth a
 /// look, not wrong); success otherwise.
-fn verdict(report: &BlastReport) -> (CheckConclusion, String) {
+fn verdict(report: &BlastReport, fail_on_removed_called: bool) -> (CheckConclusion, String) {
     let untouched: Vec<_> = report.callers.iter().filter(|c| !c.touched).collect();
     let broken = untouched.iter().any(|c| {
         matches!(
@@ -414,8 +464,13 @@ fn verdict(report: &BlastReport) -> (CheckConclusion, String) {
     });
     let n = untouched.len();
     if broken {
+        let conclusion = if fail_on_removed_called {
+            CheckConclusion::Failure
+        } else {
+            CheckConclusion::Neutral
+        };
         (
-            CheckConclusion::Failure,
+            conclusion,
             "A removed or renamed function is still called".into(),
         )
     } else if n > 0 {
@@ -434,7 +489,7 @@ fn verdict(report: &BlastReport) -> (CheckConclusion, String) {
     }
 }
 
-fn annotations(report: &BlastReport) -> Vec<Annotation> {
+fn annotations(report: &BlastReport, fail_on_removed_called: bool) -> Vec<Annotation> {
     report
         .callers
         .iter()
@@ -447,7 +502,7 @@ fn annotations(report: &BlastReport) -> Vec<Annotation> {
                 path: c.file.clone(),
                 start_line: c.line,
                 end_line: c.line,
-                level: if broken {
+                level: if broken && fail_on_removed_called {
                     AnnotationLevel::Failure
                 } else {
                     AnnotationLevel::Warning
@@ -470,4 +525,80 @@ fn annotations(report: &BlastReport) -> Vec<Annotation> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blast::report::{CallerFinding, ChangedFunction};
+    use crate::graph::Confidence;
+    use crate::indexer::facts::{CallKind, DefKind};
+
+    /// `gone` removed, still called directly by untouched code.
+    fn removed_still_called() -> BlastReport {
+        BlastReport {
+            base: "main".into(),
+            head: "#1".into(),
+            changed: vec![ChangedFunction {
+                file: "src/a.js".into(),
+                name: "gone".into(),
+                qualified_name: "gone".into(),
+                kind: DefKind::Function,
+                line: 1,
+                end_line: 3,
+                change: Change::Removed,
+                renamed_from: None,
+            }],
+            callers: vec![CallerFinding {
+                callee: "gone".into(),
+                changed_index: 0,
+                file: "src/b.js".into(),
+                line: 4,
+                column: 1,
+                caller: "use".into(),
+                kind: CallKind::Call,
+                confidence: Confidence::Exact,
+                touched: false,
+                depth: 1,
+                via: None,
+            }],
+            depth: 2,
+            unresolved_same_name: 0,
+            skipped_files: 0,
+        }
+    }
+
+    #[test]
+    fn a_removed_function_still_called_fails_the_check_unless_the_repository_says_not_to() {
+        let report = removed_still_called();
+        assert_eq!(verdict(&report, true).0, CheckConclusion::Failure);
+        assert_eq!(
+            annotations(&report, true)[0].level,
+            AnnotationLevel::Failure
+        );
+        let (conclusion, title) = verdict(&report, false);
+        assert_eq!(conclusion, CheckConclusion::Neutral);
+        assert_eq!(title, "A removed or renamed function is still called");
+        assert_eq!(
+            annotations(&report, false)[0].level,
+            AnnotationLevel::Warning
+        );
+    }
+
+    #[test]
+    fn the_summary_comment_carries_the_problems_only_when_the_check_run_does_not() {
+        let body = "<!-- blast-radius -->\n## Blast radius\n\nreport\n";
+        let problems = "### Configuration\n\n- `colour`: unknown key, ignored\n";
+        assert_eq!(summary_comment(body, true, None).as_deref(), Some(body));
+        let with = summary_comment(body, true, Some(problems)).unwrap();
+        assert!(with.starts_with(body.trim_end()), "{with}");
+        assert!(with.ends_with(problems), "{with}");
+        let alone = summary_comment(body, false, Some(problems)).unwrap();
+        assert!(alone.starts_with(MARKER), "{alone}");
+        assert!(
+            alone.contains(problems) && !alone.contains("report"),
+            "{alone}"
+        );
+        assert_eq!(summary_comment(body, false, None), None);
+    }
 }

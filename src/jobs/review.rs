@@ -22,8 +22,8 @@ use crate::report::markdown::{code, describe_change};
 
 /// Where an inline comment's content hash goes: `<!-- blast-radius:inline:HASH -->`.
 const INLINE_MARKER: &str = "<!-- blast-radius:inline:";
-/// Callers listed in one inline comment; the summary comment has the rest.
-const LISTED: usize = 10;
+/// Callers listed in one inline comment, at most; the summary comment has the rest.
+pub(super) const LISTED: usize = 10;
 
 /// A review to post, and the marker that finds it again after a crash.
 #[derive(Debug, PartialEq, Eq)]
@@ -35,13 +35,14 @@ pub(super) struct PlannedReview {
 /// The review for `report`, or None when no comment is new. `analysed` is the blob of
 /// each path's version the analysis read: a comment goes only on a file whose version at
 /// the head is that one, so its lines are the head's. `posted` holds the bodies of the
-/// inline comments of ours already on the PR.
+/// inline comments of ours already on the PR. Each comment lists at most `listed` callers.
 pub(super) fn plan_review(
     report: &BlastReport,
     files: &[PrFile],
     analysed: &BTreeMap<String, BlobSha>,
     head: &CommitSha,
     posted: &[String],
+    listed: usize,
     link: &dyn Fn(&str, u32) -> String,
 ) -> Option<PlannedReview> {
     let said: BTreeSet<&str> = posted.iter().filter_map(|b| inline_hash(b)).collect();
@@ -78,7 +79,7 @@ pub(super) fn plan_review(
             path: func.file.clone(),
             line,
             start_line: None,
-            body: body(func, &callers, &hash, link),
+            body: body(func, &callers, &hash, listed.max(1), link),
         });
         hashes.push(hash);
     }
@@ -118,6 +119,7 @@ fn body(
     func: &ChangedFunction,
     callers: &[&CallerFinding],
     hash: &str,
+    listed: usize,
     link: &dyn Fn(&str, u32) -> String,
 ) -> String {
     let n = callers.len();
@@ -130,7 +132,7 @@ fn body(
         files.len(),
         if files.len() == 1 { "file" } else { "files" },
     );
-    for c in callers.iter().take(LISTED) {
+    for c in callers.iter().take(listed) {
         let _ = write!(
             out,
             "- [{}]({}) in {}",
@@ -149,11 +151,11 @@ fn body(
         }
         out.push('\n');
     }
-    if n > LISTED {
+    if n > listed {
         let _ = writeln!(
             out,
             "- … and {} more (the summary comment lists them)",
-            n - LISTED
+            n - listed
         );
     }
     let _ = write!(out, "\n{INLINE_MARKER}{hash} -->");
@@ -290,7 +292,7 @@ mod tests {
     fn one_comment_on_the_function_naming_its_untouched_callers() {
         let (report, files, analysed) = classify();
         let head = CommitSha("h".repeat(40));
-        let plan = plan_review(&report, &files, &analysed, &head, &[], &link).unwrap();
+        let plan = plan_review(&report, &files, &analysed, &head, &[], LISTED, &link).unwrap();
         assert_eq!(plan.review.commit_id, Some(head));
         assert_eq!(plan.review.comments.len(), 1);
         let c = &plan.review.comments[0];
@@ -309,12 +311,12 @@ mod tests {
         report.changed[0].end_line = 20;
         files[0].patch = Some("@@ -10,2 +10,2 @@\n ctx\n-old\n+new".into());
         let head = CommitSha("h".repeat(40));
-        let plan = plan_review(&report, &files, &analysed, &head, &[], &link).unwrap();
+        let plan = plan_review(&report, &files, &analysed, &head, &[], LISTED, &link).unwrap();
         assert_eq!(plan.review.comments[0].line, 11, "the added line");
         // A function wholly outside the diff gets no comment.
         report.changed[0].end_line = 5;
         assert_eq!(
-            plan_review(&report, &files, &analysed, &head, &[], &link),
+            plan_review(&report, &files, &analysed, &head, &[], LISTED, &link),
             None
         );
     }
@@ -325,7 +327,7 @@ mod tests {
         analysed.insert("services/classify.js".into(), BlobSha("merged".into()));
         let head = CommitSha("h".repeat(40));
         assert_eq!(
-            plan_review(&report, &files, &analysed, &head, &[], &link),
+            plan_review(&report, &files, &analysed, &head, &[], LISTED, &link),
             None
         );
     }
@@ -334,7 +336,7 @@ mod tests {
     fn a_comment_already_posted_is_not_repeated_unless_it_changed() {
         let (mut report, files, analysed) = classify();
         let head = CommitSha("h".repeat(40));
-        let first = plan_review(&report, &files, &analysed, &head, &[], &link).unwrap();
+        let first = plan_review(&report, &files, &analysed, &head, &[], LISTED, &link).unwrap();
         let posted = vec![first.review.comments[0].body.clone()];
         // A later push: lines moved and the head is another, but the same is said.
         for c in &mut report.callers {
@@ -342,14 +344,29 @@ mod tests {
         }
         let head2 = CommitSha("k".repeat(40));
         assert_eq!(
-            plan_review(&report, &files, &analysed, &head2, &posted, &link),
+            plan_review(&report, &files, &analysed, &head2, &posted, LISTED, &link),
             None
         );
         // Another untouched caller: the comment says something new.
         report.callers.push(caller(0, "routes/admin.js", 8, false));
-        let again = plan_review(&report, &files, &analysed, &head2, &posted, &link).unwrap();
+        let again =
+            plan_review(&report, &files, &analysed, &head2, &posted, LISTED, &link).unwrap();
         assert!(again.review.comments[0].body.contains("routes/admin.js:8"));
         assert_ne!(again.marker, first.marker);
+    }
+
+    #[test]
+    fn a_comment_lists_at_most_the_callers_asked_for() {
+        let (report, files, analysed) = classify();
+        let head = CommitSha("h".repeat(40));
+        let plan = plan_review(&report, &files, &analysed, &head, &[], 1, &link).unwrap();
+        let body = &plan.review.comments[0].body;
+        assert!(body.contains("routes/services/video.js:12"), "{body}");
+        assert!(!body.contains("routes/posts.js:40"), "{body}");
+        assert!(
+            body.contains("… and 1 more (the summary comment lists them)"),
+            "{body}"
+        );
     }
 
     #[test]
@@ -360,13 +377,13 @@ mod tests {
             c.confidence = Confidence::Possible;
         }
         assert_eq!(
-            plan_review(&report, &files, &analysed, &head, &[], &link),
+            plan_review(&report, &files, &analysed, &head, &[], LISTED, &link),
             None
         );
         let (mut report, ..) = classify();
         report.changed[0].change = Change::Removed;
         assert_eq!(
-            plan_review(&report, &files, &analysed, &head, &[], &link),
+            plan_review(&report, &files, &analysed, &head, &[], LISTED, &link),
             None
         );
     }

@@ -71,11 +71,24 @@ pub fn fit_comment(body: &str) -> String {
 }
 
 pub fn callers(answer: &CallersAnswer, link: LineLink) -> String {
+    callers_listing(answer, link, MAX_LINES, 0)
+}
+
+/// [`callers`] listing at most `listed` sites (and at most as many as it lists anyway),
+/// saying that `left_out` more sites were left out by the repository's configuration
+/// (its paths or its lowest confidence).
+pub fn callers_listing(
+    answer: &CallersAnswer,
+    link: LineLink,
+    listed: usize,
+    left_out: usize,
+) -> String {
+    let listed = listed.min(MAX_LINES);
     let mut out = format!("**Callers of {}**\n\n", definition(&answer.target, link));
     if answer.callers.is_empty() {
         out.push_str("No call site calls it.\n");
     }
-    for c in answer.callers.iter().take(MAX_LINES) {
+    for c in answer.callers.iter().take(listed) {
         let indent = "  ".repeat(c.depth.saturating_sub(1) as usize);
         let via = c
             .via
@@ -90,8 +103,15 @@ pub fn callers(answer: &CallersAnswer, link: LineLink) -> String {
             c.confidence.as_str(),
         );
     }
-    if answer.callers.len() > MAX_LINES {
-        let _ = writeln!(out, "- … and {} more", answer.callers.len() - MAX_LINES);
+    if answer.callers.len() > listed {
+        let _ = writeln!(out, "- … and {} more", answer.callers.len() - listed);
+    }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "\n{left_out} more call {} in paths or of a confidence that `.github/blast-radius.yml` leaves out.",
+            if left_out == 1 { "site is" } else { "sites are" }
+        );
     }
     let c = &answer.completeness;
     if c.complete() {
@@ -189,5 +209,39 @@ mod tests {
         );
         assert!(md.contains("`createPost`"), "{md}");
         assert!(md.contains("A lower bound: 1 unresolved"), "{md}");
+    }
+
+    #[test]
+    fn a_listing_stops_at_its_limit_and_counts_what_the_config_left_out() {
+        let link = |f: &str, l: u32| format!("https://example.test/{f}#L{l}");
+        let site = |line: u32| CallerEntry {
+            file: "src/a.js".into(),
+            line,
+            column: 1,
+            caller: None,
+            kind: "call",
+            confidence: Confidence::Exact,
+            depth: 1,
+            via: None,
+        };
+        let answer = CallersAnswer {
+            target: def("f", "src/f.js", 1),
+            callers: vec![site(1), site(2), site(3)],
+            completeness: Completeness {
+                unresolved_same_name: 0,
+                skipped_files: 0,
+            },
+        };
+        let md = callers_listing(&answer, &link, 2, 4);
+        assert!(md.contains("src/a.js:2"), "{md}");
+        assert!(!md.contains("src/a.js:3"), "{md}");
+        assert!(md.contains("- … and 1 more"), "{md}");
+        assert!(
+            md.contains("4 more call sites are in paths or of a confidence that `.github/blast-radius.yml` leaves out."),
+            "{md}"
+        );
+        let all = callers_listing(&answer, &link, usize::MAX, 0);
+        assert_eq!(all, callers(&answer, &link));
+        assert!(!all.contains("leaves out"), "{all}");
     }
 }

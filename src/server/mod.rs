@@ -153,6 +153,7 @@ impl Runtime {
             queue: self.queue.clone(),
             rules: SkipRules::default(),
             pr_files: Default::default(),
+            repo_configs: Default::default(),
             web_url: self.web_url.clone(),
         });
         let workers = tokio::spawn(run_workers(

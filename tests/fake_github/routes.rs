@@ -49,7 +49,8 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/repos/{owner}/{name}/tarball/{*reference}", get(tarball))
         .route("/repos/{owner}/{name}/compare/{basehead}", get(compare))
         .route("/repos/{owner}/{name}/git/trees/{sha}", get(tree))
-        .route("/repos/{owner}/{name}/git/blobs/{sha}", get(blob));
+        .route("/repos/{owner}/{name}/git/blobs/{sha}", get(blob))
+        .route("/repos/{owner}/{name}/contents/{*path}", get(contents));
     let api = super::pulls::routes(api);
     let api = super::issues::routes(api);
     let api = super::checks::routes(api);
@@ -760,6 +761,86 @@ async fn blob(
         "node_id": format!("B_{sha}"),
         "size": bytes.len(),
         "encoding": "base64",
+        "content": wrapped.join("\n") + "\n",
+    }))
+    .into_response()
+}
+
+/// `GET /repos/{owner}/{repo}/contents/{path}[?ref=]`: a file at a commit (the default
+/// branch without `ref`), raw when asked for, else base64 JSON as GitHub sends it; a
+/// directory is its list; anything else a 404.
+async fn contents(
+    State(st): St,
+    Extension(caller): Extension<Caller>,
+    Path((owner, name, path)): Path<(String, String, String)>,
+    Query(params): Params,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let repo = match visible_repo(&st, caller, &owner, &name, &format!("/contents/{path}")) {
+        Ok(repo) => repo,
+        Err(answer) => return answer,
+    };
+    let wants_raw = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("raw"));
+    let as_json = st.model.lock().unwrap().blobs_as_json;
+    let dir = repo.dir.clone();
+    let reference = params
+        .get("ref")
+        .cloned()
+        .unwrap_or_else(|| "HEAD".to_string());
+    let path = path.trim_matches('/').to_string();
+    let object = format!("{reference}:{path}");
+    let found = blocking(move || {
+        let kind = git::run(&dir, &["cat-file", "-t", &object]).ok()?;
+        match String::from_utf8_lossy(&kind).trim() {
+            "blob" => {
+                let sha = git::run(&dir, &["rev-parse", &object]).ok()?;
+                let sha = String::from_utf8_lossy(&sha).trim().to_string();
+                Some(Ok((sha.clone(), git::cat_blob(&dir, &sha)?)))
+            }
+            "tree" => {
+                let entries = git::ls_tree(&dir, &object, false).ok()?;
+                Some(Err(entries
+                    .into_iter()
+                    .map(|e| {
+                        let kind = if e.kind == "tree" { "dir" } else { "file" };
+                        json!({"type": kind, "name": e.path, "sha": e.sha})
+                    })
+                    .collect::<Vec<Value>>()))
+            }
+            _ => None,
+        }
+    })
+    .await;
+    let (sha, bytes) = match found {
+        None => return not_found(),
+        Some(Err(listing)) => return Json(Value::Array(listing)).into_response(),
+        Some(Ok(file)) => file,
+    };
+    if wants_raw && !as_json {
+        return (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/vnd.github.raw")],
+            bytes,
+        )
+            .into_response();
+    }
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let wrapped: Vec<&str> = encoded
+        .as_bytes()
+        .chunks(60)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    let name = path.rsplit('/').next().unwrap_or_default().to_string();
+    Json(json!({
+        "type": "file",
+        "encoding": "base64",
+        "size": bytes.len(),
+        "name": name,
+        "path": path,
+        "sha": sha,
         "content": wrapped.join("\n") + "\n",
     }))
     .into_response()

@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 use super::LineLink;
 use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction};
+use crate::config::ConfigProblem;
 use crate::graph::Confidence;
 
 /// The first line: the bot finds (and updates) its own comment by it.
@@ -44,19 +45,59 @@ const MAX_LABEL_CHARS: usize = 60;
 /// call sites, and the changed functions but the removed ones (their line is on the
 /// base side). Links count against the budget like any other text.
 pub fn render_markdown(report: &BlastReport, max_chars: usize, link: Option<LineLink>) -> String {
-    let full = render(report, usize::MAX, 0, usize::MAX, link);
+    render_markdown_listing(report, max_chars, link, None)
+}
+
+/// [`render_markdown`] listing at most `listed` callers (untouched, and possible) per
+/// changed function when given (a repository's `max_callers`), the rest counted.
+pub fn render_markdown_listing(
+    report: &BlastReport,
+    max_chars: usize,
+    link: Option<LineLink>,
+    listed: Option<usize>,
+) -> String {
+    let full = render(report, usize::MAX, 0, listed.unwrap_or(usize::MAX), link);
     if full.len() <= max_chars {
         return full;
     }
     // Too long: first list at most a few callers per function, so every changed
     // function gets its section; only then cut what still does not fit.
-    let capped = render(report, usize::MAX, 0, LISTED_PER_FUNCTION, link);
+    let few = listed.map_or(LISTED_PER_FUNCTION, |n| n.min(LISTED_PER_FUNCTION));
+    let capped = render(report, usize::MAX, 0, few, link);
     if capped.len() <= max_chars {
         return capped;
     }
     // Keep room for the truncation note, sized for the largest counts it can hold.
     let reserve = truncation_note(report.callers.len(), report.changed.len()).len() + 2;
-    render(report, max_chars, reserve, LISTED_PER_FUNCTION, link)
+    render(report, max_chars, reserve, few, link)
+}
+
+/// What is wrong in a repository's configuration file, as a section: the file, each
+/// problem (the file's own text only in code spans), and that defaults stood in.
+pub fn config_problems(path: &str, problems: &[ConfigProblem]) -> String {
+    const LISTED: usize = 20;
+    let mut out = format!(
+        "### Configuration\n\n{} has {} {}; the defaults were used in {} place:\n\n",
+        code(path),
+        problems.len(),
+        plural(problems.len(), "problem", "problems"),
+        plural(problems.len(), "its", "their"),
+    );
+    for p in problems.iter().take(LISTED) {
+        out.push_str("- ");
+        if !p.key.is_empty() {
+            let _ = write!(out, "{}: ", code(&p.key));
+        }
+        out.push_str(&sanitize(&p.message, 300));
+        if let Some(found) = &p.found {
+            let _ = write!(out, " (found {})", code(found));
+        }
+        out.push('\n');
+    }
+    if problems.len() > LISTED {
+        let _ = writeln!(out, "- … and {} more", problems.len() - LISTED);
+    }
+    out
 }
 
 /// Callers listed per changed function (untouched, and possible) when the whole report

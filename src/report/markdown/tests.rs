@@ -663,3 +663,58 @@ fn truncation_with_links_keeps_limit_and_counts() {
     let plain = render_markdown(&r, LIMIT, None);
     assert!(sections < plain.lines().filter(|l| l.starts_with("### `")).count());
 }
+
+#[test]
+fn a_repository_s_max_callers_lists_that_many_per_function_and_counts_the_rest() {
+    let r = typical();
+    let untouched = |md: &str| {
+        md.lines()
+            .filter(|l| l.starts_with("- `") && (l.contains(" — exact") || l.contains(" — likely")))
+            .count()
+    };
+    let all = render_markdown_listing(&r, LIMIT, None, None);
+    assert_eq!(
+        all,
+        render_markdown(&r, LIMIT, None),
+        "None: today's rendering"
+    );
+    let one = render_markdown_listing(&r, LIMIT, None, Some(1));
+    let sections = one.lines().filter(|l| l.starts_with("### `")).count();
+    assert!(untouched(&one) <= sections, "{one}");
+    assert!(untouched(&all) > untouched(&one), "{all}");
+    assert!(one.contains("more untouched caller"), "{one}");
+    assert_balanced(&one);
+    // A long report lists no more than the limit asks, whichever is smaller.
+    let huge = huge();
+    let md = render_markdown_listing(&huge, LIMIT, None, Some(3));
+    assert!(md.len() <= LIMIT);
+    for section in md.split("\n### ").skip(1) {
+        let listed = section
+            .lines()
+            .filter(|l| l.starts_with("- `src/callers/") || l.starts_with("- [`src/callers/"))
+            .count();
+        assert!(listed <= 3 + 3, "untouched and possible, 3 each: {section}");
+    }
+}
+
+#[test]
+fn config_problems_quote_the_file_s_text_in_code_spans() {
+    let problems = vec![
+        ConfigProblem {
+            key: "colour".into(),
+            message: "unknown key, ignored".into(),
+            found: None,
+        },
+        ConfigProblem {
+            key: "depth".into(),
+            message: "out of range: use a whole number from 1 to 5; the default (2) was used"
+                .into(),
+            found: Some("9 @octocat <img>".into()),
+        },
+    ];
+    let md = config_problems(".github/blast-radius.yml", &problems);
+    assert!(md.starts_with("### Configuration\n"), "{md}");
+    assert!(md.contains("`.github/blast-radius.yml` has 2 problems; the defaults were used"));
+    assert!(md.contains("- `colour`: unknown key, ignored\n"), "{md}");
+    assert!(md.contains("(found `9 @octocat <img>`)"), "{md}");
+}
