@@ -128,6 +128,10 @@ async fn an_operator_sets_up_installs_and_sees_the_status_then_the_comment_is_ph
     assert!(status.contains("acme/web"), "{status}");
     assert!(status.contains("installation.created"), "{status}");
     assert!(seen["phoneOverflow"].as_i64().unwrap() <= 0, "{seen}");
+    assert_eq!(
+        seen["phoneCards"], true,
+        "rows read as cards on a phone: {seen}"
+    );
     // What the browser did is what the database and GitHub hold.
     let app = fake.created_apps().pop().expect("an App was created");
     assert_eq!(app.org.as_deref(), Some("acme"));

@@ -182,6 +182,11 @@ td.wrap{white-space:normal;word-break:break-word}
 .bad{color:#cf222e}.muted{color:#656d76}code{font-size:.9em}
 .counts span{display:inline-block;margin-right:1rem}
 input{font-size:1rem;padding:.3rem;width:100%;max-width:24rem;box-sizing:border-box}
+@media (max-width:600px){table,tbody,tr,td{display:block;width:auto}thead{display:none}
+tr{border:1px solid #d0d7de;border-radius:6px;margin:.5rem 0;padding:.3rem 0}
+td{border:0;white-space:normal;word-break:break-word;padding:.15rem .6rem}
+td:empty{display:none}
+td::before{content:attr(data-label);color:#656d76;display:inline-block;min-width:6.5rem}}
 button,a.button{font-size:1rem;padding:.4rem .9rem;background:#1f883d;color:#fff;border:0;border-radius:6px;text-decoration:none;display:inline-block}
 </style></head><body>"#;
 
@@ -229,20 +234,24 @@ pub fn render(page: &StatusPage) -> String {
     }
     out.push_str("</p>");
     if !page.failures.is_empty() {
-        out.push_str("<table><tr><th>job</th><th>state</th><th>attempts</th><th>when</th><th>last error</th></tr>");
-        for f in &page.failures {
-            let _ = write!(
-                out,
-                "<tr><td>{} <span class=\"muted\">#{}</span></td><td>{}</td><td>{}</td><td>{}</td><td class=\"wrap\">{}</td></tr>",
-                esc(&f.kind),
-                f.id.0,
-                esc(f.state.as_str()),
-                f.attempts,
-                since(page.now, f.at),
-                esc(&f.error)
-            );
-        }
-        out.push_str("</table>");
+        let rows = page.failures.iter().map(|f| {
+            vec![
+                cell(format!(
+                    "{} <span class=\"muted\">#{}</span>",
+                    esc(&f.kind),
+                    f.id.0
+                )),
+                cell(esc(f.state.as_str())),
+                cell(f.attempts.to_string()),
+                cell(since(page.now, f.at)),
+                wide(esc(&f.error), "wrap"),
+            ]
+        });
+        table(
+            &mut out,
+            &["job", "state", "attempts", "when", "last error"],
+            rows,
+        );
     }
 
     let _ = write!(
@@ -256,23 +265,27 @@ pub fn render(page: &StatusPage) -> String {
         },
     );
     if !page.installations.is_empty() {
-        out.push_str("<table><tr><th>account</th><th>installation</th><th>repositories</th><th>since</th></tr>");
-        for i in &page.installations {
-            let _ = write!(
-                out,
-                "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&i.account),
-                if i.suspended {
-                    " <span class=\"bad\">suspended</span>"
-                } else {
-                    ""
-                },
-                i.id,
-                i.repositories,
-                since(page.now, i.since)
-            );
-        }
-        out.push_str("</table>");
+        let rows = page.installations.iter().map(|i| {
+            vec![
+                cell(format!(
+                    "{}{}",
+                    esc(&i.account),
+                    if i.suspended {
+                        " <span class=\"bad\">suspended</span>"
+                    } else {
+                        ""
+                    }
+                )),
+                cell(i.id.to_string()),
+                cell(i.repositories.to_string()),
+                cell(since(page.now, i.since)),
+            ]
+        });
+        table(
+            &mut out,
+            &["account", "installation", "repositories", "since"],
+            rows,
+        );
     }
     let _ = write!(
         out,
@@ -284,8 +297,7 @@ pub fn render(page: &StatusPage) -> String {
             "ies"
         }
     );
-    out.push_str("<table><tr><th>repository</th><th>account</th><th>commit</th><th>files</th><th>edges</th><th>updated</th><th>error</th></tr>");
-    for r in &page.repositories {
+    let rows = page.repositories.iter().map(|r| {
         let account = match (r.installation, r.suspended) {
             (None, _) => "<span class=\"muted\">CLI</span>".to_string(),
             (Some(_), true) => format!("{} <span class=\"bad\">suspended</span>", esc(&r.account)),
@@ -296,36 +308,92 @@ pub fn render(page: &StatusPage) -> String {
             .as_deref()
             .map(|c| format!("<code>{}</code>", esc(&c[..c.len().min(12)])))
             .unwrap_or_else(|| "<span class=\"muted\">not indexed</span>".into());
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{account}</td><td>{commit}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"wrap bad\">{}</td></tr>",
-            esc(&r.full_name),
-            r.files,
-            r.edges,
-            since(page.now, r.updated_at),
-            esc(r.last_error.as_deref().unwrap_or(""))
-        );
-    }
-    out.push_str("</table>");
+        vec![
+            cell(esc(&r.full_name)),
+            cell(account),
+            cell(commit),
+            cell(r.files.to_string()),
+            cell(r.edges.to_string()),
+            cell(since(page.now, r.updated_at)),
+            wide(esc(r.last_error.as_deref().unwrap_or("")), "wrap bad"),
+        ]
+    });
+    table(
+        &mut out,
+        &[
+            "repository",
+            "account",
+            "commit",
+            "files",
+            "edges",
+            "updated",
+            "error",
+        ],
+        rows,
+    );
 
-    out.push_str("<h2>Recent deliveries</h2><table><tr><th>event</th><th>outcome</th><th>jobs</th><th>when</th><th>delivery</th></tr>");
-    for d in &page.deliveries {
+    out.push_str("<h2>Recent deliveries</h2>");
+    let rows = page.deliveries.iter().map(|d| {
         let event = match &d.action {
             Some(a) => format!("{}.{}", d.event, a),
             None => d.event.clone(),
         };
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
-            esc(&event),
-            esc(&d.outcome),
-            d.jobs,
-            since(page.now, d.at),
-            esc(&d.delivery)
-        );
-    }
+        vec![
+            cell(esc(&event)),
+            cell(esc(&d.outcome)),
+            cell(d.jobs.to_string()),
+            cell(since(page.now, d.at)),
+            cell(format!("<code>{}</code>", esc(&d.delivery))),
+        ]
+    });
+    table(
+        &mut out,
+        &["event", "outcome", "jobs", "when", "delivery"],
+        rows,
+    );
     out.push_str("</table></body></html>\n");
     out
+}
+
+/// A table cell: its class and its HTML (escaped by the caller).
+struct Cell {
+    class: &'static str,
+    html: String,
+}
+
+fn cell(html: String) -> Cell {
+    Cell { class: "", html }
+}
+
+fn wide(html: String, class: &'static str) -> Cell {
+    Cell { class, html }
+}
+
+/// A table whose every cell carries its column's name: on a phone's width the rows
+/// become cards, each cell a line led by that name (the page's CSS).
+fn table(out: &mut String, headers: &[&str], rows: impl Iterator<Item = Vec<Cell>>) {
+    out.push_str("<table><thead><tr>");
+    for h in headers {
+        let _ = write!(out, "<th>{h}</th>");
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in rows {
+        out.push_str("<tr>");
+        for (h, c) in headers.iter().zip(row) {
+            let _ = write!(
+                out,
+                "<td data-label=\"{h}\"{}>{}</td>",
+                if c.class.is_empty() {
+                    String::new()
+                } else {
+                    format!(" class=\"{}\"", c.class)
+                },
+                c.html
+            );
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
 }
 
 fn since(now: DateTime<Utc>, at: DateTime<Utc>) -> String {

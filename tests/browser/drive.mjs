@@ -80,6 +80,11 @@ async function setup(server, token, shots) {
   seen.phoneOverflow = await small.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );
+  // Rows become cards: the header row hides, each cell leads with its column's name.
+  seen.phoneCards = await small.evaluate(() =>
+    [...document.querySelectorAll('thead')].every((t) => getComputedStyle(t).display === 'none') &&
+    getComputedStyle(document.querySelector('td'), '::before').content.includes('account'),
+  );
   await small.screenshot({ path: `${shots}/6-status-phone.png`, fullPage: true });
   return seen;
 }
