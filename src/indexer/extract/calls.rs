@@ -76,7 +76,7 @@ impl<'s> Extractor<'s> {
             "subscript_expression" => self.subscript_sym(node, depth),
             "new_expression" => self.new_sym(node, depth),
             "call_expression" => self.call_sym(node, depth),
-            "as_expression" | "satisfies_expression" => {
+            "as_expression" => {
                 if let Some(t) = node.named_child(1).and_then(|t| self.value_of_type(t, 0)) {
                     return t;
                 }
@@ -84,6 +84,20 @@ impl<'s> Extractor<'s> {
                     Some(inner) => self.expr_sym_depth(inner, depth + 1),
                     None => self.unknown(),
                 }
+            }
+            // `config satisfies Config` keeps the type of `config` (TypeScript 4.9): the
+            // stated type only when the expression says nothing.
+            "satisfies_expression" => {
+                let inner = match node.named_child(0) {
+                    Some(inner) => self.expr_sym_depth(inner, depth + 1),
+                    None => self.unknown(),
+                };
+                if !matches!(self.facts.sym(inner), Sym::Unknown) {
+                    return inner;
+                }
+                node.named_child(1)
+                    .and_then(|t| self.value_of_type(t, 0))
+                    .unwrap_or(inner)
             }
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
                 match node.named_child(0) {
