@@ -157,6 +157,25 @@ fn index_callers_callees_and_path_work_on_a_plain_directory() {
 }
 
 #[test]
+fn index_counts_files_with_syntax_errors_by_cause() {
+    let dir = fixture("resolve/export_type_star");
+    let out = run_ok(&["index", "--repo", dir.to_str().unwrap()]);
+    assert!(out.contains("0 with syntax errors"), "{out}");
+    assert!(
+        out.contains(
+            "syntax       export type * (TS 5.0): 2 files, repaired (e.g. src/decl/index.d.ts)"
+        ),
+        "{out}"
+    );
+    let dir = fixture("extract/errors");
+    let out = run_ok(&["index", "--repo", dir.to_str().unwrap()]);
+    assert!(
+        out.contains("syntax       other syntax errors: 3 files (e.g. broken.js)"),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_mistyped_name_gets_the_closest_names() {
     let repo = two_commit_repo("blast/classify");
     let path = repo.path().to_str().unwrap();

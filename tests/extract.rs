@@ -300,6 +300,42 @@ fn syntax_errors_are_counted_and_the_rest_is_read() {
     assert_eq!(clean.parse_errors, 0);
 }
 
+#[test]
+fn misreadings_of_the_grammar_are_repaired_and_recorded() {
+    // As date-fns ships them: `export type *`, and import types with type arguments
+    // (every `fp/*.d.ts`), which tree-sitter-typescript reads as syntax errors.
+    let source = "export type * from \"./types.js\";\nexport type * as fp from './fp.js'\nexport declare const add: import(\"./types.js\").FPFn2<\n  Date,\n  import(\"./fp.js\").Duration\n>;\nexport declare function parse(text: string): Date;\n";
+    let facts = extract_source("index.d.ts", source);
+    assert_eq!(facts.parse_errors, 0);
+    assert_eq!(
+        facts.repaired,
+        [Repair::ExportTypeStar, Repair::ImportTypeArguments]
+    );
+    let exported: Vec<&str> = facts.exports.iter().map(|e| facts.str(e.name)).collect();
+    assert_eq!(exported, ["", "fp", "add", "parse"]);
+    assert!(matches!(facts.exports[0].value, ExportValue::Star { .. }));
+    // Positions are the file's own.
+    assert_eq!(def(&facts, "parse").name_pos.line, 6);
+
+    // TypeScript 5.2's `using` declares its name; `static accessor` (4.9) is a field.
+    let source = "import { open } from './res.js';\nexport class C {\n  static accessor count = 0;\n  m() {\n    using h = open();\n    h.read();\n  }\n}\n";
+    let facts = extract_source("c.ts", source);
+    assert_eq!(facts.parse_errors, 0);
+    assert_eq!(facts.repaired, [Repair::ModifiedAccessor]);
+    let read = facts
+        .calls
+        .iter()
+        .find(|c| facts.str(c.name) == "read")
+        .expect("h.read()");
+    assert_eq!(
+        facts.describe(read.callee),
+        "h=ret(open=import {open} './res.js').read"
+    );
+
+    let clean = extract_source("d.ts", "export type { A } from './a.js';\n");
+    assert_eq!((clean.parse_errors, clean.repaired.len()), (0, 0));
+}
+
 /// Every definition's qualified name with its signature and body hashes.
 fn hashes(facts: &FileFacts) -> Vec<(String, u64, u64)> {
     facts

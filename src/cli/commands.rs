@@ -166,6 +166,22 @@ fn summary(loaded: &Indexed, total: std::time::Duration) -> String {
         loaded.bytes as f64 / 1e6,
         s.files_with_syntax_errors
     );
+    for (i, cause) in s.syntax_errors.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}{}: {} file{}{} (e.g. {})",
+            if i == 0 {
+                "syntax       "
+            } else {
+                "             "
+            },
+            cause.description,
+            cause.files,
+            if cause.files == 1 { "" } else { "s" },
+            if cause.repaired { ", repaired" } else { "" },
+            cause.example
+        );
+    }
     let skipped_text = if s.skipped.by_reason.is_empty() {
         "none".to_string()
     } else {

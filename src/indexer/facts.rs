@@ -40,7 +40,11 @@ pub struct FileFacts {
     /// A `.d.ts` file: declarations only, no call sites.
     pub declaration_only: bool,
     /// Syntax errors tree-sitter recovered from; facts are what it could still read.
+    /// Counted after the repairs in `repaired`.
     pub parse_errors: u32,
+    /// Misreadings of the grammar worked around before extraction (sorted, each once):
+    /// the file had syntax errors that a correct parser would not have.
+    pub repaired: Vec<Repair>,
     pub strings: StringTable,
     pub defs: Vec<Definition>,
     pub calls: Vec<CallSite>,
@@ -147,6 +151,52 @@ impl StringTable {
     pub fn shrink_to_fit(&mut self) {
         self.buf.shrink_to_fit();
         self.ends.shrink_to_fit();
+    }
+}
+
+/// A syntax the TypeScript grammar misreads and the indexer repairs (a closed set: each
+/// is recognised in the source text, see `extract::repair`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Repair {
+    /// A generic call signature on a line of its own after another member of an
+    /// interface or object type (`<P extends string>(path: P): R`).
+    GenericCallSignature,
+    /// `export type * from './x'` and `export type * as ns from './x'` (TypeScript 5.0).
+    ExportTypeStar,
+    /// An auto-accessor after another modifier: `static accessor count = 0` (TypeScript
+    /// 4.9; the grammar takes `accessor` alone only).
+    ModifiedAccessor,
+    /// Type arguments after an import type: `import('./types.js').FPFn2<Date, D>`
+    /// (TypeScript 2.9; what declaration emit writes, as in date-fns' `fp/*.d.ts`).
+    ImportTypeArguments,
+}
+
+impl Repair {
+    pub const ALL: [Repair; 4] = [
+        Repair::GenericCallSignature,
+        Repair::ExportTypeStar,
+        Repair::ModifiedAccessor,
+        Repair::ImportTypeArguments,
+    ];
+
+    /// What a person reads in a summary.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Repair::GenericCallSignature => "generic call signature on its own line",
+            Repair::ExportTypeStar => "export type * (TS 5.0)",
+            Repair::ModifiedAccessor => "static/override accessor (TS 4.9)",
+            Repair::ImportTypeArguments => "import('./x').T<A> type arguments",
+        }
+    }
+
+    /// A stable identifier for machine-readable output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Repair::GenericCallSignature => "generic_call_signature",
+            Repair::ExportTypeStar => "export_type_star",
+            Repair::ModifiedAccessor => "modified_accessor",
+            Repair::ImportTypeArguments => "import_type_arguments",
+        }
     }
 }
 

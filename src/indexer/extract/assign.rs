@@ -12,6 +12,9 @@ impl<'s> Extractor<'s> {
         let (Some(left), Some(right)) = (node.field(Field::Left), node.field(Field::Right)) else {
             return self.visit_children(node, depth);
         };
+        if self.using_declaration(node, left, right, depth) {
+            return;
+        }
         let handled = match left.kind_str() {
             "member_expression" => self.member_assignment(left, right, depth),
             "identifier" => self.identifier_assignment(left, right, depth),
@@ -26,6 +29,32 @@ impl<'s> Extractor<'s> {
                 self.visit(child, depth + 1);
             }
         }
+    }
+
+    /// `using handle = open()` and `await using handle = open()` (TypeScript 5.2): the
+    /// TypeScript grammar reads the declaration as an assignment after a `using`
+    /// keyword. It declares `handle` in the block, as `const` would.
+    fn using_declaration(
+        &mut self,
+        node: Node<'s>,
+        left: Node<'s>,
+        right: Node<'s>,
+        depth: usize,
+    ) -> bool {
+        if left.kind_str() != "identifier" || node.child(0).is_none_or(|c| c.kind_str() != "using")
+        {
+            return false;
+        }
+        let name = self.intern_node(left);
+        let value = self.expr_sym(right);
+        self.declare(name, value, false);
+        self.tokens.leaf(left, self.src);
+        for child in self.kids(node) {
+            if child != left {
+                self.visit(child, depth + 1);
+            }
+        }
+        true
     }
 
     /// Walks the left side: `a.b.c = ...` reads `a.b`, writes `c`.

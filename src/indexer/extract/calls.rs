@@ -76,7 +76,7 @@ impl<'s> Extractor<'s> {
             "subscript_expression" => self.subscript_sym(node, depth),
             "new_expression" => self.new_sym(node, depth),
             "call_expression" => self.call_sym(node, depth),
-            "as_expression" | "satisfies_expression" => {
+            "as_expression" => {
                 if let Some(t) = node.named_child(1).and_then(|t| self.value_of_type(t, 0)) {
                     return t;
                 }
@@ -84,6 +84,20 @@ impl<'s> Extractor<'s> {
                     Some(inner) => self.expr_sym_depth(inner, depth + 1),
                     None => self.unknown(),
                 }
+            }
+            // `config satisfies Config` keeps the type of `config` (TypeScript 4.9): the
+            // stated type only when the expression says nothing.
+            "satisfies_expression" => {
+                let inner = match node.named_child(0) {
+                    Some(inner) => self.expr_sym_depth(inner, depth + 1),
+                    None => self.unknown(),
+                };
+                if !matches!(self.facts.sym(inner), Sym::Unknown) {
+                    return inner;
+                }
+                node.named_child(1)
+                    .and_then(|t| self.value_of_type(t, 0))
+                    .unwrap_or(inner)
             }
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
                 match node.named_child(0) {
@@ -410,7 +424,8 @@ impl<'s> Extractor<'s> {
         let mut index: u16 = 0;
         for child in children {
             let is_function = super::syntax::is_function_node(child.kind_str());
-            if element.is_some() && is_function {
+            // The callback is the first argument (`then`'s second is for a rejection).
+            if element.is_some() && is_function && index == 0 {
                 self.param_hint = element.take();
                 self.value_use(child, depth + 1);
                 self.param_hint = None;
@@ -431,7 +446,8 @@ impl<'s> Extractor<'s> {
     }
 
     /// `items.map(item => ...)`: which parameter of the callback is an element of which
-    /// array, for the iteration methods of arrays.
+    /// array, for the iteration methods of arrays; `promise.then(value => ...)`: the
+    /// value the promise gives.
     fn iteration_element(&mut self, callee: Node<'s>) -> Option<(usize, SymId)> {
         if callee.kind_str() != "member_expression" {
             return None;
@@ -440,6 +456,14 @@ impl<'s> Extractor<'s> {
             "forEach" | "map" | "filter" | "find" | "findIndex" | "findLast" | "findLastIndex"
             | "some" | "every" | "flatMap" => 0,
             "reduce" | "reduceRight" => 1,
+            // A promise's value is what the graph reads the promise as (`await` and
+            // `Promise<T>` are transparent to it): `import('./x')` is the module's
+            // namespace, an async function's call what it returns. So `.then`'s
+            // callback receives the receiver's own value, as `await` would give it.
+            "then" => {
+                let promise = self.expr_sym(callee.field(Field::Object)?);
+                return Some((0, promise));
+            }
             _ => return None,
         };
         let array = self.expr_sym(callee.field(Field::Object)?);

@@ -67,11 +67,14 @@ fn parse_and_extract(path: &str, language: Language, source: &str) -> FileFacts 
     let Some(tree) = parser.parse(source, None) else {
         return FileFacts::default();
     };
-    if language == Language::TypeScript && tree.root_node().has_error() {
-        if let Some((patched, repaired)) = repair::reparse(&mut parser, source, &tree) {
+    if language != Language::JavaScript && tree.root_node().has_error() {
+        if let Some((patched, repaired, repairs)) =
+            repair::reparse(&mut parser, language, source, &tree)
+        {
             arena::discard(tree);
-            let facts = extract_tree(path, language, &patched, &repaired);
+            let mut facts = extract_tree(path, language, &patched, &repaired);
             arena::discard(repaired);
+            facts.repaired = repairs;
             return facts;
         }
     }

@@ -1,9 +1,16 @@
-//! A second parse around one misparse of tree-sitter-typescript.
+//! A second parse around misreadings of tree-sitter-typescript.
 //!
-//! TypeScript never reads a `<` that begins a line as the type arguments of the type
-//! that ends the line before (its parser asks for no line break in between). The
-//! grammar does, so an interface or object type with a generic call signature after
-//! another member fails to parse:
+//! Each misreading is a syntax TypeScript accepts and the grammar does not; each has a
+//! patch of the same length that the grammar reads as what TypeScript means, so every
+//! byte offset, line and column of the file stays. When a TypeScript file has errors,
+//! every spot of a misreading that lies inside an error node is patched and the file is
+//! parsed again; the second tree is kept only if it has fewer errors. The file's facts
+//! say which repairs were made ([`Repair`]).
+//!
+//! **Generic call signatures on their own line.** TypeScript never reads a `<` that
+//! begins a line as the type arguments of the type that ends the line before (its
+//! parser asks for no line break in between). The grammar does, so an interface or
+//! object type with a generic call signature after another member fails to parse:
 //!
 //! ```ts
 //! interface HandlerInterface {
@@ -13,35 +20,218 @@
 //! ```
 //!
 //! hono's `types.ts` takes 460 error nodes from this, and every call through its
-//! routing methods goes unresolved. When a TypeScript file has errors, each such `<`
-//! inside an error gets a `;` in the blank just before it (same length: every byte
-//! offset, line and column stays) and the file is parsed again; the second tree is kept
-//! only if it has fewer errors. The `;` is a member separator the walk ignores (no
-//! token of any hash), so the facts are what a correct parse of the original gives.
+//! routing methods goes unresolved. Each such `<` gets a `;` in the blank just before
+//! it. The `;` is a member separator the walk ignores (no token of any hash), so the
+//! facts are what a correct parse of the original gives. Only the TypeScript grammar:
+//! in TSX a `<` at the start of a line is as often JSX.
 //!
-//! Only the TypeScript grammar: in TSX a `<` at the start of a line is as often JSX.
+//! **`export type * from './x'`** (and `export type * as ns from './x'`, TypeScript
+//! 5.0): the grammar knows `export type { a } from` but not the star, and the whole
+//! statement is lost (date-fns re-exports its types this way). The `type` is blanked
+//! (four spaces): a type-only re-export is a re-export for the graph, as `export type
+//! { a }` already is. Both grammars.
+//!
+//! **`static accessor count = 0`** (auto-accessors, TypeScript 4.9): the grammar takes
+//! `accessor` only as a class member's sole modifier, and `static`, `override` or
+//! `readonly` before it loses the member. The `accessor` is blanked: the member reads as
+//! the field it is backed by, which is what the graph knows of an accessor anyway.
+//!
+//! **`import('./types.js').FPFn2<Date, D>`**: the grammar reads an import type's
+//! members but not type arguments after them, and the declaration is lost (each of
+//! date-fns' ~800 `fp/*.d.ts` files is one such declaration). The type arguments are
+//! blanked, line breaks kept: the graph reads a generic type by its name (only
+//! `Promise`, arrays and the like look inside, never an import type), so what is lost
+//! is the import types written inside the arguments.
 
 use tree_sitter::{Node, Parser, Tree};
 
-/// The repaired source and its tree, when patching helps.
-pub(crate) fn reparse(parser: &mut Parser, source: &str, tree: &Tree) -> Option<(String, Tree)> {
+use crate::indexer::facts::Repair;
+use crate::indexer::Language;
+
+/// The repaired source, its tree, and the repairs made (sorted), when patching helps.
+pub(crate) fn reparse(
+    parser: &mut Parser,
+    language: Language,
+    source: &str,
+    tree: &Tree,
+) -> Option<(String, Tree, Vec<Repair>)> {
     let root = tree.root_node();
-    let spots: Vec<usize> = candidates(source)
-        .filter(|&at| inside_error(root, at))
-        .collect();
-    if spots.is_empty() {
+    // (offset, replacement of the same length, repair)
+    let mut patches: Vec<(usize, &'static [u8], Repair)> = Vec::new();
+    if language == Language::TypeScript {
+        // The blank before the `<`: a space or a tab, never a line break.
+        patches.extend(
+            candidates(source)
+                .filter(|&at| inside_error(root, at))
+                .map(|at| (at - 1, b";".as_slice(), Repair::GenericCallSignature)),
+        );
+    }
+    patches.extend(
+        type_stars(source)
+            .filter(|&at| inside_error(root, at))
+            .map(|at| (at, b"    ".as_slice(), Repair::ExportTypeStar)),
+    );
+    // The grammar reads `static` as the member's name; the error is at the real name.
+    patches.extend(
+        modified_accessors(source)
+            .filter(|&(_, name)| inside_error(root, name))
+            .map(|(at, _)| (at, b"        ".as_slice(), Repair::ModifiedAccessor)),
+    );
+    // No rule of the grammar reads these type arguments: it ends the declaration before
+    // them (a missing `;`, no error node) and reads them as an expression. Where they
+    // did parse (an instantiation expression), blanking them changes no fact the graph
+    // reads, and the second parse is kept only if it has fewer errors.
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    for (at, end) in import_type_arguments(source) {
+        if blanks.last().is_none_or(|&(_, e)| e <= at) {
+            blanks.push((at, end));
+        }
+    }
+    if patches.is_empty() && blanks.is_empty() {
         return None;
     }
     let mut patched = source.as_bytes().to_vec();
-    for &at in &spots {
-        // The blank before the `<`: a space or a tab, never a line break.
-        patched[at - 1] = b';';
+    for &(at, with, _) in &patches {
+        patched[at..at + with.len()].copy_from_slice(with);
     }
-    // Only ASCII blanks were replaced by an ASCII byte: still UTF-8.
+    for &(at, end) in &blanks {
+        // Whole characters: everything but line breaks becomes one blank per byte.
+        for b in &mut patched[at..end] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    // ASCII bytes and whole characters were replaced by ASCII bytes: still UTF-8.
     let patched = String::from_utf8(patched).ok()?;
     let second = parser.parse(&patched, None)?;
-    (super::count_errors(second.root_node()) < super::count_errors(root))
-        .then_some((patched, second))
+    if super::count_errors(second.root_node()) >= super::count_errors(root) {
+        return None;
+    }
+    let mut repairs: Vec<Repair> = patches.iter().map(|&(_, _, r)| r).collect();
+    if !blanks.is_empty() {
+        repairs.push(Repair::ImportTypeArguments);
+    }
+    repairs.sort();
+    repairs.dedup();
+    Some((patched, second, repairs))
+}
+
+/// Byte offsets of the `type` of each `export type *` (blanks, line breaks included,
+/// between the words; a comment between them is not looked through).
+fn type_stars(source: &str) -> impl Iterator<Item = usize> + '_ {
+    let bytes = source.as_bytes();
+    let skip_blanks = move |mut at: usize| {
+        while bytes.get(at).is_some_and(|b| b.is_ascii_whitespace()) {
+            at += 1;
+        }
+        at
+    };
+    source.match_indices("export").filter_map(move |(at, _)| {
+        if at > 0 && is_word(bytes[at - 1]) {
+            return None;
+        }
+        let after = at + "export".len();
+        let ty = skip_blanks(after);
+        if ty == after || !bytes[ty..].starts_with(b"type") {
+            return None;
+        }
+        let star = skip_blanks(ty + "type".len());
+        (star > ty + "type".len() && bytes.get(star) == Some(&b'*')).then_some(ty)
+    })
+}
+
+/// The byte ranges `<...>` of the type arguments after each import type's member
+/// (`import("./x").A.B<...>`), to their matching `>` (`=>` inside is an arrow; a string
+/// is skipped whole). Nothing when the brackets do not match within a few kilobytes.
+fn import_type_arguments(source: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    const MAX_SPAN: usize = 8_192;
+    let bytes = source.as_bytes();
+    source
+        .match_indices("import(")
+        .filter_map(move |(at, word)| {
+            if at > 0 && is_word(bytes[at - 1]) {
+                return None;
+            }
+            // The specifier: one string literal.
+            let mut i = at + word.len();
+            let quote = *bytes.get(i)?;
+            if quote != b'"' && quote != b'\'' {
+                return None;
+            }
+            i += 1 + bytes[i + 1..]
+                .iter()
+                .position(|&b| b == quote || b == b'\n')?;
+            if bytes[i] != quote || bytes.get(i + 1) != Some(&b')') {
+                return None;
+            }
+            i += 2;
+            // `.Name` once or more.
+            let mut members = 0;
+            while bytes.get(i) == Some(&b'.') {
+                let name = bytes[i + 1..].iter().take_while(|&&b| is_word(b)).count();
+                if name == 0 {
+                    return None;
+                }
+                i += 1 + name;
+                members += 1;
+            }
+            if members == 0 || bytes.get(i) != Some(&b'<') {
+                return None;
+            }
+            let start = i;
+            let mut depth = 0usize;
+            while i < bytes.len() && i - start < MAX_SPAN {
+                match bytes[i] {
+                    b'<' => depth += 1,
+                    b'>' if i > 0 && bytes[i - 1] == b'=' => {}
+                    b'>' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some((start, i + 1));
+                        }
+                    }
+                    q @ (b'"' | b'\'' | b'`') => {
+                        i += 1 + bytes[i + 1..].iter().position(|&b| b == q)?;
+                    }
+                    b';' | b'{' | b'}' => return None,
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        })
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// Byte offsets of each `accessor` keyword after `static`, `override` or `readonly` and
+/// before a member's name (`accessor:` or `accessor(` is a member named so), and of the
+/// name.
+fn modified_accessors(source: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = source.as_bytes();
+    source
+        .match_indices("accessor")
+        .filter_map(move |(at, word)| {
+            let end = at + word.len();
+            if (at > 0 && is_word(bytes[at - 1])) || bytes.get(end).is_none_or(|&b| is_word(b)) {
+                return None;
+            }
+            let before = source[..at].trim_end();
+            let modifier = ["static", "override", "readonly"].iter().any(|m| {
+                before
+                    .strip_suffix(m)
+                    .is_some_and(|rest| rest.bytes().last().is_none_or(|b| !is_word(b)))
+            });
+            let rest = source[end..].trim_start();
+            let names_a_member = rest.bytes().next().is_some_and(|b| {
+                b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'#' | b'[' | b'\'' | b'"')
+            });
+            let name = source.len() - rest.len();
+            (modifier && names_a_member && before.len() < at && name > end).then_some((at, name))
+        })
 }
 
 /// Byte offsets of each `<` that begins a line (after a blank), starts a type parameter
@@ -111,10 +301,12 @@ mod tests {
     use crate::indexer::Language;
 
     fn parse(source: &str) -> (Parser, Tree) {
+        parse_as(Language::TypeScript, source)
+    }
+
+    fn parse_as(language: Language, source: &str) -> (Parser, Tree) {
         let mut parser = Parser::new();
-        parser
-            .set_language(&Language::TypeScript.grammar())
-            .unwrap();
+        parser.set_language(&language.grammar()).unwrap();
         let tree = parser.parse(source, None).unwrap();
         (parser, tree)
     }
@@ -124,7 +316,9 @@ mod tests {
         let source = "interface HandlerInterface {\n  (handler: H): Hono\n  <P extends string>(path: P, handler: H): Hono\n  m(): Promise<X>\n  <const T>(x: T): T\n  <\n    P extends string,\n    R = any,\n  >(path: P): R\n}\ntype B = {\n  a: string\n\t<T>(x: T): T\n}\n";
         let (mut parser, tree) = parse(source);
         assert!(tree.root_node().has_error(), "fixed upstream?");
-        let (patched, repaired) = reparse(&mut parser, source, &tree).expect("a repair");
+        let (patched, repaired, repairs) =
+            reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
+        assert_eq!(repairs, [Repair::GenericCallSignature]);
         assert!(!repaired.root_node().has_error());
         assert_eq!(patched.len(), source.len());
         assert_eq!(patched.lines().count(), source.lines().count());
@@ -142,11 +336,92 @@ mod tests {
         let source = "const a = b\n  < c;\nconst f =\n  <T>(x: T) => x;\n";
         let (mut parser, tree) = parse(source);
         assert!(!tree.root_node().has_error());
-        assert!(reparse(&mut parser, source, &tree).is_none());
+        assert!(reparse(&mut parser, Language::TypeScript, source, &tree).is_none());
         // Errors elsewhere do not patch what parsed: the `<` here is in no error node.
         let broken = "const a = b\n  < c;\nfunction (\n";
         let (mut parser, tree) = parse(broken);
         assert!(tree.root_node().has_error());
-        assert!(reparse(&mut parser, broken, &tree).is_none());
+        assert!(reparse(&mut parser, Language::TypeScript, broken, &tree).is_none());
+    }
+
+    #[test]
+    fn export_type_star_reads_as_a_re_export_after_the_repair() {
+        let source = "export type * from \"./types.js\";\nexport type *\n  as ns from './ns.js';\nexport type { A } from './a.js';\nexport function after(): void {}\n";
+        for language in [Language::TypeScript, Language::Tsx] {
+            let (mut parser, tree) = parse_as(language, source);
+            assert!(tree.root_node().has_error(), "fixed upstream?");
+            let (patched, repaired, repairs) =
+                reparse(&mut parser, language, source, &tree).expect("a repair");
+            assert_eq!(repairs, [Repair::ExportTypeStar]);
+            assert!(!repaired.root_node().has_error());
+            assert_eq!(patched.len(), source.len());
+            assert_eq!(patched.matches("export type").count(), 1, "{patched}");
+            let root = repaired.root_node();
+            let kinds: Vec<&str> = (0..root.named_child_count())
+                .map(|i| root.named_child(i).unwrap().kind())
+                .collect();
+            assert_eq!(kinds, ["export_statement"; 4]);
+            // Everything after the patches is where it was.
+            let after = root.named_child(3).unwrap();
+            assert_eq!(after.start_byte(), source.find("export function").unwrap());
+        }
+    }
+
+    #[test]
+    fn words_that_only_look_like_export_type_star_are_left_alone() {
+        // Inside a string and a comment (no error there), and a name ending in `export`.
+        // An error elsewhere does not patch what parsed.
+        let source = "const s = 'export type * from x';\n// export type * from './y.js'\nconst reexport = 1;\nfunction (\n";
+        assert_eq!(type_stars(source).count(), 2);
+        let (mut parser, tree) = parse(source);
+        assert!(tree.root_node().has_error());
+        assert!(reparse(&mut parser, Language::TypeScript, source, &tree).is_none());
+        assert_eq!(type_stars("reexport type * from './z.js'").count(), 0);
+        assert_eq!(type_stars("export typeof * from").count(), 0);
+    }
+
+    #[test]
+    fn an_accessor_after_a_modifier_reads_as_a_field_after_the_repair() {
+        let source = "class C {\n  static accessor count = 0;\n  override accessor #n: number;\n  accessor plain = 1;\n  static accessor(): void {}\n  m() { f(); }\n}\n";
+        let (mut parser, tree) = parse(source);
+        assert!(tree.root_node().has_error(), "fixed upstream?");
+        let (patched, repaired, repairs) =
+            reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
+        assert_eq!(repairs, [Repair::ModifiedAccessor]);
+        assert!(!repaired.root_node().has_error(), "{patched}");
+        assert_eq!(patched.len(), source.len());
+        // The plain one parsed, and a method named `accessor` is a name.
+        assert_eq!(patched.matches("accessor").count(), 2, "{patched}");
+        assert_eq!(modified_accessors("staticaccessor x").count(), 0);
+        assert_eq!(modified_accessors("static accessors x").count(), 0);
+    }
+
+    #[test]
+    fn type_arguments_after_an_import_type_are_blanked() {
+        let source = "export declare const add: import(\"./types.js\").FPFn2<\n  Date,\n  import(\"../fp.js\").Duration,\n  import(\"../fp.js\").DateArg<Date>,\n  (x: A) => B\n>;\nexport declare const sub: import('./t.js').A.B<C> | null;\nexport declare function after(): void;\n";
+        let (mut parser, tree) = parse(source);
+        assert!(tree.root_node().has_error(), "fixed upstream?");
+        let (patched, repaired, repairs) =
+            reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
+        assert_eq!(repairs, [Repair::ImportTypeArguments]);
+        assert!(!repaired.root_node().has_error(), "{patched}");
+        assert_eq!(patched.len(), source.len());
+        assert_eq!(patched.lines().count(), source.lines().count());
+        assert!(
+            patched.contains("import(\"./types.js\").FPFn2 "),
+            "{patched}"
+        );
+        assert!(
+            patched.contains("import('./t.js').A.B    | null"),
+            "{patched}"
+        );
+        assert!(!patched.contains("Duration"));
+        // An import type without arguments, and one whose brackets never close.
+        assert_eq!(import_type_arguments("let a: import('./x').A;").count(), 0);
+        assert_eq!(
+            import_type_arguments("let a: import('./x').A<B;\n").count(),
+            0
+        );
+        assert_eq!(import_type_arguments("reimport('./x').A<B>").count(), 0);
     }
 }
