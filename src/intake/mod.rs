@@ -9,6 +9,7 @@
 //!
 //! | request | answer |
 //! |---|---|
+//! | no App set up on this server yet (`/setup`) | 503 (redeliver it once the App exists) |
 //! | body over 25 MB (by `Content-Length`, or as it streams in) | 413 |
 //! | `X-Hub-Signature-256` missing or wrong | 401, nothing stored, nothing of the body logged |
 //! | `X-GitHub-Event` or `X-GitHub-Delivery` missing, or the body not a JSON object | 400 |
