@@ -6,7 +6,7 @@
 use rustc_hash::FxHashMap;
 
 use super::answers::{callers_counted, CallersAnswer};
-use super::target::{describe, suggest, TargetError};
+use super::target::{chosen, TargetError};
 use crate::graph::{DefId, Found, Graph};
 use crate::indexer::facts::{DefIdx, DefKind};
 
@@ -75,17 +75,7 @@ impl NameIndex {
                 }
             }
         };
-        match found {
-            Found::One(d) => Ok(d),
-            Found::Ambiguous(candidates) => Err(TargetError::Ambiguous {
-                target: target.to_string(),
-                candidates: candidates.iter().map(|&d| describe(g, d)).collect(),
-            }),
-            Found::None => Err(TargetError::NotFound {
-                target: target.to_string(),
-                suggestions: suggest(g, target),
-            }),
-        }
+        chosen(g, target, found)
     }
 
     /// [`super::callers`] through the index.

@@ -88,7 +88,13 @@ impl std::error::Error for TargetError {}
 
 /// The definition `target` names.
 pub fn lookup(g: &Graph, target: &str) -> Result<DefId, TargetError> {
-    match g.find(target) {
+    chosen(g, target, g.find(target))
+}
+
+/// What a lookup of `target` found, as one definition or the error that lists the
+/// choices (several) or the nearest names (none).
+pub(crate) fn chosen(g: &Graph, target: &str, found: Found) -> Result<DefId, TargetError> {
+    match found {
         Found::One(d) => Ok(d),
         Found::Ambiguous(candidates) => Err(TargetError::Ambiguous {
             target: target.to_string(),

@@ -6,7 +6,7 @@ use secrecy::ExposeSecret;
 
 use super::config::ServerArgs;
 use super::setup::stored::open_app;
-use crate::github::{GithubApp, GithubConfig};
+use crate::github::GithubApp;
 use crate::store::Store;
 
 /// What was checked: the lines that passed and the problems found.
@@ -66,10 +66,7 @@ pub async fn check_config(args: &ServerArgs) -> Checked {
                         "stored App {} ({}) opens with BLAST_CREDENTIALS_KEY",
                         opened.app_id, opened.slug
                     ));
-                    let mut github = GithubConfig::new(opened.app_id, opened.private_key)
-                        .with_api_url(config.api_url.clone());
-                    github.notify_spacing = config.notify_spacing;
-                    Some(github)
+                    Some(config.github_for(opened.app_id, opened.private_key))
                 }
                 Err(e) => {
                     out.problems.push(e);

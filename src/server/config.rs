@@ -90,6 +90,16 @@ pub struct ServerConfig {
     pub status_token: Option<SecretString>,
 }
 
+impl ServerConfig {
+    /// How to reach GitHub as the App `app_id` with `key`, from the environment or stored
+    /// by `/setup`.
+    pub fn github_for(&self, app_id: u64, key: AppPrivateKey) -> GithubConfig {
+        let mut github = GithubConfig::new(app_id, key).with_api_url(self.api_url.clone());
+        github.notify_spacing = self.notify_spacing;
+        github
+    }
+}
+
 impl ServerArgs {
     /// The checked configuration, or the first problem in one line that says what to set.
     pub fn check(&self) -> Result<ServerConfig, String> {
@@ -108,7 +118,7 @@ impl ServerArgs {
         let status_token = self
             .status_token
             .clone()
-            .filter(|t| given(&Some(t.clone())));
+            .filter(|t| !t.expose_secret().trim().is_empty());
         let setup = self.check_setup(&mut problems);
         // The App from the environment when any of its credentials is given there; else
         // from Postgres, where `/setup` stores it.
@@ -178,17 +188,11 @@ impl ServerArgs {
         let (Some(database_url), true) = (database_url, problems.is_empty()) else {
             return Err(problems);
         };
-        let notify_spacing = std::time::Duration::from_millis(self.notify_spacing_ms);
-        let app = app.map(|(app_id, key, secrets)| {
-            let mut github = GithubConfig::new(app_id, key).with_api_url(api_url.clone());
-            github.notify_spacing = notify_spacing;
-            AppConfig { github, secrets }
-        });
-        Ok(ServerConfig {
-            app,
+        let mut config = ServerConfig {
+            app: None,
             setup,
             api_url,
-            notify_spacing,
+            notify_spacing: std::time::Duration::from_millis(self.notify_spacing_ms),
             database_url,
             port: self.port,
             workers: self.workers,
@@ -196,7 +200,12 @@ impl ServerArgs {
             catch_up_minutes: self.catch_up_minutes,
             job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
             status_token,
-        })
+        };
+        config.app = app.map(|(app_id, key, secrets)| AppConfig {
+            github: config.github_for(app_id, key),
+            secrets,
+        });
+        Ok(config)
     }
 
     /// The App's id, key and webhook secrets from the environment, each checked.

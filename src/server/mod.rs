@@ -226,9 +226,7 @@ impl Runtime {
                     let started = setup::stored::open_app(&setup.key, &stored)
                         .map_err(anyhow::Error::msg)
                         .and_then(|opened| {
-                            let mut github = GithubConfig::new(opened.app_id, opened.private_key)
-                                .with_api_url(self.config.api_url.clone());
-                            github.notify_spacing = self.config.notify_spacing;
+                            let github = self.config.github_for(opened.app_id, opened.private_key);
                             let described = format!(
                                 "App {} ({}, set up at /setup)",
                                 opened.app_id, opened.slug
