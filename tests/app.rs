@@ -18,7 +18,8 @@ use blast_radius::workflow::index::index;
 use blast_radius::workflow::progress::Silent;
 use blast_radius::workspace::git::{GitRepo, GitRevision};
 use common::server::{
-    launch, settle, Server, APP_ID, PRIVATE_KEY_PKCS1, SECRET, STATUS_TOKEN, UNSET,
+    launch, settle, setup_env, Server, APP_ID, CREDENTIALS_KEY, PRIVATE_KEY_PKCS1, SECRET,
+    STATUS_TOKEN,
 };
 use fake_github::{FakeGithub, Fault, TestRepo};
 use serde_json::json;
@@ -114,6 +115,17 @@ fn pushed(repo_id: i64, name: &str, before: &str, after: &str, forced: bool) -> 
         "repository": { "id": repo_id, "full_name": name, "default_branch": "main" },
         "installation": { "id": INSTALLATION },
     })
+}
+
+/// The classifyFields change on branch `fix` of `repo` (committed with `message`), opened
+/// as PR #1 of acme/web; its head.
+fn open_classify_pr(fake: &FakeGithub, repo: &TestRepo, message: &str) -> String {
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
+    let head = repo.commit(message);
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    head
 }
 
 /// The classify fixture as a repository with one commit.
@@ -443,11 +455,11 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
     let base = repo.head();
 
     // The classifyFields case: the PR changes classifyFields and updates image.js only.
-    repo.git(&["checkout", "-q", "-b", "fix"]);
-    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
-    let head = repo.commit("classifyFields takes options; image.js updated");
-    repo.git(&["checkout", "-q", "main"]);
-    fake.open_pr("acme/web", 1, "main", "fix");
+    let head = open_classify_pr(
+        &fake,
+        &repo,
+        "classifyFields takes options; image.js updated",
+    );
     assert_eq!(
         deliver(
             &server,
@@ -686,11 +698,7 @@ async fn classify_pr_with_config(
         202
     );
     settle(pool).await;
-    repo.git(&["checkout", "-q", "-b", "fix"]);
-    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
-    let head = repo.commit("classifyFields always returns an array");
-    repo.git(&["checkout", "-q", "main"]);
-    fake.open_pr("acme/web", 1, "main", "fix");
+    let head = open_classify_pr(fake, repo, "classifyFields always returns an array");
     assert_eq!(
         deliver(
             server,
@@ -882,11 +890,7 @@ async fn killed_mid_pr_analysis_then_restarted_posts_everything_once(pool: PgPoo
     );
     settle(&pool).await;
     let base = repo.head();
-    repo.git(&["checkout", "-q", "-b", "fix"]);
-    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
-    let head = repo.commit("classifyFields always returns an array");
-    repo.git(&["checkout", "-q", "main"]);
-    fake.open_pr("acme/web", 1, "main", "fix");
+    let head = open_classify_pr(&fake, &repo, "classifyFields always returns an array");
 
     // Killed after the summary comment, while the check run is being published.
     fake.inject("/check-runs", 1, Fault::Delay(Duration::from_secs(3)));
@@ -1177,11 +1181,7 @@ async fn json_logs_carry_the_delivery_repository_and_pr_on_a_job_s_lines(pool: P
     );
     settle(&pool).await;
     let base = repo.head();
-    repo.git(&["checkout", "-q", "-b", "fix"]);
-    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
-    let head = repo.commit("fix");
-    repo.git(&["checkout", "-q", "main"]);
-    fake.open_pr("acme/web", 1, "main", "fix");
+    let head = open_classify_pr(&fake, &repo, "fix");
     assert_eq!(
         deliver(
             &server,
@@ -1227,19 +1227,6 @@ fn attribute_after(html: &str, marker: &str, attr: &str) -> String {
     let start = rest.find(&format!("{attr}=\"")).unwrap() + attr.len() + 2;
     let end = start + rest[start..].find('"').unwrap();
     unescape(&rest[start..end])
-}
-
-const CREDENTIALS_KEY: &str = "q0cYd0pW2T6Qm3n9mM6bWmJg8bH1nJzq8mC3xJ0a1xE=";
-
-/// No App in the environment: the server runs as the one `/setup` creates.
-fn setup_env() -> Vec<(&'static str, &'static str)> {
-    vec![
-        ("GITHUB_APP_ID", UNSET),
-        ("GITHUB_PRIVATE_KEY", UNSET),
-        ("GITHUB_WEBHOOK_SECRET", UNSET),
-        ("PUBLIC_URL", "{url}"),
-        ("BLAST_CREDENTIALS_KEY", CREDENTIALS_KEY),
-    ]
 }
 
 #[sqlx::test(migrations = false)]

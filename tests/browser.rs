@@ -16,12 +16,11 @@ mod fake_github;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::server::{launch, settle, STATUS_TOKEN, UNSET};
+use common::server::{launch, settle, setup_env, STATUS_TOKEN};
 use fake_github::{FakeGithub, TestRepo};
 use serde_json::{json, Value};
 use sqlx::{ConnectOptions, PgPool};
 
-const CREDENTIALS_KEY: &str = "q0cYd0pW2T6Qm3n9mM6bWmJg8bH1nJzq8mC3xJ0a1xE=";
 const INSTALLATION: i64 = 7;
 
 fn chromium() -> String {
@@ -89,13 +88,7 @@ async fn an_operator_sets_up_installs_and_sees_the_status_then_the_comment_is_ph
         "serve",
         &db,
         &fake.api_url(),
-        &[
-            ("GITHUB_APP_ID", UNSET),
-            ("GITHUB_PRIVATE_KEY", UNSET),
-            ("GITHUB_WEBHOOK_SECRET", UNSET),
-            ("PUBLIC_URL", "{url}"),
-            ("BLAST_CREDENTIALS_KEY", CREDENTIALS_KEY),
-        ],
+        &setup_env(),
         Stdio::inherit(),
     )
     .await;

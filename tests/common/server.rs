@@ -10,6 +10,19 @@ pub const SECRET: &str = "a webhook secret for tests";
 pub const STATUS_TOKEN: &str = "a status token for tests";
 /// An environment value that removes the variable instead.
 pub const UNSET: &str = "<unset>";
+/// Seals the credentials an App created at `/setup` is stored with.
+pub const CREDENTIALS_KEY: &str = "q0cYd0pW2T6Qm3n9mM6bWmJg8bH1nJzq8mC3xJ0a1xE=";
+
+/// No App in the environment: the server runs as the one `/setup` creates.
+pub fn setup_env() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("GITHUB_APP_ID", UNSET),
+        ("GITHUB_PRIVATE_KEY", UNSET),
+        ("GITHUB_WEBHOOK_SECRET", UNSET),
+        ("PUBLIC_URL", "{url}"),
+        ("BLAST_CREDENTIALS_KEY", CREDENTIALS_KEY),
+    ]
+}
 
 /// A running server; killed with -9 when dropped.
 pub struct Server {

@@ -749,19 +749,12 @@ async fn blob(
         )
             .into_response();
     }
-    // GitHub wraps base64 at 60 characters.
-    let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
-    let wrapped: Vec<&str> = encoded
-        .as_bytes()
-        .chunks(60)
-        .map(|c| std::str::from_utf8(c).unwrap())
-        .collect();
     Json(json!({
         "sha": sha,
         "node_id": format!("B_{sha}"),
         "size": bytes.len(),
         "encoding": "base64",
-        "content": wrapped.join("\n") + "\n",
+        "content": wrapped_base64(&bytes),
     }))
     .into_response()
 }
@@ -827,12 +820,6 @@ async fn contents(
         )
             .into_response();
     }
-    let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
-    let wrapped: Vec<&str> = encoded
-        .as_bytes()
-        .chunks(60)
-        .map(|c| std::str::from_utf8(c).unwrap())
-        .collect();
     let name = path.rsplit('/').next().unwrap_or_default().to_string();
     Json(json!({
         "type": "file",
@@ -841,7 +828,18 @@ async fn contents(
         "name": name,
         "path": path,
         "sha": sha,
-        "content": wrapped.join("\n") + "\n",
+        "content": wrapped_base64(&bytes),
     }))
     .into_response()
+}
+
+/// `bytes` in base64 as GitHub's JSON answers hold it: wrapped at 60 characters.
+fn wrapped_base64(bytes: &[u8]) -> String {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let lines: Vec<&str> = encoded
+        .as_bytes()
+        .chunks(60)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    lines.join("\n") + "\n"
 }
