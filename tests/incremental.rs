@@ -395,3 +395,104 @@ fn a_fork_and_its_original_update_apart() {
         }
     }
 }
+
+/// Declarations that live apart from their code are paired with it when a query first
+/// asks; an edit to either side (or to the package's entries) pairs them again, as a
+/// fresh build of the same files does.
+#[test]
+fn declarations_apart_follow_edits_to_either_side() {
+    use blast_radius::graph::DefId;
+    use blast_radius::indexer::{extract, Language};
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/resolve/declarations_apart");
+    let paths = [
+        "lib/index.js",
+        "lib/parse.js",
+        "lib/user.js",
+        "types/index.d.ts",
+        "types/parse.d.ts",
+        "types/user.d.ts",
+        "test-d/index.test-d.ts",
+        "docs/example.mjs",
+    ];
+    let mut files: BTreeMap<String, String> = paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(fixture.join(p)).expect("fixture file");
+            (p.to_string(), text)
+        })
+        .collect();
+    let mut package = std::fs::read_to_string(fixture.join("package.json")).unwrap();
+    let full = |files: &BTreeMap<String, String>, package: &str| {
+        let facts = files
+            .iter()
+            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
+            .collect();
+        Graph::build(facts, vec![("package.json".into(), package.to_string())])
+    };
+    // The declarations standing for `lib/user.js`'s `User.save`, and its callers (the
+    // type test's call, through the declaration or, without one, directly).
+    let save = |g: &Graph| {
+        let f = g.file_id("lib/user.js").unwrap();
+        let facts = g.facts(f);
+        let save = (0..facts.defs.len() as u32)
+            .find(|&i| facts.def_qualified(i) == "User.save")
+            .unwrap();
+        let save = DefId::new(f, save);
+        (g.declared_as(save).len(), g.callers_of(save).len())
+    };
+    let mut g = full(&files, &package);
+    assert_eq!(save(&g), (1, 1), "the type test's call, through types/");
+
+    let edit = |g: &mut Graph, files: &mut BTreeMap<String, String>, path: &str, text: String| {
+        g.update_file(path, &text);
+        files.insert(path.to_string(), text);
+    };
+    // A file the pairing did not read: the pairing holds.
+    let example = files["docs/example.mjs"].clone() + "parseX('c')\n";
+    edit(&mut g, &mut files, "docs/example.mjs", example);
+    assert!(
+        snapshot(&g) == snapshot(&full(&files, &package)),
+        "an unrelated edit"
+    );
+    // The declaration goes: its callers are no one's.
+    let user = files["types/user.d.ts"].replace("  save(): object\n", "");
+    edit(&mut g, &mut files, "types/user.d.ts", user);
+    assert!(
+        snapshot(&g) == snapshot(&full(&files, &package)),
+        "a declaration removed"
+    );
+    assert_eq!(
+        save(&g),
+        (0, 1),
+        "the code says what the declarations leave out"
+    );
+    // It comes back under the code's class.
+    let user = files["types/user.d.ts"].replace(
+        "  constructor(row: object)\n",
+        "  constructor(row: object)\n  save(): object\n",
+    );
+    edit(&mut g, &mut files, "types/user.d.ts", user);
+    assert!(
+        snapshot(&g) == snapshot(&full(&files, &package)),
+        "a declaration back"
+    );
+    assert_eq!(save(&g), (1, 1));
+    // The code renames the method: the declaration stands for nothing.
+    let code = files["lib/user.js"].replace("save ()", "store ()");
+    edit(&mut g, &mut files, "lib/user.js", code);
+    assert!(
+        snapshot(&g) == snapshot(&full(&files, &package)),
+        "the code renamed"
+    );
+    // The package's types move: the imports of the package lead to the code again.
+    package = package.replace(
+        "\"types\": \"types/index.d.ts\"",
+        "\"types\": \"gone.d.ts\"",
+    );
+    g.update_file("package.json", &package);
+    assert!(
+        snapshot(&g) == snapshot(&full(&files, &package)),
+        "the types field"
+    );
+}

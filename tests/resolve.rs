@@ -26,6 +26,13 @@
 //! - `external`: at least one of them calls into a package and none has an edge;
 //! - `none`: none has an edge (external or unresolved are both fine; so is no site).
 //!
+//! A target list may end in `=> CODE, ...`: where the targets are declarations that live
+//! apart from the code they declare (`lib/x.d.ts` beside `lib/x.js`, a package's
+//! `types/` tree), the code definitions they stand for, each with its own confidence
+//! word (`exact` by default). The sites must then be among the callers of each, at that
+//! confidence, and the targets stand for nothing else; a target list without `=>`
+//! stands for no code at all.
+//!
 //! Call sites on lines (or of names) no clause selects may have exact edges freely, but
 //! a `likely`/`possible` edge must be annotated: a name-only guess can only appear
 //! where a fixture says it should, so phantom edges cannot creep in unnoticed.
@@ -86,7 +93,8 @@ fn load_case(dir: &Path) -> Graph {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Expect {
-    Targets(Confidence, BTreeSet<String>),
+    /// Edges to these targets, which declare this code (confidence, `path:qualified`).
+    Targets(Confidence, BTreeSet<String>, BTreeSet<(Confidence, String)>),
     External,
     None,
 }
@@ -147,26 +155,44 @@ fn parse_clause(text: &str) -> Result<Clause, String> {
         "external" => Expect::External,
         "none" => Expect::None,
         _ => {
-            let (confidence, list) = match body.split_once(char::is_whitespace) {
-                Some(("exact", rest)) => (Confidence::Exact, rest),
-                Some(("likely", rest)) => (Confidence::Likely, rest),
-                Some(("possible", rest)) => (Confidence::Possible, rest),
-                _ => (Confidence::Exact, body),
+            let (body, declared) = match body.split_once("=>") {
+                Some((targets, code)) => (targets.trim(), Some(code)),
+                None => (body, None),
             };
+            let (confidence, list) = with_confidence(body);
             let targets: BTreeSet<String> = list
                 .split(',')
                 .map(|t| t.trim().to_string())
                 .filter(|t| !t.is_empty())
                 .collect();
-            if targets.is_empty() || targets.iter().any(|t| !t.contains(':')) {
+            let code: BTreeSet<(Confidence, String)> = declared
+                .into_iter()
+                .flat_map(|list| list.split(','))
+                .map(|t| with_confidence(t.trim()))
+                .map(|(c, t)| (c, t.trim().to_string()))
+                .collect();
+            if targets.is_empty()
+                || targets.iter().any(|t| !t.contains(':'))
+                || code.iter().any(|(_, t)| !t.contains(':'))
+            {
                 return Err(format!(
                     "bad annotation clause {text:?}: targets are path:qualified"
                 ));
             }
-            Expect::Targets(confidence, targets)
+            Expect::Targets(confidence, targets, code)
         }
     };
     Ok(Clause { name, expect })
+}
+
+/// A leading confidence word, `exact` if there is none.
+fn with_confidence(text: &str) -> (Confidence, &str) {
+    match text.split_once(char::is_whitespace) {
+        Some(("exact", rest)) => (Confidence::Exact, rest),
+        Some(("likely", rest)) => (Confidence::Likely, rest),
+        Some(("possible", rest)) => (Confidence::Possible, rest),
+        _ => (Confidence::Exact, text),
+    }
 }
 
 fn parse_annotation(line: &str) -> Option<Result<Annotation, String>> {
@@ -193,6 +219,10 @@ struct SiteView {
     kind: CallKind,
     /// (confidence, `path:qualified`)
     edges: BTreeSet<(Confidence, String)>,
+    /// The code the edges' targets declare, apart from them: (confidence of the
+    /// code's caller at this site, `path:qualified`), marked `(not a caller)` where the
+    /// code's callers leave the site out.
+    declared: BTreeSet<(Confidence, String)>,
     external: bool,
 }
 
@@ -213,7 +243,17 @@ impl SiteView {
         } else {
             "nothing".to_string()
         };
-        format!("{}({kind}) -> {what}", self.name)
+        let declared = if self.declared.is_empty() {
+            String::new()
+        } else {
+            let code: Vec<String> = self
+                .declared
+                .iter()
+                .map(|(c, t)| format!("{} {t}", c.as_str()))
+                .collect();
+            format!(" => {}", code.join(", "))
+        };
+        format!("{}({kind}) -> {what}{declared}", self.name)
     }
 }
 
@@ -236,13 +276,30 @@ fn sites_by_line(g: &Graph) -> BTreeMap<(String, u32), Vec<SiteView>> {
                 name: facts.str(site.name).to_string(),
                 kind: site.kind,
                 edges: BTreeSet::new(),
+                declared: BTreeSet::new(),
                 external: resolution.external_sites.contains(&(i as u32)),
             })
             .collect();
         for e in g.edges(f) {
-            views[e.site() as usize]
-                .edges
+            let view = &mut views[e.site() as usize];
+            view.edges
                 .insert((e.confidence(), target_name(g, e.target)));
+            for &(code, confidence) in g.implementations_of(e.target) {
+                // As `callers` shows it: the code's caller at this site, if it has one.
+                let caller = g
+                    .callers_of(code)
+                    .into_iter()
+                    .find(|c| c.file == f && c.site() == e.site());
+                let mut name = target_name(g, code);
+                let confidence = match caller {
+                    Some(c) => c.confidence(),
+                    None => {
+                        name.push_str(" (not a caller)");
+                        confidence.max(e.confidence())
+                    }
+                };
+                view.declared.insert((confidence, name));
+            }
         }
         for (site, view) in facts.calls.iter().zip(views) {
             out.entry((facts.path.clone(), site.pos().line + 1))
@@ -267,11 +324,21 @@ struct Outcome {
 
 fn expected_text(e: &Expect) -> String {
     match e {
-        Expect::Targets(c, ts) => format!(
-            "{} {}",
-            c.as_str(),
-            ts.iter().cloned().collect::<Vec<_>>().join(", ")
-        ),
+        Expect::Targets(c, ts, code) => {
+            let mut text = format!(
+                "{} {}",
+                c.as_str(),
+                ts.iter().cloned().collect::<Vec<_>>().join(", ")
+            );
+            if !code.is_empty() {
+                let code: Vec<String> = code
+                    .iter()
+                    .map(|(c, t)| format!("{} {t}", c.as_str()))
+                    .collect();
+                text.push_str(&format!(" => {}", code.join(", ")));
+            }
+            text
+        }
         Expect::External => "external".into(),
         Expect::None => "none".into(),
     }
@@ -282,10 +349,14 @@ fn satisfies(expect: &Expect, sites: &[&SiteView]) -> bool {
     let edges: BTreeSet<(Confidence, String)> =
         sites.iter().flat_map(|s| s.edges.iter().cloned()).collect();
     match expect {
-        Expect::Targets(c, targets) => {
+        Expect::Targets(c, targets, code) => {
             let want: BTreeSet<(Confidence, String)> =
                 targets.iter().map(|t| (*c, t.clone())).collect();
-            edges == want
+            let declared: BTreeSet<(Confidence, String)> = sites
+                .iter()
+                .flat_map(|s| s.declared.iter().cloned())
+                .collect();
+            edges == want && declared == *code
         }
         Expect::External => edges.is_empty() && sites.iter().any(|s| s.external),
         Expect::None => edges.is_empty(),
@@ -446,6 +517,18 @@ fn snapshot(g: &Graph) -> Vec<String> {
         for &s in &r.external_sites {
             out.push(format!("{} -> external", at(s)));
         }
+        // Declarations paired with their code, worked out on the graph as it is.
+        for d in 0..facts.defs.len() as u32 {
+            let d = DefId::new(f, d);
+            for &(code, confidence) in g.implementations_of(d) {
+                out.push(format!(
+                    "{} declares {} {}",
+                    target_name(g, d),
+                    confidence.as_str(),
+                    target_name(g, code)
+                ));
+            }
+        }
         for &s in &r.unresolved_sites {
             out.push(format!("{} -> unresolved", at(s)));
         }
@@ -577,7 +660,23 @@ fn annotation_syntax() {
         a.clauses[0].expect,
         Expect::Targets(
             Confidence::Possible,
-            ["a.js:A.render".to_string(), "b.js:B.render".to_string()].into()
+            ["a.js:A.render".to_string(), "b.js:B.render".to_string()].into(),
+            BTreeSet::new()
+        )
+    );
+    let a = parse_annotation("f(); // -> t/x.d.ts:parse => lib/x.js:parse, likely lib/y.js:parse")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        a.clauses[0].expect,
+        Expect::Targets(
+            Confidence::Exact,
+            ["t/x.d.ts:parse".to_string()].into(),
+            [
+                (Confidence::Exact, "lib/x.js:parse".to_string()),
+                (Confidence::Likely, "lib/y.js:parse".to_string())
+            ]
+            .into()
         )
     );
     let a = parse_annotation("x <Card/> {/* -> card@ui/Card.tsx:Card; none */}")

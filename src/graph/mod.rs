@@ -13,6 +13,7 @@
 
 pub mod confidence;
 mod cow;
+mod declared;
 mod file_index;
 mod ids;
 mod install;
@@ -99,6 +100,8 @@ pub struct Graph {
     dependents: Column<Option<Arc<FxHashSet<FileId>>>>,
     /// Name -> files with a site matched by that name only.
     fallback_users: Shards<NameId, FxHashSet<FileId>>,
+    /// Declarations paired with the code they declare, worked out when first asked.
+    declared: declared::DeclaredCache,
 }
 
 impl Graph {

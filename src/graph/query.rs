@@ -7,7 +7,7 @@ use petgraph::algo::astar;
 use petgraph::graphmap::DiGraphMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Caller, DefId, FileId, Graph};
+use super::{Caller, Confidence, DefId, FileId, Graph};
 use crate::indexer::facts::*;
 
 /// What a TARGET argument found.
@@ -102,32 +102,41 @@ impl Graph {
 
     /// Callers of `d` as a user means it: a constructor is called by `new C()` and
     /// `super()` sites, which resolve to its class; a method implementing an interface
-    /// is called by calls through that interface.
+    /// is called by calls through that interface; code is called by the calls that
+    /// TypeScript resolves to its declarations (`x.d.ts` beside `x.js`, a package's
+    /// `types` tree), as surely as the pairing of the two is.
     pub fn callers_of(&self, d: DefId) -> Vec<Caller> {
         let mut out: Vec<Caller> = self.callers(d).to_vec();
-        // Calls through an interface the method implements, and through the
-        // declarations TypeScript reads for the file (`x.d.ts` beside `x.js`).
-        for m in self
+        let mut through: Vec<(DefId, Confidence)> = self
             .implemented_methods(d)
             .into_iter()
             .chain(self.declarations_of(d))
-        {
-            out.extend_from_slice(self.callers(m));
-        }
+            .map(|m| (m, Confidence::Exact))
+            .collect();
+        through.extend_from_slice(self.declared_as(d));
         let def = self.facts(d.file).def(d.def);
-        if def.kind == DefKind::Constructor {
-            if let Some(class) = def.container {
-                let class = DefId::new(d.file, class);
+        let class = match (def.kind, def.container) {
+            (DefKind::Constructor, Some(class)) => Some(DefId::new(d.file, class)),
+            _ => None,
+        };
+        for (m, confidence) in through {
+            out.extend(self.callers(m).iter().map(|c| at_most(*c, confidence)));
+        }
+        // `new C()` of the class, or of what declares it.
+        if let Some(class) = class {
+            let declared = self.declared_as(class).iter().copied();
+            for (c, confidence) in std::iter::once((class, Confidence::Exact)).chain(declared) {
                 out.extend(
-                    self.callers(class)
+                    self.callers(c)
                         .iter()
-                        .copied()
-                        .filter(|c| matches!(self.site(*c).kind, CallKind::New | CallKind::Call)),
+                        .filter(|c| matches!(self.site(**c).kind, CallKind::New | CallKind::Call))
+                        .map(|c| at_most(*c, confidence)),
                 );
             }
         }
         out.sort();
-        out.dedup();
+        // One caller per site, at its surest (the sort puts `exact` first).
+        out.dedup_by_key(|c| (c.file, c.site()));
         out
     }
 
@@ -272,4 +281,9 @@ impl Graph {
         out.sort();
         out
     }
+}
+
+/// A caller reached through a link as sure as `confidence`: no surer than either.
+fn at_most(c: Caller, confidence: Confidence) -> Caller {
+    Caller::new(c.file, c.site(), c.confidence().max(confidence))
 }

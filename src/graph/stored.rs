@@ -167,6 +167,7 @@ impl Graph {
         }
         if let Some(configs) = configs {
             self.resolver = Arc::new(super::modules::ModuleResolver::new(&configs));
+            self.forget_declared();
             self.configs = Arc::new(configs.into_iter().collect());
         }
         self.retarget_all();

@@ -48,7 +48,10 @@ impl Graph {
             targets.entry(spec).or_insert_with(|| {
                 match self.resolver.resolve(&facts.path, facts.str(spec), &exists) {
                     ModuleTarget::File(p) => match self.file_id(p.as_str()) {
-                        Some(t) => match self.declarations_beside(&p) {
+                        Some(t) => match self
+                            .declarations_beside(&p)
+                            .or_else(|| self.declared_entry(&facts.path, facts.str(spec), &p))
+                        {
                             Some(d) => Target::Typed(t, d),
                             None => Target::File(t),
                         },
@@ -63,6 +66,7 @@ impl Graph {
     }
 
     pub(crate) fn set_targets(&mut self, f: FileId, targets: Targets) {
+        self.forget_declared_if_read(f);
         self.slot_mut(f).targets = Arc::new(targets);
     }
 
@@ -77,6 +81,20 @@ impl Graph {
             _ => return None,
         };
         self.file_id(&format!("{base}.{declarations}"))
+    }
+
+    /// The declaration entry TypeScript reads where `specifier` names a package whose
+    /// code entry is `code` and whose declarations start elsewhere (`types/index.d.ts`
+    /// for `lib/index.js`).
+    fn declared_entry(&self, importer: &str, specifier: &str, code: &str) -> Option<FileId> {
+        let exists = |p: &str| self.by_path.contains(p);
+        match self
+            .resolver
+            .declared_entry_of(importer, specifier, &exists)
+        {
+            Some((declared, entry)) if entry == code => self.file_id(&declared),
+            _ => None,
+        }
     }
 
     /// Recomputes every file's import targets; returns the files whose resolution may

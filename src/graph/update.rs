@@ -115,6 +115,7 @@ impl Graph {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         self.resolver = Arc::new(ModuleResolver::new(&configs));
+        self.forget_declared();
         self.retarget_all();
         let all: Vec<FileId> = self.file_ids().collect();
         self.resolve_and_install(&all)
@@ -123,6 +124,7 @@ impl Graph {
     /// Adds a file without resolving anything: its targets and resolution are empty.
     pub(crate) fn insert_slot(&mut self, facts: FileFacts) -> FileId {
         let fid = FileId(self.files.len() as u32);
+        self.forget_declared();
         let index = FileIndex::build(&facts, &mut self.names);
         self.by_path.insert(&facts.path, fid.0);
         self.files.push(Some(FileSlot {
@@ -137,6 +139,7 @@ impl Graph {
     /// Replaces the facts of a file in the graph, leaving its targets and resolution
     /// (and the files that read it) for the caller to bring up to date.
     pub(crate) fn replace_source(&mut self, f: FileId, facts: FileFacts) {
+        self.forget_declared_if_read(f);
         self.remove_from_name_index(f);
         let index = FileIndex::build(&facts, &mut self.names);
         self.slot_mut(f).source = Arc::new(FileSource { facts, index });
@@ -146,6 +149,7 @@ impl Graph {
     /// Takes a file out of the graph: its edges, its names, its path. The files that
     /// read it are the caller's to re-resolve.
     pub(crate) fn drop_slot(&mut self, f: FileId) {
+        self.forget_declared();
         let _ = self.uninstall(f);
         self.remove_from_name_index(f);
         *self.dependents.get_mut(f.0 as usize) = None;

@@ -29,10 +29,21 @@ pub struct EdgeOut {
     pub confidence: &'static str,
 }
 
+/// A declaration that stands for code apart from it (`types/x.d.ts` for `lib/x.js`):
+/// calls resolved to `declaration` are calls of `code`.
+#[derive(Serialize)]
+pub struct DeclaresOut {
+    pub declaration: u32,
+    pub code: u32,
+    pub confidence: &'static str,
+}
+
 #[derive(Serialize)]
 pub struct GraphOut {
     pub nodes: Vec<Node>,
     pub edges: Vec<EdgeOut>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub declares: Vec<DeclaresOut>,
 }
 
 /// Nodes are every callable definition (and interface) plus one module node per file
@@ -97,7 +108,29 @@ pub fn collect(graph: &Graph) -> GraphOut {
             });
         }
     }
-    GraphOut { nodes, edges }
+    let mut declares = Vec::new();
+    for &f in &files {
+        for d in 0..graph.facts(f).defs.len() as u32 {
+            let d = DefId::new(f, d);
+            let Some(&declaration) = ids.get(&CallerNode::Def(d)) else {
+                continue;
+            };
+            for &(code, confidence) in graph.implementations_of(d) {
+                if let Some(&code) = ids.get(&CallerNode::Def(code)) {
+                    declares.push(DeclaresOut {
+                        declaration,
+                        code,
+                        confidence: confidence.as_str(),
+                    });
+                }
+            }
+        }
+    }
+    GraphOut {
+        nodes,
+        edges,
+        declares,
+    }
 }
 
 pub fn to_json(graph: &GraphOut) -> String {

@@ -20,7 +20,10 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use config::{parse_jsonc, ConfigLoader, Scope};
-use packages::{condition_targets, export_targets, match_subpath_map, source_guesses, Package};
+use packages::{
+    condition_targets, export_targets, is_declaration_path, match_subpath_map, source_guesses,
+    types_conditions, Package,
+};
 use paths::*;
 
 /// Where an import specifier leads.
@@ -152,6 +155,77 @@ impl ModuleResolver {
             };
         }
         self.resolve_bare(importer_dir, spec, exists)
+    }
+
+    /// The packages whose declarations start in another file than their code: (the
+    /// declaration file `exports`' `types` condition, `types` or `typings` names, the
+    /// code file `exports` or `main`/`module` names), both existing, by package root.
+    pub fn declared_entries(&self, exists: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
+        let mut roots: Vec<&String> = self.packages_by_dir.keys().collect();
+        roots.sort();
+        roots
+            .into_iter()
+            .filter_map(|root| self.entry_pair(&self.packages_by_dir[root], exists))
+            .collect()
+    }
+
+    /// Where `specifier` names a package itself (`'..'` from its tests, its own name):
+    /// that package's (declaration entry, code entry), as [`Self::declared_entries`]
+    /// gives them. TypeScript reads the declarations for such an import.
+    pub fn declared_entry_of(
+        &self,
+        importer: &str,
+        specifier: &str,
+        exists: &dyn Fn(&str) -> bool,
+    ) -> Option<(String, String)> {
+        let spec = specifier.split('?').next().unwrap_or_default();
+        let package = if is_relative(spec) {
+            let path = normalize(&join(dir_of(clean_path(importer)), spec))?;
+            let package = self.packages_by_dir.get(path.as_str())?;
+            if !path.is_empty() && resolve_file(&path, exists).is_some() {
+                return None;
+            }
+            package
+        } else {
+            let (name, subpath) = split_package(spec)?;
+            if !subpath.is_empty() {
+                return None;
+            }
+            self.packages_by_dir
+                .get(self.package_dirs_by_name.get(name)?)?
+        };
+        self.entry_pair(package, exists)
+    }
+
+    /// A package's (declaration entry, code entry), where both exist and differ.
+    fn entry_pair(
+        &self,
+        package: &Package,
+        exists: &dyn Fn(&str) -> bool,
+    ) -> Option<(String, String)> {
+        let mut declared = Vec::new();
+        let mut code = Vec::new();
+        if let Some(exports) = &package.exports {
+            let main = match exports.as_object() {
+                Some(map) if map.keys().any(|key| key.starts_with('.')) => map.get("."),
+                _ => Some(exports),
+            };
+            if let Some(main) = main {
+                types_conditions(main, &mut declared);
+            }
+            export_targets(exports, "", &mut code);
+        }
+        declared.extend(package.declared.iter().cloned());
+        code.extend(package.entries.iter().cloned());
+        code.retain(|target| !is_declaration_path(target));
+        let resolve = |targets: &[String]| {
+            targets.iter().find_map(|target| {
+                normalize(&join(&package.root, target))
+                    .and_then(|path| self.resolve_path(&path, exists, false))
+            })
+        };
+        let (declared, code) = (resolve(&declared)?, resolve(&code)?);
+        (is_declaration_path(&declared) && !is_declaration_path(&code)).then_some((declared, code))
     }
 
     /// tsconfig aliases and `baseUrl`, then workspace packages, then externals.

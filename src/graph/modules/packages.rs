@@ -27,6 +27,8 @@ pub(super) struct Package {
     pub(super) imports: Option<Map<String, Value>>,
     /// Values of `ENTRY_FIELDS`, in that order.
     pub(super) entries: Vec<String>,
+    /// `types` then `typings`: where the package's declarations start.
+    pub(super) declared: Vec<String>,
 }
 
 impl Package {
@@ -39,11 +41,18 @@ impl Package {
                 }
             }
         }
+        let declared = ["types", "typings"]
+            .iter()
+            .filter_map(|field| json.get(*field).and_then(Value::as_str))
+            .filter(|entry| !entry.is_empty())
+            .map(str::to_string)
+            .collect();
         Package {
             root,
             exports: json.get("exports").filter(|e| !e.is_null()).cloned(),
             imports: json.get("imports").and_then(Value::as_object).cloned(),
             entries,
+            declared,
         }
     }
 }
@@ -127,6 +136,30 @@ pub(super) fn condition_targets(value: &Value, captured: Option<&str>, out: &mut
         }
         _ => {}
     }
+}
+
+/// The `types` conditions of an exports target, however deeply nested
+/// (`{ "import": { "types": "./index.d.mts" } }`), in the order written.
+pub(super) fn types_conditions(value: &Value, out: &mut Vec<String>) {
+    if let Value::Object(conditions) = value {
+        for (condition, inner) in conditions {
+            match (condition.as_str(), inner) {
+                ("types", Value::String(target)) => {
+                    if !out.contains(target) {
+                        out.push(target.clone());
+                    }
+                }
+                _ => types_conditions(inner, out),
+            }
+        }
+    }
+}
+
+/// Whether a path names a declaration file (`x.d.ts`, `x.d.mts`, `x.d.cts`).
+pub(super) fn is_declaration_path(path: &str) -> bool {
+    [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|ext| path.ends_with(ext))
 }
 
 /// Source paths a build-output target was probably compiled from: `dist/x.js` -> `src/x.js`,

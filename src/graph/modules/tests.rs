@@ -694,3 +694,59 @@ fn config_file_names() {
         assert!(!ModuleResolver::is_config_file(path), "{path}");
     }
 }
+
+#[test]
+fn declared_entries_pair_a_packages_types_with_its_code() {
+    let r = resolver(&[
+        (
+            "package.json",
+            r#"{ "name": "root", "main": "lib/index.js", "types": "types/index.d.ts" }"#,
+        ),
+        (
+            "packages/cond/package.json",
+            r#"{ "name": "cond", "exports": { ".": {
+                "import": { "types": "./index.d.mts", "default": "./index.mjs" },
+                "require": "./index.cjs"
+            } } }"#,
+        ),
+        // Types beside the code, and a package whose declarations are its sources.
+        (
+            "packages/beside/package.json",
+            r#"{ "main": "index.js", "types": "index.d.ts" }"#,
+        ),
+        (
+            "packages/ts/package.json",
+            r#"{ "main": "dist/index.js", "types": "dist/index.d.ts" }"#,
+        ),
+        (
+            "packages/missing/package.json",
+            r#"{ "main": "index.js", "typings": "gone.d.ts" }"#,
+        ),
+    ]);
+    let files: HashSet<&str> = [
+        "lib/index.js",
+        "types/index.d.ts",
+        "packages/cond/index.d.mts",
+        "packages/cond/index.mjs",
+        "packages/cond/index.cjs",
+        "packages/beside/index.js",
+        "packages/beside/index.d.ts",
+        "packages/ts/src/index.ts",
+        "packages/missing/index.js",
+    ]
+    .into_iter()
+    .collect();
+    let pairs = r.declared_entries(&|p| files.contains(p));
+    let pairs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(d, c)| (d.as_str(), c.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("types/index.d.ts", "lib/index.js"),
+            ("packages/beside/index.d.ts", "packages/beside/index.js"),
+            ("packages/cond/index.d.mts", "packages/cond/index.mjs"),
+        ]
+    );
+}

@@ -6,6 +6,7 @@ mod builtins;
 mod evaluation;
 mod exports;
 mod members;
+mod pairing;
 mod surface;
 
 use rustc_hash::FxHashSet;
@@ -32,7 +33,7 @@ const MAX_STEPS: u32 = 4_096;
 /// for fewer than one site in five: past that, a list of guesses is noise in a report.
 pub const MAX_CANDIDATES: usize = 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Value {
     /// A definition as a value: a function, a class (its static side), an object.
     Def(DefId),
