@@ -1,24 +1,72 @@
 //! Per-file lookup tables built when a file's facts enter the graph, keyed by global
 //! names so that another file's lookups (`ns.f`, `x.m`) are one probe.
 
-use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
-
 use super::interner::{Interner, NameId};
 use crate::indexer::facts::*;
 
-pub type Few<T> = SmallVec<[T; 1]>;
+/// A map from keys to one or more values, as one sorted vector: a file's tables are
+/// small and many, and a hash map per table cost three times the entries' bytes
+/// (buckets, load factor, a heap list per key). Lookups are a binary search.
+#[derive(Clone, Debug)]
+pub struct SortedMulti<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+impl<K, V> Default for SortedMulti<K, V> {
+    fn default() -> Self {
+        SortedMulti {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy, V: Copy> SortedMulti<K, V> {
+    /// From entries in any order; values of one key keep their order.
+    fn build(mut entries: Vec<(K, V)>) -> Self {
+        entries.sort_by_key(|e| e.0);
+        entries.shrink_to_fit();
+        SortedMulti { entries }
+    }
+
+    /// The values of `key`, in the order they were given.
+    pub fn get(&self, key: &K) -> impl Iterator<Item = V> + '_ {
+        let key = *key;
+        let start = self.entries.partition_point(|e| e.0 < key);
+        self.entries[start..]
+            .iter()
+            .take_while(move |e| e.0 == key)
+            .map(|e| e.1)
+    }
+
+    /// Every (key, value), by key.
+    pub fn iter(&self) -> impl Iterator<Item = (K, V)> + '_ {
+        self.entries.iter().copied()
+    }
+
+    /// Every key once, in order.
+    pub fn keys(&self) -> impl Iterator<Item = K> + '_ {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|&(i, e)| i == 0 || self.entries[i - 1].0 != e.0)
+            .map(|(_, e)| e.0)
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<(K, V)>()
+    }
+}
 
 #[derive(Default, Clone)]
 pub struct FileIndex {
     /// Local string id -> global name.
     pub names: Vec<NameId>,
     /// (container, member name) -> member definitions.
-    pub members: FxHashMap<(DefIdx, NameId), Few<DefIdx>>,
+    pub members: SortedMulti<(DefIdx, NameId), DefIdx>,
     /// (object, property name) -> recorded property values.
-    pub props: FxHashMap<(DefIdx, NameId), Few<SymId>>,
+    pub props: SortedMulti<(DefIdx, NameId), SymId>,
     /// Exported name -> export entries.
-    pub exports: FxHashMap<NameId, Few<u32>>,
+    pub exports: SortedMulti<NameId, u32>,
     /// `export * from` specifiers.
     pub stars: Vec<StrId>,
     /// An ES or CommonJS module (it imports or exports); a script's top-level functions
@@ -29,33 +77,30 @@ pub struct FileIndex {
 impl FileIndex {
     pub fn build(facts: &FileFacts, interner: &mut Interner) -> FileIndex {
         let names: Vec<NameId> = facts.strings.iter().map(|s| interner.intern(s)).collect();
-        let mut members: FxHashMap<(DefIdx, NameId), Few<DefIdx>> = FxHashMap::default();
-        for (i, d) in facts.defs.iter().enumerate() {
-            if let Some(c) = d.container {
-                members
-                    .entry((c, names[d.name as usize]))
-                    .or_default()
-                    .push(i as DefIdx);
-            }
-        }
-        let mut props: FxHashMap<(DefIdx, NameId), Few<SymId>> = FxHashMap::default();
-        for p in &facts.props {
-            props
-                .entry((p.object, names[p.name as usize]))
-                .or_default()
-                .push(p.value);
-        }
-        let mut exports: FxHashMap<NameId, Few<u32>> = FxHashMap::default();
+        let members = SortedMulti::build(
+            facts
+                .defs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| Some(((d.container?, names[d.name as usize]), i as DefIdx)))
+                .collect(),
+        );
+        let props = SortedMulti::build(
+            facts
+                .props
+                .iter()
+                .map(|p| ((p.object, names[p.name as usize]), p.value))
+                .collect(),
+        );
+        let mut exports = Vec::new();
         let mut stars = Vec::new();
         for (i, e) in facts.exports.iter().enumerate() {
             match e.value {
                 ExportValue::Star { specifier } => stars.push(specifier),
-                _ => exports
-                    .entry(names[e.name as usize])
-                    .or_default()
-                    .push(i as u32),
+                _ => exports.push((names[e.name as usize], i as u32)),
             }
         }
+        let exports = SortedMulti::build(exports);
         let is_module = !facts.imports.is_empty()
             || !facts.exports.is_empty()
             || facts.module_exports.is_some();

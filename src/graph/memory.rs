@@ -40,8 +40,9 @@ impl Graph {
                     .sum::<usize>();
             let index = slot.index();
             total += index.names.capacity() * 4
-                + (index.members.capacity() + index.props.capacity()) * 32
-                + index.exports.capacity() * 24
+                + index.members.heap_bytes()
+                + index.props.heap_bytes()
+                + index.exports.heap_bytes()
                 + slot.targets.capacity() * 16;
             let r = &slot.resolution;
             total += r.callees.capacity() * size_of::<DefId>()

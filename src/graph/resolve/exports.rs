@@ -83,8 +83,8 @@ impl Resolver<'_> {
         let facts = self.facts(t);
         let index = self.index(t);
         let before = out.len();
-        if let Some(entries) = index.exports.get(&name) {
-            for &e in entries.iter() {
+        {
+            for e in index.exports.get(&name) {
                 match facts.exports[e as usize].value {
                     ExportValue::Local(sym) => self.eval(t, sym, depth + 1, out),
                     ExportValue::From { specifier, kind } => match self.target(t, specifier) {

@@ -2,6 +2,8 @@
 //! objects, prototypes, inline object types and what they extend or spread; and the
 //! interface methods a class method implements.
 
+use smallvec::SmallVec;
+
 use super::{Resolver, Vals, Value, MAX_DEPTH};
 use crate::graph::interner::NameId;
 use crate::graph::{DefId, Graph};
@@ -92,35 +94,30 @@ impl Resolver<'_> {
         let owner = facts.def(d.def);
         let is_class = matches!(owner.kind, DefKind::Class | DefKind::Interface);
         let before = out.len();
-        if let Some(members) = index.members.get(&(d.def, name)) {
-            for &m in members.iter() {
-                let member = facts.def(m);
-                // Classes keep their two sides apart; objects and functions have one.
-                if !is_class || member.is_static != instance || owner.kind == DefKind::Interface {
-                    Self::push(out, Value::Def(DefId::new(d.file, m)));
-                }
+        for m in index.members.get(&(d.def, name)) {
+            let member = facts.def(m);
+            // Classes keep their two sides apart; objects and functions have one.
+            if !is_class || member.is_static != instance || owner.kind == DefKind::Interface {
+                Self::push(out, Value::Def(DefId::new(d.file, m)));
             }
         }
         if out.len() > before {
             return;
         }
-        if let Some(props) = index.props.get(&(d.def, name)) {
-            for &p in props.iter() {
-                self.eval(d.file, p, depth + 1, out);
-            }
+        for p in index.props.get(&(d.def, name)) {
+            self.eval(d.file, p, depth + 1, out);
         }
         if out.len() > before {
             return;
         }
         // `{ ...base }`: a member of what the object spreads.
-        if let Some(spreads) = self
-            .g
-            .names
-            .get(SPREAD)
-            .and_then(|s| index.props.get(&(d.def, s)))
-        {
+        let spreads: SmallVec<[SymId; 2]> = match self.g.names.get(SPREAD) {
+            Some(s) => index.props.get(&(d.def, s)).collect(),
+            None => SmallVec::new(),
+        };
+        if !spreads.is_empty() {
             let mut sources = Vals::new();
-            for &p in spreads.iter() {
+            for p in spreads {
                 self.eval(d.file, p, depth + 1, &mut sources);
             }
             for source in sources {
@@ -133,9 +130,10 @@ impl Resolver<'_> {
         // Methods assigned to `X.prototype = { ... }`.
         if instance {
             if let Some(proto) = self.g.names.get("prototype") {
-                if let Some(props) = index.props.get(&(d.def, proto)) {
+                let props: SmallVec<[SymId; 2]> = index.props.get(&(d.def, proto)).collect();
+                if !props.is_empty() {
                     let mut protos = Vals::new();
-                    for &p in props.iter() {
+                    for p in props {
                         self.eval(d.file, p, depth + 1, &mut protos);
                     }
                     for p in protos {

@@ -275,13 +275,7 @@ impl Pairing<'_> {
             }
             let index = self.r.index(f);
             let default = self.r.g.names.get("default");
-            names.extend(
-                index
-                    .exports
-                    .keys()
-                    .copied()
-                    .filter(|&n| own || Some(n) != default),
-            );
+            names.extend(index.exports.keys().filter(|&n| own || Some(n) != default));
             for &spec in index.stars.iter() {
                 if let crate::graph::Target::File(t) = self.r.target(f, spec) {
                     todo.push((t, false));

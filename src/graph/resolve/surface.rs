@@ -35,7 +35,7 @@ impl<'g> Resolver<'g> {
         let mut exports: Vec<(&str, NameId)> = index
             .exports
             .keys()
-            .map(|&n| (g.names.resolve(n), n))
+            .map(|n| (g.names.resolve(n), n))
             .collect();
         exports.sort_unstable();
         for (text, name) in exports {
@@ -73,9 +73,13 @@ impl<'g> Resolver<'g> {
         }
         let mut members: Vec<(DefIdx, &str, Vec<Value>)> = index
             .members
-            .iter()
-            .map(|(&(c, n), defs)| {
-                let defs = defs.iter().map(|&m| Value::Def(DefId::new(f, m))).collect();
+            .keys()
+            .map(|(c, n)| {
+                let defs = index
+                    .members
+                    .get(&(c, n))
+                    .map(|m| Value::Def(DefId::new(f, m)))
+                    .collect();
                 (c, g.names.resolve(n), defs)
             })
             .collect();
@@ -86,10 +90,7 @@ impl<'g> Resolver<'g> {
         let mut props: Vec<(DefIdx, &str, SymId)> = index
             .props
             .iter()
-            .flat_map(|(&(o, n), syms)| {
-                let name = g.names.resolve(n);
-                syms.iter().map(move |&s| (o, name, s))
-            })
+            .map(|((o, n), s)| (o, g.names.resolve(n), s))
             .collect();
         props.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         for (o, name, sym) in props {
