@@ -250,7 +250,7 @@ mod tests {
                     end_line: line as u32,
                 },
                 name_pos: Default::default(),
-                params: Vec::new(),
+                params: thin_vec::ThinVec::new(),
                 signature_hash: sig,
                 body_hash: body,
                 extends: None,

@@ -118,3 +118,21 @@ impl FileIndex {
         self.names[local as usize]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SortedMulti;
+
+    #[test]
+    fn values_of_a_key_keep_their_order_and_keys_come_once() {
+        let m = SortedMulti::build(vec![(3, 'a'), (1, 'b'), (3, 'c'), (2, 'd'), (3, 'e')]);
+        assert_eq!(m.get(&3).collect::<String>(), "ace");
+        assert_eq!(m.get(&1).collect::<String>(), "b");
+        assert_eq!(m.get(&4).count(), 0);
+        assert_eq!(m.get(&0).count(), 0);
+        assert_eq!(m.keys().collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(m.iter().count(), 5);
+        let empty: SortedMulti<u32, u32> = SortedMulti::default();
+        assert_eq!(empty.keys().count(), 0);
+    }
+}

@@ -71,7 +71,7 @@ impl Graph {
                 list.splice(at..at, callers);
             }
         }
-        r.callees = callees;
+        r.callees = callees.into();
         r.unresolved_sites.shrink_to_fit();
         r.external_sites.shrink_to_fit();
         for &d in &r.deps {

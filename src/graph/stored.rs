@@ -69,8 +69,8 @@ impl Graph {
                 .map(|&n| self.name(n).to_string())
                 .collect(),
             external: r.external,
-            external_sites: r.external_sites.clone(),
-            unresolved_sites: r.unresolved_sites.clone(),
+            external_sites: r.external_sites.to_vec(),
+            unresolved_sites: r.unresolved_sites.to_vec(),
         }
     }
 
@@ -127,12 +127,12 @@ impl Graph {
             .collect();
         Some(Resolution {
             edges,
-            callees: Vec::new(),
-            deps,
+            callees: thin_vec::ThinVec::new(),
+            deps: deps.into(),
             fallback_names,
             external: s.external,
-            external_sites: s.external_sites.clone(),
-            unresolved_sites: s.unresolved_sites.clone(),
+            external_sites: s.external_sites.as_slice().into(),
+            unresolved_sites: s.unresolved_sites.as_slice().into(),
         })
     }
 }

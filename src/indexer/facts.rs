@@ -7,6 +7,7 @@
 //! self-contained (storable per file) and small.
 
 use serde::{Deserialize, Serialize};
+use thin_vec::ThinVec;
 
 use super::language::Language;
 
@@ -44,40 +45,40 @@ pub struct FileFacts {
     pub parse_errors: u32,
     /// Misreadings of the grammar worked around before extraction (sorted, each once):
     /// the file had syntax errors that a correct parser would not have.
-    pub repaired: Vec<Repair>,
+    pub repaired: ThinVec<Repair>,
     pub strings: StringTable,
-    pub defs: Vec<Definition>,
-    pub calls: Vec<CallSite>,
-    pub imports: Vec<Import>,
-    pub exports: Vec<Export>,
+    pub defs: ThinVec<Definition>,
+    pub calls: ThinVec<CallSite>,
+    pub imports: ThinVec<Import>,
+    pub exports: ThinVec<Export>,
     /// `module.exports = <value>`: what `require()` of this file returns.
     pub module_exports: Option<SymId>,
-    pub bindings: Vec<Binding>,
+    pub bindings: ThinVec<Binding>,
     /// Object-literal properties whose value is not a function: `{ a, b: require('x') }`.
-    pub props: Vec<Prop>,
+    pub props: ThinVec<Prop>,
     /// `class C implements I, J`: (C, the type I names), one entry per interface.
-    pub implements: Vec<(DefIdx, SymId)>,
+    pub implements: ThinVec<(DefIdx, SymId)>,
     /// What functions passed to a definition receive, from its parameters' stated
     /// function types; sorted by (def, arg, param).
-    pub callback_params: Vec<CallbackParam>,
+    pub callback_params: ThinVec<CallbackParam>,
     /// Definitions' parameters with a stated type, sorted by (def, index): what an
     /// object literal's function-valued property receives when the object is passed
     /// where such a parameter's type says what the property is.
-    pub param_types: Vec<ParamType>,
-    pub syms: Vec<Sym>,
+    pub param_types: ThinVec<ParamType>,
+    pub syms: ThinVec<Sym>,
     /// Function types and call signatures (`(builder: Builder) => void`), by
     /// [`Sym::Signature`].
-    pub signatures: Vec<Signature>,
+    pub signatures: ThinVec<Signature>,
     /// Object types written inline (`opts: { onDone: (r: Result) => void }`), by
     /// [`Sym::Shape`]: each member's name and the value it is stated to be.
-    pub shapes: Vec<Vec<(StrId, SymId)>>,
+    pub shapes: ThinVec<Vec<(StrId, SymId)>>,
 }
 
 /// A stated function type: what a function of that type receives and returns. A
 /// parameter without a type (or with one that names nothing) is `None`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Signature {
-    pub params: Vec<Option<SymId>>,
+    pub params: ThinVec<Option<SymId>>,
     pub returns: Option<SymId>,
     /// The last parameter is a rest parameter (`...handlers: H[]`): its entry is the
     /// element's value, and it stands for every argument from its index on.
@@ -273,7 +274,7 @@ pub struct Definition {
     pub span: Span,
     pub name_pos: Pos,
     /// Each parameter's text with whitespace collapsed.
-    pub params: Vec<StrId>,
+    pub params: ThinVec<StrId>,
     /// Hash of name-independent signature tokens (parameters, return type, modifiers),
     /// ignoring comments and formatting.
     pub signature_hash: u64,

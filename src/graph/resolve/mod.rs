@@ -11,6 +11,7 @@ mod surface;
 
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
+use thin_vec::ThinVec;
 
 use super::interner::NameId;
 use super::{Confidence, DefId, Edge, FileId, Graph, Target};
@@ -68,19 +69,19 @@ pub struct Resolution {
     pub(crate) edges: Vec<Edge>,
     /// Installed: the distinct definitions this file's sites call, sorted (where in
     /// the reverse index its edges are). Empty in the resolver's output.
-    pub callees: Vec<DefId>,
+    pub callees: ThinVec<DefId>,
     /// Other files whose facts were read: a change to one of them re-resolves this file.
-    pub deps: Vec<FileId>,
+    pub deps: ThinVec<FileId>,
     /// Names matched by name only: a definition of one appearing or vanishing anywhere
     /// re-resolves this file.
-    pub fallback_names: Vec<NameId>,
+    pub fallback_names: ThinVec<NameId>,
     /// Call sites into packages outside the repository.
     pub external: u32,
     /// Those sites (indices), ascending.
-    pub external_sites: Vec<u32>,
+    pub external_sites: ThinVec<u32>,
     /// The unresolved call sites (indices): "0 callers" of a function is a lower bound
     /// when one of them has its name.
-    pub unresolved_sites: Vec<u32>,
+    pub unresolved_sites: ThinVec<u32>,
 }
 
 pub(crate) struct Resolver<'g> {

@@ -93,7 +93,7 @@ impl<'s> Extractor<'s> {
                 });
             }
         }
-        f.syms = kept;
+        f.syms = kept.into();
         let mut signatures = vec![Signature::default(); sigs as usize];
         for (old, sig) in std::mem::take(&mut f.signatures).into_iter().enumerate() {
             if sig_remap[old] != u32::MAX {
@@ -104,7 +104,7 @@ impl<'s> Extractor<'s> {
                 };
             }
         }
-        f.signatures = signatures;
+        f.signatures = signatures.into();
         let mut kept_shapes = vec![Vec::new(); shapes as usize];
         for (old, members) in std::mem::take(&mut f.shapes).into_iter().enumerate() {
             if shape_remap[old] != u32::MAX {
@@ -112,7 +112,7 @@ impl<'s> Extractor<'s> {
                     members.into_iter().map(|(n, v)| (n, r(v))).collect();
             }
         }
-        f.shapes = kept_shapes;
+        f.shapes = kept_shapes.into();
         renumber_uses(f, r);
     }
 

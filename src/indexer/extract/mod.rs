@@ -74,7 +74,7 @@ fn parse_and_extract(path: &str, language: Language, source: &str) -> FileFacts 
             arena::discard(tree);
             let mut facts = extract_tree(path, language, &patched, &repaired);
             arena::discard(repaired);
-            facts.repaired = repairs;
+            facts.repaired = repairs.into();
             return facts;
         }
     }

@@ -148,7 +148,7 @@ impl<'s> Extractor<'s> {
     ) -> Option<SymId> {
         let index = u32::try_from(self.facts.signatures.len()).ok()?;
         self.facts.signatures.push(Signature {
-            params,
+            params: params.into(),
             returns,
             rest: false,
         });

@@ -11,6 +11,7 @@ mod params;
 mod returns;
 mod variables;
 
+use thin_vec::ThinVec;
 use tree_sitter::Node;
 
 use crate::indexer::extract::fields::FieldExt;
@@ -63,7 +64,7 @@ impl<'s> Extractor<'s> {
                 end_line: end.row as u32,
             },
             name_pos,
-            params: Vec::new(),
+            params: ThinVec::new(),
             signature_hash: 0,
             body_hash: 0,
             extends: None,

@@ -72,7 +72,7 @@ impl<'s> Extractor<'s> {
             }
         }
         if let Some(def) = def {
-            self.def_mut(def).params = texts;
+            self.def_mut(def).params = texts.into();
         }
         self.visit(params, depth + 1);
     }
