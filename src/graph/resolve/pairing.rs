@@ -139,7 +139,11 @@ impl Pairing<'_> {
     /// `likely`.
     fn pair_all(&mut self, declared: &Vals, code: &Vals, confidence: Confidence, depth: u32) {
         for &d in declared {
-            let matching: Vals = code.iter().copied().filter(|&c| pairable(d, c)).collect();
+            let matching: Vals = code
+                .iter()
+                .copied()
+                .filter(|&c| pairable(d, c) && self.same_class(d, c))
+                .collect();
             let confidence = if matching.len() > 1 {
                 confidence.max(Confidence::Likely)
             } else {
@@ -182,6 +186,22 @@ impl Pairing<'_> {
             }
             _ => {}
         }
+    }
+
+    /// A declared class stands for a class of its own name: a factory stated to return
+    /// `Help` that may return a `Command` (`Object.assign(new Help(), this.x())`) does
+    /// not make `Command` a `Help`. Other values (an interface's instance, an object
+    /// literal a factory returns) pair whatever their names.
+    fn same_class(&mut self, d: Value, c: Value) -> bool {
+        let (Value::Def(d) | Value::Instance(d), Value::Def(c) | Value::Instance(c)) = (d, c)
+        else {
+            return true;
+        };
+        if self.kind(d) != DefKind::Class || self.kind(c) != DefKind::Class {
+            return true;
+        }
+        let (df, cf) = (self.r.facts(d.file), self.r.facts(c.file));
+        df.def_name(d.def) == cf.def_name(c.def)
     }
 
     fn kind(&mut self, d: DefId) -> DefKind {
