@@ -396,13 +396,8 @@ fn a_fork_and_its_original_update_apart() {
     }
 }
 
-/// Declarations that live apart from their code are paired with it when a query first
-/// asks; an edit to either side (or to the package's entries) pairs them again, as a
-/// fresh build of the same files does.
-#[test]
-fn declarations_apart_follow_edits_to_either_side() {
-    use blast_radius::graph::DefId;
-    use blast_radius::indexer::{extract, Language};
+/// The `declarations_apart` fixture's sources, and its package.json.
+fn declarations_apart() -> (BTreeMap<String, String>, String) {
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/resolve/declarations_apart");
     let paths = [
@@ -415,21 +410,35 @@ fn declarations_apart_follow_edits_to_either_side() {
         "test-d/index.test-d.ts",
         "docs/example.mjs",
     ];
-    let mut files: BTreeMap<String, String> = paths
+    let files = paths
         .iter()
         .map(|p| {
             let text = std::fs::read_to_string(fixture.join(p)).expect("fixture file");
             (p.to_string(), text)
         })
         .collect();
-    let mut package = std::fs::read_to_string(fixture.join("package.json")).unwrap();
-    let full = |files: &BTreeMap<String, String>, package: &str| {
-        let facts = files
-            .iter()
-            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
-            .collect();
-        Graph::build(facts, vec![("package.json".into(), package.to_string())])
-    };
+    let package = std::fs::read_to_string(fixture.join("package.json")).unwrap();
+    (files, package)
+}
+
+/// A graph of `files` with `package` as the root package.json.
+fn with_package(files: &BTreeMap<String, String>, package: &str) -> Graph {
+    use blast_radius::indexer::{extract, Language};
+    let facts = files
+        .iter()
+        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
+        .collect();
+    Graph::build(facts, vec![("package.json".into(), package.to_string())])
+}
+
+/// Declarations that live apart from their code are paired with it when a query first
+/// asks; an edit to either side (or to the package's entries) pairs them again, as a
+/// fresh build of the same files does.
+#[test]
+fn declarations_apart_follow_edits_to_either_side() {
+    use blast_radius::graph::DefId;
+    let (mut files, mut package) = declarations_apart();
+    let full = with_package;
     // The declarations standing for `lib/user.js`'s `User.save`, and its callers (the
     // type test's two calls, through the declaration or, without one, directly).
     let save = |g: &Graph| {
@@ -495,4 +504,36 @@ fn declarations_apart_follow_edits_to_either_side() {
         snapshot(&g) == snapshot(&full(&files, &package)),
         "the types field"
     );
+}
+
+/// A fork made before the pairing was worked out, then edited, pairs its own files:
+/// the original's first query does not answer for it, nor its for the original.
+#[test]
+fn a_fork_pairs_its_own_declarations() {
+    let (files, package) = declarations_apart();
+    let base = with_package(&files, &package);
+    let before = snapshot(&base);
+    let mut fork = base.clone();
+    let mut fork_files = files.clone();
+    let user = files["types/user.d.ts"].replace("  save(): object\n", "");
+    fork.update_file("types/user.d.ts", &user);
+    fork_files.insert("types/user.d.ts".into(), user);
+    // The original asks first, then the fork.
+    assert!(
+        snapshot(&base) == before,
+        "the original pairs its own files"
+    );
+    assert!(
+        snapshot(&fork) == snapshot(&with_package(&fork_files, &package)),
+        "the fork pairs its own files"
+    );
+    // And the other way round, from a fresh fork.
+    let base = with_package(&files, &package);
+    let mut fork = base.clone();
+    let code = files["lib/user.js"].replace("save ()", "store ()");
+    fork.update_file("lib/user.js", &code);
+    fork_files = files.clone();
+    fork_files.insert("lib/user.js".into(), code);
+    assert!(snapshot(&fork) == snapshot(&with_package(&fork_files, &package)));
+    assert!(snapshot(&base) == before);
 }

@@ -89,18 +89,22 @@ impl Graph {
     /// File `f`'s facts or targets are about to change: a pairing that read them is
     /// worked out again when next needed.
     pub(crate) fn forget_declared_if_read(&mut self, f: FileId) {
-        if self
-            .declared
-            .0
-            .get()
-            .is_some_and(|declared| declared.reads.contains(&f))
-        {
-            self.forget_declared();
+        let keep = match self.declared.0.get() {
+            Some(declared) => !declared.reads.contains(&f),
+            // Not worked out yet: a fork sharing the cell could fill it from its own
+            // files, so this graph takes a cell of its own unless it has one.
+            None => Arc::get_mut(&mut self.declared.0).is_some(),
+        };
+        if !keep {
+            self.declared = DeclaredCache::default();
         }
     }
 
     /// The file set or the configs change: every pairing may.
     pub(crate) fn forget_declared(&mut self) {
-        self.declared = DeclaredCache::default();
+        match Arc::get_mut(&mut self.declared.0) {
+            Some(cell) if cell.get().is_none() => {}
+            _ => self.declared = DeclaredCache::default(),
+        }
     }
 }
