@@ -65,6 +65,11 @@ pub fn extract_each<T: Send, E: Send>(
             Ok(out)
         })
         .collect();
+    // After a bulk extraction the arenas' memory sits idle while the graph is built:
+    // give it back (a few files' worth is not worth faulting in again).
+    if outs.len() > 256 {
+        rayon::broadcast(|_| super::arena::release_idle());
+    }
     let mut extracted = Extracted::default();
     for out in outs {
         match out? {
