@@ -13,8 +13,9 @@ use crate::indexer::facts::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
     File(FileId),
-    /// A JavaScript file with a declaration file beside it (`index.js` and `index.d.ts`):
-    /// the code, and the types TypeScript reads for it instead.
+    /// A JavaScript file with a declaration file beside it (`index.js` and `index.d.ts`),
+    /// or a package's code entry imported by the package's name or directory where its
+    /// `types` name another file: the code, and the types TypeScript reads for it instead.
     Typed(FileId, FileId),
     External,
     Unresolved,
