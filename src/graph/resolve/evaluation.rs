@@ -132,8 +132,28 @@ impl Resolver<'_> {
     /// What calling `callee` returns.
     fn eval_return(&mut self, f: FileId, callee: SymId, depth: u32, out: &mut Vals) {
         let facts = self.facts(f);
+        // A method's receiver is evaluated once, for finding the method and for every
+        // overload that returns `this`: evaluated again per overload, a fluent chain's
+        // evaluation grew exponentially with its length and ran out of steps
+        // (commander's `.option().option()...` has three overloads a link).
         let mut fns = Vals::new();
-        self.eval(f, callee, depth + 1, &mut fns);
+        let mut receiver_vals: Option<Vals> = None;
+        match facts.sym(callee) {
+            Sym::Member(base, name) if !is_module_exports(facts, base, name) => {
+                let name = self.index(f).name(name);
+                let mut bases = Vals::new();
+                self.eval(f, base, depth + 1, &mut bases);
+                let mut members = Vals::new();
+                for &b in &bases {
+                    self.member(b, name, depth + 1, &mut members);
+                }
+                for m in members {
+                    self.accessor_value(m, depth + 1, &mut fns);
+                }
+                receiver_vals = Some(bases);
+            }
+            _ => self.eval(f, callee, depth + 1, &mut fns),
+        }
         for v in fns {
             match v {
                 Value::Def(d) => {
@@ -145,8 +165,19 @@ impl Resolver<'_> {
                     // class, a subclass included.
                     let returns_this = matches!(self.facts(d.file).sym(r), Sym::This(Some(_)));
                     if let (true, Sym::Member(receiver, _)) = (returns_this, facts.sym(callee)) {
+                        let vals = match &receiver_vals {
+                            Some(vals) => vals.clone(),
+                            None => {
+                                let mut vals = Vals::new();
+                                self.eval(f, receiver, depth + 1, &mut vals);
+                                receiver_vals = Some(vals.clone());
+                                vals
+                            }
+                        };
                         let before = out.len();
-                        self.eval(f, receiver, depth + 1, out);
+                        for value in vals {
+                            Self::push(out, value);
+                        }
                         if out.len() > before {
                             continue;
                         }

@@ -59,6 +59,17 @@ impl<'s> Extractor<'s> {
             "function_type" => return self.signature_at(ty, level),
             // `typeof BaseEntity`: the class itself, not an instance of it.
             "type_query" => return self.type_sym_at(ty.named_child(0)?, level + 1),
+            // `this['createCommand']`, `Api['fetch']`: the property of that name of what
+            // the object type describes (a method, as a value).
+            "lookup_type" => {
+                let (object, index) = (ty.named_child(0)?, ty.named_child(1)?);
+                let key = match index.kind_str() {
+                    "literal_type" => self.key_name(index.named_child(0)?)?,
+                    _ => return None,
+                };
+                let base = self.value_of_type(object, level + 1)?;
+                return Some(self.sym(Sym::Member(base, key)));
+            }
             "array_type" => ty.named_child(0),
             "readonly_type" | "parenthesized_type" => {
                 return self.value_of_type(ty.named_child(0)?, level + 1)
