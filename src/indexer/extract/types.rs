@@ -59,17 +59,6 @@ impl<'s> Extractor<'s> {
             "function_type" => return self.signature_at(ty, level),
             // `typeof BaseEntity`: the class itself, not an instance of it.
             "type_query" => return self.type_sym_at(ty.named_child(0)?, level + 1),
-            // `this['createCommand']`, `Api['fetch']`: the property of that name of what
-            // the object type describes (a method, as a value).
-            "lookup_type" => {
-                let (object, index) = (ty.named_child(0)?, ty.named_child(1)?);
-                let key = match index.kind_str() {
-                    "literal_type" => self.key_name(index.named_child(0)?)?,
-                    _ => return None,
-                };
-                let base = self.value_of_type(object, level + 1)?;
-                return Some(self.sym(Sym::Member(base, key)));
-            }
             "array_type" => ty.named_child(0),
             "readonly_type" | "parenthesized_type" => {
                 return self.value_of_type(ty.named_child(0)?, level + 1)
@@ -188,6 +177,18 @@ impl<'s> Extractor<'s> {
     fn derived_type(&mut self, generic: &str, arg: Node<'s>, level: usize) -> Option<SymId> {
         let operand = match arg.kind_str() {
             "type_query" => self.type_sym_at(arg.named_child(0)?, level + 1)?,
+            // `ReturnType<this['createCommand']>`: what the receiver's `createCommand`
+            // returns. Only here: a value typed `T['k']` and called is, to TypeScript,
+            // a call of that value (a parameter, say), not of `T`'s member `k`.
+            "lookup_type" => {
+                let (object, index) = (arg.named_child(0)?, arg.named_child(1)?);
+                let key = match index.kind_str() {
+                    "literal_type" => self.key_name(index.named_child(0)?)?,
+                    _ => return None,
+                };
+                let base = self.value_of_type(object, level + 1)?;
+                self.sym(Sym::Member(base, key))
+            }
             _ => self.value_of_type(arg, level + 1)?,
         };
         Some(self.sym(match generic {
