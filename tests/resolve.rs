@@ -187,12 +187,9 @@ fn parse_clause(text: &str) -> Result<Clause, String> {
 
 /// A leading confidence word, `exact` if there is none.
 fn with_confidence(text: &str) -> (Confidence, &str) {
-    match text.split_once(char::is_whitespace) {
-        Some(("exact", rest)) => (Confidence::Exact, rest),
-        Some(("likely", rest)) => (Confidence::Likely, rest),
-        Some(("possible", rest)) => (Confidence::Possible, rest),
-        _ => (Confidence::Exact, text),
-    }
+    text.split_once(char::is_whitespace)
+        .and_then(|(word, rest)| Some((Confidence::from_name(word)?, rest)))
+        .unwrap_or((Confidence::Exact, text))
 }
 
 fn parse_annotation(line: &str) -> Option<Result<Annotation, String>> {

@@ -38,6 +38,13 @@ impl<K: Ord + Copy, V: Copy> SortedMulti<K, V> {
             .map(|e| e.1)
     }
 
+    /// The (key, value) entries with `from <= key < to`, by key.
+    pub fn between(&self, from: &K, to: &K) -> impl Iterator<Item = (K, V)> + '_ {
+        let start = self.entries.partition_point(|e| e.0 < *from);
+        let end = self.entries.partition_point(|e| e.0 < *to);
+        self.entries[start..end.max(start)].iter().copied()
+    }
+
     /// Every (key, value), by key.
     pub fn iter(&self) -> impl Iterator<Item = (K, V)> + '_ {
         self.entries.iter().copied()
@@ -132,6 +139,8 @@ mod tests {
         assert_eq!(m.get(&0).count(), 0);
         assert_eq!(m.keys().collect::<Vec<_>>(), [1, 2, 3]);
         assert_eq!(m.iter().count(), 5);
+        assert_eq!(m.between(&2, &4).map(|e| e.1).collect::<String>(), "dace");
+        assert_eq!(m.between(&4, &9).count(), 0);
         let empty: SortedMulti<u32, u32> = SortedMulti::default();
         assert_eq!(empty.keys().count(), 0);
     }

@@ -43,8 +43,6 @@ struct Pairing<'g> {
     queue: VecDeque<(Task, Confidence, u32)>,
     seen: FxHashSet<(Task, Confidence)>,
     pairs: FxHashMap<(DefId, DefId), Confidence>,
-    /// Each file's members by container: (name, static).
-    members: FxHashMap<FileId, FxHashMap<DefIdx, Vec<(NameId, bool)>>>,
 }
 
 impl Graph {
@@ -75,7 +73,6 @@ impl Graph {
             queue: VecDeque::new(),
             seen: FxHashSet::default(),
             pairs: FxHashMap::default(),
-            members: FxHashMap::default(),
         };
         for (_, d, c) in roots {
             p.push(Task::Modules(d, c), Confidence::Exact, 0);
@@ -259,26 +256,14 @@ impl Pairing<'_> {
     /// The names of `d`'s own members on one side (an interface has one).
     fn own_member_names(&mut self, d: DefId, instance: bool) -> Vec<NameId> {
         let facts = self.r.facts(d.file);
+        let index = self.r.index(d.file);
         let both_sides = facts.def(d.def).kind != DefKind::Class;
-        if !self.members.contains_key(&d.file) {
-            let index = self.r.index(d.file);
-            let mut by_container: FxHashMap<DefIdx, Vec<(NameId, bool)>> = FxHashMap::default();
-            for m in &facts.defs {
-                if let Some(container) = m.container {
-                    by_container
-                        .entry(container)
-                        .or_default()
-                        .push((index.name(m.name), m.is_static));
-                }
-            }
-            self.members.insert(d.file, by_container);
-        }
-        self.members[&d.file]
-            .get(&d.def)
-            .into_iter()
-            .flatten()
-            .filter(|&&(_, is_static)| both_sides || is_static != instance)
-            .map(|&(name, _)| name)
+        // A container's members are one run of the index, keyed (container, name).
+        index
+            .members
+            .between(&(d.def, NameId(0)), &(d.def + 1, NameId(0)))
+            .filter(|&(_, m)| both_sides || facts.def(m).is_static != instance)
+            .map(|((_, name), _)| name)
             .collect()
     }
 
