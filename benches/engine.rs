@@ -186,6 +186,18 @@ fn main() {
         total as f64 / sites as f64
     );
 
+    let parts = graph.heap_parts();
+    println!(
+        "memory: by part (estimate, {:.1} MB): {}",
+        parts.total() as f64 / 1e6,
+        parts
+            .named()
+            .iter()
+            .map(|(name, bytes)| format!("{name} {:.2}", *bytes as f64 / 1e6))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+
     // 4. callers lookups.
     let targets: Vec<DefId> = graph
         .file_ids()

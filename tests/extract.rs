@@ -126,6 +126,56 @@ fn every_fixture_has_a_snapshot_test() {
     }
 }
 
+/// Every string the facts hold, each where it is: the rendering plus what it leaves out
+/// (definitions' own names, every binding, every symbolic value, signatures and shapes
+/// included).
+fn render_all(facts: &FileFacts) -> String {
+    let mut out = dump::render(facts);
+    for d in &facts.defs {
+        out += &format!("name {}\n", facts.str(d.name));
+    }
+    for b in &facts.bindings {
+        out += &format!(
+            "binding {} = {}\n",
+            facts.str(b.name),
+            facts.describe(b.value)
+        );
+    }
+    for i in 0..facts.syms.len() as SymId {
+        out += &format!("sym {i} = {}\n", facts.describe(i));
+    }
+    out
+}
+
+#[test]
+fn a_graph_gives_back_the_facts_it_took() {
+    // A graph keeps a file's strings as its own names, not in the file's table; the
+    // facts it gives back (to store, to print) must say what extraction said.
+    let files = fixture_files();
+    let facts: Vec<FileFacts> = files.iter().map(|rel| fixture(rel)).collect();
+    let graph = blast_radius::graph::Graph::build(facts.clone(), Vec::new());
+    for original in &facts {
+        let f = graph
+            .file_id(&original.path)
+            .expect("every file is in the graph");
+        let held = graph.facts(f);
+        let back = held.to_file_facts();
+        assert_eq!(render_all(&back), render_all(original), "{}", original.path);
+        assert!(
+            back.strings.len() <= original.strings.len(),
+            "{}",
+            original.path
+        );
+        // Read in place, through the graph's names, they say the same.
+        for (d, o) in held.defs.iter().zip(&original.defs) {
+            assert_eq!(held.str(d.qualified), original.str(o.qualified));
+        }
+        for (c, o) in held.calls.iter().zip(&original.calls) {
+            assert_eq!(held.describe(c.callee), original.describe(o.callee));
+        }
+    }
+}
+
 // ---- targeted checks ----
 
 /// The qualified name of the caller of every call site named `name` of `kind`.
@@ -257,11 +307,11 @@ fn a_namespace_exports_its_members_not_the_file() {
     let members: Vec<&str> = facts
         .defs
         .iter()
-        .filter(|d| d.container == Some(store))
+        .filter(|d| d.container() == Some(store))
         .map(|d| facts.str(d.name))
         .collect();
     assert_eq!(members, ["make", "reset"]);
-    assert!(def(&facts, "store.reducer").container.is_none());
+    assert!(def(&facts, "store.reducer").container().is_none());
     let props: Vec<&str> = facts
         .props
         .iter()

@@ -235,27 +235,22 @@ mod tests {
             let name = qualified.rsplit('.').next().unwrap_or(qualified);
             let name_id = f.strings.push(name);
             f.strings.push(qualified);
-            f.defs.push(Definition {
-                name: name_id,
-                qualified: name_id + 1,
+            let mut def = Definition::new(
+                name_id,
+                name_id + 1,
                 kind,
-                container: None,
-                loose_member: false,
-                is_static: false,
-                exported: false,
-                span: Span {
+                None,
+                Span {
                     start_byte: byte,
                     end_byte: byte + len,
                     start_line: line as u32,
                     end_line: line as u32,
                 },
-                name_pos: Default::default(),
-                params: thin_vec::ThinVec::new(),
-                signature_hash: sig,
-                body_hash: body,
-                extends: None,
-                returns: None,
-            });
+                Default::default(),
+            );
+            def.signature_hash = sig;
+            def.body_hash = body;
+            f.defs.push(def);
             byte += len + 1;
         }
         f

@@ -425,6 +425,9 @@ pub fn facts(file: &Path) -> Result<()> {
     let Some(f) = loaded.graph.file_id(&path) else {
         bail!("{path} is not a JavaScript or TypeScript file");
     };
-    print!("{}", crate::indexer::dump::render(loaded.graph.facts(f)));
+    print!(
+        "{}",
+        crate::indexer::dump::render(&loaded.graph.facts(f).to_file_facts())
+    );
     Ok(())
 }

@@ -1,21 +1,24 @@
 //! Per-file lookup tables built when a file's facts enter the graph, keyed by global
 //! names so that another file's lookups (`ns.f`, `x.m`) are one probe.
 
+use thin_vec::ThinVec;
+
 use super::interner::{Interner, NameId};
 use crate::indexer::facts::*;
 
 /// A map from keys to one or more values, as one sorted vector: a file's tables are
 /// small and many, and a hash map per table cost three times the entries' bytes
-/// (buckets, load factor, a heap list per key). Lookups are a binary search.
+/// (buckets, load factor, a heap list per key). Lookups are a binary search. The vector
+/// is a thin one: many tables are empty, and an empty one costs a pointer.
 #[derive(Clone, Debug)]
 pub struct SortedMulti<K, V> {
-    entries: Vec<(K, V)>,
+    entries: ThinVec<(K, V)>,
 }
 
 impl<K, V> Default for SortedMulti<K, V> {
     fn default() -> Self {
         SortedMulti {
-            entries: Vec::new(),
+            entries: ThinVec::new(),
         }
     }
 }
@@ -24,8 +27,9 @@ impl<K: Ord + Copy, V: Copy> SortedMulti<K, V> {
     /// From entries in any order; values of one key keep their order.
     fn build(mut entries: Vec<(K, V)>) -> Self {
         entries.sort_by_key(|e| e.0);
-        entries.shrink_to_fit();
-        SortedMulti { entries }
+        SortedMulti {
+            entries: entries.into_iter().collect(),
+        }
     }
 
     /// The values of `key`, in the order they were given.
@@ -60,14 +64,15 @@ impl<K: Ord + Copy, V: Copy> SortedMulti<K, V> {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.entries.capacity() * std::mem::size_of::<(K, V)>()
+        match self.entries.capacity() {
+            0 => 0,
+            n => 16 + n * std::mem::size_of::<(K, V)>(),
+        }
     }
 }
 
 #[derive(Default, Clone)]
 pub struct FileIndex {
-    /// Local string id -> global name.
-    pub names: Vec<NameId>,
     /// (container, member name) -> member definitions.
     pub members: SortedMulti<(DefIdx, NameId), DefIdx>,
     /// (object, property name) -> recorded property values.
@@ -75,36 +80,40 @@ pub struct FileIndex {
     /// Exported name -> export entries.
     pub exports: SortedMulti<NameId, u32>,
     /// `export * from` specifiers.
-    pub stars: Vec<StrId>,
+    pub stars: ThinVec<StrId>,
     /// An ES or CommonJS module (it imports or exports); a script's top-level functions
     /// are globals that other scripts can call by name.
     pub is_module: bool,
 }
 
 impl FileIndex {
-    pub fn build(facts: &FileFacts, interner: &mut Interner) -> FileIndex {
+    /// The tables of `facts`, whose strings it first moves into `interner`: their ids
+    /// become names of the graph and their own table goes (see `Facts`).
+    pub fn build(facts: &mut FileFacts, interner: &mut Interner) -> FileIndex {
         let names: Vec<NameId> = facts.strings.iter().map(|s| interner.intern(s)).collect();
+        facts.map_strings(|s| names[s as usize].0);
+        facts.strings = StringTable::default();
         let members = SortedMulti::build(
             facts
                 .defs
                 .iter()
                 .enumerate()
-                .filter_map(|(i, d)| Some(((d.container?, names[d.name as usize]), i as DefIdx)))
+                .filter_map(|(i, d)| Some(((d.container()?, NameId(d.name)), i as DefIdx)))
                 .collect(),
         );
         let props = SortedMulti::build(
             facts
                 .props
                 .iter()
-                .map(|p| ((p.object, names[p.name as usize]), p.value))
+                .map(|p| ((p.object, NameId(p.name)), p.value))
                 .collect(),
         );
         let mut exports = Vec::new();
-        let mut stars = Vec::new();
+        let mut stars = ThinVec::new();
         for (i, e) in facts.exports.iter().enumerate() {
             match e.value {
                 ExportValue::Star { specifier } => stars.push(specifier),
-                _ => exports.push((names[e.name as usize], i as u32)),
+                _ => exports.push((NameId(e.name), i as u32)),
             }
         }
         let exports = SortedMulti::build(exports);
@@ -112,17 +121,12 @@ impl FileIndex {
             || !facts.exports.is_empty()
             || facts.module_exports.is_some();
         FileIndex {
-            names,
             members,
             props,
             exports,
             stars,
             is_module,
         }
-    }
-
-    pub fn name(&self, local: StrId) -> NameId {
-        self.names[local as usize]
     }
 }
 

@@ -109,7 +109,7 @@ impl Graph {
             }
         }
         edges.sort_unstable_by_key(|e| (e.site(), e.target));
-        r.edges = edges;
+        r.edges = edges.into();
         for d in &r.deps {
             // A fork copies a set only where it holds `f`.
             let i = d.0 as usize;

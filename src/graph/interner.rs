@@ -50,6 +50,12 @@ impl Table {
     fn heap_bytes(&self) -> usize {
         self.names.heap_bytes() + self.ids.capacity() * 5
     }
+
+    fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+        let names = &self.names;
+        self.ids.shrink_to_fit(|&i| hash(names.get(i)));
+    }
 }
 
 #[derive(Default, Clone)]
@@ -132,6 +138,14 @@ impl Interner {
 
     pub fn heap_bytes(&self) -> usize {
         self.shared.heap_bytes() + self.own.heap_bytes()
+    }
+
+    /// Gives back the spare capacity of the tables this graph alone holds.
+    pub fn shrink_to_fit(&mut self) {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.shrink_to_fit();
+        }
+        self.own.shrink_to_fit();
     }
 }
 

@@ -1,86 +1,168 @@
-//! An estimate of a graph's heap size, for memory budgets.
+//! An estimate of a graph's heap size, for memory budgets, and where it goes.
 
 use std::mem::size_of;
 
 use super::resolve::Resolution;
-use super::{Caller, DefId, Graph};
+use super::{Caller, DefId, FileSource, Graph};
 use crate::indexer::facts::*;
+
+/// A graph's heap, by part (bytes).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeapParts {
+    /// Each file's slot: the facts' and index's own structs, the `Arc`s around them.
+    pub file_structs: usize,
+    pub strings: usize,
+    pub defs: usize,
+    pub calls: usize,
+    pub syms: usize,
+    pub bindings: usize,
+    /// Imports, exports, properties and the typed parts of facts (parameter types,
+    /// callback parameters, signatures, shapes).
+    pub other_facts: usize,
+    /// Per-file lookup tables (`FileIndex`) and import targets.
+    pub file_index: usize,
+    pub resolutions: usize,
+    /// The global names.
+    pub names: usize,
+    /// Paths and names to files and definitions.
+    pub lookups: usize,
+    /// The reverse index.
+    pub callers: usize,
+    /// What re-resolves what: dependents and name-only users.
+    pub dependencies: usize,
+}
+
+impl HeapParts {
+    pub fn total(&self) -> usize {
+        self.file_structs
+            + self.strings
+            + self.defs
+            + self.calls
+            + self.syms
+            + self.bindings
+            + self.other_facts
+            + self.file_index
+            + self.resolutions
+            + self.names
+            + self.lookups
+            + self.callers
+            + self.dependencies
+    }
+
+    /// Each part with its name, largest first.
+    pub fn named(&self) -> Vec<(&'static str, usize)> {
+        let mut parts = vec![
+            ("file structs", self.file_structs),
+            ("strings", self.strings),
+            ("definitions", self.defs),
+            ("call sites", self.calls),
+            ("symbolic values", self.syms),
+            ("bindings", self.bindings),
+            ("other facts", self.other_facts),
+            ("file index", self.file_index),
+            ("resolutions", self.resolutions),
+            ("global names", self.names),
+            ("path and name lookups", self.lookups),
+            ("reverse index", self.callers),
+            ("dependencies", self.dependencies),
+        ];
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        parts
+    }
+}
+
+/// Bytes of a `ThinVec`'s heap block: a header of two `usize` and the elements, none
+/// for an empty one.
+fn thin<T>(v: &thin_vec::ThinVec<T>) -> usize {
+    if v.capacity() == 0 {
+        0
+    } else {
+        16 + v.capacity() * size_of::<T>()
+    }
+}
 
 impl Graph {
     /// An estimate of the graph's heap size, for memory budgets. What a graph shares
     /// with its forks counts in full for each of them.
     pub fn approx_heap_bytes(&self) -> usize {
-        let mut total = self.files.heap_bytes();
+        self.heap_parts().total()
+    }
+
+    /// The same estimate, by part.
+    pub fn heap_parts(&self) -> HeapParts {
+        let mut p = HeapParts {
+            file_structs: self.files.heap_bytes(),
+            ..HeapParts::default()
+        };
         for slot in self.files.iter().flatten() {
             let f = slot.facts();
-            total += f.path.len()
-                + f.strings.heap_bytes()
-                + f.defs.capacity() * size_of::<Definition>()
-                + f.defs
-                    .iter()
-                    .map(|d| d.params.capacity() * 4)
-                    .sum::<usize>()
-                + f.calls.capacity() * size_of::<CallSite>()
-                + f.imports.capacity() * size_of::<Import>()
-                + f.exports.capacity() * size_of::<Export>()
-                + f.bindings.capacity() * size_of::<Binding>()
-                + f.props.capacity() * size_of::<Prop>()
-                + f.callback_params.capacity() * size_of::<CallbackParam>()
-                + f.param_types.capacity() * size_of::<ParamType>()
-                + f.syms.capacity() * size_of::<Sym>()
-                + f.signatures.capacity() * size_of::<Signature>()
-                + f.signatures
-                    .iter()
-                    .map(|s| s.params.capacity() * size_of::<Option<SymId>>())
-                    .sum::<usize>()
-                + f.shapes.capacity() * size_of::<Vec<(StrId, SymId)>>()
+            // Three `Arc`s (two counts each) around the source, targets and resolution.
+            p.file_structs += size_of::<FileSource>() + size_of::<Resolution>() + 3 * 16;
+            p.strings += f.path.capacity() + f.strings.heap_bytes();
+            p.defs += thin(&f.defs);
+            p.calls += thin(&f.calls);
+            p.syms += thin(&f.syms);
+            p.bindings += thin(&f.bindings);
+            p.other_facts += thin(&f.repaired)
+                + thin(&f.imports)
+                + thin(&f.exports)
+                + thin(&f.props)
+                + thin(&f.implements)
+                + thin(&f.callback_params)
+                + thin(&f.param_types)
+                + thin(&f.signatures)
+                + f.signatures.iter().map(|s| thin(&s.params)).sum::<usize>()
+                + thin(&f.shapes)
                 + f.shapes
                     .iter()
                     .map(|m| m.capacity() * size_of::<(StrId, SymId)>())
                     .sum::<usize>();
             let index = slot.index();
-            total += index.names.capacity() * 4
-                + index.members.heap_bytes()
+            p.file_index += index.members.heap_bytes()
                 + index.props.heap_bytes()
                 + index.exports.heap_bytes()
-                + slot.targets.capacity() * 16;
+                + thin(&index.stars);
+            if !slot.targets.is_empty() {
+                p.file_index += slot.targets.capacity() * (size_of::<(StrId, super::Target)>() + 1);
+            }
             let r = &slot.resolution;
-            total += r.callees.capacity() * size_of::<DefId>()
-                + (r.deps.capacity() + r.fallback_names.capacity()) * 4
-                + (r.external_sites.capacity() + r.unresolved_sites.capacity()) * 4;
-            // The three shared parts of a slot, each behind an Arc.
-            total += 3 * 16 + size_of::<Resolution>() + 32;
+            p.resolutions += thin(&r.edges)
+                + thin(&r.callees)
+                + thin(&r.deps)
+                + thin(&r.fallback_names)
+                + thin(&r.external_sites)
+                + thin(&r.unresolved_sites);
         }
-        total += self.names.heap_bytes();
-        total += self.by_path.heap_bytes();
-        total += self.by_name.heap_bytes()
+        p.names = self.names.heap_bytes();
+        p.lookups = self.by_path.heap_bytes()
+            + self.by_name.heap_bytes()
             + self
                 .by_name
                 .values()
                 .map(|v| v.capacity() * size_of::<DefId>())
                 .sum::<usize>();
-        total += self.callers.heap_bytes();
+        p.callers = self.callers.heap_bytes();
         for lists in self.callers.iter().flatten() {
-            total += 16
+            p.callers += 16
                 + lists.capacity() * size_of::<Vec<Caller>>()
                 + lists
                     .iter()
                     .map(|v| v.capacity() * size_of::<Caller>())
                     .sum::<usize>();
         }
-        total += self.dependents.heap_bytes();
-        total += self
-            .dependents
-            .iter()
-            .flatten()
-            .map(|s| s.capacity() * 8 + 48 + 16)
-            .sum::<usize>();
-        total += self.fallback_users.heap_bytes()
+        p.dependencies = self.dependents.heap_bytes()
+            + self
+                .dependents
+                .iter()
+                .flatten()
+                .map(|s| s.capacity() * 8 + 48 + 16)
+                .sum::<usize>()
+            + self.fallback_users.heap_bytes()
             + self
                 .fallback_users
                 .values()
                 .map(|s| s.capacity() * 8 + 48)
                 .sum::<usize>();
-        total
+        p
     }
 }

@@ -14,6 +14,7 @@
 pub mod confidence;
 mod cow;
 mod declared;
+mod facts_view;
 mod file_index;
 mod ids;
 mod install;
@@ -34,9 +35,11 @@ use rustc_hash::FxHashSet;
 
 pub use confidence::Confidence;
 use cow::{Column, PathIndex, Shards};
+pub use facts_view::Facts;
 use file_index::FileIndex;
 pub use ids::{Caller, DefId, Edge, FileId};
 use interner::{Interner, NameId};
+pub use memory::HeapParts;
 use modules::ModuleResolver;
 pub use query::{CallerNode, EdgeKey, Found, TransitiveCaller};
 pub use resolve::Resolution;
@@ -125,6 +128,7 @@ impl Graph {
 
     /// Returns the slack of growing vectors after a bulk build.
     pub(crate) fn shrink(&mut self) {
+        self.names.shrink_to_fit();
         for lists in self.callers.iter_mut().flatten() {
             let lists = Arc::make_mut(lists);
             lists.shrink_to_fit();
@@ -163,9 +167,16 @@ impl Graph {
         self.by_path.get(path).map(FileId)
     }
 
+    /// The facts of `f`: read their strings with [`Facts::str`].
     #[inline]
-    pub fn facts(&self, f: FileId) -> &FileFacts {
-        self.slot(f).facts()
+    pub fn facts(&self, f: FileId) -> Facts<'_> {
+        Facts::new(self.slot(f).facts(), &self.names)
+    }
+
+    /// A string of the facts the graph holds (see [`Facts`]).
+    #[inline]
+    pub(crate) fn str(&self, id: StrId) -> &str {
+        self.names.resolve(NameId(id))
     }
 
     pub fn resolution(&self, f: FileId) -> &Resolution {

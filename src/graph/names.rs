@@ -21,14 +21,14 @@ impl Graph {
             if !d.kind.is_callable() || d.kind == DefKind::Constructor {
                 continue;
             }
-            let container = d.container.map(|c| slot.facts().def(c).kind);
+            let container = d.container().map(|c| slot.facts().def(c).kind);
             let flags = d.kind as u32
                 | u32::from(container.is_some()) << 8
                 | u32::from(container == Some(DefKind::Interface)) << 9
                 | u32::from(d.qualified == d.name) << 10
                 | u32::from(slot.index().is_module) << 11
                 | u32::from(d.loose_member) << 12;
-            out.entry(slot.index().name(d.name))
+            out.entry(NameId(d.name))
                 .or_default()
                 .push((i as DefIdx, flags));
         }
@@ -46,7 +46,7 @@ impl Graph {
             .iter()
             .enumerate()
             .filter(|(_, d)| d.kind.is_callable() && d.kind != DefKind::Constructor)
-            .map(|(i, d)| (slot.index().name(d.name), DefId::new(f, i as DefIdx)))
+            .map(|(i, d)| (NameId(d.name), DefId::new(f, i as DefIdx)))
             .collect();
         for (name, def) in entries {
             self.by_name.entry(name).push(def);
@@ -55,12 +55,7 @@ impl Graph {
 
     pub(crate) fn remove_from_name_index(&mut self, f: FileId) {
         let slot = self.slot(f);
-        let names: FxHashSet<NameId> = slot
-            .facts()
-            .defs
-            .iter()
-            .map(|d| slot.index().name(d.name))
-            .collect();
+        let names: FxHashSet<NameId> = slot.facts().defs.iter().map(|d| NameId(d.name)).collect();
         for name in names {
             // A fork copies a shard only where it holds this file's definitions.
             let holds = |list: &Vec<DefId>| list.iter().any(|d| d.file == f);
@@ -92,18 +87,18 @@ impl Graph {
             .filter(|d| {
                 let slot = self.slot(d.file);
                 let def = slot.facts().def(d.def);
-                let container_kind = def.container.map(|c| slot.facts().def(c).kind);
+                let container_kind = def.container().map(|c| slot.facts().def(c).kind);
                 match scope {
                     FallbackScope::Globals => {
                         d.file != from
                             && !slot.index().is_module
-                            && def.container.is_none()
+                            && def.container().is_none()
                             && def.qualified == def.name
                             && matches!(def.kind, DefKind::Function | DefKind::Class)
                     }
                     FallbackScope::Members => {
                         (def.loose_member
-                            || def.container.is_some()
+                            || def.container().is_some()
                                 && container_kind != Some(DefKind::Interface))
                             && matches!(def.kind, DefKind::Method | DefKind::Function)
                     }

@@ -114,8 +114,8 @@ impl Graph {
             .map(|m| (m, Confidence::Exact))
             .collect();
         through.extend_from_slice(self.declared_as(d));
-        let def = self.facts(d.file).def(d.def);
-        let class = match (def.kind, def.container) {
+        let def = self.facts(d.file).held().def(d.def);
+        let class = match (def.kind, def.container()) {
             (DefKind::Constructor, Some(class)) => Some(DefId::new(d.file, class)),
             _ => None,
         };
@@ -157,7 +157,7 @@ impl Graph {
     }
 
     pub fn site(&self, c: Caller) -> &CallSite {
-        &self.facts(c.file).calls[c.site() as usize]
+        &self.facts(c.file).held().calls[c.site() as usize]
     }
 
     /// The function a call site is in.

@@ -126,7 +126,7 @@ impl Graph {
             .map(|n| self.names.intern(n))
             .collect();
         Some(Resolution {
-            edges,
+            edges: edges.into(),
             callees: thin_vec::ThinVec::new(),
             deps: deps.into(),
             fallback_names,

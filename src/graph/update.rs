@@ -122,10 +122,10 @@ impl Graph {
     }
 
     /// Adds a file without resolving anything: its targets and resolution are empty.
-    pub(crate) fn insert_slot(&mut self, facts: FileFacts) -> FileId {
+    pub(crate) fn insert_slot(&mut self, mut facts: FileFacts) -> FileId {
         let fid = FileId(self.files.len() as u32);
         self.forget_declared();
-        let index = FileIndex::build(&facts, &mut self.names);
+        let index = FileIndex::build(&mut facts, &mut self.names);
         self.by_path.insert(&facts.path, fid.0);
         self.files.push(Some(FileSlot {
             source: Arc::new(FileSource { facts, index }),
@@ -138,10 +138,10 @@ impl Graph {
 
     /// Replaces the facts of a file in the graph, leaving its targets and resolution
     /// (and the files that read it) for the caller to bring up to date.
-    pub(crate) fn replace_source(&mut self, f: FileId, facts: FileFacts) {
+    pub(crate) fn replace_source(&mut self, f: FileId, mut facts: FileFacts) {
         self.forget_declared_if_read(f);
         self.remove_from_name_index(f);
-        let index = FileIndex::build(&facts, &mut self.names);
+        let index = FileIndex::build(&mut facts, &mut self.names);
         self.slot_mut(f).source = Arc::new(FileSource { facts, index });
         self.add_to_name_index(f);
     }

@@ -13,7 +13,7 @@ pub fn render(facts: &FileFacts) -> String {
     for d in &facts.defs {
         let _ = writeln!(
             out,
-            "def {} {}{}{} lines {}-{} name@{}:{} ({})",
+            "def {} {}{}{} lines {}-{} name@{}:{}",
             d.kind.as_str(),
             facts.str(d.qualified),
             if d.exported { " exported" } else { "" },
@@ -22,16 +22,11 @@ pub fn render(facts: &FileFacts) -> String {
             d.span.end_line + 1,
             d.name_pos.line + 1,
             d.name_pos.column + 1,
-            d.params
-                .iter()
-                .map(|p| facts.str(*p))
-                .collect::<Vec<_>>()
-                .join(", "),
         );
-        if let Some(e) = d.extends {
+        if let Some(e) = d.extends() {
             let _ = writeln!(out, "  extends {}", facts.describe(e));
         }
-        if let Some(r) = d.returns {
+        if let Some(r) = d.returns() {
             let _ = writeln!(out, "  returns {}", facts.describe(r));
         }
     }

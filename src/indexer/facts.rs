@@ -111,26 +111,76 @@ pub struct CallbackParam {
 }
 
 /// A file's strings in one buffer: 4 bytes of bookkeeping per string instead of a
-/// pointer, a length and an allocation each.
+/// pointer, a length and an allocation each. The two lists are thin (a pointer each):
+/// the facts a graph holds keep an empty table (see [`FileFacts::map_strings`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "StoredStrings", into = "StoredStrings")]
 pub struct StringTable {
-    buf: String,
+    /// The strings, one after another: UTF-8, as only `&str`s are pushed.
+    buf: ThinVec<u8>,
     /// End offset of each string in `buf`.
+    ends: ThinVec<u32>,
+}
+
+/// A [`StringTable`] as stored: the buffer as a string, so that reading one back checks
+/// that it is UTF-8.
+#[derive(Serialize, Deserialize)]
+struct StoredStrings {
+    buf: String,
     ends: Vec<u32>,
+}
+
+impl From<StringTable> for StoredStrings {
+    fn from(t: StringTable) -> StoredStrings {
+        StoredStrings {
+            // SAFETY: the table's buffer is UTF-8 (see `StringTable::buf`).
+            buf: unsafe { String::from_utf8_unchecked(t.buf.into_iter().collect()) },
+            ends: t.ends.into_iter().collect(),
+        }
+    }
+}
+
+impl TryFrom<StoredStrings> for StringTable {
+    type Error = String;
+
+    /// A table whose every string is whole UTF-8, or an error (stored bytes can be
+    /// corrupt).
+    fn try_from(s: StoredStrings) -> Result<StringTable, String> {
+        let mut start = 0;
+        for &end in &s.ends {
+            let end = end as usize;
+            if end < start || end > s.buf.len() || !s.buf.is_char_boundary(end) {
+                return Err(format!("a string table's end {end} is not a string's end"));
+            }
+            start = end;
+        }
+        Ok(StringTable {
+            buf: s.buf.into_bytes().into(),
+            ends: s.ends.into(),
+        })
+    }
 }
 
 impl StringTable {
     /// Appends a string; returns its id.
     pub fn push(&mut self, s: &str) -> StrId {
-        self.buf.push_str(s);
+        self.buf.extend_from_slice(s.as_bytes());
         self.ends.push(self.buf.len() as u32);
         (self.ends.len() - 1) as StrId
     }
 
     pub fn get(&self, id: StrId) -> &str {
         let i = id as usize;
+        assert!(
+            i < self.ends.len(),
+            "string {id} of a table of {}: a graph's facts read their strings through `Graph::facts`",
+            self.ends.len()
+        );
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.buf[start..self.ends[i] as usize]
+        let bytes = &self.buf[start..self.ends[i] as usize];
+        // SAFETY: `buf` holds whole `&str`s one after another (`push`), and `start` and
+        // the end are where one began and one ended.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 
     pub fn len(&self) -> usize {
@@ -146,7 +196,8 @@ impl StringTable {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.buf.capacity() + self.ends.capacity() * 4
+        let thin = |cap: usize, size: usize| if cap == 0 { 0 } else { 16 + cap * size };
+        thin(self.buf.capacity(), 1) + thin(self.ends.capacity(), 4)
     }
 
     pub fn shrink_to_fit(&mut self) {
@@ -255,15 +306,46 @@ pub struct Span {
     pub end_line: u32,
 }
 
+/// An optional index in four bytes where `Option<u32>` takes eight: a graph holds a
+/// definition for every function of a repository. `u32::MAX` is none; no index reaches
+/// it (see [`inline_sym`]).
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OptIdx(u32);
+
+impl OptIdx {
+    pub const NONE: OptIdx = OptIdx(u32::MAX);
+
+    #[inline]
+    pub fn get(self) -> Option<u32> {
+        (self.0 != u32::MAX).then_some(self.0)
+    }
+}
+
+impl From<Option<u32>> for OptIdx {
+    #[inline]
+    fn from(v: Option<u32>) -> OptIdx {
+        match v {
+            Some(i) => {
+                assert_ne!(i, u32::MAX, "an index of u32::MAX");
+                OptIdx(i)
+            }
+            None => OptIdx::NONE,
+        }
+    }
+}
+
+impl std::fmt::Debug for OptIdx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
     pub name: StrId,
     /// `UserService.getUser`, `api.fetchUser`, `outer.inner`.
     pub qualified: StrId,
     pub kind: DefKind,
-    /// The class or object this is a member of (methods, properties, `X.prototype.m`,
-    /// `X.m = function`). Nested functions have none: they are not reachable as members.
-    pub container: Option<DefIdx>,
     /// Assigned, at the top level, to a property of a value that is no definition of
     /// this file (`res.send = function () {}` with `res = Object.create(...)`,
     /// `Router.prototype.x = ...` with `Router` imported): a member, though of nothing
@@ -271,22 +353,85 @@ pub struct Definition {
     pub loose_member: bool,
     pub is_static: bool,
     pub exported: bool,
+    /// See [`Definition::container`].
+    container: OptIdx,
     pub span: Span,
     pub name_pos: Pos,
-    /// Each parameter's text with whitespace collapsed.
-    pub params: ThinVec<StrId>,
     /// Hash of name-independent signature tokens (parameters, return type, modifiers),
     /// ignoring comments and formatting.
     pub signature_hash: u64,
     /// Hash of the body tokens, ignoring comments and formatting.
     pub body_hash: u64,
-    /// Classes: the `extends` expression.
-    pub extends: Option<SymId>,
-    /// Functions: the stated return type, as an instance of that type.
-    pub returns: Option<SymId>,
+    /// See [`Definition::extends`].
+    extends: OptIdx,
+    /// See [`Definition::returns`].
+    returns: OptIdx,
 }
 
+// Graphs hold a definition per function of a repository, a call site per call: keep
+// them this small.
+const _: () = assert!(std::mem::size_of::<Definition>() == 64);
+const _: () = assert!(std::mem::size_of::<CallSite>() == 20);
+
 impl Definition {
+    /// A definition at `span`, its name at `name_pos`; the rest unset.
+    pub fn new(
+        name: StrId,
+        qualified: StrId,
+        kind: DefKind,
+        container: Option<DefIdx>,
+        span: Span,
+        name_pos: Pos,
+    ) -> Definition {
+        Definition {
+            name,
+            qualified,
+            kind,
+            loose_member: false,
+            is_static: false,
+            exported: false,
+            container: container.into(),
+            span,
+            name_pos,
+            signature_hash: 0,
+            body_hash: 0,
+            extends: OptIdx::NONE,
+            returns: OptIdx::NONE,
+        }
+    }
+
+    /// The class or object this is a member of (methods, properties, `X.prototype.m`,
+    /// `X.m = function`). Nested functions have none: they are not reachable as members.
+    #[inline]
+    pub fn container(&self) -> Option<DefIdx> {
+        self.container.get()
+    }
+
+    pub fn set_container(&mut self, c: Option<DefIdx>) {
+        self.container = c.into();
+    }
+
+    /// Classes: the `extends` expression.
+    #[inline]
+    pub fn extends(&self) -> Option<SymId> {
+        self.extends.get()
+    }
+
+    pub fn set_extends(&mut self, e: Option<SymId>) {
+        self.extends = e.into();
+    }
+
+    /// Functions: the stated return type, as an instance of that type (or, without
+    /// one, what the function returns).
+    #[inline]
+    pub fn returns(&self) -> Option<SymId> {
+        self.returns.get()
+    }
+
+    pub fn set_returns(&mut self, r: Option<SymId>) {
+        self.returns = r.into();
+    }
+
     /// The first line of the definition with its name (zero-based): a function bound to
     /// a name can start below it (`export const Link = forwardRef(\n function () {..})`),
     /// and editors and the TypeScript checker place it where the name is. The span stays
@@ -432,7 +577,8 @@ const UNKNOWN: u32 = TAG_GLOBAL | INDEX_MASK;
 pub fn inline_sym(sym: Sym) -> Option<SymId> {
     match sym {
         Sym::Binding(b) if b <= INDEX_MASK => Some(TAG_BINDING | b),
-        Sym::Def(d) if d <= INDEX_MASK => Some(TAG_DEF | d),
+        // Below INDEX_MASK: the id `u32::MAX` stays free (see [`OptIdx`]).
+        Sym::Def(d) if d < INDEX_MASK => Some(TAG_DEF | d),
         Sym::Global(n) if n < INDEX_MASK => Some(TAG_GLOBAL | n),
         Sym::Unknown => Some(UNKNOWN),
         _ => None,
@@ -513,37 +659,49 @@ impl FileFacts {
 
     /// Renders a symbolic value for humans and snapshots: `import('./x').a.b`, `new C`.
     pub fn describe(&self, id: SymId) -> String {
-        self.describe_depth(id, 0)
+        self.describe_with(id, &|n| self.str(n))
     }
 
-    fn describe_depth(&self, id: SymId, depth: usize) -> String {
+    /// The same, with the file's strings read by `name`: a graph holds facts whose
+    /// strings are its own names (see [`FileFacts::map_strings`]).
+    pub fn describe_with<'a>(&'a self, id: SymId, name: &dyn Fn(StrId) -> &'a str) -> String {
+        self.describe_depth(id, name, 0)
+    }
+
+    fn describe_depth<'a>(
+        &'a self,
+        id: SymId,
+        str: &dyn Fn(StrId) -> &'a str,
+        depth: usize,
+    ) -> String {
         if depth > 16 {
             return "…".into();
         }
-        let d = |s| self.describe_depth(s, depth + 1);
+        let d = |s| self.describe_depth(s, str, depth + 1);
+        let qualified = |x: DefIdx| str(self.def(x).qualified);
         match self.sym(id) {
             Sym::Binding(b) => {
                 let b = self.bindings[b as usize];
-                format!("{}={}", self.str(b.name), d(b.value))
+                format!("{}={}", str(b.name), d(b.value))
             }
-            Sym::Global(n) => format!("global {}", self.str(n)),
-            Sym::Def(x) => format!("def {}", self.def_qualified(x)),
+            Sym::Global(n) => format!("global {}", str(n)),
+            Sym::Def(x) => format!("def {}", qualified(x)),
             Sym::Import(i) => {
                 let imp = self.imports[i as usize];
-                let spec = self.str(imp.specifier);
+                let spec = str(imp.specifier);
                 match imp.kind {
-                    ImportKind::Named(n) => format!("import {{{}}} '{spec}'", self.str(n)),
+                    ImportKind::Named(n) => format!("import {{{}}} '{spec}'", str(n)),
                     ImportKind::Default => format!("import default '{spec}'"),
                     ImportKind::Namespace => format!("import * '{spec}'"),
                     ImportKind::Require => format!("require '{spec}'"),
                 }
             }
-            Sym::Member(o, n) => format!("{}.{}", d(o), self.str(n)),
+            Sym::Member(o, n) => format!("{}.{}", d(o), str(n)),
             Sym::Instance(c) => format!("new({})", d(c)),
             Sym::Return(f) => format!("ret({})", d(f)),
-            Sym::This(Some(c)) => format!("this@{}", self.def_qualified(c)),
+            Sym::This(Some(c)) => format!("this@{}", qualified(c)),
             Sym::This(None) => "this".into(),
-            Sym::Super(c) => format!("super@{}", self.def_qualified(c)),
+            Sym::Super(c) => format!("super@{}", qualified(c)),
             Sym::Array(e) => format!("[{}]", d(e)),
             Sym::Element(a) => format!("elem({})", d(a)),
             Sym::Either(a, b) => format!("{} | {}", d(a), d(b)),
@@ -555,7 +713,7 @@ impl FileFacts {
             Sym::Shape(i) => {
                 let members: Vec<String> = self.shapes[i as usize]
                     .iter()
-                    .map(|&(n, v)| format!("{}: {}", self.str(n), d(v)))
+                    .map(|&(n, v)| format!("{}: {}", str(n), d(v)))
                     .collect();
                 format!("{{ {} }}", members.join("; "))
             }
@@ -566,5 +724,162 @@ impl FileFacts {
                 format!("fn({}) -> {}", params.join(", "), part(sig.returns))
             }
         }
+    }
+
+    /// Gives back the lists' spare capacity: a graph keeps facts for as long as it
+    /// lives.
+    pub fn shrink_to_fit(&mut self) {
+        self.strings.shrink_to_fit();
+        self.repaired.shrink_to_fit();
+        self.defs.shrink_to_fit();
+        self.calls.shrink_to_fit();
+        self.imports.shrink_to_fit();
+        self.exports.shrink_to_fit();
+        self.bindings.shrink_to_fit();
+        self.props.shrink_to_fit();
+        self.implements.shrink_to_fit();
+        self.callback_params.shrink_to_fit();
+        self.param_types.shrink_to_fit();
+        self.syms.shrink_to_fit();
+        self.signatures.shrink_to_fit();
+        for s in &mut self.signatures {
+            s.params.shrink_to_fit();
+        }
+        self.shapes.shrink_to_fit();
+        for s in &mut self.shapes {
+            s.shrink_to_fit();
+        }
+    }
+
+    /// Rewrites every string id the facts hold by `f`, those written into symbolic
+    /// values' ids included (see [`inline_sym`]); `strings` is left as it is. A graph
+    /// turns a file's ids into its own names with it, so that a file's strings are
+    /// kept once per graph, and turns them back into a table of the file's own to
+    /// store them.
+    pub fn map_strings(&mut self, mut f: impl FnMut(StrId) -> StrId) {
+        let sym = |id: SymId, f: &mut dyn FnMut(StrId) -> StrId| match id & TAG_MASK {
+            TAG_GLOBAL if id != UNKNOWN => {
+                let n = f(id & INDEX_MASK);
+                assert!(
+                    n < INDEX_MASK,
+                    "a string id beyond what a value's id can hold"
+                );
+                TAG_GLOBAL | n
+            }
+            _ => id,
+        };
+        let f = &mut f as &mut dyn FnMut(StrId) -> StrId;
+        for d in &mut self.defs {
+            d.name = f(d.name);
+            d.qualified = f(d.qualified);
+            d.extends = d.extends.get().map(|e| sym(e, f)).into();
+            d.returns = d.returns.get().map(|r| sym(r, f)).into();
+        }
+        for c in &mut self.calls {
+            c.name = f(c.name);
+            c.callee = sym(c.callee, f);
+        }
+        let import_kind = |k: &mut ImportKind, f: &mut dyn FnMut(StrId) -> StrId| {
+            if let ImportKind::Named(n) = k {
+                *n = f(*n);
+            }
+        };
+        for i in &mut self.imports {
+            i.specifier = f(i.specifier);
+            import_kind(&mut i.kind, f);
+        }
+        for e in &mut self.exports {
+            match &mut e.value {
+                ExportValue::Local(s) => {
+                    e.name = f(e.name);
+                    *s = sym(*s, f);
+                }
+                ExportValue::From { specifier, kind } => {
+                    e.name = f(e.name);
+                    *specifier = f(*specifier);
+                    import_kind(kind, f);
+                }
+                // Its name is unused (0), not a string.
+                ExportValue::Star { specifier } => *specifier = f(*specifier),
+            }
+        }
+        self.module_exports = self.module_exports.map(|s| sym(s, f));
+        for b in &mut self.bindings {
+            b.name = f(b.name);
+            b.value = sym(b.value, f);
+        }
+        for p in &mut self.props {
+            p.name = f(p.name);
+            p.value = sym(p.value, f);
+        }
+        for i in &mut self.implements {
+            i.1 = sym(i.1, f);
+        }
+        for c in &mut self.callback_params {
+            c.value = sym(c.value, f);
+        }
+        for p in &mut self.param_types {
+            p.value = sym(p.value, f);
+        }
+        for s in &mut self.syms {
+            *s = match *s {
+                Sym::Global(n) => Sym::Global(f(n)),
+                Sym::Member(base, n) => Sym::Member(sym(base, f), f(n)),
+                Sym::Instance(x) => Sym::Instance(sym(x, f)),
+                Sym::Return(x) => Sym::Return(sym(x, f)),
+                Sym::Array(x) => Sym::Array(sym(x, f)),
+                Sym::Element(x) => Sym::Element(sym(x, f)),
+                Sym::Either(a, b) => Sym::Either(sym(a, f), sym(b, f)),
+                Sym::CallbackParam(c, slot) => Sym::CallbackParam(sym(c, f), slot),
+                Sym::ParamType(c, i) => Sym::ParamType(sym(c, f), i),
+                other @ (Sym::Binding(_)
+                | Sym::Def(_)
+                | Sym::Import(_)
+                | Sym::This(_)
+                | Sym::Super(_)
+                | Sym::Unknown
+                | Sym::Signature(_)
+                | Sym::Shape(_)) => other,
+            };
+        }
+        for sig in &mut self.signatures {
+            for p in sig.params.iter_mut().flatten() {
+                *p = sym(*p, f);
+            }
+            sig.returns = sig.returns.map(|r| sym(r, f));
+        }
+        for members in &mut self.shapes {
+            for (n, v) in members {
+                *n = f(*n);
+                *v = sym(*v, f);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_table_reads_back_only_whole_strings() {
+        let mut t = StringTable::default();
+        let (a, b) = (t.push("héllo"), t.push("wörld"));
+        let bytes = postcard::to_stdvec(&t).unwrap();
+        let back: StringTable = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!((back.get(a), back.get(b)), ("héllo", "wörld"));
+        // An end inside `é` (bytes 1..3), as a corrupt row could hold.
+        let bad = StoredStrings {
+            buf: "héllo".into(),
+            ends: vec![2],
+        };
+        let bytes = postcard::to_stdvec(&bad).unwrap();
+        assert!(postcard::from_bytes::<StringTable>(&bytes).is_err());
+        let beyond = StoredStrings {
+            buf: "a".into(),
+            ends: vec![1, 5],
+        };
+        let bytes = postcard::to_stdvec(&beyond).unwrap();
+        assert!(postcard::from_bytes::<StringTable>(&bytes).is_err());
     }
 }

@@ -24,27 +24,19 @@ impl NameIndex {
         let mut index = NameIndex::default();
         for f in g.file_ids() {
             let slot = g.slot(f);
-            let (facts, names) = (slot.facts(), slot.index());
+            let facts = slot.facts();
             for (i, d) in facts.defs.iter().enumerate() {
                 if !d.kind.is_callable() && d.kind != DefKind::Interface {
                     continue;
                 }
                 let id = DefId::new(f, i as DefIdx);
-                index
-                    .by_qualified
-                    .entry(names.name(d.qualified).0)
-                    .or_default()
-                    .push(id);
-                index
-                    .by_name
-                    .entry(names.name(d.name).0)
-                    .or_default()
-                    .push(id);
+                index.by_qualified.entry(d.qualified).or_default().push(id);
+                index.by_name.entry(d.name).or_default().push(id);
             }
             for &s in &g.resolution(f).unresolved_sites {
                 *index
                     .unresolved
-                    .entry(names.name(facts.calls[s as usize].name).0)
+                    .entry(facts.calls[s as usize].name)
                     .or_default() += 1;
             }
         }
@@ -81,7 +73,7 @@ impl NameIndex {
     /// [`super::callers`] through the index.
     pub fn callers(&self, g: &Graph, d: DefId, depth: u32, skipped_files: usize) -> CallersAnswer {
         let slot = g.slot(d.file);
-        let name = slot.index().name(slot.facts().def(d.def).name).0;
+        let name = slot.facts().def(d.def).name;
         let unresolved = self.unresolved.get(&name).copied().unwrap_or(0);
         callers_counted(g, d, depth, unresolved, skipped_files)
     }

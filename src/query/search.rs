@@ -82,7 +82,7 @@ pub fn search(g: &Graph, query: &str, limit: usize) -> SearchAnswer {
                 let qualified = facts.str(d.qualified);
                 if let Some(r) = rank(query, &lower, facts.str(d.name), qualified) {
                     let id = DefId::new(f, i as DefIdx);
-                    ranked.push((r, qualified.len(), &facts.path, d.name_pos.line, id));
+                    ranked.push((r, qualified.len(), &facts.held().path, d.name_pos.line, id));
                 }
             }
         }

@@ -86,7 +86,7 @@ pub fn summary(g: &Graph, skipped: &[(String, SkipReason)]) -> GraphSummary {
     // Per cause (each repair, then `other`): files and the first path.
     let mut causes: Vec<(usize, Option<&str>)> = vec![(0, None); Repair::ALL.len() + 1];
     for f in g.file_ids() {
-        let facts = g.facts(f);
+        let facts = g.facts(f).held();
         for r in &facts.repaired {
             let cause = Repair::ALL.iter().position(|x| x == r).unwrap_or(0);
             count(&mut causes, cause, &facts.path);

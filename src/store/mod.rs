@@ -478,7 +478,7 @@ impl Store {
         let entries: Vec<CacheEntry> = files
             .par_iter()
             .map(|&f| graph.facts(f))
-            .map(|facts| rows::cache_entry(facts, meta.blob(&facts.path)))
+            .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
             .collect();
         let cached = write_cache(&self.pool, entries);
         let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
@@ -563,7 +563,7 @@ impl Store {
             .iter()
             .map(|&f| graph.facts(f))
             .filter(|facts| change.parsed.contains(&facts.path))
-            .map(|facts| rows::cache_entry(facts, meta.blob(&facts.path)))
+            .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
             .collect();
         let cached = write_cache(&self.pool, entries);
         let mut rows = Rows::new();

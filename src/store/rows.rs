@@ -159,7 +159,7 @@ impl Rows {
         numbers: &FileNumbers,
     ) {
         let facts = graph.facts(f);
-        let variant = variant(facts);
+        let variant = variant(&facts);
         let number = |f: FileId| {
             let path = &graph.facts(f).path;
             numbers

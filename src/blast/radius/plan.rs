@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::FileChange;
 use crate::blast::diff::{changed_lines, diff_functions, Change};
 use crate::blast::report::ChangedFunction;
-use crate::graph::{Caller, Confidence, DefId, Graph};
+use crate::graph::{Caller, Confidence, DefId, Facts, Graph};
 use crate::indexer::facts::*;
 
 /// What the change did to one file, on the head side.
@@ -66,7 +66,8 @@ pub(super) fn plan(graph: &Graph, changes: &[FileChange], depth: u32) -> Plan {
             .as_deref()
             .and_then(|src| crate::indexer::extract_source(&change.path, src));
         let mut changed_defs = FxHashSet::default();
-        for d in diff_functions(old_facts, new_facts.as_ref()) {
+        let old_own = old_facts.map(|f| f.to_file_facts());
+        for d in diff_functions(old_own.as_ref(), new_facts.as_ref()) {
             changed_defs.extend(d.new);
             let old = match (old_facts, d.old) {
                 (Some(facts), Some(o)) => Some(describe(facts, o, &change.path, d.change)),
@@ -105,12 +106,7 @@ pub(super) fn plan(graph: &Graph, changes: &[FileChange], depth: u32) -> Plan {
     plan
 }
 
-pub(super) fn describe(
-    facts: &FileFacts,
-    d: DefIdx,
-    path: &str,
-    change: Change,
-) -> ChangedFunction {
+pub(super) fn describe(facts: Facts<'_>, d: DefIdx, path: &str, change: Change) -> ChangedFunction {
     let def = facts.def(d);
     ChangedFunction {
         file: path.to_string(),

@@ -1,11 +1,12 @@
 //! Evaluation: the values a symbolic value of a file may denote, through bindings,
 //! imports, instances, stated returns, parameters and arrays.
 
+use crate::graph::interner::NameId;
 use smallvec::SmallVec;
 
 use super::builtins::PLATFORM_GLOBALS;
 use super::{Resolver, Vals, Value, MAX_DEPTH, MAX_VALUES};
-use crate::graph::{DefId, FileId};
+use crate::graph::{DefId, FileId, Graph};
 use crate::indexer::facts::*;
 
 impl Resolver<'_> {
@@ -20,8 +21,8 @@ impl Resolver<'_> {
     pub(super) fn eval_callee(&mut self, f: FileId, sym: SymId, out: &mut Vals) {
         let facts = self.facts(f);
         match facts.sym(sym) {
-            Sym::Member(base, name) if !is_module_exports(facts, base, name) => {
-                let name = self.index(f).name(name);
+            Sym::Member(base, name) if !is_module_exports(self.g, facts, base, name) => {
+                let name = NameId(name);
                 let mut bases = Vals::new();
                 self.eval(f, base, 1, &mut bases);
                 for b in bases {
@@ -44,8 +45,8 @@ impl Resolver<'_> {
                 self.eval(f, value, depth + 1, out)
             }
             // CommonJS: a module's free `exports` is its own exports object.
-            Sym::Global(n) if facts.str(n) == "exports" => Self::push(out, Value::Module(f)),
-            Sym::Global(n) if PLATFORM_GLOBALS.binary_search(&facts.str(n)).is_ok() => {
+            Sym::Global(n) if self.g.str(n) == "exports" => Self::push(out, Value::Module(f)),
+            Sym::Global(n) if PLATFORM_GLOBALS.binary_search(&self.g.str(n)).is_ok() => {
                 Self::push(out, Value::Platform)
             }
             Sym::Global(_) | Sym::Unknown => {}
@@ -55,10 +56,10 @@ impl Resolver<'_> {
                 self.import_value(f, import, depth + 1, out)
             }
             Sym::Member(base, name) => {
-                if is_module_exports(facts, base, name) {
+                if is_module_exports(self.g, facts, base, name) {
                     return self.commonjs_value(f, depth + 1, out);
                 }
-                let name = self.index(f).name(name);
+                let name = NameId(name);
                 let mut bases = Vals::new();
                 self.eval(f, base, depth + 1, &mut bases);
                 let mut members = Vals::new();
@@ -139,8 +140,8 @@ impl Resolver<'_> {
         let mut fns = Vals::new();
         let mut receiver_vals: Option<Vals> = None;
         match facts.sym(callee) {
-            Sym::Member(base, name) if !is_module_exports(facts, base, name) => {
-                let name = self.index(f).name(name);
+            Sym::Member(base, name) if !is_module_exports(self.g, facts, base, name) => {
+                let name = NameId(name);
                 let mut bases = Vals::new();
                 self.eval(f, base, depth + 1, &mut bases);
                 let mut members = Vals::new();
@@ -157,7 +158,7 @@ impl Resolver<'_> {
         for v in fns {
             match v {
                 Value::Def(d) => {
-                    let Some(r) = self.facts(d.file).def(d.def).returns else {
+                    let Some(r) = self.facts(d.file).def(d.def).returns() else {
                         continue;
                     };
                     // A method that returns `this` (stated or returned) gives
@@ -199,7 +200,7 @@ impl Resolver<'_> {
     /// `super` in class `c`: an instance of what it extends.
     fn eval_super(&mut self, f: FileId, c: DefIdx, depth: u32, out: &mut Vals) {
         let facts = self.facts(f);
-        if let Some(e) = facts.def(c).extends {
+        if let Some(e) = facts.def(c).extends() {
             let mut bases = Vals::new();
             self.eval(f, e, depth + 1, &mut bases);
             for b in bases {
@@ -327,10 +328,10 @@ impl Resolver<'_> {
         shape: u32,
         name: &str,
     ) -> SmallVec<[SymId; 2]> {
-        let facts = self.facts(file);
-        facts.shapes[shape as usize]
+        let g = self.g;
+        self.facts(file).shapes[shape as usize]
             .iter()
-            .filter(|(n, _)| facts.str(*n) == name)
+            .filter(|(n, _)| g.str(*n) == name)
             .map(|&(_, v)| v)
             .collect()
     }
@@ -344,7 +345,7 @@ impl Resolver<'_> {
         let def = self.facts(d.file).def(d.def);
         match def.kind {
             DefKind::Getter => {
-                if let Some(r) = def.returns {
+                if let Some(r) = def.returns() {
                     self.eval(d.file, r, depth + 1, out);
                 }
             }
@@ -355,9 +356,8 @@ impl Resolver<'_> {
 }
 
 /// `module.exports` with `module` free: the file's own CommonJS export value.
-fn is_module_exports(facts: &FileFacts, base: SymId, name: StrId) -> bool {
-    matches!(facts.sym(base), Sym::Global(m) if facts.str(m) == "module")
-        && facts.str(name) == "exports"
+fn is_module_exports(g: &Graph, facts: &FileFacts, base: SymId, name: StrId) -> bool {
+    matches!(facts.sym(base), Sym::Global(m) if g.str(m) == "module") && g.str(name) == "exports"
 }
 
 /// The index of the last entry of `def` that `wanted` accepts, in a list sorted by

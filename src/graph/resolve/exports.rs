@@ -14,23 +14,13 @@ impl Resolver<'_> {
             Target::External => return Self::push(out, Value::External),
             Target::Unresolved => return,
         };
-        self.module_value(f, t, import.kind, depth, out);
+        self.module_value(t, import.kind, depth, out);
     }
 
-    /// What importing `t` with `kind` gives (`from` is the importer, for names).
-    fn module_value(
-        &mut self,
-        from: FileId,
-        t: FileId,
-        kind: ImportKind,
-        depth: u32,
-        out: &mut Vals,
-    ) {
+    /// What importing `t` with `kind` gives.
+    fn module_value(&mut self, t: FileId, kind: ImportKind, depth: u32, out: &mut Vals) {
         match kind {
-            ImportKind::Named(n) => {
-                let name = self.index(from).name(n);
-                self.export_lookup(t, name, depth + 1, out);
-            }
+            ImportKind::Named(n) => self.export_lookup(t, NameId(n), depth + 1, out),
             ImportKind::Default => {
                 let default = self.g.names.get("default");
                 let before = out.len();
@@ -89,7 +79,7 @@ impl Resolver<'_> {
                     ExportValue::Local(sym) => self.eval(t, sym, depth + 1, out),
                     ExportValue::From { specifier, kind } => match self.target(t, specifier) {
                         Target::File(next) | Target::Typed(next, _) => {
-                            self.module_value(t, next, kind, depth + 1, out)
+                            self.module_value(next, kind, depth + 1, out)
                         }
                         Target::External => Self::push(out, Value::External),
                         Target::Unresolved => {}

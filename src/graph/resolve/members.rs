@@ -150,7 +150,7 @@ impl Resolver<'_> {
         // Inherited: through `extends`, or an object's prototype (`Object.create(p)`),
         // which, when it is an instance (`Object.create(Animal.prototype)`), lends its
         // instance side.
-        if let Some(e) = owner.extends {
+        if let Some(e) = owner.extends() {
             let mut bases = Vals::new();
             self.eval(d.file, e, depth + 1, &mut bases);
             let object = owner.kind == DefKind::Object;
@@ -179,7 +179,7 @@ impl Graph {
     pub fn implemented_methods(&self, d: DefId) -> Vec<DefId> {
         let facts = self.facts(d.file);
         let def = facts.def(d.def);
-        let Some(class) = def.container else {
+        let Some(class) = def.container() else {
             return Vec::new();
         };
         if !matches!(
@@ -189,7 +189,7 @@ impl Graph {
         {
             return Vec::new();
         }
-        let name = self.slot(d.file).index().name(def.name);
+        let name = NameId(def.name);
         let mut resolver = Resolver::new(self, d.file);
         let mut out = Vec::new();
         for &(_, ty) in facts.implements.iter().filter(|(c, _)| *c == class) {

@@ -66,7 +66,7 @@ pub struct Resolution {
     /// The resolver's edges, by site. Once the resolution is installed in a graph they
     /// move into its reverse index (the one copy of every edge) and this is empty:
     /// read a file's edges with [`super::Graph::edges`].
-    pub(crate) edges: Vec<Edge>,
+    pub(crate) edges: ThinVec<Edge>,
     /// Installed: the distinct definitions this file's sites call, sorted (where in
     /// the reverse index its edges are). Empty in the resolver's output.
     pub callees: ThinVec<DefId>,
@@ -159,7 +159,6 @@ impl<'g> Resolver<'g> {
     pub(crate) fn resolve_file(mut self) -> Resolution {
         let f = self.current;
         let facts = self.g.slot(f).facts();
-        let index = self.g.slot(f).index();
         let mut out = Resolution::default();
         let mut fallback = FxHashSet::default();
         for (i, site) in facts.calls.iter().enumerate() {
@@ -192,7 +191,7 @@ impl<'g> Resolver<'g> {
             // of that name: a class may define its own `call`).
             if targets.is_empty() && !external && site.kind == CallKind::Call {
                 if let Sym::Member(base, name) = facts.sym(site.callee) {
-                    if matches!(facts.str(name), "call" | "apply") {
+                    if matches!(self.g.str(name), "call" | "apply") {
                         let mut bases = Vals::new();
                         self.eval_callee(f, base, &mut bases);
                         for b in bases {
@@ -241,7 +240,7 @@ impl<'g> Resolver<'g> {
             if matches!(site.kind, CallKind::Get | CallKind::Reference) {
                 continue;
             }
-            let name = index.name(site.name);
+            let name = NameId(site.name);
             match self.fallback_scope(f, site, &vals) {
                 Some(scope) => {
                     fallback.insert(name);
@@ -295,7 +294,7 @@ impl<'g> Resolver<'g> {
         match facts.sym(site.callee) {
             Sym::Global(_) => Some(FallbackScope::Globals),
             Sym::Member(base, name) => {
-                if BUILTIN_METHODS.contains(&facts.str(name)) {
+                if BUILTIN_METHODS.contains(&g.str(name)) {
                     return None;
                 }
                 let mut base_vals = Vals::new();

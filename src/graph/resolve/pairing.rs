@@ -50,7 +50,7 @@ impl Graph {
     pub(crate) fn pair_declarations(&self) -> Declared {
         let mut roots: Vec<(&str, FileId, FileId)> = Vec::new();
         for f in self.file_ids() {
-            let facts = self.facts(f);
+            let facts = self.slot(f).facts();
             if facts.declaration_only {
                 continue;
             }
@@ -61,8 +61,9 @@ impl Graph {
         let exists = |p: &str| self.by_path.contains(p);
         for (declared, code) in self.resolver.declared_entries(&exists) {
             if let (Some(d), Some(c)) = (self.file_id(&declared), self.file_id(&code)) {
-                if self.facts(d).declaration_only && !self.facts(c).declaration_only {
-                    roots.push((self.facts(c).path.as_str(), d, c));
+                let code = self.slot(c).facts();
+                if self.facts(d).declaration_only && !code.declaration_only {
+                    roots.push((code.path.as_str(), d, c));
                 }
             }
         }
@@ -197,8 +198,8 @@ impl Pairing<'_> {
         if self.kind(d) != DefKind::Class || self.kind(c) != DefKind::Class {
             return true;
         }
-        let (df, cf) = (self.r.facts(d.file), self.r.facts(c.file));
-        df.def_name(d.def) == cf.def_name(c.def)
+        // The graph's names: equal ids are equal names.
+        self.r.facts(d.file).def(d.def).name == self.r.facts(c.file).def(c.def).name
     }
 
     fn kind(&mut self, d: DefId) -> DefKind {
@@ -208,7 +209,7 @@ impl Pairing<'_> {
     /// What a function returns: its stated type (declarations), or what its `return`
     /// statements give (code).
     fn returns(&mut self, declarations: bool, f: DefId) -> Vals {
-        match self.r.facts(f.file).def(f.def).returns {
+        match self.r.facts(f.file).def(f.def).returns() {
             Some(r) => self.lookup(declarations, |res, out| res.eval(f.file, r, 0, out)),
             None => Vals::new(),
         }
@@ -239,7 +240,7 @@ impl Pairing<'_> {
                 continue;
             }
             names.extend_from_slice(&self.own_member_names(d, instance));
-            if let Some(e) = self.r.facts(d.file).def(d.def).extends {
+            if let Some(e) = self.r.facts(d.file).def(d.def).extends() {
                 let bases = self.lookup(true, |r, out| r.eval(d.file, e, 0, out));
                 for b in bases {
                     if let Value::Def(b) | Value::Instance(b) = b {

@@ -59,16 +59,16 @@ impl<'g> Resolver<'g> {
         for (i, d) in facts.defs.iter().enumerate() {
             let key = format!(
                 "def {i} {} {} {:?} {:?} {} {}",
-                facts.str(d.name),
-                facts.str(d.qualified),
+                g.str(d.name),
+                g.str(d.qualified),
                 d.kind,
-                d.container,
+                d.container(),
                 d.is_static,
                 d.exported
             );
-            let returns = self.part(d.returns);
+            let returns = self.part(d.returns());
             out.push((key, returns));
-            let extends = self.part(d.extends);
+            let extends = self.part(d.extends());
             out.push(("extends".into(), extends));
         }
         let mut members: Vec<(DefIdx, &str, Vec<Value>)> = index

@@ -146,7 +146,7 @@ impl<'s> Extractor<'s> {
                     // where the field is (TypeScript's declaration of `app.use`).
                     Some(&at) => {
                         if let Sym::Def(d) = self.facts.sym(sym) {
-                            if self.facts.def(d).container == Some(class) {
+                            if self.facts.def(d).container() == Some(class) {
                                 self.def_mut(d).name_pos = at;
                             }
                         }

@@ -352,9 +352,9 @@ impl<'s> Extractor<'s> {
             return;
         };
         let def = self.facts.def(d);
-        if def.extends.is_none() && matches!(def.kind, DefKind::Function | DefKind::Class) {
+        if def.extends().is_none() && matches!(def.kind, DefKind::Function | DefKind::Class) {
             let base = self.expr_sym(parent);
-            self.def_mut(d).extends = Some(base);
+            self.def_mut(d).set_extends(Some(base));
         }
     }
 

@@ -11,7 +11,7 @@ impl<'s> Extractor<'s> {
         self.mark_exported();
         self.drop_dead_uses();
         std::mem::take(&mut self.tokens).recycle();
-        self.facts.strings.shrink_to_fit();
+        self.facts.shrink_to_fit();
         self.facts
     }
 
@@ -40,7 +40,6 @@ impl<'s> Extractor<'s> {
             .collect();
         let mut keep = keep.into_iter();
         self.facts.calls.retain(|_| keep.next().unwrap_or(true));
-        self.facts.calls.shrink_to_fit();
         self.compact_syms();
     }
 
@@ -123,7 +122,7 @@ impl<'s> Extractor<'s> {
         let facts = &mut self.facts;
         let mut members: FxHashMap<DefIdx, Vec<DefIdx>> = FxHashMap::default();
         for (i, d) in facts.defs.iter().enumerate() {
-            if let Some(c) = d.container {
+            if let Some(c) = d.container() {
                 members.entry(c).or_default().push(i as DefIdx);
             }
         }
@@ -221,8 +220,8 @@ fn live_syms(f: &FileFacts, inline: &[Option<SymId>]) -> Vec<bool> {
         _ => None,
     }));
     for d in &f.defs {
-        stack.extend(d.extends);
-        stack.extend(d.returns);
+        stack.extend(d.extends());
+        stack.extend(d.returns());
     }
     while let Some(s) = stack.pop() {
         if inline[s as usize].is_some() || std::mem::replace(&mut live[s as usize], true) {
@@ -304,7 +303,7 @@ fn renumber_uses(f: &mut FileFacts, r: impl Fn(SymId) -> SymId) {
         }
     }
     for d in &mut f.defs {
-        d.extends = d.extends.map(&r);
-        d.returns = d.returns.map(&r);
+        d.set_extends(d.extends().map(&r));
+        d.set_returns(d.returns().map(&r));
     }
 }

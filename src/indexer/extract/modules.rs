@@ -317,7 +317,7 @@ impl<'s> Extractor<'s> {
                 self.facts
                     .defs
                     .iter()
-                    .filter(|d| d.container == Some(def))
+                    .filter(|d| d.container() == Some(def))
                     .map(|d| d.name),
             )
             .collect();

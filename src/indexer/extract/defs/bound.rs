@@ -92,7 +92,7 @@ impl<'s> Extractor<'s> {
             .and_then(|args| args.named_child(0))
             .map(|proto| self.expr_sym(proto));
         let def = self.new_def(DefKind::Object, name, container, call, name_node);
-        self.def_mut(def).extends = proto;
+        self.def_mut(def).set_extends(proto);
         self.names.push(def);
         self.visit(call, depth + 1);
         self.names.pop();
@@ -127,7 +127,7 @@ impl<'s> Extractor<'s> {
                 let stated = outer.named_child(1).and_then(|t| self.value_of_type(t, 0));
                 if let Some(t) = stated {
                     let returns = self.sym(Sym::Return(t));
-                    self.def_mut(d).returns = Some(returns);
+                    self.def_mut(d).set_returns(Some(returns));
                 }
             }
         }

@@ -76,7 +76,7 @@ impl<'s> Extractor<'s> {
                     let extends = heritage_value(child);
                     if let Some(e) = extends {
                         let sym = self.expr_sym(e);
-                        self.def_mut(def).extends = Some(sym);
+                        self.def_mut(def).set_extends(Some(sym));
                     }
                     for ty in implemented_types(child) {
                         if let Some(sym) = self.type_sym(ty) {

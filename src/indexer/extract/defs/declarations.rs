@@ -42,7 +42,7 @@ impl<'s> Extractor<'s> {
                             extends = Some(self.one_more(extends, sym));
                         }
                     }
-                    self.def_mut(def).extends = extends;
+                    self.def_mut(def).set_extends(extends);
                     self.visit(child, depth + 1);
                 }
                 "interface_body" | "object_type" => {

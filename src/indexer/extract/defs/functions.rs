@@ -113,7 +113,7 @@ impl<'s> Extractor<'s> {
             d.body_hash = body_hash.unwrap_or(0);
             // A stated return type wins over what the `return`s say.
             if returns.is_some() {
-                d.returns = returns;
+                d.set_returns(returns);
             }
         }
         self.pop_scope();

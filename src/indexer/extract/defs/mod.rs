@@ -11,7 +11,6 @@ mod params;
 mod returns;
 mod variables;
 
-use thin_vec::ThinVec;
 use tree_sitter::Node;
 
 use crate::indexer::extract::fields::FieldExt;
@@ -49,27 +48,19 @@ impl<'s> Extractor<'s> {
         let (start, end) = (node.start_position(), node.end_position());
         let idx = self.facts.defs.len() as DefIdx;
         self.def_of_node.insert(node.id(), idx);
-        self.facts.defs.push(Definition {
+        self.facts.defs.push(Definition::new(
             name,
             qualified,
             kind,
             container,
-            loose_member: false,
-            is_static: false,
-            exported: false,
-            span: Span {
+            Span {
                 start_byte: node.start_byte() as u32,
                 end_byte: node.end_byte() as u32,
                 start_line: start.row as u32,
                 end_line: end.row as u32,
             },
             name_pos,
-            params: ThinVec::new(),
-            signature_hash: 0,
-            body_hash: 0,
-            extends: None,
-            returns: None,
-        });
+        ));
         idx
     }
 

@@ -13,13 +13,13 @@ use crate::indexer::facts::*;
 const MAX_PATTERN_DEPTH: usize = 64;
 
 impl<'s> Extractor<'s> {
-    /// Declares the parameters in the function's scope, records their texts on the
-    /// definition, and walks them (default values can call things).
+    /// Declares the parameters in the function's scope and walks them (default values
+    /// can call things).
     pub(super) fn parameters(&mut self, params: Node<'s>, def: Option<DefIdx>, depth: usize) {
         let constructor_of = def.and_then(|d| {
             let d = &self.facts.defs[d as usize];
             (d.kind == DefKind::Constructor)
-                .then_some(d.container)
+                .then_some(d.container())
                 .flatten()
         });
         // A callback of an iteration method: one parameter is the array's element. A
@@ -38,9 +38,7 @@ impl<'s> Extractor<'s> {
                 })
                 .or_else(|| Some(ex.sym(Sym::ParamType(function_is?, at))))
         };
-        let mut texts = Vec::new();
         if params.kind_str() == "identifier" {
-            texts.push(self.intern_node(params));
             let value = hinted(self, 0).unwrap_or_else(|| self.unknown());
             let name = self.intern_node(params);
             self.declare(name, value, false);
@@ -51,12 +49,6 @@ impl<'s> Extractor<'s> {
                 if p.kind_str() == "comment" {
                     continue;
                 }
-                let collapsed: String = self
-                    .text(p)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                texts.push(self.intern(&collapsed));
                 if is_this_parameter(p) {
                     // What `this` is in the body: the function is called as a method
                     // of a `T` (`function (this: FastifyInstance, req, reply)`).
@@ -70,9 +62,6 @@ impl<'s> Extractor<'s> {
                 }
                 index += 1;
             }
-        }
-        if let Some(def) = def {
-            self.def_mut(def).params = texts.into();
         }
         self.visit(params, depth + 1);
     }

@@ -27,7 +27,7 @@ impl<'s> Extractor<'s> {
     /// (`if (spa) return { requestDocument() {..} }; ...; return { requestDocument }`),
     /// and TypeScript's type is their union. Past three, the rest are not recorded.
     fn may_add_return(&self, def: DefIdx) -> bool {
-        let mut returns = self.facts.def(def).returns;
+        let mut returns = self.facts.def(def).returns();
         let mut count = 0;
         while let Some(r) = returns {
             count += 1;
@@ -41,8 +41,8 @@ impl<'s> Extractor<'s> {
 
     /// Records one more thing `def` returns (see [`Self::may_add_return`]).
     fn add_return(&mut self, def: DefIdx, sym: SymId) {
-        let returns = self.one_more(self.facts.def(def).returns, sym);
-        self.def_mut(def).returns = Some(returns);
+        let returns = self.one_more(self.facts.def(def).returns(), sym);
+        self.def_mut(def).set_returns(Some(returns));
     }
 
     /// `return <expr>` inside a definition.

@@ -64,8 +64,8 @@ impl<'s> Extractor<'s> {
                     } else {
                         self.rebind(binding, sym);
                     }
-                    if namespace.is_some() && self.facts.def(def).container.is_none() {
-                        self.def_mut(def).container = namespace;
+                    if namespace.is_some() && self.facts.def(def).container().is_none() {
+                        self.def_mut(def).set_container(namespace);
                         member_value = None;
                     }
                 } else if value.kind_str() == "assignment_expression" {
