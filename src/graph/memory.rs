@@ -101,7 +101,7 @@ impl Graph {
             p.strings += f.path.capacity() + f.strings.heap_bytes();
             p.defs += thin(&f.defs);
             p.calls += thin(&f.calls);
-            p.syms += thin(&f.syms);
+            p.syms += f.syms.heap_bytes();
             p.bindings += thin(&f.bindings);
             p.other_facts += thin(&f.repaired)
                 + thin(&f.imports)

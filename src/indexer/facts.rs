@@ -65,7 +65,7 @@ pub struct FileFacts {
     /// object literal's function-valued property receives when the object is passed
     /// where such a parameter's type says what the property is.
     pub param_types: ThinVec<ParamType>,
-    pub syms: ThinVec<Sym>,
+    pub syms: SymTable,
     /// Function types and call signatures (`(builder: Builder) => void`), by
     /// [`Sym::Signature`].
     pub signatures: ThinVec<Signature>,
@@ -585,6 +585,138 @@ pub fn inline_sym(sym: Sym) -> Option<SymId> {
     }
 }
 
+/// A file's symbolic values, packed: a tag byte and two operands each, 9 bytes where a
+/// [`Sym`] takes 12 (a graph holds hundreds of thousands). Stored as the list of values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Vec<Sym>", into = "Vec<Sym>")]
+pub struct SymTable {
+    tags: ThinVec<u8>,
+    operands: ThinVec<[u32; 2]>,
+}
+
+impl SymTable {
+    pub fn len(&self) -> usize {
+        self.tags.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tags.is_empty()
+    }
+
+    /// Appends a value; returns its index.
+    pub fn push(&mut self, sym: Sym) -> SymId {
+        let (tag, operands) = pack(sym);
+        self.tags.push(tag);
+        self.operands.push(operands);
+        (self.tags.len() - 1) as SymId
+    }
+
+    /// The value at `i` (an index, not an id with a value written into it: see
+    /// [`FileFacts::sym`]); panics beyond the end.
+    #[inline]
+    pub fn at(&self, i: SymId) -> Sym {
+        let i = i as usize;
+        unpack(self.tags[i], self.operands[i])
+    }
+
+    pub fn get(&self, i: SymId) -> Option<Sym> {
+        ((i as usize) < self.len()).then(|| self.at(i))
+    }
+
+    pub fn set(&mut self, i: SymId, sym: Sym) {
+        let (tag, operands) = pack(sym);
+        self.tags[i as usize] = tag;
+        self.operands[i as usize] = operands;
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Sym> + '_ {
+        self.tags
+            .iter()
+            .zip(&self.operands)
+            .map(|(&t, &o)| unpack(t, o))
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.tags.shrink_to_fit();
+        self.operands.shrink_to_fit();
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        let thin = |cap: usize, size: usize| if cap == 0 { 0 } else { 16 + cap * size };
+        thin(self.tags.capacity(), 1) + thin(self.operands.capacity(), 8)
+    }
+}
+
+impl FromIterator<Sym> for SymTable {
+    fn from_iter<I: IntoIterator<Item = Sym>>(iter: I) -> SymTable {
+        let mut t = SymTable::default();
+        for s in iter {
+            t.push(s);
+        }
+        t
+    }
+}
+
+impl From<Vec<Sym>> for SymTable {
+    fn from(v: Vec<Sym>) -> SymTable {
+        v.into_iter().collect()
+    }
+}
+
+impl From<SymTable> for Vec<Sym> {
+    fn from(t: SymTable) -> Vec<Sym> {
+        t.iter().collect()
+    }
+}
+
+fn pack(sym: Sym) -> (u8, [u32; 2]) {
+    match sym {
+        Sym::Binding(b) => (0, [b, 0]),
+        Sym::Global(n) => (1, [n, 0]),
+        Sym::Def(d) => (2, [d, 0]),
+        Sym::Import(i) => (3, [i, 0]),
+        Sym::Member(o, n) => (4, [o, n]),
+        Sym::Instance(x) => (5, [x, 0]),
+        Sym::Return(x) => (6, [x, 0]),
+        Sym::This(Some(c)) => (7, [c, 0]),
+        Sym::This(None) => (8, [0, 0]),
+        Sym::Super(c) => (9, [c, 0]),
+        Sym::Array(x) => (10, [x, 0]),
+        Sym::Element(x) => (11, [x, 0]),
+        Sym::CallbackParam(c, slot) => (12, [c, slot]),
+        Sym::ParamType(c, i) => (13, [c, i]),
+        Sym::Either(a, b) => (14, [a, b]),
+        Sym::Unknown => (15, [0, 0]),
+        Sym::Signature(i) => (16, [i, 0]),
+        Sym::Shape(i) => (17, [i, 0]),
+    }
+}
+
+#[inline]
+fn unpack(tag: u8, [a, b]: [u32; 2]) -> Sym {
+    match tag {
+        0 => Sym::Binding(a),
+        1 => Sym::Global(a),
+        2 => Sym::Def(a),
+        3 => Sym::Import(a),
+        4 => Sym::Member(a, b),
+        5 => Sym::Instance(a),
+        6 => Sym::Return(a),
+        7 => Sym::This(Some(a)),
+        8 => Sym::This(None),
+        9 => Sym::Super(a),
+        10 => Sym::Array(a),
+        11 => Sym::Element(a),
+        12 => Sym::CallbackParam(a, b),
+        13 => Sym::ParamType(a, b),
+        14 => Sym::Either(a, b),
+        16 => Sym::Signature(a),
+        17 => Sym::Shape(a),
+        // Only `pack` writes tags: 15 is the unknown value.
+        _ => Sym::Unknown,
+    }
+}
+
 /// A symbolic value: what an expression denotes, as far as one file can say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Sym {
@@ -645,7 +777,7 @@ impl FileFacts {
             TAG_DEF => Sym::Def(id & INDEX_MASK),
             TAG_GLOBAL if id == UNKNOWN => Sym::Unknown,
             TAG_GLOBAL => Sym::Global(id & INDEX_MASK),
-            _ => self.syms[id as usize],
+            _ => self.syms.at(id),
         }
     }
 
@@ -821,8 +953,9 @@ impl FileFacts {
         for p in &mut self.param_types {
             p.value = sym(p.value, f);
         }
-        for s in &mut self.syms {
-            *s = match *s {
+        for i in 0..self.syms.len() as SymId {
+            let s = self.syms.at(i);
+            let mapped = match s {
                 Sym::Global(n) => Sym::Global(f(n)),
                 Sym::Member(base, n) => Sym::Member(sym(base, f), f(n)),
                 Sym::Instance(x) => Sym::Instance(sym(x, f)),
@@ -841,6 +974,7 @@ impl FileFacts {
                 | Sym::Signature(_)
                 | Sym::Shape(_)) => other,
             };
+            self.syms.set(i, mapped);
         }
         for sig in &mut self.signatures {
             for p in sig.params.iter_mut().flatten() {

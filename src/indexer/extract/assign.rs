@@ -99,7 +99,7 @@ impl<'s> Extractor<'s> {
         for scope in (0..self.scope_count()).rev() {
             if let Some(b) = self.binding_in(scope, name) {
                 let current = self.facts.bindings[b as usize].value;
-                if matches!(self.facts.syms[current as usize], Sym::Unknown) {
+                if matches!(self.facts.syms.at(current), Sym::Unknown) {
                     self.facts.bindings[b as usize].value = value;
                 }
                 return;

@@ -24,7 +24,7 @@ impl<'s> Extractor<'s> {
         let facts = &self.facts;
         let dead = |mut sym: SymId| {
             for _ in 0..32 {
-                match facts.syms[sym as usize] {
+                match facts.syms.at(sym) {
                     Sym::Binding(b) => sym = facts.bindings[b as usize].value,
                     Sym::Member(base, _) | Sym::Element(base) => sym = base,
                     Sym::Unknown | Sym::Global(_) => return true,
@@ -48,7 +48,7 @@ impl<'s> Extractor<'s> {
     /// definitions into the ids that refer to them, and renumbers the rest.
     fn compact_syms(&mut self) {
         let f = &mut self.facts;
-        let inline: Vec<Option<SymId>> = f.syms.iter().map(|s| inline_sym(*s)).collect();
+        let inline: Vec<Option<SymId>> = f.syms.iter().map(inline_sym).collect();
         let live = live_syms(f, &inline);
         // Signatures and shapes nothing refers to any more go too.
         let (sig_remap, sigs) = renumber_table(&f.syms, &live, f.signatures.len(), |s| match s {
@@ -71,7 +71,7 @@ impl<'s> Extractor<'s> {
         let mut kept = Vec::with_capacity(next as usize);
         for (old, sym) in f.syms.iter().enumerate() {
             if live[old] {
-                kept.push(match *sym {
+                kept.push(match sym {
                     Sym::Member(base, n) => Sym::Member(r(base), n),
                     Sym::Instance(x) => Sym::Instance(r(x)),
                     Sym::Return(x) => Sym::Return(r(x)),
@@ -160,7 +160,7 @@ impl<'s> Extractor<'s> {
             if !seen_syms.insert(sym) {
                 continue;
             }
-            match facts.syms[sym as usize] {
+            match facts.syms.at(sym) {
                 Sym::Binding(b) => syms.push(facts.bindings[b as usize].value),
                 Sym::Either(a, b) => syms.extend([a, b]),
                 Sym::Def(d) => defs.push(d),
@@ -194,7 +194,7 @@ impl<'s> Extractor<'s> {
 /// The definition `sym` denotes through this file's bindings, if any.
 fn local_def(facts: &FileFacts, mut sym: SymId) -> Option<DefIdx> {
     for _ in 0..8 {
-        match facts.syms[sym as usize] {
+        match facts.syms.at(sym) {
             Sym::Def(d) => return Some(d),
             Sym::Binding(b) => sym = facts.bindings[b as usize].value,
             _ => return None,
@@ -227,7 +227,7 @@ fn live_syms(f: &FileFacts, inline: &[Option<SymId>]) -> Vec<bool> {
         if inline[s as usize].is_some() || std::mem::replace(&mut live[s as usize], true) {
             continue;
         }
-        match f.syms[s as usize] {
+        match f.syms.at(s) {
             Sym::Member(base, _) => stack.push(base),
             Sym::Instance(x) | Sym::Return(x) | Sym::Array(x) | Sym::Element(x) => stack.push(x),
             Sym::Either(a, b) => stack.extend([a, b]),
@@ -254,7 +254,7 @@ fn live_syms(f: &FileFacts, inline: &[Option<SymId>]) -> Vec<bool> {
 /// live values among `syms` refer to (by `index`), in the order of their first use; with
 /// their count. Entries no live value refers to get `u32::MAX`.
 fn renumber_table(
-    syms: &[Sym],
+    syms: &SymTable,
     live: &[bool],
     len: usize,
     index: impl Fn(Sym) -> Option<u32>,
@@ -262,7 +262,7 @@ fn renumber_table(
     let mut remap = vec![u32::MAX; len];
     let mut count = 0;
     for (s, &alive) in syms.iter().zip(live) {
-        let Some(i) = index(*s).filter(|_| alive) else {
+        let Some(i) = index(s).filter(|_| alive) else {
             continue;
         };
         if remap[i as usize] == u32::MAX {

@@ -84,12 +84,12 @@ impl<'s> Extractor<'s> {
         let mut pending = std::mem::take(&mut scope.pending);
         if !scope.bindings.is_empty() {
             pending.retain(|&id| {
-                let Sym::Global(name) = self.facts.syms[id as usize] else {
+                let Sym::Global(name) = self.facts.syms.at(id) else {
                     return false;
                 };
                 match scope.find(name) {
                     Some(binding) => {
-                        self.facts.syms[id as usize] = Sym::Binding(binding);
+                        self.facts.syms.set(id, Sym::Binding(binding));
                         false
                     }
                     None => true,

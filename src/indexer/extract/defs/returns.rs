@@ -31,8 +31,8 @@ impl<'s> Extractor<'s> {
         let mut count = 0;
         while let Some(r) = returns {
             count += 1;
-            returns = match self.facts.syms.get(r as usize) {
-                Some(Sym::Either(first, _)) => Some(*first),
+            returns = match self.facts.syms.get(r) {
+                Some(Sym::Either(first, _)) => Some(first),
                 _ => None,
             };
         }

@@ -55,7 +55,7 @@ impl<'s> Extractor<'s> {
                 if let Some(def) = def {
                     let sym = self.sym(Sym::Def(def));
                     let current = self.facts.bindings[binding as usize].value;
-                    let shared = matches!(self.facts.syms[current as usize], Sym::Either(..));
+                    let shared = matches!(self.facts.syms.at(current), Sym::Either(..));
                     if literal && !shared {
                         // The literal is the value: calling the name runs its code,
                         // whatever type it was given. (A name that is also a type keeps
@@ -100,13 +100,13 @@ impl<'s> Extractor<'s> {
     /// Sets a binding's value unless a stated type already gave it one.
     fn rebind(&mut self, binding: BindingIdx, value: SymId) {
         let current = self.facts.bindings[binding as usize].value;
-        match self.facts.syms[current as usize] {
+        match self.facts.syms.at(current) {
             Sym::Unknown => self.facts.bindings[binding as usize].value = value,
             // The value beside a type of the same name, declared before it was known.
             Sym::Either(ty, placeholder)
-                if matches!(self.facts.syms[placeholder as usize], Sym::Unknown) =>
+                if matches!(self.facts.syms.at(placeholder), Sym::Unknown) =>
             {
-                self.facts.syms[current as usize] = Sym::Either(ty, value)
+                self.facts.syms.set(current, Sym::Either(ty, value))
             }
             _ => {}
         }
