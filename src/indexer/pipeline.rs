@@ -48,6 +48,13 @@ pub fn extract_each<T: Send, E: Send>(
         Skipped(String, SkipReason),
         Ignored,
     }
+    // A bulk extraction keeps less of each thread's arena between files (see
+    // `arena::set_bulk`); after it, the arenas' memory sits idle while the graph is
+    // built: give it back (a few files' worth is not worth faulting in again).
+    let bulk = items.len() > 256;
+    if bulk {
+        rayon::broadcast(|_| super::arena::set_bulk(true));
+    }
     let outs: Vec<Result<Out, E>> = items
         .into_par_iter()
         .map(|item| {
@@ -65,10 +72,11 @@ pub fn extract_each<T: Send, E: Send>(
             Ok(out)
         })
         .collect();
-    // After a bulk extraction the arenas' memory sits idle while the graph is built:
-    // give it back (a few files' worth is not worth faulting in again).
-    if outs.len() > 256 {
-        rayon::broadcast(|_| super::arena::release_idle());
+    if bulk {
+        rayon::broadcast(|_| {
+            super::arena::set_bulk(false);
+            super::arena::release_idle();
+        });
     }
     let mut extracted = Extracted::default();
     for out in outs {
