@@ -25,6 +25,10 @@ pub trait Revision: Sync {
     fn reads_one_cheaply(&self) -> bool {
         false
     }
+    /// The size of `entry` in bytes when it costs no read to know (a disk's metadata).
+    fn size(&self, _entry: &FileEntry) -> Option<u64> {
+        None
+    }
     /// The contents of those of `paths` that exist in this revision (and that the
     /// indexer reads), in path order.
     fn read_paths(&self, paths: &[String]) -> anyhow::Result<Vec<SourceFile>> {

@@ -98,6 +98,12 @@ impl Revision for WorkingTree {
         true
     }
 
+    fn size(&self, entry: &FileEntry) -> Option<u64> {
+        std::fs::metadata(self.root.join(&entry.path))
+            .ok()
+            .map(|m| m.len())
+    }
+
     fn read(&self, entries: &[FileEntry]) -> Result<Vec<SourceFile>> {
         read(&self.root, entries.iter().map(|e| e.path.clone()).collect())
     }
