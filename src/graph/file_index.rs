@@ -64,10 +64,7 @@ impl<K: Ord + Copy, V: Copy> SortedMulti<K, V> {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        match self.entries.capacity() {
-            0 => 0,
-            n => 16 + n * std::mem::size_of::<(K, V)>(),
-        }
+        thin_heap_bytes(&self.entries)
     }
 }
 

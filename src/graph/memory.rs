@@ -4,6 +4,7 @@ use std::mem::size_of;
 
 use super::resolve::Resolution;
 use super::{Caller, DefId, FileSource, Graph};
+use crate::indexer::facts::thin_heap_bytes as thin;
 use crate::indexer::facts::*;
 
 /// A graph's heap, by part (bytes).
@@ -34,24 +35,18 @@ pub struct HeapParts {
 
 impl HeapParts {
     pub fn total(&self) -> usize {
-        self.file_structs
-            + self.strings
-            + self.defs
-            + self.calls
-            + self.syms
-            + self.bindings
-            + self.other_facts
-            + self.file_index
-            + self.resolutions
-            + self.names
-            + self.lookups
-            + self.callers
-            + self.dependencies
+        self.parts().iter().map(|p| p.1).sum()
     }
 
     /// Each part with its name, largest first.
     pub fn named(&self) -> Vec<(&'static str, usize)> {
-        let mut parts = vec![
+        let mut parts = self.parts().to_vec();
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        parts
+    }
+
+    fn parts(&self) -> [(&'static str, usize); 13] {
+        [
             ("file structs", self.file_structs),
             ("strings", self.strings),
             ("definitions", self.defs),
@@ -65,19 +60,7 @@ impl HeapParts {
             ("path and name lookups", self.lookups),
             ("reverse index", self.callers),
             ("dependencies", self.dependencies),
-        ];
-        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
-        parts
-    }
-}
-
-/// Bytes of a `ThinVec`'s heap block: a header of two `usize` and the elements, none
-/// for an empty one.
-fn thin<T>(v: &thin_vec::ThinVec<T>) -> usize {
-    if v.capacity() == 0 {
-        0
-    } else {
-        16 + v.capacity() * size_of::<T>()
+        ]
     }
 }
 

@@ -176,7 +176,7 @@ impl Graph {
     /// A string of the facts the graph holds (see [`Facts`]).
     #[inline]
     pub(crate) fn str(&self, id: StrId) -> &str {
-        self.names.resolve(NameId(id))
+        self.name(NameId(id))
     }
 
     pub fn resolution(&self, f: FileId) -> &Resolution {

@@ -110,6 +110,15 @@ pub struct CallbackParam {
     pub rest: bool,
 }
 
+/// Bytes of a `ThinVec`'s heap block: a header of two `usize` and the elements, none
+/// for an empty one.
+pub fn thin_heap_bytes<T>(v: &ThinVec<T>) -> usize {
+    match v.capacity() {
+        0 => 0,
+        n => 2 * std::mem::size_of::<usize>() + n * std::mem::size_of::<T>(),
+    }
+}
+
 /// A file's strings in one buffer: 4 bytes of bookkeeping per string instead of a
 /// pointer, a length and an allocation each. The two lists are thin (a pointer each):
 /// the facts a graph holds keep an empty table (see [`FileFacts::map_strings`]).
@@ -196,8 +205,7 @@ impl StringTable {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        let thin = |cap: usize, size: usize| if cap == 0 { 0 } else { 16 + cap * size };
-        thin(self.buf.capacity(), 1) + thin(self.ends.capacity(), 4)
+        thin_heap_bytes(&self.buf) + thin_heap_bytes(&self.ends)
     }
 
     pub fn shrink_to_fit(&mut self) {
@@ -642,8 +650,7 @@ impl SymTable {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        let thin = |cap: usize, size: usize| if cap == 0 { 0 } else { 16 + cap * size };
-        thin(self.tags.capacity(), 1) + thin(self.operands.capacity(), 8)
+        thin_heap_bytes(&self.tags) + thin_heap_bytes(&self.operands)
     }
 }
 

@@ -1,11 +1,11 @@
 //! Evaluation: the values a symbolic value of a file may denote, through bindings,
 //! imports, instances, stated returns, parameters and arrays.
 
-use crate::graph::interner::NameId;
 use smallvec::SmallVec;
 
 use super::builtins::PLATFORM_GLOBALS;
 use super::{Resolver, Vals, Value, MAX_DEPTH, MAX_VALUES};
+use crate::graph::interner::NameId;
 use crate::graph::{DefId, FileId, Graph};
 use crate::indexer::facts::*;
 
@@ -59,16 +59,7 @@ impl Resolver<'_> {
                 if is_module_exports(self.g, facts, base, name) {
                     return self.commonjs_value(f, depth + 1, out);
                 }
-                let name = NameId(name);
-                let mut bases = Vals::new();
-                self.eval(f, base, depth + 1, &mut bases);
-                let mut members = Vals::new();
-                for b in bases {
-                    self.member(b, name, depth + 1, &mut members);
-                }
-                for m in members {
-                    self.accessor_value(m, depth + 1, out);
-                }
+                self.member_value(f, base, NameId(name), depth, out);
             }
             Sym::Instance(class) => self.eval_instance(f, class, depth, out),
             Sym::Return(callee) => self.eval_return(f, callee, depth, out),
@@ -130,6 +121,28 @@ impl Resolver<'_> {
         }
     }
 
+    /// `base.name` read as a value (a getter gives what it returns); returns the values
+    /// of `base`.
+    fn member_value(
+        &mut self,
+        f: FileId,
+        base: SymId,
+        name: NameId,
+        depth: u32,
+        out: &mut Vals,
+    ) -> Vals {
+        let mut bases = Vals::new();
+        self.eval(f, base, depth + 1, &mut bases);
+        let mut members = Vals::new();
+        for &b in &bases {
+            self.member(b, name, depth + 1, &mut members);
+        }
+        for m in members {
+            self.accessor_value(m, depth + 1, out);
+        }
+        bases
+    }
+
     /// What calling `callee` returns.
     fn eval_return(&mut self, f: FileId, callee: SymId, depth: u32, out: &mut Vals) {
         let facts = self.facts(f);
@@ -141,17 +154,7 @@ impl Resolver<'_> {
         let mut receiver_vals: Option<Vals> = None;
         match facts.sym(callee) {
             Sym::Member(base, name) if !is_module_exports(self.g, facts, base, name) => {
-                let name = NameId(name);
-                let mut bases = Vals::new();
-                self.eval(f, base, depth + 1, &mut bases);
-                let mut members = Vals::new();
-                for &b in &bases {
-                    self.member(b, name, depth + 1, &mut members);
-                }
-                for m in members {
-                    self.accessor_value(m, depth + 1, &mut fns);
-                }
-                receiver_vals = Some(bases);
+                receiver_vals = Some(self.member_value(f, base, NameId(name), depth, &mut fns));
             }
             _ => self.eval(f, callee, depth + 1, &mut fns),
         }
