@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use blast_radius::intake::{self, sign, WebhookSecrets, MAX_BODY};
+use blast_radius::intake::{self, sign, Intake, IntakeLimits, WebhookSecrets, MAX_BODY};
 use blast_radius::queue::{Queue, QueueConfig};
 use reqwest::StatusCode;
 use secrecy::SecretString;
@@ -22,11 +22,18 @@ struct Server {
 }
 
 async fn serve(pool: PgPool) -> Server {
+    serve_with(pool, None).await
+}
+
+async fn serve_with(pool: PgPool, limits: Option<IntakeLimits>) -> Server {
     let queue = Queue::new(pool.clone(), QueueConfig::default());
     // Two secrets, as during a rotation.
     let secrets =
         WebhookSecrets::parse(&SecretString::from(format!("previous-secret,{SECRET}"))).unwrap();
-    let app = intake::router(queue, secrets);
+    let app = match limits {
+        None => intake::router(queue, secrets),
+        Some(limits) => Intake::with_limits(queue, Some(secrets), limits).router(),
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -418,6 +425,118 @@ async fn raw_request(addr: SocketAddr, head: &[u8], chunked: Option<usize>) -> u
         .unwrap_or_else(|| panic!("no status line in {text:?}"))
 }
 
+/// Sends a request head and `sent` bytes of a chunked body, then holds the connection
+/// open without ending the body; the task ends with the answer's status code.
+fn hold_request(addr: SocketAddr, head: String, sent: usize) -> tokio::task::JoinHandle<u16> {
+    tokio::spawn(async move {
+        let stream = TcpStream::connect(addr).await.unwrap();
+        let (mut rd, mut wr) = stream.into_split();
+        wr.write_all(head.as_bytes()).await.unwrap();
+        if sent > 0 {
+            let mut frame = format!("{sent:x}\r\n").into_bytes();
+            frame.extend(std::iter::repeat_n(b'a', sent));
+            frame.extend_from_slice(b"\r\n");
+            let _ = wr.write_all(&frame).await;
+        }
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+            match rd.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+        }
+        drop(wr);
+        let text = String::from_utf8_lossy(&answer);
+        text.split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0)
+    })
+}
+
+fn chunked_head(addr: SocketAddr, id: &str) -> String {
+    format!(
+        "POST /webhook HTTP/1.1\r\nHost: {addr}\r\nX-GitHub-Event: ping\r\nX-GitHub-Delivery: {id}\r\n\
+         X-Hub-Signature-256: sha256={}\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "0".repeat(64),
+    )
+}
+
+fn ping(id: &str) -> Delivery<'_> {
+    delivery(
+        "ping",
+        id,
+        &json!({"zen": "Keep it logically awesome.", "hook_id": 1}),
+    )
+}
+
+#[sqlx::test]
+async fn bodies_not_yet_verified_share_one_budget(pool: PgPool) {
+    const MB: usize = 1024 * 1024;
+    let s = serve_with(
+        pool,
+        Some(IntakeLimits {
+            unverified_bytes: 3 * MB,
+            body_timeout: Duration::from_secs(3),
+        }),
+    )
+    .await;
+    // Three callers each send 1 MB and stall: the budget is spent.
+    let stalled: Vec<_> = (0..3)
+        .map(|i| hold_request(s.addr, chunked_head(s.addr, &format!("slow-{i}")), MB))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    // A fourth body does not fit: refused at once, not buffered.
+    let status = raw_request(
+        s.addr,
+        chunked_head(s.addr, "d-fourth").as_bytes(),
+        Some(MB),
+    )
+    .await;
+    assert_eq!(status, 503);
+    let (status, _) = s.post(ping("d-during")).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    // The stalled ones run out of time, and give their bytes back.
+    for task in stalled {
+        assert_eq!(task.await.unwrap(), 408);
+    }
+    let (status, _) = s.post(ping("d-after")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(s.rows().await, (1, 0));
+}
+
+#[sqlx::test]
+async fn a_declared_length_reserves_nothing(pool: PgPool) {
+    let s = serve_with(
+        pool,
+        Some(IntakeLimits {
+            unverified_bytes: 1024 * 1024,
+            body_timeout: Duration::from_secs(3),
+        }),
+    )
+    .await;
+    // Ten callers announce 20 MB each and send a few bytes.
+    let idle: Vec<_> = (0..10)
+        .map(|i| {
+            let head = format!(
+                "POST /webhook HTTP/1.1\r\nHost: {}\r\nX-GitHub-Event: ping\r\nX-GitHub-Delivery: idle-{i}\r\n\
+                 X-Hub-Signature-256: sha256={}\r\nContent-Length: {}\r\n\r\n{{\"zen\":",
+                s.addr,
+                "0".repeat(64),
+                20 * 1024 * 1024
+            );
+            hold_request(s.addr, head, 0)
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (status, _) = s.post(ping("d-real")).await;
+    assert_eq!(status, StatusCode::OK);
+    for task in idle {
+        assert_eq!(task.await.unwrap(), 408);
+    }
+}
+
 #[sqlx::test]
 async fn health_and_readiness(pool: PgPool) {
     let s = serve(pool).await;
@@ -431,4 +550,7 @@ async fn not_ready_before_migrations(pool: PgPool) {
     let s = serve(pool).await;
     assert_eq!(s.get("/healthz").await, StatusCode::OK);
     assert_eq!(s.get("/readyz").await, StatusCode::SERVICE_UNAVAILABLE);
+    // The cause is logged, not told to whoever asks.
+    let body = s.client.get(s.url("/readyz")).send().await.unwrap();
+    assert_eq!(body.text().await.unwrap(), "not ready\n");
 }

@@ -7,21 +7,28 @@
 //! ([`Queue::record_delivery_and_enqueue`]); then answers. It never waits for GitHub or
 //! for any job: GitHub gives up on a delivery after 10 seconds and does not retry it.
 //!
+//! Anyone who can reach `/webhook` can send a body, and a body cannot be verified before
+//! it is whole: the bodies not yet verified share one byte budget
+//! ([`IntakeLimits::unverified_bytes`], counted as the bytes arrive, never reserved from
+//! a `Content-Length`), and each must arrive within [`IntakeLimits::body_timeout`].
+//!
 //! | request | answer |
 //! |---|---|
 //! | no App set up on this server yet (`/setup`) | 503 (redeliver it once the App exists) |
 //! | body over 25 MB (by `Content-Length`, or as it streams in) | 413 |
+//! | the bodies being read, with this one, over the unverified budget | 503 |
 //! | `X-Hub-Signature-256` missing or wrong | 401, nothing stored, nothing of the body logged |
 //! | `X-GitHub-Event` or `X-GitHub-Delivery` missing, or the body not a JSON object | 400 |
 //! | a handled event whose payload lacks a field we read | 400 |
-//! | a body still arriving after 30 s | 408 |
+//! | a body still arriving after the body timeout (10 s) | 408 |
 //! | a handled event: delivery recorded, jobs enqueued | 202 |
 //! | `ping`, other events and actions: delivery recorded as ignored, no job | 200 |
 //! | a delivery id seen before (a redelivery) | 200, nothing done again |
 //! | the database failing or slow | 503 (GitHub shows the failure; redeliver it) |
 //!
 //! `GET /healthz` answers 200 while the process runs; `GET /readyz` answers 200 when
-//! the database answers and every migration is applied, else 503.
+//! the database answers and every migration is applied, else 503 (the cause is logged,
+//! not told to whoever asks).
 
 pub mod events;
 pub mod jobs;
@@ -38,6 +45,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::queue::{Delivery, Queue, Recorded};
 pub use signature::{sign, SignatureError, WebhookSecrets};
@@ -48,11 +56,32 @@ pub const MAX_BODY: usize = 25 * 1024 * 1024;
 /// Recording a delivery must answer well inside GitHub's 10 seconds.
 const RECORD_TIMEOUT: Duration = Duration::from_secs(8);
 const READY_TIMEOUT: Duration = Duration::from_secs(3);
-/// A body still arriving after this long is not GitHub's (it would have given up).
-const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// The unverified budget is counted in units of this many bytes.
+const PERMIT_BYTES: usize = 1024;
 
 pub const EVENT_HEADER: &str = "x-github-event";
 pub const DELIVERY_HEADER: &str = "x-github-delivery";
+
+/// What `/webhook` lets unverified callers cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntakeLimits {
+    /// Bytes of bodies read but not yet verified, across all requests at once. A body
+    /// that would pass it is refused (503): the server's memory stays bounded whatever
+    /// number of callers post at once.
+    pub unverified_bytes: usize,
+    /// A body still arriving after this long is not GitHub's (GitHub gives up on a
+    /// delivery after 10 seconds).
+    pub body_timeout: Duration,
+}
+
+impl Default for IntakeLimits {
+    fn default() -> Self {
+        IntakeLimits {
+            unverified_bytes: 64 * 1024 * 1024,
+            body_timeout: Duration::from_secs(10),
+        }
+    }
+}
 
 /// What the routes share: the queue and the webhook secrets.
 #[derive(Clone, Debug)]
@@ -60,22 +89,33 @@ pub struct Intake {
     queue: Queue,
     /// None until the App is set up (`/setup`): deliveries are answered 503.
     secrets: Option<Arc<WebhookSecrets>>,
+    limits: IntakeLimits,
+    /// The unverified budget, in [`PERMIT_BYTES`] units.
+    unverified: Arc<Semaphore>,
 }
 
 impl Intake {
     pub fn new(queue: Queue, secrets: WebhookSecrets) -> Intake {
-        Intake {
-            queue,
-            secrets: Some(Arc::new(secrets)),
-        }
+        Intake::with_limits(queue, Some(secrets), IntakeLimits::default())
     }
 
     /// Before the App exists: `/webhook` answers 503 (GitHub keeps the delivery to be
     /// redelivered), health and readiness as always.
     pub fn awaiting_app(queue: Queue) -> Intake {
+        Intake::with_limits(queue, None, IntakeLimits::default())
+    }
+
+    pub fn with_limits(
+        queue: Queue,
+        secrets: Option<WebhookSecrets>,
+        limits: IntakeLimits,
+    ) -> Intake {
+        let permits = limits.unverified_bytes.div_ceil(PERMIT_BYTES).max(1);
         Intake {
             queue,
-            secrets: None,
+            secrets: secrets.map(Arc::new),
+            limits,
+            unverified: Arc::new(Semaphore::new(permits.min(Semaphore::MAX_PERMITS))),
         }
     }
 
@@ -98,21 +138,94 @@ fn answer(status: StatusCode, text: impl Into<String>) -> Response {
     (status, text.into()).into_response()
 }
 
+/// The events we name in metrics; any other header value counts as `other`, so a
+/// sender cannot grow the metric's label set.
+const KNOWN_EVENTS: &[&str] = &[
+    "installation",
+    "installation_repositories",
+    "installation_target",
+    "push",
+    "pull_request",
+    "issue_comment",
+    "repository",
+    "ping",
+    "check_run",
+    "check_suite",
+    "github_app_authorization",
+    "meta",
+];
+
+fn event_label(event: &str) -> &'static str {
+    KNOWN_EVENTS
+        .iter()
+        .find(|&&e| e == event)
+        .copied()
+        .unwrap_or("other")
+}
+
 /// Counts a delivery by event and outcome for `/metrics`. The event is the header's only
-/// once the signature is checked: before that it is anyone's text.
+/// once the signature is checked (before that it is anyone's text), and only when it is
+/// one we know.
 fn count(event: &str, outcome: &'static str) {
-    metrics::counter!("blast_webhook_deliveries_total", "event" => event.to_string(), "outcome" => outcome)
+    metrics::counter!("blast_webhook_deliveries_total", "event" => event_label(event), "outcome" => outcome)
         .increment(1);
 }
 
+/// Why `/webhook` turned a request away before it was verified: each is its answer, its
+/// log line and its count.
+enum Refusal {
+    NoApp,
+    TooLarge,
+    Busy,
+    SignatureMissing,
+    TooSlow,
+    Unreadable(axum::Error),
+    BadSignature(SignatureError),
+}
+
+impl Refusal {
+    fn respond(self, delivery: &str) -> Response {
+        let (status, outcome, text) = match &self {
+            Refusal::NoApp => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no_app",
+                "no GitHub App is set up on this server yet: open /setup\n",
+            ),
+            Refusal::TooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                "payload over 25 MB\n",
+            ),
+            Refusal::Busy => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy",
+                "too many unverified bodies in flight: try again\n",
+            ),
+            Refusal::SignatureMissing => (
+                StatusCode::UNAUTHORIZED,
+                "bad_signature",
+                "signature missing\n",
+            ),
+            Refusal::TooSlow => (StatusCode::REQUEST_TIMEOUT, "too_slow", "body too slow\n"),
+            Refusal::Unreadable(_) => (StatusCode::BAD_REQUEST, "unreadable", "body unreadable\n"),
+            Refusal::BadSignature(_) => (
+                StatusCode::UNAUTHORIZED,
+                "bad_signature",
+                "signature does not match\n",
+            ),
+        };
+        match &self {
+            Refusal::NoApp => {}
+            Refusal::Unreadable(e) => tracing::warn!(delivery, "webhook body unreadable: {e}"),
+            Refusal::BadSignature(e) => tracing::warn!(delivery, "webhook refused: {e}"),
+            _ => tracing::warn!(delivery, "webhook refused: {}", text.trim_end()),
+        }
+        count("unverified", outcome);
+        answer(status, text)
+    }
+}
+
 async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -> Response {
-    let Some(secrets) = &intake.secrets else {
-        count("unverified", "no_app");
-        return answer(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "no GitHub App is set up on this server yet: open /setup\n",
-        );
-    };
     // Delivery ids are GitHub's GUIDs; anything else in the header is not logged.
     let delivery = headers
         .get(DELIVERY_HEADER)
@@ -121,49 +234,12 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
         .filter(|d| valid_delivery_id(d))
         .map(str::to_string);
     let shown = delivery.as_deref().unwrap_or("-");
-
-    let declared = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        tracing::warn!(delivery = shown, "webhook refused: body over 25 MB");
-        count("unverified", "too_large");
-        return answer(StatusCode::PAYLOAD_TOO_LARGE, "payload over 25 MB\n");
-    }
-    let Some(signature) = headers.get(signature::SIGNATURE_HEADER) else {
-        tracing::warn!(
-            delivery = shown,
-            "webhook refused: {}",
-            SignatureError::Missing
-        );
-        count("unverified", "bad_signature");
-        return answer(StatusCode::UNAUTHORIZED, "signature missing\n");
+    // Held until the answer: the body counts against the unverified budget while it is
+    // in memory.
+    let (bytes, _held) = match verified_body(&intake, &headers, body).await {
+        Ok(got) => got,
+        Err(refusal) => return refusal.respond(shown),
     };
-    let read = tokio::time::timeout(BODY_TIMEOUT, read_limited(body, declared, MAX_BODY));
-    let bytes = match read.await.unwrap_or(Err(ReadError::TooSlow)) {
-        Ok(b) => b,
-        Err(ReadError::TooSlow) => {
-            tracing::warn!(delivery = shown, "webhook refused: body too slow");
-            count("unverified", "too_slow");
-            return answer(StatusCode::REQUEST_TIMEOUT, "body too slow\n");
-        }
-        Err(ReadError::TooLarge) => {
-            tracing::warn!(delivery = shown, "webhook refused: body over 25 MB");
-            count("unverified", "too_large");
-            return answer(StatusCode::PAYLOAD_TOO_LARGE, "payload over 25 MB\n");
-        }
-        Err(ReadError::Broken(e)) => {
-            tracing::warn!(delivery = shown, "webhook body unreadable: {e}");
-            count("unverified", "unreadable");
-            return answer(StatusCode::BAD_REQUEST, "body unreadable\n");
-        }
-    };
-    if let Err(e) = secrets.verify(&bytes, Some(signature.as_bytes())) {
-        tracing::warn!(delivery = shown, "webhook refused: {e}");
-        count("unverified", "bad_signature");
-        return answer(StatusCode::UNAUTHORIZED, "signature does not match\n");
-    }
 
     let Some(event) = headers.get(EVENT_HEADER).and_then(|v| v.to_str().ok()) else {
         count("unverified", "bad_request");
@@ -258,25 +334,69 @@ fn valid_delivery_id(d: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
 }
 
-enum ReadError {
-    TooLarge,
-    TooSlow,
-    Broken(axum::Error),
+/// The body, read within the limits and checked against the webhook secrets; with the
+/// permits it holds of the unverified budget.
+async fn verified_body(
+    intake: &Intake,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Refusal> {
+    let Some(secrets) = &intake.secrets else {
+        return Err(Refusal::NoApp);
+    };
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(Refusal::TooLarge);
+    }
+    let Some(signature) = headers.get(signature::SIGNATURE_HEADER) else {
+        return Err(Refusal::SignatureMissing);
+    };
+    let read = read_limited(body, MAX_BODY, &intake.unverified);
+    let (bytes, held) = tokio::time::timeout(intake.limits.body_timeout, read)
+        .await
+        .unwrap_or(Err(Refusal::TooSlow))?;
+    secrets
+        .verify(&bytes, Some(signature.as_bytes()))
+        .map_err(Refusal::BadSignature)?;
+    Ok((bytes, held))
 }
 
 /// Reads the body, stopping as soon as it passes `limit` (a chunked body has no length
-/// to check up front).
-async fn read_limited(body: Body, declared: Option<u64>, limit: usize) -> Result<Bytes, ReadError> {
-    let mut buf = BytesMut::with_capacity(declared.unwrap_or(0).min(limit as u64) as usize);
+/// to check up front), taking a permit of `budget` for every [`PERMIT_BYTES`] as they
+/// arrive. Nothing is reserved from a declared length: a caller who announces 25 MB
+/// and sends nothing costs nothing.
+async fn read_limited(
+    body: Body,
+    limit: usize,
+    budget: &Arc<Semaphore>,
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Refusal> {
+    let mut buf = BytesMut::new();
+    let mut held: Option<OwnedSemaphorePermit> = None;
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(ReadError::Broken)?;
-        if buf.len() + chunk.len() > limit {
-            return Err(ReadError::TooLarge);
+        let chunk = chunk.map_err(Refusal::Unreadable)?;
+        let len = buf.len() + chunk.len();
+        if len > limit {
+            return Err(Refusal::TooLarge);
+        }
+        let have = held.as_ref().map_or(0, |p| p.num_permits());
+        let need = len.div_ceil(PERMIT_BYTES).saturating_sub(have);
+        if need > 0 {
+            let more = u32::try_from(need)
+                .ok()
+                .and_then(|n| budget.clone().try_acquire_many_owned(n).ok())
+                .ok_or(Refusal::Busy)?;
+            match &mut held {
+                Some(p) => p.merge(more),
+                None => held = Some(more),
+            }
         }
         buf.extend_from_slice(&chunk);
     }
-    Ok(buf.freeze())
+    Ok((buf.freeze(), held))
 }
 
 async fn healthz() -> Response {
@@ -284,13 +404,17 @@ async fn healthz() -> Response {
 }
 
 async fn readyz(State(intake): State<Intake>) -> Response {
+    // The cause goes to the log: a database error can name hosts and users.
     match tokio::time::timeout(READY_TIMEOUT, intake.queue.check_ready()).await {
         Ok(Ok(())) => answer(StatusCode::OK, "ready\n"),
-        Ok(Err(e)) => answer(StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {e}\n")),
-        Err(_) => answer(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "not ready: the database did not answer in time\n",
-        ),
+        Ok(Err(e)) => {
+            tracing::warn!("not ready: {e}");
+            answer(StatusCode::SERVICE_UNAVAILABLE, "not ready\n")
+        }
+        Err(_) => {
+            tracing::warn!("not ready: the database did not answer in time");
+            answer(StatusCode::SERVICE_UNAVAILABLE, "not ready\n")
+        }
     }
 }
 
@@ -305,5 +429,13 @@ mod tests {
         assert!(!valid_delivery_id("a b"));
         assert!(!valid_delivery_id("<script>"));
         assert!(!valid_delivery_id(&"a".repeat(101)));
+    }
+
+    #[test]
+    fn only_known_event_names_become_metric_labels() {
+        assert_eq!(event_label("push"), "push");
+        assert_eq!(event_label("pull_request"), "pull_request");
+        assert_eq!(event_label("push\n"), "other");
+        assert_eq!(event_label(&"x".repeat(10_000)), "other");
     }
 }
