@@ -10,6 +10,7 @@ pub mod blast;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod escape;
 pub mod github;
 pub mod graph;
 pub mod indexer;

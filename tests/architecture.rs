@@ -11,16 +11,20 @@ use petgraph::graphmap::DiGraphMap;
 /// traits that `workspace` (and later `github`) implement for the workflows.
 const LAYERS: &[(&str, &[&str])] = &[
     ("model", &[]),
+    // Outside text made safe to show in markdown: below everything that echoes it.
+    ("escape", &[]),
     ("indexer", &["model"]),
     ("graph", &["indexer", "model"]),
     ("blast", &["graph", "indexer", "model"]),
     ("query", &["graph", "indexer", "model"]),
-    ("commands", &[]),
+    ("commands", &["escape"]),
     // A repository's .github/blast-radius.yml: pure, read by the jobs.
     ("config", &["graph"]),
     (
         "report",
-        &["blast", "config", "query", "graph", "indexer", "model"],
+        &[
+            "blast", "config", "query", "graph", "indexer", "model", "escape",
+        ],
     ),
     ("store", &["graph", "indexer", "model"]),
     // The app's IO edges: each speaks one protocol and knows no workflow.

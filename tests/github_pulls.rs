@@ -646,6 +646,32 @@ async fn reactions_on_a_command_and_on_a_review_comment() {
 // ---- Check runs ----
 
 #[tokio::test]
+async fn annotations_longer_than_github_takes_are_cut_not_refused() {
+    let w = world().await;
+    // A called function's name is the analysed code's: any length.
+    let mut long = annotations(2);
+    long[0].title = Some(format!("Calls {}", "x".repeat(1000)));
+    long[1].message = "é".repeat(40 * 1024);
+    let run = w
+        .inst
+        .publish_check_run(&w.name, &new_run(&w.head), &long)
+        .await
+        .unwrap();
+    assert_eq!(run.annotations_count, 2);
+    // Again (a retried job): the cut annotations are recognised, not sent twice.
+    w.inst
+        .publish_check_run(&w.name, &new_run(&w.head), &long)
+        .await
+        .unwrap();
+    let ours = &w.fake.check_runs("acme/web")[0];
+    assert_eq!(ours.annotations.len(), 2);
+    let title = ours.annotations[0]["title"].as_str().unwrap();
+    assert_eq!(title.chars().count(), 255);
+    assert!(title.ends_with('…'));
+    assert!(ours.annotations[1]["message"].as_str().unwrap().len() <= 64 * 1024);
+}
+
+#[tokio::test]
 async fn a_check_run_with_120_annotations_takes_three_requests_of_at_most_50() {
     let w = world().await;
     let run = w

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::text::command_lines;
+use crate::escape::code;
 
 /// The deepest caller chain a command may ask for: deeper answers are lists nobody reads.
 pub const MAX_DEPTH: u32 = 5;
@@ -21,8 +22,17 @@ pub enum Command {
 /// A line that meant to be a command but is not one we can run, with what to say.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandError {
+    /// The commenter's line, as written: echo it only through [`CommandError::reply`].
     pub line: String,
+    /// Markdown, with every piece of the commenter's text in a code span.
     pub message: String,
+}
+
+impl CommandError {
+    /// The reply's markdown: the line (escaped) and what to type instead.
+    pub fn reply(&self) -> String {
+        format!("{}: {}", code(&self.line), self.message)
+    }
 }
 
 /// The commands we know, their arguments, and what each does (for `/help`).
@@ -72,8 +82,11 @@ fn parse_line(line: &str) -> Option<Result<Command, CommandError>> {
             })
             .and_then(|(n, usage, _)| {
                 error(
-                    format!("unknown command `/{name}`: did you mean `/{n} {usage}`?")
-                        .replace(" `?", "`?"),
+                    format!(
+                        "unknown command {}: did you mean `/{n} {usage}`?",
+                        code(&format!("/{name}"))
+                    )
+                    .replace(" `?", "`?"),
                 )
             });
     };
@@ -84,7 +97,8 @@ fn parse_line(line: &str) -> Option<Result<Command, CommandError>> {
             Some(a) => match a.parse::<u32>() {
                 Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
                 _ => Err(format!(
-                    "the depth must be a number from 1 to {MAX_DEPTH}, not `{a}`: {usage_text}"
+                    "the depth must be a number from 1 to {MAX_DEPTH}, not {}: {usage_text}",
+                    code(a)
                 )),
             },
         }
@@ -230,6 +244,53 @@ mod tests {
     fn other_slashes_are_not_ours() {
         for body in ["/usr/bin/env node", "/cc @someone", "/approve", "/"] {
             assert!(parse_comment(body).is_empty(), "{body}");
+        }
+    }
+
+    /// What GitHub would show of `markdown`, as HTML, with every code span taken out.
+    fn outside_code(markdown: &str) -> String {
+        let mut html = String::new();
+        pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(markdown));
+        let mut out = String::new();
+        let mut rest = html.as_str();
+        while let Some(i) = rest.find("<code>") {
+            out.push_str(&rest[..i]);
+            let end = rest[i..].find("</code>").expect("a closed code span");
+            rest = &rest[i + end + "</code>".len()..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    #[test]
+    fn a_commenter_s_text_is_echoed_only_inside_code() {
+        let hostile = [
+            "/caller @admin ![x](https://evil.test/i.png) [click](https://evil.test)",
+            "/callers a b <img src=https://evil.test/x> c",
+            "/callers a `` ` @admin <script>evil</script> ` ``",
+            "/callers a @admin\u{202E}evil",
+            "/calers `x` [y](https://evil.test) @org/team",
+            "/path @admin",
+            "/callers a b ![evil](https://evil.test/i.png) c",
+            "/callers a ```@admin```",
+            "/callees <details><summary>@admin</summary></details> x",
+        ];
+        for body in hostile {
+            let errors: Vec<CommandError> = parse_comment(body)
+                .into_iter()
+                .filter_map(Result::err)
+                .collect();
+            assert!(!errors.is_empty(), "{body} makes an error reply");
+            for e in errors {
+                let reply = e.reply();
+                let shown = outside_code(&reply);
+                for bad in ["@", "<a", "<img", "<script", "<details", "evil", "https:"] {
+                    assert!(
+                        !shown.contains(bad),
+                        "{body:?} shows {bad:?} outside code:\n{reply}\n{shown}"
+                    );
+                }
+            }
         }
     }
 

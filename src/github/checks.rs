@@ -85,6 +85,48 @@ pub struct Annotation {
     pub raw_details: Option<String>,
 }
 
+impl Annotation {
+    /// This annotation within GitHub's limits: a title of at most 255 characters, a
+    /// message and raw details of at most 64 KB, each cut with `…`. A called function's
+    /// name is the analysed code's and can be any length; GitHub refuses the whole
+    /// request for one field too long.
+    pub fn fitted(mut self) -> Annotation {
+        if let Some(title) = &mut self.title {
+            if title.chars().count() > MAX_ANNOTATION_TITLE_CHARS {
+                *title = cut_chars(title, MAX_ANNOTATION_TITLE_CHARS - 1) + "…";
+            }
+        }
+        for text in [Some(&mut self.message), self.raw_details.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if text.len() > MAX_ANNOTATION_BYTES {
+                let mut end = MAX_ANNOTATION_BYTES - '…'.len_utf8();
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.truncate(end);
+                text.push('…');
+            }
+        }
+        self
+    }
+}
+
+fn cut_chars(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// Each annotation within GitHub's limits (see [`Annotation::fitted`]), so that what is
+/// compared with GitHub's copy is what was sent.
+fn fitted(annotations: &[Annotation]) -> Vec<Annotation> {
+    annotations
+        .iter()
+        .cloned()
+        .map(Annotation::fitted)
+        .collect()
+}
+
 /// What a check run shows: required whenever annotations are sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckOutput {
@@ -322,6 +364,7 @@ impl Installation {
         run: &NewCheckRun,
         annotations: &[Annotation],
     ) -> Result<CheckRun> {
+        let annotations = &fitted(annotations);
         let first = annotations.len().min(MAX_ANNOTATIONS_PER_REQUEST);
         let created = self
             .post_check_run(repo, run, &annotations[..first])
@@ -376,6 +419,7 @@ impl Installation {
         update: &CheckRunUpdate,
         annotations: &[Annotation],
     ) -> Result<CheckRun> {
+        let annotations = &fitted(annotations);
         let first = annotations.len().min(MAX_ANNOTATIONS_PER_REQUEST);
         let updated = self
             .patch_check_run(repo, id, update, &annotations[..first])
@@ -524,6 +568,7 @@ impl Installation {
         run: &NewCheckRun,
         annotations: &[Annotation],
     ) -> Result<CheckRun> {
+        let annotations = &fitted(annotations);
         let what = format!("POST {}/check-runs", repo.route());
         check_output(&what, run.output.as_ref(), annotations)?;
         let first = annotations.len().min(MAX_ANNOTATIONS_PER_REQUEST);

@@ -63,7 +63,7 @@ pub async fn answer_command(
     for command in &commands {
         let answer = match command {
             Ok(c) => answer(&graph, c, &loaded.config, &link),
-            Err(e) => Err(format!("`{}`: {}", e.line, e.message)),
+            Err(e) => Err(e.reply()),
         };
         match answer {
             Ok(text) => body.push_str(&text),
