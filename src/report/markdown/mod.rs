@@ -738,7 +738,7 @@ fn truncation_note(callers: usize, functions: usize) -> String {
 }
 
 pub(crate) use crate::escape::code;
-use crate::escape::{sanitize, MAX_NAME_CHARS};
+use crate::escape::sanitize;
 
 /// A Mermaid node label (to sit inside `["…"]`): anything but letters, digits and a few
 /// harmless marks becomes a `#code;` entity, so quotes, brackets, `<>`, `#` and `;`

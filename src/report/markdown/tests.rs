@@ -1,4 +1,5 @@
 use super::*;
+use crate::escape::MAX_NAME_CHARS;
 use crate::indexer::facts::{CallKind, DefKind};
 
 const LIMIT: usize = 60_000;
