@@ -98,10 +98,7 @@ fn main() {
     let copies = || -> Vec<SourceFile> {
         files
             .iter()
-            .map(|f| SourceFile {
-                path: f.path.clone(),
-                bytes: f.bytes.clone(),
-            })
+            .map(|f| SourceFile::new(f.path.clone(), f.bytes.clone()))
             .collect()
     };
     // More rounds (BLAST_ROUNDS) narrow the spread on a noisy machine.

@@ -51,10 +51,7 @@ async fn fresh_database() -> Store {
 fn sources_of(files: &[(String, Vec<u8>)]) -> Vec<SourceFile> {
     files
         .iter()
-        .map(|(p, b)| SourceFile {
-            path: p.clone(),
-            bytes: b.clone(),
-        })
+        .map(|(p, b)| SourceFile::new(p.clone(), b.clone()))
         .collect()
 }
 

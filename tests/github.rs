@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use blast_radius::github::{
-    AppPrivateKey, EntryKind, FileStatus, GithubApp, GithubConfig, GithubError, Installation,
-    RepoName, RetryPolicy,
+    AppPrivateKey, CappedBlob, EntryKind, FileStatus, GithubApp, GithubConfig, GithubError,
+    Installation, RepoName, RetryPolicy,
 };
 use blast_radius::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use fake_github::{
@@ -561,6 +561,36 @@ async fn blobs_raw_and_base64() {
     for (path, sha) in &blobs {
         let bytes = w.inst.get_blob(&w.name, sha).await.unwrap();
         assert_eq!(bytes, w.repo.show(head.as_str(), path), "{path} as base64");
+    }
+}
+
+#[tokio::test]
+async fn a_capped_blob_read_stops_at_its_cap() {
+    let w = world().await;
+    let big = vec![b'x'; 3 * 1024 * 1024];
+    w.repo.write("big.js", &big).write("small.js", "f()\n");
+    let head = CommitSha(w.repo.commit("big"));
+    let tree = w.inst.get_full_tree(&w.name, &head).await.unwrap();
+    let sha = |path: &str| {
+        tree.iter()
+            .find(|e| e.path.as_str() == path)
+            .and_then(|e| e.blob_sha())
+            .unwrap()
+    };
+    for json in [false, true] {
+        w.fake.set_blobs_as_json(json);
+        let got = w
+            .inst
+            .get_blob_capped(&w.name, &sha("big.js"), 1024 * 1024)
+            .await
+            .unwrap();
+        assert_eq!(got, CappedBlob::TooLarge, "as json: {json}");
+        let got = w
+            .inst
+            .get_blob_capped(&w.name, &sha("small.js"), 1024 * 1024)
+            .await
+            .unwrap();
+        assert_eq!(got, CappedBlob::Whole(b"f()\n".to_vec()), "as json: {json}");
     }
 }
 

@@ -35,10 +35,7 @@ impl Repo {
     fn sources(&self) -> Vec<SourceFile> {
         self.files
             .iter()
-            .map(|(p, s)| SourceFile {
-                path: p.clone(),
-                bytes: s.clone().into_bytes(),
-            })
+            .map(|(p, s)| SourceFile::new(p.clone(), s.clone().into_bytes()))
             .collect()
     }
 
@@ -334,11 +331,13 @@ async fn concurrent_writers_are_serialised(pool: PgPool) {
         path: "routes/a.js".into(),
         blob: BlobSha::of(b"a"),
         bytes: b"const { classifyFields } = require('../services/classify');\nexport function a(x) { return classifyFields(x); }\n".to_vec(),
+        skip: None,
     };
     let b = FileInput {
         path: "routes/b.js".into(),
         blob: BlobSha::of(b"b"),
         bytes: b"const { lookupRules } = require('../services/rules');\nexport function b(x) { return lookupRules(x); }\n".to_vec(),
+        skip: None,
     };
     let rules = SkipRules::default();
     let (ra, rb) = tokio::join!(
@@ -887,10 +886,7 @@ async fn a_pushed_config_that_is_not_utf8_is_skipped_as_a_full_index_skips_it(po
     .unwrap();
     // The same files indexed in full.
     let mut files = repo.sources();
-    files.push(SourceFile {
-        path: "package.json".into(),
-        bytes: bad,
-    });
+    files.push(SourceFile::new("package.json", bad));
     let full = InMemory {
         commit: Some(sha("c2").clone()),
         files,

@@ -413,10 +413,7 @@ pub fn facts(file: &Path) -> Result<()> {
     let path = file.to_string_lossy().replace('\\', "/");
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let loaded = index_files(
-        vec![SourceFile {
-            path: path.clone(),
-            bytes,
-        }],
+        vec![SourceFile::new(path.clone(), bytes)],
         &SkipRules::default(),
     );
     if let Some((_, reason)) = loaded.skipped.first() {

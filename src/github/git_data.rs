@@ -175,6 +175,110 @@ impl Installation {
     }
 }
 
+/// A blob read no further than a cap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CappedBlob {
+    /// The whole blob.
+    Whole(Vec<u8>),
+    /// Longer than the cap: nothing of it is kept.
+    TooLarge,
+}
+
+impl Installation {
+    /// [`get_blob`](Installation::get_blob), but never holding more than `max_bytes` of
+    /// it: a blob longer than that (by its `Content-Length`, or as it streams in) is
+    /// [`CappedBlob::TooLarge`] and the download stops there. Anyone who can open a pull
+    /// request chooses its blobs, up to GitHub's 100 MB each.
+    pub async fn get_blob_capped(
+        &self,
+        repo: &RepoName,
+        sha: &BlobSha,
+        max_bytes: usize,
+    ) -> Result<CappedBlob> {
+        let route = format!(
+            "{}/git/blobs/{}",
+            repo.route(),
+            encode_path(sha.as_str(), false)
+        );
+        let call = Call::get(route).accept(RAW);
+        let what = call.what();
+        let answer = self.sender().send_streaming(&call).await?;
+        let is_json = answer
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
+        // Base64 in JSON takes 4 bytes for 3, and a few for the fields around it.
+        let limit = if is_json {
+            max_bytes / 3 * 4 + 4096
+        } else {
+            max_bytes
+        };
+        let declared = answer
+            .headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > limit as u64) {
+            return Ok(CappedBlob::TooLarge);
+        }
+        let stall = self.core.app().settings.request_timeout;
+        let Some(body) = read_at_most(answer.body, limit, stall, &what).await? else {
+            return Ok(CappedBlob::TooLarge);
+        };
+        let bytes = if is_json {
+            match decode_blob_json(&body, sha, &what)? {
+                Some(bytes) => bytes,
+                None => body,
+            }
+        } else {
+            body
+        };
+        Ok(if bytes.len() > max_bytes {
+            CappedBlob::TooLarge
+        } else {
+            CappedBlob::Whole(bytes)
+        })
+    }
+}
+
+/// A body's bytes, or None as soon as it passes `limit` (the rest is never read). Each
+/// frame must come within `stall`.
+async fn read_at_most(
+    mut body: super::transport::Body,
+    limit: usize,
+    stall: std::time::Duration,
+    what: &str,
+) -> Result<Option<Vec<u8>>> {
+    use http_body_util::BodyExt;
+    let mut out = Vec::new();
+    loop {
+        match tokio::time::timeout(stall, body.frame()).await {
+            Err(_) => {
+                return Err(GithubError::Transport {
+                    what: what.to_string(),
+                    message: format!("the download stalled for {stall:?}"),
+                })
+            }
+            Ok(None) => return Ok(Some(out)),
+            Ok(Some(Err(e))) => {
+                return Err(GithubError::Transport {
+                    what: what.to_string(),
+                    message: format!("the download broke off: {}", super::transport::describe(&e)),
+                })
+            }
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    if out.len() + data.len() > limit {
+                        return Ok(None);
+                    }
+                    out.extend_from_slice(&data);
+                }
+            }
+        }
+    }
+}
+
 impl Installation {
     /// `GET /repos/{owner}/{repo}/contents/{path}?ref={commit}`: the bytes of the file at
     /// `path` in `commit` (asked for raw; a base64 JSON answer is decoded too), or None

@@ -62,7 +62,7 @@ pub use compare::{ChangedFile, Comparison, FileStatus, COMPARE_FILE_LIMIT};
 pub use config::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
 pub use diff::{commentable_lines, DiffLines, Hunk};
 pub use error::{GithubError, Result};
-pub use git_data::{EntryKind, Tree, TreeEntry};
+pub use git_data::{CappedBlob, EntryKind, Tree, TreeEntry};
 pub use installation::Installation;
 pub use limits::{fits, MAX_ANNOTATIONS_PER_REQUEST, MAX_BODY_CHARS, MAX_CHECK_TEXT_CHARS};
 pub use manifest::{convert_manifest, NewApp};
@@ -74,4 +74,4 @@ pub use reviews::{
     MarkedReview, NewReview, NewReviewComment, Review, ReviewComment, ReviewCommentId, ReviewId,
     ReviewState,
 };
-pub use tarball::{Archive, ArchivedFile};
+pub use tarball::{Archive, ArchivedFile, Sieve};

@@ -15,9 +15,27 @@ use super::repos::RepoName;
 use super::transport::{describe, encode_path, Call};
 use crate::model::{BlobSha, CommitSha};
 
+/// Why a file's bytes are let go, given its path and its bytes (none: too long to read).
+pub type Drops<R> = Box<dyn Fn(&str, Option<&[u8]>) -> Option<R> + Send>;
+
+/// What a caller keeps of an archive, decided as it streams in: the archive of a
+/// repository is anyone's who can push to it, and may hold a gigabyte of generated code.
+pub struct Sieve<R> {
+    /// Which paths are read at all.
+    pub wants: Box<dyn Fn(&str) -> bool + Send>,
+    /// Why a wanted file's bytes are not worth keeping (None: kept). Given no bytes when
+    /// the file is longer than `max_file` (then they are never read into memory).
+    pub drops: Drops<R>,
+    /// The longest file whose bytes are read.
+    pub max_file: usize,
+    /// Bytes kept across all files: past it the reading stops and the archive says so
+    /// ([`Archive::over_total`]).
+    pub max_total: usize,
+}
+
 /// One regular file of an archive, kept because the caller wanted its path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArchivedFile {
+pub struct ArchivedFile<R = std::convert::Infallible> {
     /// Repository-relative, `/`-separated.
     pub path: String,
     /// The git blob sha of the whole file, computed while reading (the archive has none).
@@ -25,20 +43,36 @@ pub struct ArchivedFile {
     /// The file's size.
     pub size: u64,
     /// Its bytes; only the first `max_bytes + 1` of a longer file (enough to know it is
-    /// too large to index, without holding it).
+    /// too large to index, without holding it); none when the sieve dropped it.
     pub bytes: Vec<u8>,
+    /// Why the sieve dropped its bytes.
+    pub dropped: Option<R>,
 }
 
 /// What an archive held.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Archive {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Archive<R = std::convert::Infallible> {
     /// The files kept, in archive order.
-    pub files: Vec<ArchivedFile>,
+    pub files: Vec<ArchivedFile<R>>,
     /// Regular files read (kept or not).
     pub regular: usize,
     /// Entries left out: symlinks (they could point anywhere), paths that are not UTF-8,
     /// and anything else that is neither a file nor a directory.
     pub skipped: usize,
+    /// The kept bytes reached the sieve's `max_total`: the reading stopped there, and
+    /// `files` holds only the start of the archive.
+    pub over_total: bool,
+}
+
+impl<R> Default for Archive<R> {
+    fn default() -> Self {
+        Archive {
+            files: Vec::new(),
+            regular: 0,
+            skipped: 0,
+            over_total: false,
+        }
+    }
 }
 
 impl Installation {
@@ -56,6 +90,24 @@ impl Installation {
         keep: impl Fn(&str) -> bool + Send + 'static,
         max_bytes: usize,
     ) -> Result<Archive> {
+        let keep_start = Sieve {
+            wants: Box::new(keep),
+            drops: Box::new(|_, _| None),
+            max_file: max_bytes,
+            max_total: usize::MAX,
+        };
+        self.download_tarball_sieved(repo, commit, keep_start).await
+    }
+
+    /// [`download_tarball`](Self::download_tarball) keeping what `sieve` says: a file
+    /// longer than its `max_file` is hashed as it streams by and never held, one it
+    /// drops is let go at once, and the reading stops once `max_total` bytes are kept.
+    pub async fn download_tarball_sieved<R: Send + 'static>(
+        &self,
+        repo: &RepoName,
+        commit: &CommitSha,
+        sieve: Sieve<R>,
+    ) -> Result<Archive<R>> {
         let route = format!(
             "{}/tarball/{}",
             repo.route(),
@@ -90,7 +142,7 @@ impl Installation {
         let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
         let what_owned = what.clone();
         let extractor = tokio::task::spawn_blocking(move || {
-            read_tar_gz(ChannelReader::new(rx), &keep, max_bytes, &what_owned)
+            read_tar_gz_sieved(ChannelReader::new(rx), &sieve, &what_owned)
         });
         let stall = self.core.app().settings.request_timeout;
         let mut body = answer.body;
@@ -163,18 +215,35 @@ impl Read for ChannelReader {
 /// Reads a `.tar.gz`, dropping each path's first component (GitHub's `owner-repo-sha/`
 /// folder) and keeping the regular files `keep` accepts. A path that would leave the
 /// repository (`..`, absolute) fails the whole archive: GitHub never makes one.
+#[cfg(test)]
 pub(crate) fn read_tar_gz(
     reader: impl Read,
-    keep: &dyn Fn(&str) -> bool,
+    keep: impl Fn(&str) -> bool + Send + 'static,
     max_bytes: usize,
     what: &str,
 ) -> Result<Archive> {
+    let sieve = Sieve {
+        wants: Box::new(keep),
+        drops: Box::new(|_, _| None),
+        max_file: max_bytes,
+        max_total: usize::MAX,
+    };
+    read_tar_gz_sieved(reader, &sieve, what)
+}
+
+/// [`read_tar_gz`] through a [`Sieve`].
+pub(crate) fn read_tar_gz_sieved<R>(
+    reader: impl Read,
+    sieve: &Sieve<R>,
+    what: &str,
+) -> Result<Archive<R>> {
     let archive_error = |message: String| GithubError::Archive {
         what: what.to_string(),
         message,
     };
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(reader));
     let mut out = Archive::default();
+    let mut kept = 0usize;
     let entries = archive
         .entries()
         .map_err(|e| archive_error(e.to_string()))?;
@@ -205,18 +274,46 @@ pub(crate) fn read_tar_gz(
             out.skipped += 1;
             continue;
         };
-        if !keep(&path) {
+        if !(sieve.wants)(&path) {
             continue;
         }
         let size = entry.size();
-        let (blob, bytes) = read_blob(&mut entry, size, max_bytes)
+        // A file too long is hashed as it streams by, none of it kept, unless the
+        // caller keeps starts (no dropping sieve: it reads `max_file + 1` bytes).
+        let (too_long, dropped) = if size > sieve.max_file as u64 {
+            (true, (sieve.drops)(&path, None))
+        } else {
+            (false, None)
+        };
+        let keep_bytes = if dropped.is_some() { 0 } else { sieve.max_file };
+        let (blob, mut bytes) = read_blob(&mut entry, size, keep_bytes)
             .map_err(|e| archive_error(format!("{path}: {e}")))?;
+        if dropped.is_some() {
+            bytes = Vec::new();
+        }
+        let dropped = match dropped {
+            Some(reason) => Some(reason),
+            None if !too_long => {
+                let reason = (sieve.drops)(&path, Some(&bytes));
+                if reason.is_some() {
+                    bytes = Vec::new();
+                }
+                reason
+            }
+            None => None,
+        };
+        kept = kept.saturating_add(bytes.len());
         out.files.push(ArchivedFile {
             path,
             blob,
             size,
             bytes,
+            dropped,
         });
+        if kept > sieve.max_total {
+            out.over_total = true;
+            return Ok(out);
+        }
     }
     Ok(out)
 }
@@ -306,7 +403,7 @@ mod tests {
             ("acme-web-0123456/empty", tar::EntryType::Regular, b""),
             ("acme-web-0123456/link", tar::EntryType::Symlink, b""),
         ]);
-        let archive = read_tar_gz(&data[..], &everything, 100, "test").unwrap();
+        let archive = read_tar_gz(&data[..], everything, 100, "test").unwrap();
         let paths: Vec<&str> = archive.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["src/a.ts", "empty"]);
         assert_eq!(archive.files[0].bytes, b"export {}\n");
@@ -324,7 +421,7 @@ mod tests {
             ("top/big.js", tar::EntryType::Regular, &big),
         ]);
         let js = |p: &str| p.ends_with(".js");
-        let archive = read_tar_gz(&data[..], &js, 100, "test").unwrap();
+        let archive = read_tar_gz(&data[..], js, 100, "test").unwrap();
         assert_eq!(archive.files.len(), 2);
         assert_eq!(archive.regular, 3);
         let large = &archive.files[1];
@@ -339,16 +436,62 @@ mod tests {
     }
 
     #[test]
+    fn a_sieve_drops_files_as_they_stream_and_stops_at_its_total() {
+        let big = vec![b'x'; 10_000];
+        let data = tar_gz(&[
+            ("top/a.js", tar::EntryType::Regular, b"a()"),
+            ("top/big.js", tar::EntryType::Regular, &big),
+            ("top/app.min.js", tar::EntryType::Regular, b"m()"),
+            ("top/b.js", tar::EntryType::Regular, &[b'b'; 60]),
+            ("top/c.js", tar::EntryType::Regular, &[b'c'; 60]),
+            ("top/d.js", tar::EntryType::Regular, b"d()"),
+        ]);
+        let sieve = Sieve {
+            wants: Box::new(|p: &str| p.ends_with(".js")),
+            drops: Box::new(|p: &str, bytes: Option<&[u8]>| match bytes {
+                None => Some("too large"),
+                Some(_) if p.ends_with(".min.js") => Some("minified"),
+                Some(_) => None,
+            }),
+            max_file: 100,
+            max_total: 100,
+        };
+        let archive = read_tar_gz_sieved(&data[..], &sieve, "test").unwrap();
+        let seen: Vec<(&str, usize, Option<&str>)> = archive
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.bytes.len(), f.dropped))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("a.js", 3, None),
+                ("big.js", 0, Some("too large")),
+                ("app.min.js", 0, Some("minified")),
+                ("b.js", 60, None),
+                ("c.js", 60, None),
+            ],
+            "nothing kept of what is dropped; the reading stops past 100 bytes kept"
+        );
+        assert_eq!(
+            archive.files[1].blob,
+            BlobSha::of(&big),
+            "the whole file's sha"
+        );
+        assert!(archive.over_total);
+    }
+
+    #[test]
     fn a_path_leaving_the_directory_fails() {
         let data = tar_gz(&[("top/../../evil", tar::EntryType::Regular, b"x")]);
-        let err = read_tar_gz(&data[..], &everything, 100, "test").unwrap_err();
+        let err = read_tar_gz(&data[..], everything, 100, "test").unwrap_err();
         assert!(matches!(err, GithubError::Archive { .. }), "{err}");
     }
 
     #[test]
     fn a_cut_archive_fails() {
         let data = tar_gz(&[("top/a", tar::EntryType::Regular, &[7u8; 5000])]);
-        let err = read_tar_gz(&data[..data.len() / 2], &everything, 100, "test").unwrap_err();
+        let err = read_tar_gz(&data[..data.len() / 2], everything, 100, "test").unwrap_err();
         assert!(matches!(err, GithubError::Archive { .. }), "{err}");
     }
 

@@ -3,13 +3,26 @@
 use rayon::prelude::*;
 
 use super::facts::FileFacts;
-use super::select::{select, Selected};
+use super::select::{select_decided, Selected};
 use super::skip::{SkipReason, SkipRules};
 
 /// One input file: repository-relative path and its bytes.
 pub struct SourceFile {
     pub path: String,
     pub bytes: Vec<u8>,
+    /// Skipped before its bytes were kept (too large by its size, say): `bytes` is then
+    /// empty.
+    pub skip: Option<SkipReason>,
+}
+
+impl SourceFile {
+    pub fn new(path: impl Into<String>, bytes: Vec<u8>) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            bytes,
+            skip: None,
+        }
+    }
 }
 
 /// What indexing a set of files produced.
@@ -59,7 +72,7 @@ pub fn extract_each<T: Send, E: Send>(
         .into_par_iter()
         .map(|item| {
             let file = read(item)?;
-            let out = match select(&file.path, &file.bytes, rules) {
+            let out = match select_decided(&file.path, &file.bytes, file.skip, rules) {
                 Selected::Code(language, text) => {
                     let facts = super::extract(&file.path, language, text);
                     Out::Facts(Box::new(facts), file.bytes.len() as u64)

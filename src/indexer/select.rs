@@ -44,6 +44,22 @@ pub enum Selected<'a> {
     Ignored,
 }
 
+/// [`select`], unless the reader already decided to skip the file (from its size before
+/// fetching it, or while streaming it, so its bytes were never kept): then a file the
+/// indexer would read is skipped for that reason.
+pub fn select_decided<'a>(
+    path: &str,
+    bytes: &'a [u8],
+    decided: Option<SkipReason>,
+    rules: &SkipRules,
+) -> Selected<'a> {
+    match decided {
+        Some(reason) if classify(path) != PathKind::Ignored => Selected::Skipped(reason),
+        Some(_) => Selected::Ignored,
+        None => select(path, bytes, rules),
+    }
+}
+
 /// Whether a repository-relative path lies in a skipped directory.
 pub fn in_skipped_dir(path: &str) -> bool {
     clean(path)

@@ -13,6 +13,9 @@ pub enum SkipReason {
     NotUtf8,
     /// Minified or generated: very long lines.
     Minified,
+    /// Not fetched: the job had fetched as many bytes as it may (a pull request or a
+    /// push of more code than one job reads; a push then re-reads the whole tree).
+    OverBudget,
 }
 
 /// A skip reason's name that is not one of ours.
@@ -28,6 +31,7 @@ impl std::str::FromStr for SkipReason {
             SkipReason::Binary,
             SkipReason::NotUtf8,
             SkipReason::Minified,
+            SkipReason::OverBudget,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -42,6 +46,7 @@ impl SkipReason {
             SkipReason::Binary => "binary",
             SkipReason::NotUtf8 => "not_utf8",
             SkipReason::Minified => "minified",
+            SkipReason::OverBudget => "over_budget",
         }
     }
 }
@@ -108,6 +113,7 @@ mod tests {
             SkipReason::Binary,
             SkipReason::NotUtf8,
             SkipReason::Minified,
+            SkipReason::OverBudget,
         ] {
             assert_eq!(r.as_str().parse::<SkipReason>(), Ok(r));
         }

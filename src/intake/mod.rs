@@ -141,6 +141,8 @@ fn answer(status: StatusCode, text: impl Into<String>) -> Response {
 /// The events we name in metrics; any other header value counts as `other`, so a
 /// sender cannot grow the metric's label set.
 const KNOWN_EVENTS: &[&str] = &[
+    // Ours: a request refused before its signature was checked.
+    "unverified",
     "installation",
     "installation_repositories",
     "installation_target",

@@ -11,7 +11,7 @@ use crate::commands::{help, parse_comment, Command};
 use crate::config::RepoConfig;
 use crate::github::{CommentId, Reaction};
 use crate::graph::Graph;
-use crate::indexer::select::{select, Selected};
+use crate::indexer::select::{select_decided, Selected};
 use crate::intake::jobs::AnswerCommand;
 use crate::query;
 use crate::queue::{JobError, RunningJob};
@@ -109,7 +109,7 @@ fn lay_over(
         }
     }
     for f in &files {
-        match select(&f.path, &f.bytes, rules) {
+        match select_decided(&f.path, &f.bytes, f.skip, rules) {
             Selected::Code(_, text) | Selected::Config(text) => {
                 graph.update_file(&f.path, text);
             }

@@ -3,8 +3,9 @@
 //! than trusting the (possibly old, possibly coalesced) payload, so a re-run converges.
 
 use super::{errors, App};
-use crate::github::{GithubError, Installation, RepoName, Repository};
-use crate::indexer::select::wanted;
+use crate::github::{GithubError, Installation, RepoName, Repository, Sieve};
+use crate::indexer::select::{select, wanted, Selected};
+use crate::indexer::skip::SkipReason;
 use crate::intake::jobs::{
     repo_key, ApplyPush, IndexRepository, PurgeRepository, RenameRepository, SyncInstallation,
 };
@@ -237,6 +238,11 @@ async fn record(
         .map_err(errors::store)
 }
 
+/// Source a full index holds at most: the kept files' bytes, after the skip rules. The
+/// benchmark corpus's 9,000 files are 25 MB; a repository past this is reported, not
+/// indexed (never an out-of-memory kill of the process that takes webhooks).
+pub const MAX_SOURCE_BYTES: usize = 256 * 1024 * 1024;
+
 async fn index_tarball(
     app: &App,
     installation: &Installation,
@@ -245,11 +251,34 @@ async fn index_tarball(
     head: &CommitSha,
 ) -> Result<(), JobError> {
     let started = std::time::Instant::now();
-    // Only the files the indexer reads are kept, in memory (a too-large one's start).
+    // Only the files the indexer reads are kept, in memory, and of those only the ones
+    // it will parse: the skip rules run as the archive streams in.
+    let rules = app.rules;
+    let sieve = Sieve {
+        wants: Box::new(wanted),
+        drops: Box::new(move |path: &str, bytes: Option<&[u8]>| match bytes {
+            None => Some(SkipReason::TooLarge),
+            Some(bytes) => match select(path, bytes, &rules) {
+                Selected::Skipped(reason) => Some(reason),
+                _ => None,
+            },
+        }),
+        max_file: rules.max_bytes,
+        max_total: MAX_SOURCE_BYTES,
+    };
     let archive = installation
-        .download_tarball(name, head, wanted, app.rules.max_bytes)
+        .download_tarball_sieved(name, head, sieve)
         .await
         .map_err(|e: GithubError| errors::github(e))?;
+    if archive.over_total {
+        return Err(JobError::permanent(anyhow::anyhow!(
+            "{name} at {}: more than {} MB of JavaScript/TypeScript to index (after \
+             skipping minified, generated and too-large files); the App indexes \
+             repositories up to that size",
+            head.short(),
+            MAX_SOURCE_BYTES >> 20
+        )));
+    }
     let downloaded = started.elapsed();
     let regular = archive.regular;
     let revision = Fetched::new(
@@ -262,7 +291,7 @@ async fn index_tarball(
                     path: f.path,
                     blob: Some(f.blob),
                 };
-                (entry, f.bytes)
+                (entry, f.bytes, f.dropped)
             })
             .collect(),
     );

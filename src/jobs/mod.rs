@@ -3,6 +3,7 @@
 
 mod command;
 mod errors;
+mod fetch;
 pub mod graph_cache;
 mod install;
 pub mod pr;

@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::fetch::{fetch_blobs, FetchBudget, Wanted, JOB_FETCH_BUDGET};
 use super::pr_files::{PrFetched, PrKey};
-use super::push::{catch_up, fetch_blobs};
+use super::push::catch_up;
 use super::repo_config::repo_config;
 use super::review::{plan_review, LISTED};
 use super::{errors, App};
@@ -189,16 +190,19 @@ async fn fetch_pr(
     changed.sort();
     changed.dedup();
     let new_blobs = new_versions(installation, &repo.name, pr, &files.files, &changed).await?;
+    // One budget for both versions: a PR's blobs are whoever opened it's choice.
+    let budget = FetchBudget::new(app.rules.max_bytes, JOB_FETCH_BUDGET);
     let old = if with_old {
-        let stored: Vec<(String, BlobSha)> = app
+        let stored: Vec<Wanted> = app
             .store
             .file_blobs(state.id)
             .await
             .map_err(errors::store)?
             .into_iter()
             .filter(|(p, _)| changed.binary_search(p).is_ok())
+            .map(|(p, b)| (p, b, None))
             .collect();
-        let old = fetch_blobs(installation, &repo.name, stored).await?;
+        let old = fetch_blobs(installation, &repo.name, stored, &budget).await?;
         Some(InMemory {
             commit: Some(base_commit.clone()),
             files: old.into_iter().map(source).collect(),
@@ -206,8 +210,11 @@ async fn fetch_pr(
     } else {
         None
     };
-    let analysed: BTreeMap<String, BlobSha> = new_blobs.iter().cloned().collect();
-    let new = fetch_blobs(installation, &repo.name, new_blobs).await?;
+    let analysed: BTreeMap<String, BlobSha> = new_blobs
+        .iter()
+        .map(|(p, b, _)| (p.clone(), b.clone()))
+        .collect();
+    let new = fetch_blobs(installation, &repo.name, new_blobs, &budget).await?;
     Ok(PrFetched {
         changed,
         files: files.files,
@@ -423,7 +430,7 @@ async fn new_versions(
     pr: &PullRequest,
     files: &[crate::github::PrFile],
     changed: &[String],
-) -> Result<Vec<(String, BlobSha)>, JobError> {
+) -> Result<Vec<Wanted>, JobError> {
     if let Some(merge) = merge_commit(pr) {
         let tree = installation
             .get_full_tree(name, merge)
@@ -433,13 +440,13 @@ async fn new_versions(
             .into_iter()
             .filter(|e| e.kind == EntryKind::Blob && e.mode != "120000")
             .filter(|e| changed.binary_search(&e.path.0).is_ok())
-            .filter_map(|e| Some((e.path.0.clone(), e.blob_sha()?)))
+            .filter_map(|e| Some((e.path.0.clone(), e.blob_sha()?, e.size)))
             .collect());
     }
     Ok(files
         .iter()
         .filter(|f| f.status != FileStatus::Removed && wanted(f.path.as_str()))
-        .filter_map(|f| Some((f.path.0.clone(), f.sha.clone()?)))
+        .filter_map(|f| Some((f.path.0.clone(), f.sha.clone()?, None)))
         .collect())
 }
 
@@ -447,6 +454,7 @@ fn source(input: crate::workflow::push::FileInput) -> SourceFile {
     SourceFile {
         path: input.path,
         bytes: input.bytes,
+        skip: input.skip,
     }
 }
 

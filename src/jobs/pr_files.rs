@@ -5,7 +5,6 @@
 //! another entry.
 
 use std::collections::BTreeMap;
-use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
 use lru::LruCache;
@@ -14,8 +13,9 @@ use crate::github::PrFile;
 use crate::model::{BlobSha, CommitSha, GithubRepoId};
 use crate::workflow::source::InMemory;
 
-/// Pull requests whose files are kept (a few MB at most: only changed files).
-const ENTRIES: usize = 64;
+/// Bytes of fetched files kept across pull requests: a PR's files are whoever opened
+/// it's choice, so the cache is sized by what it holds, not by how many PRs.
+const BUDGET_BYTES: usize = 64 * 1024 * 1024;
 
 /// Which fetch an entry holds.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -44,28 +44,82 @@ pub struct PrFetched {
     pub new: InMemory,
 }
 
+impl PrFetched {
+    /// The bytes it holds: files' contents, patches and paths.
+    pub fn weight(&self) -> usize {
+        let files = |m: &InMemory| {
+            m.files
+                .iter()
+                .map(|f| f.bytes.len() + f.path.len())
+                .sum::<usize>()
+        };
+        let listed: usize = self
+            .files
+            .iter()
+            .map(|f| f.patch.as_ref().map_or(0, String::len) + f.path.0.len() + 64)
+            .sum();
+        files(&self.new) + self.old.as_ref().map_or(0, files) + listed
+    }
+}
+
 pub struct PrFilesCache {
-    entries: Mutex<LruCache<PrKey, Arc<PrFetched>>>,
+    entries: Mutex<Entries>,
+    budget: usize,
+}
+
+struct Entries {
+    lru: LruCache<PrKey, Arc<PrFetched>>,
+    bytes: usize,
 }
 
 impl Default for PrFilesCache {
     fn default() -> PrFilesCache {
-        PrFilesCache {
-            entries: Mutex::new(LruCache::new(NonZeroUsize::new(ENTRIES).expect("> 0"))),
-        }
+        PrFilesCache::with_budget(BUDGET_BYTES)
     }
 }
 
 impl PrFilesCache {
     /// The entry for `key`, if it holds the old versions when `with_old` asks for them.
+    pub fn with_budget(budget: usize) -> PrFilesCache {
+        PrFilesCache {
+            entries: Mutex::new(Entries {
+                lru: LruCache::unbounded(),
+                bytes: 0,
+            }),
+            budget,
+        }
+    }
+
     pub fn get(&self, key: &PrKey, with_old: bool) -> Option<Arc<PrFetched>> {
         let mut entries = self.entries.lock().unwrap();
-        let found = entries.get(key)?;
+        let found = entries.lru.get(key)?;
         (!with_old || found.old.is_some()).then(|| found.clone())
     }
 
+    /// Keeps `fetched`, letting the least recently used go while the cache holds more
+    /// than its budget. One entry larger than the whole budget is not kept.
     pub fn put(&self, key: PrKey, fetched: Arc<PrFetched>) {
-        self.entries.lock().unwrap().put(key, fetched);
+        let weight = fetched.weight();
+        let mut entries = self.entries.lock().unwrap();
+        if let Some(old) = entries.lru.pop(&key) {
+            entries.bytes -= old.weight();
+        }
+        if weight > self.budget {
+            return;
+        }
+        entries.bytes += weight;
+        entries.lru.put(key, fetched);
+        while entries.bytes > self.budget {
+            match entries.lru.pop_lru() {
+                Some((_, gone)) => entries.bytes -= gone.weight(),
+                None => break,
+            }
+        }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.entries.lock().unwrap().bytes
     }
 }
 
@@ -96,6 +150,38 @@ mod tests {
             old: old.then(empty),
             new: empty(),
         })
+    }
+
+    fn weighing(n: usize) -> Arc<PrFetched> {
+        Arc::new(PrFetched {
+            changed: vec!["a.js".into()],
+            files: Vec::new(),
+            hit_limit: false,
+            new_blobs: BTreeMap::new(),
+            old: None,
+            new: InMemory {
+                commit: None,
+                files: vec![crate::indexer::pipeline::SourceFile::new(
+                    "a.js",
+                    vec![b'x'; n],
+                )],
+            },
+        })
+    }
+
+    #[test]
+    fn the_cache_holds_bytes_not_entries() {
+        let cache = PrFilesCache::with_budget(10_000);
+        for i in 0..5 {
+            cache.put(key(&format!("h{i}")), weighing(3_000));
+        }
+        assert!(cache.bytes() <= 10_000, "{}", cache.bytes());
+        assert!(cache.get(&key("h4"), false).is_some(), "the newest stays");
+        assert!(cache.get(&key("h0"), false).is_none(), "the oldest went");
+        // One entry over the whole budget is not kept, and takes nothing else out.
+        cache.put(key("huge"), weighing(20_000));
+        assert!(cache.get(&key("huge"), false).is_none());
+        assert!(cache.get(&key("h4"), false).is_some());
     }
 
     #[test]

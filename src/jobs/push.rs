@@ -7,21 +7,16 @@
 
 use std::collections::BTreeMap;
 
-use futures_util::{stream, StreamExt, TryStreamExt};
-
+use super::fetch::{fetch_blobs, FetchBudget, Wanted, JOB_FETCH_BUDGET};
 use super::install::{active, index_current};
 use super::{errors, App};
 use crate::github::{EntryKind, FileStatus, Installation, RepoName, Repository};
 use crate::indexer::select::wanted;
+use crate::indexer::skip::SkipReason;
 use crate::intake::jobs::ApplyPush;
 use crate::model::{BlobSha, CommitSha, InstallationId};
 use crate::queue::JobError;
 use crate::store::RepoState;
-use crate::workflow::push::FileInput;
-
-/// Blobs fetched at once: enough to hide latency, few enough to stay clear of GitHub's
-/// secondary limits.
-const CONCURRENT_BLOBS: usize = 4;
 
 pub async fn apply_push(app: &App, job: &ApplyPush) -> Result<(), JobError> {
     if !active(app, job.installation, None).await? {
@@ -73,7 +68,19 @@ pub(super) async fn catch_up(
         return Ok(Some(state));
     }
     let (changed, removed) = changes(app, installation, &repo.name, &state, &from, &head).await?;
-    let inputs = fetch_blobs(installation, &repo.name, changed).await?;
+    let budget = FetchBudget::new(app.rules.max_bytes, JOB_FETCH_BUDGET);
+    let inputs = fetch_blobs(installation, &repo.name, changed, &budget).await?;
+    if inputs
+        .iter()
+        .any(|i| i.skip == Some(SkipReason::OverBudget))
+    {
+        // More changed code than one job holds: the archive is read as a stream, within
+        // its own bounds.
+        tracing::info!(repo = %repo.name, files = inputs.len(), "push over the fetch budget: indexing the whole tree");
+        drop(inputs);
+        index_current(app, installation, installation_id, repo).await?;
+        return indexed(app, repo).await;
+    }
     let fetched = inputs.len();
     let started = std::time::Instant::now();
     let written = app
@@ -109,26 +116,6 @@ async fn indexed(app: &App, repo: &Repository) -> Result<Option<RepoState>, JobE
         .filter(|s| s.commit.is_some()))
 }
 
-/// The contents of `blobs`, a few requests at a time.
-pub(super) async fn fetch_blobs(
-    installation: &Installation,
-    name: &RepoName,
-    blobs: Vec<(String, BlobSha)>,
-) -> Result<Vec<FileInput>, JobError> {
-    stream::iter(blobs.into_iter().map(|(path, blob)| {
-        let installation = installation.clone();
-        let name = name.clone();
-        async move {
-            let bytes = installation.get_blob(&name, &blob).await?;
-            Ok::<_, crate::github::GithubError>(FileInput { path, blob, bytes })
-        }
-    }))
-    .buffer_unordered(CONCURRENT_BLOBS)
-    .try_collect()
-    .await
-    .map_err(errors::github)
-}
-
 /// Files to fetch (path, blob) and paths removed between the stored commit and head.
 /// The compare API when head is simply ahead and GitHub listed every file; else the
 /// head's tree against the blobs stored for each path (forced pushes, a stored commit
@@ -140,7 +127,7 @@ async fn changes(
     state: &RepoState,
     from: &CommitSha,
     head: &CommitSha,
-) -> Result<(Vec<(String, BlobSha)>, Vec<String>), JobError> {
+) -> Result<(Vec<Wanted>, Vec<String>), JobError> {
     match installation.compare(name, from, head).await {
         Ok(cmp)
             if cmp.status == "ahead"
@@ -164,7 +151,7 @@ async fn changes(
                 }
                 match (f.status, f.sha) {
                     (FileStatus::Removed, _) => removed.push(path),
-                    (_, Some(sha)) => changed.push((path, sha)),
+                    (_, Some(sha)) => changed.push((path, sha, None)),
                     (_, None) => {}
                 }
             }
@@ -182,16 +169,16 @@ async fn tree_changes(
     name: &RepoName,
     state: &RepoState,
     head: &CommitSha,
-) -> Result<(Vec<(String, BlobSha)>, Vec<String>), JobError> {
+) -> Result<(Vec<Wanted>, Vec<String>), JobError> {
     let tree = installation
         .get_full_tree(name, head)
         .await
         .map_err(errors::github)?;
     // Regular files only: a full index reads the tarball, which holds no symlinks.
-    let at_head: BTreeMap<String, BlobSha> = tree
+    let at_head: BTreeMap<String, (BlobSha, Option<u64>)> = tree
         .into_iter()
         .filter(|e| e.kind == EntryKind::Blob && e.mode != "120000" && wanted(e.path.as_str()))
-        .filter_map(|e| Some((e.path.0.clone(), e.blob_sha()?)))
+        .filter_map(|e| Some((e.path.0.clone(), (e.blob_sha()?, e.size))))
         .collect();
     let stored: BTreeMap<String, BlobSha> = app
         .store
@@ -202,8 +189,8 @@ async fn tree_changes(
         .collect();
     let changed = at_head
         .iter()
-        .filter(|(p, b)| stored.get(*p) != Some(*b))
-        .map(|(p, b)| (p.clone(), b.clone()))
+        .filter(|(p, (b, _))| stored.get(*p) != Some(b))
+        .map(|(p, (b, size))| (p.clone(), b.clone(), *size))
         .collect();
     let removed = stored
         .keys()

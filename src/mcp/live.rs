@@ -349,7 +349,7 @@ impl Tree {
                 let bytes = std::fs::read(&full).ok()?;
                 let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
                 Some((
-                    SourceFile { path, bytes },
+                    SourceFile::new(path, bytes),
                     Stamp {
                         hash: Some(hash),
                         ..stamp

@@ -10,7 +10,7 @@ use super::source::{Changes, Revision};
 use crate::blast::radius::{blast, BlastOptions, FileChange};
 use crate::blast::report::BlastReport;
 use crate::graph::Graph;
-use crate::indexer::select::{classify, select, PathKind, Selected};
+use crate::indexer::select::{classify, select_decided, PathKind, Selected};
 use crate::indexer::skip::SkipRules;
 
 /// What to compare: labels for the report, how far to follow callers, and how many
@@ -74,7 +74,9 @@ pub fn blast_revisions(
 
 /// Both versions of each changed path the indexer reads, and how many changed files
 /// head skips. A code file skipped in head (minified, too large...) keeps its base
-/// version and is counted; a config skipped in head is gone, as in a full index.
+/// version and is counted; a config skipped in head is gone, as in a full index. A base
+/// version that was not read (the job's fetch budget ran out) leaves its path out, and
+/// counted.
 pub fn pair_versions(
     old: &impl Revision,
     new: &impl Revision,
@@ -82,12 +84,20 @@ pub fn pair_versions(
     rules: &SkipRules,
 ) -> Result<(Vec<FileChange>, usize)> {
     let mut versions: BTreeMap<String, FileChange> = BTreeMap::new();
+    let mut unread = std::collections::BTreeSet::new();
     for f in old.read_paths(changed)? {
+        if f.skip.is_some() {
+            unread.insert(f.path);
+            continue;
+        }
         entry(&mut versions, &f.path).old = String::from_utf8(f.bytes).ok();
     }
-    let mut skipped = 0;
+    let mut skipped = unread.len();
     for f in new.read_paths(changed)? {
-        let text = match select(&f.path, &f.bytes, rules) {
+        if unread.contains(&f.path) {
+            continue;
+        }
+        let text = match select_decided(&f.path, &f.bytes, f.skip, rules) {
             Selected::Code(_, text) | Selected::Config(text) => Some(text.to_string()),
             Selected::Skipped(_) if classify(&f.path) == PathKind::Config => None,
             Selected::Skipped(_) => {

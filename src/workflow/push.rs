@@ -7,8 +7,8 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{FileId, Graph};
 use crate::indexer::facts::FileFacts;
-use crate::indexer::select::{select, Selected};
-use crate::indexer::skip::SkipRules;
+use crate::indexer::select::{select_decided, Selected};
+use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::model::{BlobSha, CommitSha, RepoId};
 use crate::store::{FileMeta, PushWrite, Store, StoreError, Written};
 
@@ -18,6 +18,9 @@ pub struct FileInput {
     pub path: String,
     pub blob: BlobSha,
     pub bytes: Vec<u8>,
+    /// Skipped before its bytes were fetched (too large by its size, or past the job's
+    /// byte budget): `bytes` is then empty.
+    pub skip: Option<SkipReason>,
 }
 
 impl FileInput {
@@ -27,6 +30,7 @@ impl FileInput {
             path: path.into(),
             blob: BlobSha::of(&bytes),
             bytes,
+            skip: None,
         }
     }
 }
@@ -60,7 +64,7 @@ pub async fn prepare(
     let mut configs = Vec::new();
     let mut code = Vec::new();
     for input in changed {
-        match select(&input.path, &input.bytes, rules) {
+        match select_decided(&input.path, &input.bytes, input.skip, rules) {
             Selected::Ignored => continue,
             Selected::Config(text) => configs.push((input.path.clone(), text.to_string())),
             Selected::Skipped(reason) => meta.skipped.push((input.path.clone(), reason)),
@@ -92,7 +96,7 @@ fn extract(
             if let Some(f) = cached.get(&input.path) {
                 return Some((f.clone(), false));
             }
-            match select(&input.path, &input.bytes, rules) {
+            match select_decided(&input.path, &input.bytes, input.skip, rules) {
                 Selected::Code(language, text) => {
                     Some((crate::indexer::extract(&input.path, language, text), true))
                 }

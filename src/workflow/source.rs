@@ -2,6 +2,7 @@
 //! now (`workspace`), and GitHub later.
 
 use crate::indexer::pipeline::SourceFile;
+use crate::indexer::skip::SkipReason;
 use crate::model::{BlobSha, CommitSha};
 
 /// One file of a revision: its path and, when the source knows it without reading the
@@ -86,6 +87,7 @@ impl Revision for InMemory {
                 Ok(SourceFile {
                     path: f.path.clone(),
                     bytes: f.bytes.clone(),
+                    skip: f.skip,
                 })
             })
             .collect()
@@ -96,12 +98,16 @@ impl Revision for InMemory {
 /// whole file's even when `bytes` holds only the start of a file too large to index.
 pub struct Fetched {
     pub commit: CommitSha,
-    /// Sorted by path.
-    pub files: Vec<(FileEntry, Vec<u8>)>,
+    /// Sorted by path; with the reason a file was skipped while it was read (its bytes
+    /// then not kept).
+    pub files: Vec<(FileEntry, Vec<u8>, Option<SkipReason>)>,
 }
 
 impl Fetched {
-    pub fn new(commit: CommitSha, mut files: Vec<(FileEntry, Vec<u8>)>) -> Fetched {
+    pub fn new(
+        commit: CommitSha,
+        mut files: Vec<(FileEntry, Vec<u8>, Option<SkipReason>)>,
+    ) -> Fetched {
         files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
         Fetched { commit, files }
     }
@@ -116,8 +122,8 @@ impl Revision for Fetched {
         Ok(self
             .files
             .iter()
-            .filter(|(e, _)| crate::indexer::select::wanted(&e.path))
-            .map(|(e, _)| e.clone())
+            .filter(|(e, _, _)| crate::indexer::select::wanted(&e.path))
+            .map(|(e, _, _)| e.clone())
             .collect())
     }
 
@@ -127,11 +133,13 @@ impl Revision for Fetched {
             .map(|e| {
                 let i = self
                     .files
-                    .binary_search_by(|(f, _)| f.path.as_str().cmp(&e.path))
+                    .binary_search_by(|(f, _, _)| f.path.as_str().cmp(&e.path))
                     .map_err(|_| anyhow::anyhow!("{} is not in this revision", e.path))?;
+                let (_, bytes, skip) = &self.files[i];
                 Ok(SourceFile {
                     path: e.path.clone(),
-                    bytes: self.files[i].1.clone(),
+                    bytes: bytes.clone(),
+                    skip: *skip,
                 })
             })
             .collect()

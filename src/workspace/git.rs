@@ -148,10 +148,7 @@ impl GitRepo {
             reader.read_exact(&mut bytes)?;
             let mut newline = [0u8; 1];
             reader.read_exact(&mut newline)?;
-            files.push(SourceFile {
-                path: entry.path.clone(),
-                bytes,
-            });
+            files.push(SourceFile::new(entry.path.clone(), bytes));
         }
         writer
             .join()

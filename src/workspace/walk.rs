@@ -54,7 +54,7 @@ pub fn list_tree(root: &Path) -> Result<(Vec<String>, Vec<String>)> {
 pub fn read_one(root: &Path, path: String) -> Result<SourceFile> {
     let bytes = std::fs::read(root.join(&path))
         .with_context(|| format!("reading {}", root.join(&path).display()))?;
-    Ok(SourceFile { path, bytes })
+    Ok(SourceFile::new(path, bytes))
 }
 
 /// Reads the listed files.
