@@ -593,7 +593,7 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         json!({
             "action": "created",
             "issue": { "number": 1, "pull_request": { "url": "x" } },
-            "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" } },
+            "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
             "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
             "installation": { "id": INSTALLATION },
         })
@@ -646,7 +646,7 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
     assert!(reply.contains("Did you mean"), "{reply}");
     let reactions = fake.reactions_on(asked);
     assert!(reactions.iter().any(|r| r == "eyes"), "{reactions:?}");
-    // A command in a code block does nothing; a redelivery answers once.
+    // A command in a code block makes no job; a redelivery answers once.
     let quiet = fake.add_comment_as("acme/web", 1, "dev", "```\n/callers classifyFields\n```");
     assert_eq!(
         deliver(
@@ -656,7 +656,7 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
             &ask(quiet, "```\n/callers classifyFields\n```")
         )
         .await,
-        202
+        200
     );
     let again = deliver(
         &server,
@@ -674,6 +674,48 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         .count();
     assert_eq!(replies, 1);
     assert!(fake.reactions_on(quiet).is_empty());
+
+    // Someone with no say in the repository: no reply, no reaction, no GitHub call for it.
+    let outsider_body = "/callers classifyFields";
+    let outsider = fake.add_comment_as("acme/web", 1, "passer-by", outsider_body);
+    let mut outsider_ask = ask(outsider, outsider_body);
+    outsider_ask["comment"]["author_association"] = json!("NONE");
+    let calls_before = fake.requests().len();
+    assert_eq!(
+        deliver(&server, "issue_comment", "d-6", &outsider_ask).await,
+        202
+    );
+    settle(&pool).await;
+    assert!(fake.reactions_on(outsider).is_empty());
+    assert!(
+        fake.requests()[calls_before..]
+            .iter()
+            .all(|r| !r.path.contains("/pulls/") && !r.path.contains("/comments")),
+        "nothing fetched or posted for an outsider"
+    );
+
+    // A member's comment of many commands, one crafted: five answered, the rest counted,
+    // and the commenter's text shown only as code.
+    let many = "/callers classifyFields\n/caller @admin [x](https://evil.test)\n".repeat(4);
+    let flood = fake.add_comment_as("acme/web", 1, "dev", &many);
+    assert_eq!(
+        deliver(&server, "issue_comment", "d-7", &ask(flood, &many)).await,
+        202
+    );
+    settle(&pool).await;
+    let marker = format!("blast-radius:command:{flood}");
+    let reply = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .find(|c| c.by_app && c.body.contains(&marker))
+        .expect("a reply")
+        .body;
+    assert!(
+        reply.contains("3 more commands in this comment were not answered"),
+        "{reply}"
+    );
+    assert!(!reply.contains("evil.test"), "{reply}");
+    assert!(reply.contains("`/caller @admin x`"), "{reply}");
     if let Some(report) = fake.check_against_openapi() {
         report.assert_clean();
     }
@@ -759,7 +801,7 @@ async fn a_repository_config_excludes_paths_and_turns_the_inline_review_off(pool
     let ask = json!({
         "action": "created",
         "issue": { "number": 1, "pull_request": { "url": "x" } },
-        "comment": { "id": asked, "body": "/callers classifyFields", "user": { "login": "dev", "type": "User" } },
+        "comment": { "id": asked, "body": "/callers classifyFields", "user": { "login": "dev", "type": "User" }, "author_association": "COLLABORATOR" },
         "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
         "installation": { "id": INSTALLATION },
     });

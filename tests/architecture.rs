@@ -30,7 +30,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The app's IO edges: each speaks one protocol and knows no workflow.
     ("github", &["model"]),
     ("queue", &["model"]),
-    ("intake", &["queue", "model"]),
+    // Which commands a comment holds is read by the (pure) command grammar.
+    ("intake", &["queue", "model", "commands"]),
     ("workspace", &["indexer", "model", "workflow::source"]),
     (
         "workflow",

@@ -284,6 +284,37 @@ async fn three_pushes_coalesce_into_one_catch_up(pool: PgPool) {
 }
 
 #[sqlx::test]
+async fn batched_jobs_join_a_waiting_one_and_leave_a_running_one_be(pool: PgPool) {
+    let q = queue(&pool);
+    let comment = |id: u64| {
+        job(
+            "answer_command",
+            json!({ "number": 5, "batch": [{ "comment_id": id }] }),
+        )
+        .serial("commands:42:5")
+        .batched("commands:42:5")
+    };
+    let first = q.enqueue(&comment(1)).await.unwrap();
+    let second = q.enqueue(&comment(2)).await.unwrap();
+    assert_eq!(second.id, first.id, "joined the waiting job");
+    let running = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(
+        running.payload["batch"],
+        json!([{ "comment_id": 1 }, { "comment_id": 2 }]),
+        "both comments, oldest first"
+    );
+    // While it runs, a third comment makes a job of its own, and the running one is not
+    // superseded (its comments are not the newcomer's).
+    let third = q.enqueue(&comment(3)).await.unwrap();
+    assert_ne!(third.id, first.id);
+    assert_eq!(third.superseded_running, 0);
+    assert!(!q.is_superseded(running.id).await.unwrap());
+    q.complete(&running).await.unwrap();
+    let next = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(next.payload["batch"], json!([{ "comment_id": 3 }]));
+}
+
+#[sqlx::test]
 async fn a_newer_job_supersedes_a_running_one(pool: PgPool) {
     let q = queue(&pool);
     let analyse = |head: &str| {

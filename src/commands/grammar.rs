@@ -60,6 +60,12 @@ pub fn parse_comment(body: &str) -> Vec<Result<Command, CommandError>> {
         .collect()
 }
 
+/// Every command among `lines` (already read out of a comment by
+/// [`command_lines`](super::command_lines)), in order.
+pub fn parse_lines(lines: &[String]) -> Vec<Result<Command, CommandError>> {
+    lines.iter().filter_map(|line| parse_line(line)).collect()
+}
+
 /// None: the line is not a command (prose, a path like `/usr/bin`, another bot's).
 fn parse_line(line: &str) -> Option<Result<Command, CommandError>> {
     let rest = line.strip_prefix('/')?;

@@ -4,4 +4,5 @@
 mod grammar;
 mod text;
 
-pub use grammar::{help, parse_comment, Command, CommandError, MAX_DEPTH};
+pub use grammar::{help, parse_comment, parse_lines, Command, CommandError, MAX_DEPTH};
+pub use text::command_lines;

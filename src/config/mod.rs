@@ -34,7 +34,23 @@ const TOP_KEYS: &[&str] = &[
     "outputs",
     "fail_on_removed_called",
     "max_callers",
+    "commands_from",
 ];
+
+/// GitHub's `author_association` values: how a commenter relates to the repository.
+pub const ASSOCIATIONS: &[&str] = &[
+    "OWNER",
+    "MEMBER",
+    "COLLABORATOR",
+    "CONTRIBUTOR",
+    "FIRST_TIME_CONTRIBUTOR",
+    "FIRST_TIMER",
+    "MANNEQUIN",
+    "NONE",
+];
+/// Whose PR thread commands are answered without the file saying otherwise: people with
+/// a say in the repository, never anyone who can merely comment on a public one.
+pub const DEFAULT_COMMANDS_FROM: &[&str] = &["OWNER", "MEMBER", "COLLABORATOR"];
 const PATHS_KEYS: &[&str] = &["include", "exclude"];
 const OUTPUTS_KEYS: &[&str] = &["summary", "inline", "check"];
 
@@ -53,6 +69,17 @@ pub struct RepoConfig {
     /// Callers listed per changed function in the comment; None: every one that fits
     /// (20 per function when the whole list does not fit in one comment).
     pub max_callers: Option<usize>,
+    /// The `author_association`s whose commands are answered (upper case).
+    pub commands_from: Vec<String>,
+}
+
+impl RepoConfig {
+    /// Whether a commenter with `association` (GitHub's word for it) is answered.
+    pub fn answers_commands_from(&self, association: &str) -> bool {
+        self.commands_from
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(association))
+    }
 }
 
 impl Default for RepoConfig {
@@ -64,6 +91,10 @@ impl Default for RepoConfig {
             outputs: Outputs::default(),
             fail_on_removed_called: true,
             max_callers: None,
+            commands_from: DEFAULT_COMMANDS_FROM
+                .iter()
+                .map(|a| a.to_string())
+                .collect(),
         }
     }
 }
@@ -234,10 +265,50 @@ pub fn parse(text: &str) -> (RepoConfig, Vec<ConfigProblem>) {
                     config.max_callers = Some(n as usize);
                 }
             }
+            "commands_from" => commands_from(value, &mut config.commands_from, &mut problems),
             other => problems.push(unknown("", other, TOP_KEYS)),
         }
     }
     (config, problems)
+}
+
+/// `commands_from: [owner, member, collaborator, contributor]`: GitHub's associations,
+/// in any case. An unknown one is a problem and left out; a value that is not a list
+/// keeps the default.
+fn commands_from(value: &Value, into: &mut Vec<String>, problems: &mut Vec<ConfigProblem>) {
+    let Value::Sequence(items) = value else {
+        let message = format!(
+            "expected a list of GitHub's author associations ({}), found {}; commands are answered from {}",
+            ASSOCIATIONS.join(", "),
+            kind(value),
+            DEFAULT_COMMANDS_FROM.join(", ")
+        );
+        problems.push(problem("commands_from", &message, scalar(value)));
+        return;
+    };
+    let mut chosen = Vec::new();
+    for item in items.iter().map(untagged) {
+        let name = match item {
+            Value::String(s) => s.trim().to_ascii_uppercase().replace('-', "_"),
+            other => {
+                let message = format!("{} is not an author association; left out", kind(other));
+                problems.push(problem("commands_from", &message, scalar(other)));
+                continue;
+            }
+        };
+        if ASSOCIATIONS.contains(&name.as_str()) {
+            if !chosen.contains(&name) {
+                chosen.push(name);
+            }
+        } else {
+            let message = format!(
+                "unknown author association, left out; GitHub's are {}",
+                ASSOCIATIONS.join(", ")
+            );
+            problems.push(problem("commands_from", &message, Some(name)));
+        }
+    }
+    *into = chosen;
 }
 
 fn problem(key: &str, message: &str, found: Option<String>) -> ConfigProblem {

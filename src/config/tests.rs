@@ -296,3 +296,24 @@ fn a_key_left_empty_is_not_set() {
     assert_eq!(config, RepoConfig::default());
     assert!(problems.is_empty(), "{:?}", said(&problems));
 }
+
+#[test]
+fn commands_are_answered_from_members_unless_the_file_says_whom() {
+    let default = RepoConfig::default();
+    for ok in ["OWNER", "MEMBER", "COLLABORATOR", "member"] {
+        assert!(default.answers_commands_from(ok), "{ok}");
+    }
+    for no in ["CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "NONE", ""] {
+        assert!(!default.answers_commands_from(no), "{no}");
+    }
+    let (config, problems) = parse("commands_from: [owner, contributor, first-timer, king]\n");
+    assert!(config.answers_commands_from("CONTRIBUTOR"));
+    assert!(config.answers_commands_from("FIRST_TIMER"));
+    assert!(!config.answers_commands_from("MEMBER"));
+    let said = said(&problems);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("unknown author association"), "{said:?}");
+    let (config, problems) = parse("commands_from: everyone\n");
+    assert_eq!(config, RepoConfig::default());
+    assert_eq!(problems.len(), 1);
+}

@@ -39,6 +39,18 @@ pub struct IssueComment {
     pub updated_at: Option<DateTime<Utc>>,
 }
 
+/// Where [`Installation::post_marked_comment`] looks for the comment it posted before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// Every comment of the thread.
+    All,
+    /// The comments updated at or after this time (None: all of them).
+    Since(Option<DateTime<Utc>>),
+    /// The caller knows none was posted yet (a job's first attempt): nothing is listed,
+    /// unless a post fails without saying whether it was applied (then as `Since`).
+    NoneYet(Option<DateTime<Utc>>),
+}
+
 /// What [`Installation::create_or_update_marked_comment`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkedOutcome {
@@ -172,7 +184,27 @@ impl Installation {
         repo: &RepoName,
         number: u64,
     ) -> Result<Vec<IssueComment>> {
-        let route = format!("{}/issues/{number}/comments", repo.route());
+        self.list_issue_comments_since(repo, number, None).await
+    }
+
+    /// [`list_issue_comments`](Self::list_issue_comments), only those updated at or
+    /// after `since` when given.
+    pub async fn list_issue_comments_since(
+        &self,
+        repo: &RepoName,
+        number: u64,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<IssueComment>> {
+        let mut route = format!("{}/issues/{number}/comments", repo.route());
+        if let Some(since) = since {
+            route = super::transport::with_query(
+                &route,
+                &format!(
+                    "since={}",
+                    since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+            );
+        }
         self.sender()
             .get_all_pages(&route, |page: Vec<IssueCommentJson>| {
                 page.into_iter().map(IssueComment::from).collect()
@@ -189,8 +221,22 @@ impl Installation {
         number: u64,
         marker: &str,
     ) -> Result<Option<IssueComment>> {
+        self.find_marked_comment_since(repo, number, marker, None)
+            .await
+    }
+
+    /// [`find_marked_comment`](Self::find_marked_comment) among the comments updated at
+    /// or after `since` (a reply is never older than what it answers): a thread full of
+    /// comments is not listed whole.
+    pub async fn find_marked_comment_since(
+        &self,
+        repo: &RepoName,
+        number: u64,
+        marker: &str,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Option<IssueComment>> {
         let bot = self.bot_login().await?;
-        let comments = self.list_issue_comments(repo, number).await?;
+        let comments = self.list_issue_comments_since(repo, number, since).await?;
         Ok(comments
             .into_iter()
             .find(|c| c.user_login.eq_ignore_ascii_case(&bot) && c.body.contains(marker)))
@@ -211,10 +257,35 @@ impl Installation {
         marker: &str,
         body: &str,
     ) -> Result<MarkedComment> {
+        self.post_marked_comment(repo, number, marker, body, Lookup::All)
+            .await
+    }
+
+    /// [`create_or_update_marked_comment`](Self::create_or_update_marked_comment), looking
+    /// for the earlier comment as `lookup` says first.
+    pub async fn post_marked_comment(
+        &self,
+        repo: &RepoName,
+        number: u64,
+        marker: &str,
+        body: &str,
+        lookup: Lookup,
+    ) -> Result<MarkedComment> {
         let body = with_marker(body, marker);
         let what = format!("{}/issues/{number}/comments", repo.route());
         check_length(&what, "comment body", &body, MAX_BODY_CHARS)?;
-        if let Some(existing) = self.find_marked_comment(repo, number, marker).await? {
+        let since = match lookup {
+            Lookup::All => None,
+            Lookup::Since(t) | Lookup::NoneYet(t) => t,
+        };
+        let existing = match lookup {
+            Lookup::NoneYet(_) => None,
+            _ => {
+                self.find_marked_comment_since(repo, number, marker, since)
+                    .await?
+            }
+        };
+        if let Some(existing) = existing {
             return self.bring_up_to_date(repo, existing, &body, false).await;
         }
         let mut attempt = 0;
@@ -229,7 +300,10 @@ impl Installation {
                 }
                 Err(GithubError::WriteOutcomeUnknown { what, message }) => {
                     tracing::warn!(%what, %message, attempt, "posting a comment may have failed: looking for it");
-                    if let Some(found) = self.find_marked_comment(repo, number, marker).await? {
+                    if let Some(found) = self
+                        .find_marked_comment_since(repo, number, marker, since)
+                        .await?
+                    {
                         return self.bring_up_to_date(repo, found, &body, true).await;
                     }
                     if attempt >= MAX_CREATE_ATTEMPTS {

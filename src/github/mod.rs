@@ -57,7 +57,9 @@ pub use checks::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckRun, CheckRunId,
     CheckRunUpdate, CheckStatus, NewCheckRun,
 };
-pub use comments::{with_marker, CommentId, IssueComment, MarkedComment, MarkedOutcome, Reaction};
+pub use comments::{
+    with_marker, CommentId, IssueComment, Lookup, MarkedComment, MarkedOutcome, Reaction,
+};
 pub use compare::{ChangedFile, Comparison, FileStatus, COMPARE_FILE_LIMIT};
 pub use config::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
 pub use diff::{commentable_lines, DiffLines, Hunk};

@@ -347,6 +347,12 @@ pub struct Comment {
     #[serde(default)]
     pub body: Option<String>,
     pub user: User,
+    /// How the author relates to the repository: `OWNER`, `MEMBER`, `COLLABORATOR`,
+    /// `CONTRIBUTOR`, `NONE`, ...
+    #[serde(default)]
+    pub author_association: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

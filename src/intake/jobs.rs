@@ -146,17 +146,92 @@ impl JobPayload for ClosePr {
     const KIND: &'static str = "close_pr";
 }
 
-/// A new comment on a pull request that may hold commands (`/callers ...`): the command
-/// parser decides.
+/// New comments on a pull request that hold commands (`/callers ...`). Comments that
+/// come while one waits join its batch (see [`NewJob::batched`]): one job answers them
+/// all, in order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnswerCommand {
     pub installation: InstallationId,
     pub repository: GithubRepoId,
     pub full_name: String,
     pub number: u64,
+    /// The comments, oldest first.
+    #[serde(default)]
+    pub batch: Vec<CommandComment>,
+    /// A payload queued by a version before batches: one comment, whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+impl AnswerCommand {
+    /// The comments to answer, a payload of the version before batches included.
+    pub fn comments(&self) -> Vec<CommandComment> {
+        let mut all = self.batch.clone();
+        if let (Some(id), Some(body)) = (self.comment_id, &self.body) {
+            let author = self.author.as_deref().unwrap_or("");
+            all.push(CommandComment::of(id, author, None, None, body));
+        }
+        all
+    }
+}
+
+/// One comment's commands, as the job needs them: never the whole comment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandComment {
     pub comment_id: i64,
     pub author: String,
-    pub body: String,
+    /// GitHub's `author_association`; None from a payload without it (then the commenter
+    /// is answered only if the repository answers everyone).
+    #[serde(default)]
+    pub association: Option<String>,
+    /// When it was written: the reply to it is never older.
+    #[serde(default)]
+    pub created_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// The lines that start a command, at most [`MAX_COMMANDS_PER_COMMENT`], each cut
+    /// at [`MAX_COMMAND_LINE`] characters.
+    pub lines: Vec<String>,
+    /// Command lines past the first [`MAX_COMMANDS_PER_COMMENT`]: not answered, counted.
+    #[serde(default)]
+    pub more: usize,
+}
+
+/// Commands answered per comment: each costs GitHub calls on the installation's shared
+/// rate limit, and one comment can hold thousands of lines.
+pub const MAX_COMMANDS_PER_COMMENT: usize = 5;
+/// A command line longer than this is cut (names are short; this is only a bound).
+pub const MAX_COMMAND_LINE: usize = 1000;
+
+impl CommandComment {
+    /// The command lines of `body` (by the command grammar's reading of markdown), bounded.
+    pub fn of(
+        id: i64,
+        author: &str,
+        association: Option<&str>,
+        created_at: Option<chrono::DateTime<chrono::Utc>>,
+        body: &str,
+    ) -> CommandComment {
+        let commands: Vec<String> = crate::commands::command_lines(body)
+            .into_iter()
+            .filter(|l| l.starts_with('/'))
+            .collect();
+        let more = commands.len().saturating_sub(MAX_COMMANDS_PER_COMMENT);
+        CommandComment {
+            comment_id: id,
+            author: author.to_string(),
+            association: association.map(str::to_string),
+            created_at,
+            lines: commands
+                .into_iter()
+                .take(MAX_COMMANDS_PER_COMMENT)
+                .map(|l| l.chars().take(MAX_COMMAND_LINE).collect())
+                .collect(),
+            more,
+        }
+    }
 }
 
 impl JobPayload for AnswerCommand {
@@ -376,17 +451,32 @@ fn issue_comment(e: &IssueCommentEvent) -> Vec<NewJob> {
     if !e.issue.is_pull_request() || e.comment.user.is_bot() || !may_hold_command {
         return Vec::new();
     }
+    let comment = CommandComment::of(
+        e.comment.id,
+        &e.comment.user.login,
+        e.comment.author_association.as_deref(),
+        e.comment.created_at,
+        body,
+    );
+    if comment.lines.is_empty() {
+        return Vec::new();
+    }
     let repo = &e.repository;
+    // A key of their own: a reply never waits behind a push or an analysis of the
+    // repository, and one pull request's comments are answered in order.
+    let key = format!("commands:{}:{}", repo.id.0, e.issue.number);
     vec![NewJob::of(&AnswerCommand {
         installation: installation.id,
         repository: repo.id,
         full_name: repo.full_name.clone(),
         number: e.issue.number,
-        comment_id: e.comment.id,
-        author: e.comment.user.login.clone(),
-        body: body.to_string(),
+        batch: vec![comment],
+        comment_id: None,
+        author: None,
+        body: None,
     })
-    .serial(repo_key(repo.id))]
+    .serial(key.clone())
+    .batched(key)]
 }
 
 #[cfg(test)]
@@ -601,7 +691,8 @@ mod tests {
         }
         json!({
             "action": "created", "issue": issue,
-            "comment": {"id": 99, "body": body, "user": {"login": "u", "type": user_type}},
+            "comment": {"id": 99, "body": body, "user": {"login": "u", "type": user_type},
+                        "author_association": "MEMBER"},
             "repository": repo(), "installation": {"id": 7},
         })
     }
@@ -613,10 +704,27 @@ mod tests {
             comment_payload("thanks!\n/callers classifyFields 2", "User", true),
         );
         assert_eq!(kinds(&js), ["answer_command"]);
-        assert_eq!(js[0].serial_key.as_deref(), Some("repo:42"));
-        assert_eq!(js[0].coalesce_key, None);
+        assert_eq!(js[0].serial_key.as_deref(), Some("commands:42:5"));
+        assert_eq!(js[0].coalesce_key.as_deref(), Some("commands:42:5"));
+        assert!(js[0].merge_batches);
         let a: AnswerCommand = serde_json::from_value(js[0].payload.clone()).unwrap();
-        assert_eq!((a.number, a.comment_id, a.author.as_str()), (5, 99, "u"));
+        let c = &a.batch[0];
+        assert_eq!((a.number, c.comment_id, c.author.as_str()), (5, 99, "u"));
+        assert_eq!(c.lines, ["/callers classifyFields 2"]);
+        assert_eq!(c.association.as_deref(), Some("MEMBER"));
+
+        // Thousands of command lines: five kept, the rest counted.
+        let many = "/callers x\n".repeat(3000);
+        let js = jobs("issue_comment", comment_payload(&many, "User", true));
+        let a: AnswerCommand = serde_json::from_value(js[0].payload.clone()).unwrap();
+        assert_eq!(a.batch[0].lines.len(), MAX_COMMANDS_PER_COMMENT);
+        assert_eq!(a.batch[0].more, 3000 - MAX_COMMANDS_PER_COMMENT);
+        // A slash in a code block is no command: no job.
+        assert!(jobs(
+            "issue_comment",
+            comment_payload("```\n/callers x\n```", "User", true)
+        )
+        .is_empty());
 
         assert!(jobs("issue_comment", comment_payload("/callers x", "Bot", true)).is_empty());
         assert!(jobs(

@@ -3,16 +3,22 @@
 //! with permalinks at the PR's head for lines in its files and at the default branch's
 //! commit for the rest. The command comment gets eyes when received, then a rocket (or
 //! confused when a command could not be answered).
+//!
+//! Only commenters the repository answers (`commands_from`: by default its owners,
+//! members and collaborators) get an answer; anyone else's commands are logged and left.
+//! Comments that arrive while a job waits join it (one job, one PR view, one graph).
+
+use std::fmt::Write as _;
 
 use super::pr::{pr_view, PrView, Versions};
-use super::repo_config::repo_config;
+use super::repo_config::{repo_config, repo_config_of};
 use super::{errors, App};
-use crate::commands::{help, parse_comment, Command};
+use crate::commands::{help, parse_lines, Command};
 use crate::config::RepoConfig;
-use crate::github::{CommentId, Reaction};
+use crate::github::{CommentId, Installation, Lookup, Reaction, RepoName};
 use crate::graph::Graph;
 use crate::indexer::select::{select_decided, Selected};
-use crate::intake::jobs::AnswerCommand;
+use crate::intake::jobs::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
 use crate::query;
 use crate::queue::{JobError, RunningJob};
 use crate::report::answers;
@@ -20,14 +26,20 @@ use crate::workflow::source::Revision;
 
 pub async fn answer_command(
     app: &App,
-    _job: &RunningJob,
+    job: &RunningJob,
     cmd: &AnswerCommand,
 ) -> Result<(), JobError> {
-    let commands = parse_comment(&cmd.body);
-    if commands.is_empty() {
+    let comments = cmd.comments();
+    if comments.is_empty() {
         return Ok(());
     }
     let installation = app.github.installation(cmd.installation);
+    // Who may ask is decided before anything costly (the PR, its files, the graph):
+    // on a public repository anyone can comment.
+    let comments = allowed(app, &installation, cmd, comments, None).await?;
+    if comments.is_empty() {
+        return Ok(());
+    }
     let Some(view) = pr_view(
         app,
         &installation,
@@ -41,13 +53,12 @@ pub async fn answer_command(
     else {
         return Ok(());
     };
-    let comment = CommentId(cmd.comment_id as u64);
-    installation
-        .add_issue_comment_reaction(&view.repo.name, comment, Reaction::Eyes)
-        .await
-        .map_err(errors::github)?;
     // The repository's rules at the default branch's graph commit (the PR's base).
     let loaded = repo_config(app, &installation, &view.repo, &view.base_commit).await?;
+    let comments = allowed(app, &installation, cmd, comments, Some(&loaded.config)).await?;
+    if comments.is_empty() {
+        return Ok(());
+    }
     let snapshot = app
         .cache
         .get_fresh(view.state.id)
@@ -58,11 +69,89 @@ pub async fn answer_command(
     let rules = app.rules;
     crate::workflow::cpu(|| lay_over(&mut graph, &view, &rules)).map_err(JobError::retry)?;
     let link = view.link(&app.web_url);
+    for comment in &comments {
+        reply(
+            &installation,
+            &view,
+            &graph,
+            &loaded.config,
+            &link,
+            comment,
+            job.attempt > 1,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// The comments whose authors `config` answers; with no config yet, the one at the
+/// stored graph's commit when there is one (else all pass, to be checked again once the
+/// pull request's base is known). Those left out are logged, never answered.
+async fn allowed(
+    app: &App,
+    installation: &Installation,
+    cmd: &AnswerCommand,
+    comments: Vec<CommandComment>,
+    config: Option<&RepoConfig>,
+) -> Result<Vec<CommandComment>, JobError> {
+    let stored;
+    let config = match config {
+        Some(c) => c,
+        None => {
+            let state = app
+                .store
+                .repository_by_github_id(cmd.repository)
+                .await
+                .map_err(errors::store)?;
+            let Some((state, commit)) = state.and_then(|s| {
+                let commit = s.commit.clone()?;
+                Some((s, commit))
+            }) else {
+                return Ok(comments);
+            };
+            let Ok(name) = state.full_name.parse::<RepoName>() else {
+                return Ok(comments);
+            };
+            stored = repo_config_of(app, installation, cmd.repository, &name, &commit).await?;
+            &stored.config
+        }
+    };
+    let (yes, no): (Vec<_>, Vec<_>) = comments
+        .into_iter()
+        .partition(|c| config.answers_commands_from(c.association.as_deref().unwrap_or("NONE")));
+    for c in &no {
+        tracing::info!(
+            comment = c.comment_id,
+            author = %c.author,
+            association = c.association.as_deref().unwrap_or("-"),
+            "command not answered: the repository answers commands from {}",
+            config.commands_from.join(", ")
+        );
+    }
+    Ok(yes)
+}
+
+/// Answers one comment's commands in one reply comment, found again by its marker.
+#[allow(clippy::too_many_arguments)]
+async fn reply(
+    installation: &Installation,
+    view: &PrView,
+    graph: &Graph,
+    config: &RepoConfig,
+    link: &(dyn Fn(&str, u32) -> String + Sync),
+    comment: &CommandComment,
+    retried: bool,
+) -> Result<(), JobError> {
+    let id = CommentId(comment.comment_id as u64);
+    installation
+        .add_issue_comment_reaction(&view.repo.name, id, Reaction::Eyes)
+        .await
+        .map_err(errors::github)?;
     let mut body = String::new();
     let mut failed = false;
-    for command in &commands {
+    for command in &parse_lines(&comment.lines) {
         let answer = match command {
-            Ok(c) => answer(&graph, c, &loaded.config, &link),
+            Ok(c) => answer(graph, c, config, link),
             Err(e) => Err(e.reply()),
         };
         match answer {
@@ -75,12 +164,27 @@ pub async fn answer_command(
         }
         body.push('\n');
     }
+    if comment.more > 0 {
+        let _ = writeln!(
+            body,
+            "_{} more command{} in this comment {} not answered: at most {MAX_COMMANDS_PER_COMMENT} are, per comment._",
+            comment.more,
+            if comment.more == 1 { "" } else { "s" },
+            if comment.more == 1 { "was" } else { "were" },
+        );
+    }
     // One reply per command comment, found again by its marker: a redelivery or a
-    // retried job edits it instead of answering twice.
-    let marker = format!("<!-- blast-radius:command:{} -->", cmd.comment_id);
+    // retried job edits it instead of answering twice. A first attempt knows there is
+    // none yet; a retry looks only at comments newer than the command.
+    let marker = format!("<!-- blast-radius:command:{} -->", comment.comment_id);
     let body = answers::fit_comment(&body);
+    let lookup = if retried {
+        Lookup::Since(comment.created_at)
+    } else {
+        Lookup::NoneYet(comment.created_at)
+    };
     installation
-        .create_or_update_marked_comment(&view.repo.name, cmd.number, &marker, &body)
+        .post_marked_comment(&view.repo.name, view.pr.number, &marker, &body, lookup)
         .await
         .map_err(errors::github)?;
     let done = if failed {
@@ -89,7 +193,7 @@ pub async fn answer_command(
         Reaction::Rocket
     };
     installation
-        .add_issue_comment_reaction(&view.repo.name, comment, done)
+        .add_issue_comment_reaction(&view.repo.name, id, done)
         .await
         .map_err(errors::github)?;
     Ok(())

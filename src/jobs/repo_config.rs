@@ -10,7 +10,7 @@ use lru::LruCache;
 
 use super::{errors, App};
 use crate::config::{parse_bytes, ConfigProblem, RepoConfig, REPO_CONFIG_PATH};
-use crate::github::{Installation, Repository};
+use crate::github::{Installation, RepoName, Repository};
 use crate::model::{CommitSha, GithubRepoId};
 use crate::queue::JobError;
 
@@ -45,12 +45,23 @@ pub(super) async fn repo_config(
     repo: &Repository,
     commit: &CommitSha,
 ) -> Result<Arc<LoadedConfig>, JobError> {
-    let key = (repo.id, commit.clone());
+    repo_config_of(app, installation, repo.id, &repo.name, commit).await
+}
+
+/// [`repo_config`] of the repository `id` named `name`.
+pub(super) async fn repo_config_of(
+    app: &App,
+    installation: &Installation,
+    id: GithubRepoId,
+    name: &RepoName,
+    commit: &CommitSha,
+) -> Result<Arc<LoadedConfig>, JobError> {
+    let key = (id, commit.clone());
     if let Some(found) = app.repo_configs.entries.lock().unwrap().get(&key) {
         return Ok(found.clone());
     }
     let bytes = installation
-        .get_file_at(&repo.name, REPO_CONFIG_PATH, commit)
+        .get_file_at(name, REPO_CONFIG_PATH, commit)
         .await
         .map_err(errors::github)?;
     let (config, problems) = match bytes {
@@ -59,7 +70,7 @@ pub(super) async fn repo_config(
     };
     if !problems.is_empty() {
         tracing::info!(
-            repo = %repo.name,
+            repo = %name,
             commit = %commit.short(),
             problems = problems.len(),
             "{REPO_CONFIG_PATH} has problems; defaults stand in for those keys"

@@ -170,6 +170,11 @@ pub struct NewJob {
     /// Not claimable before this much time has passed. With a serial key, later jobs of
     /// that key wait behind it (keys run in enqueue order).
     pub delay: Duration,
+    /// With a coalescing key: a waiting job with that key takes this job's `batch` (a
+    /// JSON array in the payload) after its own, instead of being replaced; a running
+    /// one is not superseded (its batch is not this one's). Many comments on one pull
+    /// request become one job that answers them all.
+    pub merge_batches: bool,
 }
 
 impl NewJob {
@@ -181,6 +186,7 @@ impl NewJob {
             coalesce_key: None,
             max_attempts: None,
             delay: Duration::ZERO,
+            merge_batches: false,
         }
     }
 
@@ -198,6 +204,14 @@ impl NewJob {
 
     pub fn coalesce(mut self, key: impl Into<String>) -> NewJob {
         self.coalesce_key = Some(key.into());
+        self
+    }
+
+    /// Coalesces with a waiting job of `key` by joining their batches (see
+    /// [`NewJob::merge_batches`]).
+    pub fn batched(mut self, key: impl Into<String>) -> NewJob {
+        self.coalesce_key = Some(key.into());
+        self.merge_batches = true;
         self
     }
 
@@ -409,8 +423,8 @@ impl Queue {
         let (id, replaced_waiting) =
             sql::upsert_job(&mut *conn, job, max_attempts, delivery).await?;
         let superseded_running = match &job.coalesce_key {
-            Some(key) => sql::supersede_running(&mut *conn, key).await?,
-            None => 0,
+            Some(key) if !job.merge_batches => sql::supersede_running(&mut *conn, key).await?,
+            _ => 0,
         };
         sql::notify(&mut *conn).await?;
         Ok(Enqueued {

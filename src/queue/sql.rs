@@ -21,7 +21,12 @@ pub(super) async fn upsert_job(
          VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)
          ON CONFLICT (coalesce_key) WHERE state = 'waiting' DO UPDATE SET
              kind = EXCLUDED.kind,
-             payload = EXCLUDED.payload,
+             payload = CASE
+                 WHEN $8 AND jsonb_typeof(jobs.payload->'batch') = 'array'
+                      AND jsonb_typeof(EXCLUDED.payload->'batch') = 'array'
+                 THEN jsonb_set(EXCLUDED.payload, '{batch}',
+                                (jobs.payload->'batch') || (EXCLUDED.payload->'batch'))
+                 ELSE EXCLUDED.payload END,
              serial_key = EXCLUDED.serial_key,
              max_attempts = EXCLUDED.max_attempts,
              run_at = LEAST(jobs.run_at, EXCLUDED.run_at),
@@ -38,6 +43,7 @@ pub(super) async fn upsert_job(
     .bind(max_attempts)
     .bind(job.delay.as_secs_f64())
     .bind(delivery)
+    .bind(job.merge_batches)
     .fetch_one(ex)
     .await?;
     Ok((JobId(row.get("id")), row.get("replaced")))

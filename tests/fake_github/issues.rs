@@ -162,11 +162,17 @@ async fn list_comments(
         Ok(repo) => repo,
         Err(answer) => return answer,
     };
+    // `since`: only comments updated at or after it, as GitHub does.
+    let since = params
+        .get("since")
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .map(|t| t.with_timezone(&Utc));
     let all: Vec<FakeComment> = {
         let m = st.model.lock().unwrap();
         m.comments
             .values()
             .filter(|c| c.repo_id == repo.id && c.number == number)
+            .filter(|c| since.is_none_or(|t| c.updated_at >= t))
             .cloned()
             .collect()
     };
