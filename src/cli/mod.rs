@@ -29,7 +29,7 @@ pub struct RepoArgs {
     pub max_file_bytes: usize,
     /// Postgres URL: `index` stores the graph there; the other commands answer from the
     /// stored graph instead of indexing.
-    #[arg(long, env = "BLAST_DATABASE_URL")]
+    #[arg(long, env = "BLAST_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// The repository's name in the database (default: the directory's name).
     #[arg(long)]
@@ -159,7 +159,7 @@ pub enum Command {
     Migrate {
         /// Postgres (else `BLAST_DATABASE_URL`, else the server's `DATABASE_URL`, so a
         /// deployment's release step needs no flag).
-        #[arg(long, env = "BLAST_DATABASE_URL")]
+        #[arg(long, env = "BLAST_DATABASE_URL", hide_env_values = true)]
         database_url: Option<String>,
     },
 }
