@@ -2,6 +2,7 @@
 
 mod commands;
 mod deliver;
+pub mod logs;
 mod progress;
 
 use std::path::PathBuf;
