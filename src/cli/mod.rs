@@ -107,6 +107,10 @@ pub enum Command {
         /// loopback addresses (the Host header is checked against DNS rebinding).
         #[arg(long, value_name = "HOST")]
         allowed_host: Vec<String>,
+        /// With --http: the token every request must carry (`Authorization: Bearer
+        /// TOKEN`); required unless ADDR is a loopback address.
+        #[arg(long, env = "BLAST_MCP_TOKEN", hide_env_values = true)]
+        token: Option<secrecy::SecretString>,
     },
     /// The facts extracted from one file, one per line (for debugging the extractor).
     Facts { file: PathBuf },
@@ -217,7 +221,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             repo,
             http,
             allowed_host,
-        } => commands::mcp(&repo, http, allowed_host),
+            token,
+        } => commands::mcp(&repo, http, allowed_host, token),
         Command::Facts { file } => commands::facts(&file),
         Command::Migrate { database_url } => {
             let url = database_url
