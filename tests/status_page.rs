@@ -95,6 +95,9 @@ async fn the_cookie_is_a_secure_session_that_dies_with_the_token(pool: PgPool) {
 #[sqlx::test(migrations = false)]
 async fn guesses_at_the_token_are_limited(pool: PgPool) {
     let server = serve(&pool, &[]).await;
+    let signed_in = sign_in(&server, STATUS_TOKEN).await;
+    let cookie = signed_in.headers()["set-cookie"].to_str().unwrap();
+    let session = cookie.split(';').next().unwrap().to_string();
     let mut refused = 0;
     let limited = loop {
         let answer = sign_in(&server, &format!("guess {refused}")).await;
@@ -121,6 +124,8 @@ async fn guesses_at_the_token_are_limited(pool: PgPool) {
         .await
         .unwrap();
     assert_eq!(bearer.status(), 429);
+    // A session from before is no guess: it still opens the page.
+    assert_eq!(page_with_cookie(&server, &session).await, 200);
 }
 
 fn assert_guarded(headers: &HeaderMap, https: bool, what: &str) {

@@ -6,7 +6,8 @@
 //! derived from the token. The server keeps no session table, a copied cookie lapses
 //! within [`SESSION`], and a new token ends every session at once. Wrong tokens (the
 //! form's or a Bearer header's) are counted per client address: past [`GUESSES`] in
-//! [`WINDOW`], that address gets 429 until the window ends, even with the right token.
+//! [`WINDOW`], that address gets 429 until the window ends, even with the right token
+//! (a live session still opens the pages: its MAC cannot be guessed).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -80,20 +81,9 @@ impl Guard {
         now: SystemTime,
         instant: Instant,
     ) -> Access {
-        if let Some(wait) = self.guesses.blocked(peer, instant) {
-            return Access::Limited(wait);
-        }
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if let Some(given) = bearer {
-            if same(given.trim(), self.token.expose_secret()) {
-                return Access::Granted;
-            }
-            self.guesses.failed(peer, instant);
-            return Access::Denied;
-        }
+        // A live session first: its MAC cannot be guessed, so it opens the pages even
+        // while the address is limited (behind a proxy, an attacker's guesses must not
+        // lock out the operators already signed in).
         let session = headers
             .get_all(header::COOKIE)
             .iter()
@@ -102,10 +92,23 @@ impl Guard {
             .filter_map(|kv| kv.trim().strip_prefix(COOKIE)?.strip_prefix('='))
             .any(|value| self.session_is_live(value, now));
         if session {
-            Access::Granted
-        } else {
-            Access::Denied
+            return Access::Granted;
         }
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let Some(given) = bearer else {
+            return Access::Denied;
+        };
+        if let Some(wait) = self.guesses.blocked(peer, instant) {
+            return Access::Limited(wait);
+        }
+        if same(given.trim(), self.token.expose_secret()) {
+            return Access::Granted;
+        }
+        self.guesses.failed(peer, instant);
+        Access::Denied
     }
 
     /// The form's sign-in: the `Set-Cookie` value that opens the pages, or why not.
@@ -338,6 +341,21 @@ mod tests {
         assert_eq!(
             g.check_at(&with_cookie("the token"), None, now, Instant::now()),
             Access::Denied
+        );
+
+        // Guesses from the address limit tokens, not a live session.
+        for _ in 0..GUESSES {
+            g.guesses.failed(None, Instant::now());
+        }
+        let mut bearer = HeaderMap::new();
+        bearer.insert(header::AUTHORIZATION, "Bearer the token".parse().unwrap());
+        assert!(matches!(
+            g.check_at(&bearer, None, now, Instant::now()),
+            Access::Limited(_)
+        ));
+        assert_eq!(
+            g.check_at(&with_cookie(&session), None, now, Instant::now()),
+            Access::Granted
         );
     }
 
