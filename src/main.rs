@@ -10,17 +10,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    // BLAST_LOG_FORMAT=json: one JSON object per line, with the spans' fields (a job's
-    // delivery, repository and PR), for a log collector; text otherwise, coloured only on
-    // a terminal (`mcp` clients keep the server's stderr as text).
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    match std::env::var("BLAST_LOG_FORMAT").as_deref() {
-        Ok("json") => logs.json().init(),
-        _ => logs.init(),
-    }
+    blast_radius::cli::logs::init();
     let cli = blast_radius::cli::Cli::parse();
     // Deep syntax trees recurse deeply: run on a thread with room for them.
     let result = std::thread::Builder::new()

@@ -225,3 +225,47 @@ fn a_bare_repository_is_a_repository() {
     assert_eq!(from_bare, run_with(repo.path().to_str().unwrap()));
     assert!(from_bare.contains("classifyFields"), "{from_bare}");
 }
+
+/// Every secret the command line reads from the environment, each set to a value that must
+/// never be printed.
+const SECRET_ENV: &[&str] = &[
+    "DATABASE_URL",
+    "BLAST_DATABASE_URL",
+    "GITHUB_WEBHOOK_SECRET",
+    "GITHUB_PRIVATE_KEY",
+    "BLAST_STATUS_TOKEN",
+    "BLAST_CREDENTIALS_KEY",
+    "BLAST_MCP_TOKEN",
+];
+
+#[test]
+fn help_never_prints_a_secret_from_the_environment() {
+    let help = |args: &[&str]| -> String {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_blast-radius"));
+        cmd.args(args);
+        for name in SECRET_ENV {
+            cmd.env(name, format!("postgres://alice:pw-{name}@127.0.0.1/db"));
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Every subcommand `help` lists, so a new one is covered too.
+    let top = help(&["--help"]);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() > 10, "{top}");
+    for command in &commands {
+        let text = help(&[command, "--help"]);
+        assert!(
+            !text.contains("pw-"),
+            "{command} --help prints a secret:\n{text}"
+        );
+    }
+}

@@ -539,10 +539,9 @@ async fn a_stored_graph_is_served_and_follows_the_store(pool: sqlx::PgPool) {
     assert_eq!(last, &cli_json(root, &args));
 }
 
-#[test]
-fn streamable_http_serves_the_same_answers() {
-    let repo = two_commit_repo("blast/classify");
-    let root = repo.path();
+/// `blast-radius mcp --http 127.0.0.1:0` on `root` with `extra` arguments: the process and
+/// the URL it listens on.
+fn serve_http(root: &Path, extra: &[&str]) -> (Child, String) {
     let mut server = Command::new(BIN)
         .args([
             "mcp",
@@ -551,6 +550,8 @@ fn streamable_http_serves_the_same_answers() {
             "--http",
             "127.0.0.1:0",
         ])
+        .args(extra)
+        .env_remove("BLAST_MCP_TOKEN")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -569,6 +570,115 @@ fn streamable_http_serves_the_same_answers() {
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     // Keep reading the server's log so it never blocks on a full pipe.
     std::thread::spawn(move || lines.for_each(drop));
+    (server, url)
+}
+
+/// The status of an MCP `initialize` POSTed to `url` with `headers` (raw HTTP/1.1).
+fn initialize_status(url: &str, headers: &[(&str, &str)]) -> u16 {
+    use std::io::{Read, Write};
+    let addr = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .unwrap();
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "1" }
+        }
+    })
+    .to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).unwrap();
+    let line = String::from_utf8_lossy(&head);
+    line[9..12].parse().unwrap_or_else(|_| panic!("{line}"))
+}
+
+#[test]
+fn streamable_http_wants_its_token_and_a_loopback_origin() {
+    let repo = two_commit_repo("blast/classify");
+    let root = repo.path();
+    let token = "an mcp token for tests";
+    let (mut server, url) = serve_http(root, &["--token", token]);
+    let bearer = format!("Bearer {token}");
+    let port = url.split(':').nth(2).unwrap().split('/').next().unwrap();
+    let local_origin = format!("http://localhost:{port}");
+    let statuses = [
+        initialize_status(&url, &[]),
+        initialize_status(&url, &[("Authorization", "Bearer not the token")]),
+        initialize_status(
+            &url,
+            &[
+                ("Authorization", &bearer),
+                ("Origin", "http://evil.example"),
+            ],
+        ),
+        initialize_status(
+            &url,
+            &[("Authorization", &bearer), ("Origin", &local_origin)],
+        ),
+        initialize_status(&url, &[("Authorization", &bearer)]),
+    ];
+    let results = session(
+        json!({ "http": url, "token": token }),
+        &[call("find_callers", json!({ "target": "classifyFields" }))],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(statuses, [401, 401, 403, 200, 200]);
+    assert_eq!(
+        answer(&results[0]),
+        &cli_json(root, &["callers", "classifyFields"])
+    );
+
+    // Without a token, on loopback: a page in a browser still may not call it.
+    let (mut open, url) = serve_http(root, &[]);
+    let foreign = initialize_status(&url, &[("Origin", "http://evil.example")]);
+    let _ = open.kill();
+    let _ = open.wait();
+    assert_eq!(foreign, 403);
+}
+
+#[test]
+fn streamable_http_on_a_public_address_needs_a_token() {
+    let repo = two_commit_repo("blast/classify");
+    let out = Command::new(BIN)
+        .args(["mcp", "--repo", repo.path().to_str().unwrap()])
+        .args(["--http", "0.0.0.0:0"])
+        .env_remove("BLAST_MCP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = finish(out, Duration::from_secs(60), "a refused start");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("BLAST_MCP_TOKEN"), "{err}");
+}
+
+#[test]
+fn streamable_http_serves_the_same_answers() {
+    let repo = two_commit_repo("blast/classify");
+    let root = repo.path();
+    let (mut server, url) = serve_http(root, &[]);
     let results = session(
         json!({ "http": url }),
         &[

@@ -129,7 +129,10 @@ pub fn mcp(
     repo: &RepoArgs,
     http: Option<std::net::SocketAddr>,
     allowed_hosts: Vec<String>,
+    token: Option<secrecy::SecretString>,
 ) -> Result<()> {
+    use secrecy::ExposeSecret as _;
+    let token = token.filter(|t| !t.expose_secret().trim().is_empty());
     let source = match &repo.database_url {
         Some(url) => crate::mcp::Source::Stored {
             url: url.clone(),
@@ -143,6 +146,7 @@ pub fn mcp(
         source,
         http,
         allowed_hosts,
+        token,
     };
     runtime()?.block_on(crate::mcp::run(config))
 }

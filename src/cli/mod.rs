@@ -2,6 +2,7 @@
 
 mod commands;
 mod deliver;
+pub mod logs;
 mod progress;
 
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ pub struct RepoArgs {
     pub max_file_bytes: usize,
     /// Postgres URL: `index` stores the graph there; the other commands answer from the
     /// stored graph instead of indexing.
-    #[arg(long, env = "BLAST_DATABASE_URL")]
+    #[arg(long, env = "BLAST_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// The repository's name in the database (default: the directory's name).
     #[arg(long)]
@@ -106,6 +107,10 @@ pub enum Command {
         /// loopback addresses (the Host header is checked against DNS rebinding).
         #[arg(long, value_name = "HOST")]
         allowed_host: Vec<String>,
+        /// With --http: the token every request must carry (`Authorization: Bearer
+        /// TOKEN`); required unless ADDR is a loopback address.
+        #[arg(long, env = "BLAST_MCP_TOKEN", hide_env_values = true)]
+        token: Option<secrecy::SecretString>,
     },
     /// The facts extracted from one file, one per line (for debugging the extractor).
     Facts { file: PathBuf },
@@ -159,7 +164,7 @@ pub enum Command {
     Migrate {
         /// Postgres (else `BLAST_DATABASE_URL`, else the server's `DATABASE_URL`, so a
         /// deployment's release step needs no flag).
-        #[arg(long, env = "BLAST_DATABASE_URL")]
+        #[arg(long, env = "BLAST_DATABASE_URL", hide_env_values = true)]
         database_url: Option<String>,
     },
 }
@@ -216,7 +221,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             repo,
             http,
             allowed_host,
-        } => commands::mcp(&repo, http, allowed_host),
+            token,
+        } => commands::mcp(&repo, http, allowed_host, token),
         Command::Facts { file } => commands::facts(&file),
         Command::Migrate { database_url } => {
             let url = database_url

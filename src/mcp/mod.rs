@@ -9,6 +9,7 @@
 //! that change on disk are re-extracted alone and laid over the graph (`live`, `watch`).
 
 mod blast;
+mod guard;
 mod live;
 mod server;
 mod watch;
@@ -22,6 +23,7 @@ use anyhow::{Context, Result};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
+use secrecy::SecretString;
 
 pub use server::SUMMARY_URI;
 
@@ -47,11 +49,17 @@ pub struct Config {
     pub http: Option<SocketAddr>,
     /// Host names the HTTP server answers to besides loopback.
     pub allowed_hosts: Vec<String>,
+    /// The token HTTP requests must carry; required off loopback.
+    pub token: Option<SecretString>,
 }
 
 /// Loads the graph and serves it until the client goes away (stdio) or the process is
 /// stopped (HTTP: Ctrl-C or SIGTERM).
 pub async fn run(config: Config) -> Result<()> {
+    if let Some(addr) = config.http {
+        // Before indexing: a refusal should not take a large repository's index time.
+        guard::check_exposure(addr, config.token.as_ref())?;
+    }
     let start = Instant::now();
     let served = match &config.source {
         Source::WorkingTree => {
@@ -87,7 +95,7 @@ pub async fn run(config: Config) -> Result<()> {
                 .context("starting the MCP session on stdio")?;
             running.waiting().await?;
         }
-        Some(addr) => serve_http(handler, addr, config.allowed_hosts).await?,
+        Some(addr) => serve_http(handler, addr, config.allowed_hosts, config.token).await?,
     }
     Ok(())
 }
@@ -96,13 +104,16 @@ async fn serve_http(
     handler: server::GraphServer,
     addr: SocketAddr,
     allowed_hosts: Vec<String>,
+    token: Option<SecretString>,
 ) -> Result<()> {
-    let mut http = StreamableHttpServerConfig::default();
+    let mut http = StreamableHttpServerConfig::default()
+        .with_allowed_origins(guard::allowed_origins(&allowed_hosts))
+        .enforce_origin_validation();
     http.allowed_hosts.extend(allowed_hosts);
     let stop = http.cancellation_token.clone();
     let service: StreamableHttpService<server::GraphServer, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), http);
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = guard::require_token(axum::Router::new().nest_service("/mcp", service), token);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("listening on {addr}"))?;

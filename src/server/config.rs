@@ -88,6 +88,9 @@ pub struct ServerConfig {
     pub catch_up_minutes: u64,
     pub job_lease: std::time::Duration,
     pub status_token: Option<SecretString>,
+    /// PUBLIC_URL, checked: whether browsers come over https (the cookie's `Secure`,
+    /// HSTS).
+    pub public_url: Option<String>,
 }
 
 impl ServerConfig {
@@ -200,6 +203,10 @@ impl ServerArgs {
             catch_up_minutes: self.catch_up_minutes,
             job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
             status_token,
+            public_url: self
+                .public_url
+                .as_deref()
+                .and_then(|u| check_public_url(u.trim()).ok()),
         };
         config.app = app.map(|(app_id, key, secrets)| AppConfig {
             github: config.github_for(app_id, key),

@@ -2,19 +2,22 @@
 //! only coordinator, so any number of `work` processes on any number of machines share
 //! the queue with `serve`.
 
+pub mod auth;
 pub mod check;
 pub mod config;
+pub mod headers;
 pub mod prometheus;
 pub mod setup;
 pub mod status;
 
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use anyhow::Context;
 use axum::extract::Request;
 use axum::Router;
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::ExposeSecret;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 use tower::ServiceExt as _;
@@ -26,7 +29,9 @@ use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
 use crate::queue::{run_workers, NewJob, Queue, QueueConfig};
 use crate::store::Store;
+use auth::Guard;
 use config::ServerConfig;
+use headers::PageHeaders;
 use setup::{Activation, SetupState};
 
 /// What this process runs.
@@ -71,9 +76,16 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
 
     let env_app = config.app.take();
     let (running_tx, running) = watch::channel(false);
+    let public_url = config.public_url.as_deref();
+    let secure_cookie = auth::cookie_needs_https(public_url);
+    let web_url = web_url(&config.api_url);
     let runtime = Arc::new(Runtime {
-        web_url: web_url(&config.api_url),
-        token: config.status_token.clone().map(Arc::new),
+        headers: PageHeaders::new(headers::over_https(public_url), &web_url),
+        web_url,
+        guard: config
+            .status_token
+            .clone()
+            .map(|token| Arc::new(Guard::new(token, secure_cookie))),
         env_app: env_app.as_ref().map(|a| a.github.app_id),
         router: RwLock::new(Router::new()),
         workers: Mutex::new(None),
@@ -110,7 +122,12 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("listening on port {port}"))?;
     tracing::info!(port, workers = runtime.config.workers, "serving");
-    axum::serve(listener, runtime.clone().service())
+    // The peer's address: what wrong status tokens are counted by.
+    let service = runtime
+        .clone()
+        .service()
+        .into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service)
         .with_graceful_shutdown(stopped(stop))
         .await
         .context("serving webhooks")?;
@@ -130,7 +147,8 @@ struct Runtime {
     mode: Mode,
     stop: watch::Receiver<bool>,
     web_url: String,
-    token: Option<Arc<SecretString>>,
+    guard: Option<Arc<Guard>>,
+    headers: PageHeaders,
     env_app: Option<u64>,
     router: RwLock<Router>,
     workers: Mutex<Option<JoinHandle<()>>>,
@@ -193,12 +211,12 @@ impl Runtime {
                 self.store.clone(),
                 self.queue.clone(),
                 described,
-                self.token.clone(),
+                self.guard.clone(),
             ))
             .merge(setup::router(SetupState {
                 store: self.store.clone(),
                 config: self.config.setup.clone(),
-                token: self.token.clone(),
+                guard: self.guard.clone(),
                 web_url: self.web_url.clone(),
                 api_url: self.config.api_url.clone(),
                 env_app: self.env_app,
@@ -207,7 +225,7 @@ impl Runtime {
             .merge(prometheus::router(
                 self.queue.clone(),
                 cache,
-                self.token.clone(),
+                self.guard.clone(),
             ));
         *self.router.write().expect("router lock") = router;
     }
@@ -258,10 +276,13 @@ impl Runtime {
 
     /// One service that answers with whatever routes are current.
     fn service(self: Arc<Self>) -> Router {
-        Router::new().fallback_service(tower::service_fn(move |request: Request| {
-            let router = self.router.read().expect("router lock").clone();
-            router.oneshot(request)
-        }))
+        let headers = self.headers.clone();
+        headers.wrap(
+            Router::new().fallback_service(tower::service_fn(move |request: Request| {
+                let router = self.router.read().expect("router lock").clone();
+                router.oneshot(request)
+            })),
+        )
     }
 
     async fn join_workers(&self) {

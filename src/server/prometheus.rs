@@ -12,9 +12,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
-use secrecy::SecretString;
 
-use super::status::authorized;
+use super::auth::{self, Access, Guard, Peer};
 use crate::jobs::GraphCache;
 use crate::queue::Queue;
 
@@ -49,39 +48,39 @@ struct MetricsState {
     queue: Queue,
     /// None until the App runs (no graphs are held before).
     cache: Option<Arc<GraphCache>>,
-    token: Option<Arc<SecretString>>,
+    guard: Option<Arc<Guard>>,
 }
 
 /// `GET /metrics`.
-pub fn router(
-    queue: Queue,
-    cache: Option<Arc<GraphCache>>,
-    token: Option<Arc<SecretString>>,
-) -> Router {
+pub fn router(queue: Queue, cache: Option<Arc<GraphCache>>, guard: Option<Arc<Guard>>) -> Router {
     Router::new()
         .route("/metrics", get(scrape))
         .with_state(MetricsState {
             handle: recorder(),
             queue,
             cache,
-            token,
+            guard,
         })
 }
 
-async fn scrape(State(st): State<MetricsState>, headers: HeaderMap) -> Response {
-    let Some(token) = &st.token else {
+async fn scrape(State(st): State<MetricsState>, Peer(peer): Peer, headers: HeaderMap) -> Response {
+    let Some(guard) = &st.guard else {
         return (
             StatusCode::NOT_FOUND,
             "Metrics are off: set BLAST_STATUS_TOKEN and send it as a Bearer token.\n",
         )
             .into_response();
     };
-    if !authorized(&headers, token) {
-        return (
-            StatusCode::UNAUTHORIZED,
-            "send BLAST_STATUS_TOKEN as a Bearer token\n",
-        )
-            .into_response();
+    match guard.check(&headers, peer) {
+        Access::Granted => {}
+        Access::Denied => {
+            return (
+                StatusCode::UNAUTHORIZED,
+                "send BLAST_STATUS_TOKEN as a Bearer token\n",
+            )
+                .into_response()
+        }
+        Access::Limited(wait) => return auth::limited(wait),
     }
     match st.queue.status().await {
         Ok(q) => {

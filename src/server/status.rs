@@ -1,8 +1,8 @@
 //! The operators' status page at `/`: the App, installations and each repository's
 //! graph, the queue, recent deliveries. Server-rendered HTML readable on a phone, behind a
 //! token (`BLAST_STATUS_TOKEN`): sent as `Authorization: Bearer TOKEN`, or typed once into
-//! the page's form, which keeps it in an HttpOnly cookie. Without a token configured the
-//! page is off. `/setup` and `/metrics` are behind the same token.
+//! the page's form, which leaves a session cookie ([`super::auth`]). Without a token
+//! configured the page is off. `/setup` and `/metrics` are behind the same token.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -13,19 +13,17 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::{DateTime, Utc};
-use secrecy::{ExposeSecret, SecretString};
 
+use super::auth::{self, Access, Guard, Peer};
 use crate::queue::{DeliveryRecord, JobFailure, Queue, QueueStatus};
 use crate::store::{InstallationOverview, RepoOverview, Store};
-
-const COOKIE: &str = "blast_status";
 
 #[derive(Clone)]
 struct StatusState {
     store: Store,
     queue: Queue,
     app: Option<Arc<str>>,
-    token: Option<Arc<SecretString>>,
+    guard: Option<Arc<Guard>>,
 }
 
 /// `/` and `/login`. `app` describes the App this server runs as; None while it waits
@@ -34,7 +32,7 @@ pub fn router(
     store: Store,
     queue: Queue,
     app: Option<String>,
-    token: Option<Arc<SecretString>>,
+    guard: Option<Arc<Guard>>,
 ) -> Router {
     Router::new()
         .route("/", get(page))
@@ -43,7 +41,7 @@ pub fn router(
             store,
             queue,
             app: app.map(Arc::from),
-            token,
+            guard,
         })
 }
 
@@ -59,16 +57,16 @@ pub struct StatusPage {
     pub now: DateTime<Utc>,
 }
 
-async fn page(State(st): State<StatusState>, headers: HeaderMap) -> Response {
-    let Some(token) = &st.token else {
+async fn page(State(st): State<StatusState>, Peer(peer): Peer, headers: HeaderMap) -> Response {
+    let Some(guard) = &st.guard else {
         return (
             StatusCode::NOT_FOUND,
             "The status page is off: set BLAST_STATUS_TOKEN to turn it on.\n",
         )
             .into_response();
     };
-    if !authorized(&headers, token) {
-        return (StatusCode::UNAUTHORIZED, html(&login_form("/"))).into_response();
+    if let Some(refused) = refusal(guard.check(&headers, peer), "/") {
+        return refused;
     }
     let gathered = async {
         anyhow::Ok(StatusPage {
@@ -98,8 +96,12 @@ struct LoginForm {
     next: String,
 }
 
-async fn login(State(st): State<StatusState>, Form(form): Form<LoginForm>) -> Response {
-    let Some(token) = &st.token else {
+async fn login(
+    State(st): State<StatusState>,
+    Peer(peer): Peer,
+    Form(form): Form<LoginForm>,
+) -> Response {
+    let Some(guard) = &st.guard else {
         return StatusCode::NOT_FOUND.into_response();
     };
     // Back to the page that asked, if it is one of ours (never an address elsewhere).
@@ -107,15 +109,10 @@ async fn login(State(st): State<StatusState>, Form(form): Form<LoginForm>) -> Re
         "/setup" => "/setup",
         _ => "/",
     };
-    if !same(form.token.trim(), token.expose_secret()) {
-        return (StatusCode::UNAUTHORIZED, html(&login_form(next))).into_response();
-    }
-    // Lax: GitHub sends the person back here (the App's setup URL) after installing it;
-    // every page behind the cookie only reads, so a cross-site GET can do no harm.
-    let cookie = format!(
-        "{COOKIE}={}; HttpOnly; SameSite=Lax; Path=/; Max-Age=604800",
-        form.token.trim()
-    );
+    let cookie = match guard.sign_in(&form.token, peer) {
+        Ok(cookie) => cookie,
+        Err(access) => return refusal(access, next).unwrap_or_else(|| login_refused(next)),
+    };
     (
         StatusCode::SEE_OTHER,
         [
@@ -126,38 +123,18 @@ async fn login(State(st): State<StatusState>, Form(form): Form<LoginForm>) -> Re
         .into_response()
 }
 
-/// Whether the request carries the token, as a Bearer header or the login's cookie.
-pub(super) fn authorized(headers: &HeaderMap, token: &SecretString) -> bool {
-    let expected = token.expose_secret();
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    let cookie = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| {
-            kv.trim()
-                .strip_prefix(&format!("{COOKIE}="))
-                .map(str::to_string)
-        })
-        .next();
-    bearer.is_some_and(|b| same(b.trim(), expected)) || cookie.is_some_and(|c| same(&c, expected))
+/// The answer to a request the guard did not let through: the sign-in form (back to
+/// `next` after), or 429; None when it did.
+pub(super) fn refusal(access: Access, next: &str) -> Option<Response> {
+    match access {
+        Access::Granted => None,
+        Access::Denied => Some(login_refused(next)),
+        Access::Limited(wait) => Some(auth::limited(wait)),
+    }
 }
 
-/// Compares in time independent of where the texts differ.
-fn same(given: &str, expected: &str) -> bool {
-    use hmac::Mac;
-    // Comparing MACs of both: constant-time, whatever the lengths.
-    let mac = |text: &str| {
-        let mut m =
-            hmac::Hmac::<sha2::Sha256>::new_from_slice(b"blast-radius status").expect("any key");
-        m.update(text.as_bytes());
-        m.finalize().into_bytes()
-    };
-    mac(given) == mac(expected)
+fn login_refused(next: &str) -> Response {
+    (StatusCode::UNAUTHORIZED, html(&login_form(next))).into_response()
 }
 
 pub(super) fn html(body: &str) -> ([(header::HeaderName, &'static str); 2], String) {
@@ -484,12 +461,5 @@ mod tests {
             html.contains("<a href=\"/setup\">"),
             "no App: the page says so"
         );
-    }
-
-    #[test]
-    fn tokens_compare_whole() {
-        assert!(same("secret", "secret"));
-        assert!(!same("secret", "secre"));
-        assert!(!same("", "secret"));
     }
 }

@@ -3,6 +3,7 @@
 // transport and the steps; every step's result is printed, in order, as one JSON array.
 //
 //   { "stdio": { "command": "...", "args": [...] } }  or  { "http": "http://127.0.0.1:PORT/mcp" }
+//   (with "token": "..." sent as a Bearer token over HTTP)
 //   "steps": [
 //     { "op": "tools" },                                   // tools/list
 //     { "op": "call", "name": "find_callers", "arguments": { "target": "f" } },
@@ -23,7 +24,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
 
 const transport = scenario.http
-  ? new StreamableHTTPClientTransport(new URL(scenario.http))
+  ? new StreamableHTTPClientTransport(new URL(scenario.http), {
+      requestInit: scenario.token ? { headers: { Authorization: `Bearer ${scenario.token}` } } : {},
+    })
   : new StdioClientTransport({
       command: scenario.stdio.command,
       args: scenario.stdio.args,

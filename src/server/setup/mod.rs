@@ -25,10 +25,10 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use secrecy::SecretString;
 use tokio::sync::{watch, Notify};
 
-use super::status::{authorized, esc, html, login_form, HEAD};
+use super::auth::{Guard, Peer};
+use super::status::{esc, html, refusal, HEAD};
 use crate::store::Store;
 
 /// What creating the App from this server (`/setup`) and reading its stored credentials
@@ -64,7 +64,7 @@ pub struct SetupState {
     pub store: Store,
     /// None when PUBLIC_URL or BLAST_CREDENTIALS_KEY is not set.
     pub config: Option<SetupConfig>,
-    pub token: Option<Arc<SecretString>>,
+    pub guard: Option<Arc<Guard>>,
     /// GitHub's web address (the new-App page) and its API's (the conversion).
     pub web_url: String,
     pub api_url: String,
@@ -92,18 +92,19 @@ struct SetupQuery {
 
 async fn setup_page(
     State(st): State<SetupState>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     Query(q): Query<SetupQuery>,
 ) -> Response {
-    let Some(token) = &st.token else {
+    let Some(guard) = &st.guard else {
         return (
             StatusCode::NOT_FOUND,
             "Setup is off: set BLAST_STATUS_TOKEN (it guards this page), PUBLIC_URL and BLAST_CREDENTIALS_KEY.\n",
         )
             .into_response();
     };
-    if !authorized(&headers, token) {
-        return (StatusCode::UNAUTHORIZED, html(&login_form("/setup"))).into_response();
+    if let Some(refused) = refusal(guard.check(&headers, peer), "/setup") {
+        return refused;
     }
     if let Some(id) = st.env_app {
         return page(&format!(
