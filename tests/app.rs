@@ -1575,7 +1575,7 @@ fn generated_js(n: usize) -> Vec<u8> {
 
 /// A bundle of `n` bytes: one long line.
 fn minified_js(n: usize) -> Vec<u8> {
-    let mut out: Vec<u8> = b"!function(){".iter().copied().collect();
+    let mut out: Vec<u8> = b"!function(){".to_vec();
     out.extend(b"var a=b(c,d);".iter().copied().cycle().take(n - 14));
     out.extend_from_slice(b"}\n");
     out
