@@ -592,6 +592,19 @@ async fn a_capped_blob_read_stops_at_its_cap() {
             .unwrap();
         assert_eq!(got, CappedBlob::Whole(b"f()\n".to_vec()), "as json: {json}");
     }
+    // The contents API, as a repository's configuration is read, is capped the same way.
+    let got = w
+        .inst
+        .get_file_at_capped(&w.name, "big.js", &head, 64 * 1024)
+        .await
+        .unwrap();
+    assert_eq!(got, Some(CappedBlob::TooLarge));
+    let got = w
+        .inst
+        .get_file_at_capped(&w.name, "small.js", &head, 64 * 1024)
+        .await
+        .unwrap();
+    assert_eq!(got, Some(CappedBlob::Whole(b"f()\n".to_vec())));
 }
 
 // ---- Retries, rate limits, errors ----

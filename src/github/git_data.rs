@@ -289,6 +289,24 @@ impl Installation {
         path: &str,
         commit: &CommitSha,
     ) -> Result<Option<Vec<u8>>> {
+        match self
+            .get_file_at_capped(repo, path, commit, usize::MAX)
+            .await?
+        {
+            Some(CappedBlob::Whole(bytes)) => Ok(Some(bytes)),
+            _ => Ok(None),
+        }
+    }
+
+    /// [`get_file_at`](Self::get_file_at), never holding more than `max_bytes` of the
+    /// file: a longer one is [`CappedBlob::TooLarge`].
+    pub async fn get_file_at_capped(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        commit: &CommitSha,
+        max_bytes: usize,
+    ) -> Result<Option<CappedBlob>> {
         let route = format!(
             "{}/contents/{}?ref={}",
             repo.route(),
@@ -296,20 +314,39 @@ impl Installation {
             encode_path(commit.as_str(), false)
         );
         let call = Call::get(route).accept(RAW);
-        let got = match self.sender().send_buffered(&call).await {
-            Ok(got) => got,
+        let what = call.what();
+        let answer = match self.sender().send_streaming(&call).await {
+            Ok(answer) => answer,
             Err(e) if e.is_not_found() => return Ok(None),
             Err(e) => return Err(e),
         };
-        let is_json = got
+        let is_json = answer
             .headers
             .get(http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("application/json"));
-        if is_json {
-            return decode_contents_json(&got.body, &call.what());
-        }
-        Ok(Some(got.body.to_vec()))
+        let limit = if is_json {
+            (max_bytes / 3).saturating_mul(4).saturating_add(4096)
+        } else {
+            max_bytes
+        };
+        let stall = self.core.app().settings.request_timeout;
+        let Some(body) = read_at_most(answer.body, limit, stall, &what).await? else {
+            return Ok(Some(CappedBlob::TooLarge));
+        };
+        let bytes = if is_json {
+            match decode_contents_json(&body, &what)? {
+                Some(bytes) => bytes,
+                None => return Ok(None),
+            }
+        } else {
+            body
+        };
+        Ok(Some(if bytes.len() > max_bytes {
+            CappedBlob::TooLarge
+        } else {
+            CappedBlob::Whole(bytes)
+        }))
     }
 }
 

@@ -10,12 +10,15 @@ use lru::LruCache;
 
 use super::{errors, App};
 use crate::config::{parse_bytes, ConfigProblem, RepoConfig, REPO_CONFIG_PATH};
-use crate::github::{Installation, RepoName, Repository};
+use crate::github::{CappedBlob, Installation, RepoName, Repository};
 use crate::model::{CommitSha, GithubRepoId};
 use crate::queue::JobError;
 
 /// Commits whose configuration is kept (a few hundred bytes each).
 const ENTRIES: usize = 256;
+/// The largest `.github/blast-radius.yml` read: a real one is a few lines, and the
+/// cache keeps what it parsed (problems quote values) for `ENTRIES` commits.
+const MAX_CONFIG_BYTES: usize = 64 * 1024;
 
 /// A repository's configuration at one commit, and what was wrong in the file.
 #[derive(Debug, Default)]
@@ -61,11 +64,22 @@ pub(super) async fn repo_config_of(
         return Ok(found.clone());
     }
     let bytes = installation
-        .get_file_at(name, REPO_CONFIG_PATH, commit)
+        .get_file_at_capped(name, REPO_CONFIG_PATH, commit, MAX_CONFIG_BYTES)
         .await
         .map_err(errors::github)?;
     let (config, problems) = match bytes {
-        Some(bytes) => parse_bytes(&bytes),
+        Some(CappedBlob::Whole(bytes)) => parse_bytes(&bytes),
+        Some(CappedBlob::TooLarge) => (
+            RepoConfig::default(),
+            vec![ConfigProblem {
+                key: String::new(),
+                message: format!(
+                    "the file is over {} KB; every default was used",
+                    MAX_CONFIG_BYTES / 1024
+                ),
+                found: None,
+            }],
+        ),
         None => Default::default(),
     };
     if !problems.is_empty() {
