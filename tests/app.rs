@@ -599,6 +599,7 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         })
     };
     let blobs_fetched = fake.requests_matching("/git/blobs/").len();
+    let listed = fake.requests_to("GET", "/issues/1/comments").len();
     let asked = fake.add_comment_as(
         "acme/web",
         1,
@@ -622,6 +623,11 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
         .collect();
     assert_eq!(replies.len(), 1, "one reply");
+    assert_eq!(
+        fake.requests_to("GET", "/issues/1/comments").len(),
+        listed,
+        "a first attempt posts its reply without listing the thread"
+    );
     assert_eq!(
         fake.requests_matching("/git/blobs/").len(),
         blobs_fetched,
