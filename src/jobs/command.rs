@@ -8,6 +8,7 @@
 //! members and collaborators) get an answer; anyone else's commands are logged and left.
 //! Comments that arrive while a job waits join it (one job, one PR view, one graph).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::pr::{pr_view, PrView, Versions};
@@ -15,11 +16,11 @@ use super::repo_config::{repo_config, repo_config_of};
 use super::{errors, App};
 use crate::commands::{help, parse_lines, Command};
 use crate::config::RepoConfig;
-use crate::github::{CommentId, Installation, Lookup, Reaction, RepoName};
-use crate::graph::Graph;
+use crate::github::{CommentId, DiffLines, Installation, Lookup, PrFile, Reaction, RepoName};
+use crate::graph::{DefId, Graph};
 use crate::indexer::select::{select_decided, Selected};
 use crate::intake::jobs::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
-use crate::query;
+use crate::query::{self, DefSite, Resolved};
 use crate::queue::{JobError, RunningJob};
 use crate::report::answers;
 use crate::workflow::source::Revision;
@@ -142,6 +143,7 @@ async fn reply(
     comment: &CommandComment,
     retried: bool,
 ) -> Result<(), JobError> {
+    let context = PrContext::of(view);
     let id = CommentId(comment.comment_id as u64);
     installation
         .add_issue_comment_reaction(&view.repo.name, id, Reaction::Eyes)
@@ -151,7 +153,7 @@ async fn reply(
     let mut failed = false;
     for command in &parse_lines(&comment.lines) {
         let answer = match command {
-            Ok(c) => answer(graph, c, config, link),
+            Ok(c) => answer(graph, c, config, link, &|site| context.rank(site)),
             Err(e) => Err(e.reply()),
         };
         match answer {
@@ -233,10 +235,25 @@ fn answer(
     command: &Command,
     config: &RepoConfig,
     link: &dyn Fn(&str, u32) -> String,
+    rank: &dyn Fn(DefSite<'_>) -> u8,
 ) -> Result<String, String> {
-    let target = |name: &str| query::lookup(g, name).map_err(|e| answers::target_error(&e, link));
-    Ok(match command {
-        Command::Help => help(),
+    let resolve = |name: &str| {
+        query::lookup_preferring(g, name, rank).map_err(|e| answers::target_error(&e, link))
+    };
+    // A name the PR decides answers for its definition, naming the others; a name
+    // nothing decides, with few candidates, answers for each.
+    let each = |name: &str, one: &dyn Fn(DefId) -> String| -> Result<String, String> {
+        Ok(match resolve(name)? {
+            Resolved::One { def, passed_over } => {
+                let mut out = one(def);
+                out.push_str(&answers::passed_over(name, &passed_over, link));
+                out
+            }
+            Resolved::Each(defs) => defs.iter().map(|&d| one(d)).collect::<Vec<_>>().join("\n"),
+        })
+    };
+    match command {
+        Command::Help => Ok(help()),
         Command::Callers {
             target: name,
             depth,
@@ -244,8 +261,7 @@ fn answer(
         | Command::Blast {
             target: name,
             depth,
-        } => {
-            let d = target(name)?;
+        } => each(name, &|d| {
             let mut found = query::callers(g, d, *depth, 0);
             let before = found.callers.len();
             found.callers.retain(|c| {
@@ -254,14 +270,140 @@ fn answer(
             let left_out = before - found.callers.len();
             let listed = config.max_callers.unwrap_or(usize::MAX);
             answers::callers_listing(&found, link, listed, left_out)
-        }
-        Command::Callees { target: name } => {
-            let d = target(name)?;
+        }),
+        Command::Callees { target: name } => each(name, &|d| {
             answers::callees(&query::describe(g, d), &query::callees(g, d), link)
-        }
+        }),
         Command::Path { from, to } => {
-            let (a, b) = (target(from)?, target(to)?);
-            answers::path(from, to, query::path(g, a, b).as_deref(), link)
+            // A path needs one definition at each end.
+            let one = |name: &str| match resolve(name)? {
+                Resolved::One { def, passed_over } => Ok((def, passed_over)),
+                Resolved::Each(defs) => Err(answers::target_error(
+                    &query::TargetError::Ambiguous {
+                        target: name.to_string(),
+                        candidates: defs.iter().map(|&d| query::describe(g, d)).collect(),
+                    },
+                    link,
+                )),
+            };
+            let ((a, over_a), (b, over_b)) = (one(from)?, one(to)?);
+            let mut out = answers::path(from, to, query::path(g, a, b).as_deref(), link);
+            out.push_str(&answers::passed_over(from, &over_a, link));
+            out.push_str(&answers::passed_over(to, &over_b, link));
+            Ok(out)
         }
-    })
+    }
+}
+
+/// How a pull request ranks the definitions a name may mean: one it changed (an added
+/// line inside it) 2, one in a file it touched 1, any other 0.
+pub(super) struct PrContext {
+    added: BTreeMap<String, Vec<u32>>,
+}
+
+impl PrContext {
+    pub(super) fn of(view: &PrView) -> PrContext {
+        PrContext::new(&view.fetched.changed, &view.fetched.files)
+    }
+
+    /// From the PR's changed paths and its files as GitHub lists them (their patches).
+    pub(super) fn new(changed: &[String], files: &[PrFile]) -> PrContext {
+        let mut added: BTreeMap<String, Vec<u32>> =
+            changed.iter().map(|p| (p.clone(), Vec::new())).collect();
+        for f in files {
+            if let Some(patch) = &f.patch {
+                added
+                    .entry(f.path.0.clone())
+                    .or_default()
+                    .extend(DiffLines::parse(patch).added_lines());
+            }
+        }
+        PrContext { added }
+    }
+
+    pub(super) fn rank(&self, site: DefSite<'_>) -> u8 {
+        match self.added.get(site.file) {
+            None => 0,
+            Some(lines)
+                if lines
+                    .iter()
+                    .any(|l| (site.start_line..=site.end_line).contains(l)) =>
+            {
+                2
+            }
+            Some(_) => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::indexer::{extract, Language};
+
+    fn graph(files: &[(&str, &str)]) -> Graph {
+        let facts = files
+            .iter()
+            .map(|(path, text)| extract(path, Language::TypeScript, text))
+            .collect();
+        Graph::build(facts, Vec::new())
+    }
+
+    #[test]
+    fn a_name_the_pull_request_decides_answers_for_its_definition() {
+        let g = graph(&[
+            ("src/money.ts", "export function formatPrice(x) {\n  return x;\n}\n"),
+            ("src/legacy/money.ts", "export function formatPrice(x) {\n  return '$' + x;\n}\n"),
+            ("src/a.ts", "import { formatPrice } from './money';\nexport function a() { return formatPrice(1); }\n"),
+        ]);
+        let link = |f: &str, l: u32| format!("https://example.test/{f}#L{l}");
+        let config = RepoConfig::default();
+        let ask = Command::Callers {
+            target: "formatPrice".into(),
+            depth: 1,
+        };
+        // The PR changes src/money.ts's formatPrice (line 2 added).
+        let file = PrFile {
+            path: crate::model::RepoPath("src/money.ts".into()),
+            previous_path: None,
+            status: crate::github::FileStatus::Modified,
+            sha: None,
+            additions: 1,
+            deletions: 1,
+            patch: Some(
+                "@@ -1,3 +1,3 @@\n export function formatPrice(x) {\n-  return x + 0;\n+  return x;\n }"
+                    .into(),
+            ),
+        };
+        let context = PrContext::new(&["src/money.ts".into()], &[file]);
+        let text = answer(&g, &ask, &config, &link, &|s| context.rank(s)).unwrap();
+        assert!(
+            text.contains("**Callers of [`formatPrice`]")
+                || text.contains("**Callers of `formatPrice`"),
+            "{text}"
+        );
+        assert!(text.contains("src/money.ts:1"), "{text}");
+        assert!(text.contains("also names"), "{text}");
+        assert!(text.contains("src/legacy/money.ts:1"), "{text}");
+        assert_eq!(text.matches("**Callers of").count(), 1, "{text}");
+
+        // Nothing in the PR decides, two candidates: an answer for each.
+        let none = PrContext::new(&[], &[]);
+        let text = answer(&g, &ask, &config, &link, &|s| none.rank(s)).unwrap();
+        assert_eq!(text.matches("**Callers of").count(), 2, "{text}");
+
+        // Four candidates and nothing decides: listed, as the CLI does.
+        let g = graph(&[
+            ("a.ts", "export function f() {}\n"),
+            ("b.ts", "export function f() {}\n"),
+            ("c.ts", "export function f() {}\n"),
+            ("d.ts", "export function f() {}\n"),
+        ]);
+        let ask = Command::Callers {
+            target: "f".into(),
+            depth: 1,
+        };
+        let listed = answer(&g, &ask, &config, &link, &|s| none.rank(s)).unwrap_err();
+        assert!(listed.contains("names 4 definitions"), "{listed}");
+    }
 }

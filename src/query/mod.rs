@@ -14,4 +14,7 @@ pub use answers::{callees, callers, path, CalleeEntry, CallerEntry, CallersAnswe
 pub use index::NameIndex;
 pub use search::{search, SearchAnswer};
 pub use summary::{summary, EdgeCounts, GraphSummary, SkippedFile, SkippedFiles};
-pub use target::{describe, lookup, Definition, TargetError};
+pub use target::{
+    describe, lookup, lookup_preferring, DefSite, Definition, Resolved, TargetError,
+    ANSWER_EACH_UP_TO,
+};

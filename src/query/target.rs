@@ -91,6 +91,92 @@ pub fn lookup(g: &Graph, target: &str) -> Result<DefId, TargetError> {
     chosen(g, target, g.find(target))
 }
 
+/// Where a definition lies, for a context that ranks candidates (a pull request prefers
+/// the definitions it changed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefSite<'a> {
+    pub file: &'a str,
+    /// 1-based, inclusive: the definition's whole span.
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// What a target names once a context has weighed in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// One definition: the only one, or the one the context ranked above the others
+    /// (`passed_over` then lists those others, for a line naming them).
+    One {
+        def: DefId,
+        passed_over: Vec<Definition>,
+    },
+    /// Several, none ranked above the rest, and few enough to answer for each.
+    Each(Vec<DefId>),
+}
+
+/// Candidates answered for each when nothing decides between them; more are listed.
+pub const ANSWER_EACH_UP_TO: usize = 3;
+
+/// The definition `target` names, letting `rank` decide between several: the one
+/// candidate ranked strictly highest (above 0) is chosen. When none is, up to
+/// [`ANSWER_EACH_UP_TO`] candidates are all answered for; more are the usual
+/// [`TargetError::Ambiguous`]. Never a silent pick: what was passed over is returned.
+pub fn lookup_preferring(
+    g: &Graph,
+    target: &str,
+    rank: &dyn Fn(DefSite<'_>) -> u8,
+) -> Result<Resolved, TargetError> {
+    let candidates = match g.find(target) {
+        Found::One(d) => {
+            return Ok(Resolved::One {
+                def: d,
+                passed_over: Vec::new(),
+            })
+        }
+        Found::Ambiguous(c) => c,
+        Found::None => return chosen(g, target, Found::None).map(|_| unreachable!()),
+    };
+    let ranks: Vec<u8> = candidates
+        .iter()
+        .map(|&d| {
+            let (file, start_line, end_line) = site(g, d);
+            rank(DefSite {
+                file: &file,
+                start_line,
+                end_line,
+            })
+        })
+        .collect();
+    let best = ranks.iter().copied().max().unwrap_or(0);
+    let top: Vec<usize> = (0..candidates.len())
+        .filter(|&i| ranks[i] == best)
+        .collect();
+    if best > 0 && top.len() == 1 {
+        let def = candidates[top[0]];
+        let passed_over = candidates
+            .iter()
+            .filter(|&&d| d != def)
+            .map(|&d| describe(g, d))
+            .collect();
+        return Ok(Resolved::One { def, passed_over });
+    }
+    if candidates.len() <= ANSWER_EACH_UP_TO {
+        return Ok(Resolved::Each(candidates));
+    }
+    chosen(g, target, Found::Ambiguous(candidates)).map(|_| unreachable!())
+}
+
+/// A definition's file and 1-based lines.
+fn site(g: &Graph, d: DefId) -> (String, u32, u32) {
+    let facts = g.facts(d.file);
+    let span = facts.def(d.def).span;
+    (
+        facts.path.to_string(),
+        span.start_line + 1,
+        span.end_line + 1,
+    )
+}
+
 /// What a lookup of `target` found, as one definition or the error that lists the
 /// choices (several) or the nearest names (none).
 pub(crate) fn chosen(g: &Graph, target: &str, found: Found) -> Result<DefId, TargetError> {

@@ -59,6 +59,26 @@ pub fn target_error(e: &TargetError, link: LineLink) -> String {
     }
 }
 
+/// The line that names the other definitions of `name` when the context (a pull
+/// request) chose one: empty when there were none.
+pub fn passed_over(name: &str, others: &[Definition], link: LineLink) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    let listed: Vec<String> = others
+        .iter()
+        .take(MAX_LINES)
+        .map(|d| place(&d.file, d.line, link))
+        .collect();
+    let more = others.len().saturating_sub(MAX_LINES);
+    format!(
+        "\n_{} also names {}{}: the answer above is for the one in this pull request; ask `/callers FILE:LINE` for another._\n",
+        code(name),
+        listed.join(", "),
+        if more > 0 { format!(" and {more} more") } else { String::new() }
+    )
+}
+
 /// GitHub refuses comments over 65,536 characters: a longer answer is cut, and says so.
 pub fn fit_comment(body: &str) -> String {
     const LIMIT: usize = 60_000;
