@@ -1532,6 +1532,23 @@ async fn metrics_count_deliveries_github_calls_jobs_and_the_queue(pool: PgPool) 
     );
 }
 
+/// Waits until `sql` counts `expected`; fails after `seconds`. For work the server starts
+/// on its own (catch-up), which a delivery's settle cannot wait for.
+async fn wait_for_count(pool: &PgPool, sql: &str, expected: i64, seconds: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
+    loop {
+        let now = count(pool, sql).await;
+        if now == expected {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{sql}: {now}, never {expected}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 /// What is stored: (installations, repositories, files).
 async fn held(pool: &PgPool) -> (i64, i64, i64) {
     (
@@ -1669,6 +1686,47 @@ async fn replayed_repository_removals_purge_nothing_and_real_ones_purge_it(pool:
     );
     settle(&pool).await;
     assert_eq!(held(&pool).await, (1, 0, 0));
+    if let Some(report) = fake.check_against_openapi() {
+        report.assert_clean();
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn catch_up_finds_an_installation_the_store_lost_and_indexes_it(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    // Installed while the database was elsewhere (a lost `created`, a restore): GitHub
+    // knows the installation, the store does not. A suspended one gets no work.
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    fake.add_installation(8, "paused");
+    fake.suspend_installation(8, true);
+    let _server = start("serve", &url_of(&pool), &fake).await;
+
+    // Catch-up runs once at start (BLAST_CATCH_UP_MINUTES=0).
+    wait_for_count(
+        &pool,
+        "SELECT count(*) FROM repositories WHERE commit_sha IS NOT NULL",
+        1,
+        30,
+    )
+    .await;
+    settle(&pool).await;
+    let head = repo.head();
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(edges, local_edges(&repo, &head));
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM installations ORDER BY id")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(ids, [INSTALLATION]);
+    let github_id: Option<i64> =
+        sqlx::query_scalar("SELECT github_id FROM repositories WHERE full_name = 'acme/web'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(github_id, Some(id));
     if let Some(report) = fake.check_against_openapi() {
         report.assert_clean();
     }
