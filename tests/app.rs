@@ -266,7 +266,8 @@ async fn install_push_redeliver_force_push_and_rename(pool: PgPool) {
     let store = Store::from_pool(pool.clone());
     assert!(store.repository("acme/web").await.is_err());
 
-    // Uninstalled: everything of it is purged.
+    // Uninstalled (GitHub no longer has it): everything of it is purged.
+    fake.remove_installation(INSTALLATION);
     let deleted = json!({
         "action": "deleted",
         "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
@@ -1729,4 +1730,203 @@ async fn memory_stays_bounded_under_hostile_input(pool: PgPool) {
         peak < PEAK_RSS_MB,
         "peak RSS {peak} MB over the bound of {PEAK_RSS_MB} MB"
     );
+
+/// Waits until `sql` counts `expected`; fails after `seconds`. For work the server starts
+/// on its own (catch-up), which a delivery's settle cannot wait for.
+async fn wait_for_count(pool: &PgPool, sql: &str, expected: i64, seconds: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
+    loop {
+        let now = count(pool, sql).await;
+        if now == expected {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{sql}: {now}, never {expected}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// What is stored: (installations, repositories, files).
+async fn held(pool: &PgPool) -> (i64, i64, i64) {
+    (
+        count(pool, "SELECT count(*) FROM installations").await,
+        count(pool, "SELECT count(*) FROM repositories").await,
+        count(pool, "SELECT count(*) FROM files").await,
+    )
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_replayed_uninstall_purges_nothing_and_a_real_one_purges_everything(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let server = start("serve", &url_of(&pool), &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let before = held(&pool).await;
+    assert!(before.2 > 0, "{before:?}");
+
+    // A captured `deleted` delivery, signed, sent again under a fresh delivery id while
+    // the App is still installed: GitHub still has the installation, so nothing goes.
+    let deleted = json!({
+        "action": "deleted",
+        "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
+    });
+    assert_eq!(
+        deliver(&server, "installation", "d-replayed", &deleted).await,
+        202
+    );
+    settle(&pool).await;
+    assert_eq!(held(&pool).await, before);
+
+    // Uninstalled for real: GitHub answers 404 for it, and everything of it goes.
+    fake.remove_installation(INSTALLATION);
+    assert_eq!(deliver(&server, "installation", "d-2", &deleted).await, 202);
+    settle(&pool).await;
+    assert_eq!(held(&pool).await, (0, 0, 0));
+    if let Some(report) = fake.check_against_openapi() {
+        report.assert_clean();
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn replayed_repository_removals_purge_nothing_and_real_ones_purge_it(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let web = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let api = fake.add_repo(INSTALLATION, "acme/api", repo.path());
+    // Any token reads a public repository: only the installation's list tells.
+    fake.make_public(web);
+    let server = start("serve", &url_of(&pool), &fake).await;
+    let installed_both = json!({
+        "action": "created",
+        "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
+        "repositories": [
+            { "id": web, "full_name": "acme/web" },
+            { "id": api, "full_name": "acme/api" },
+        ],
+    });
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed_both).await,
+        202
+    );
+    settle(&pool).await;
+    let before = held(&pool).await;
+    assert_eq!(before.1, 2);
+
+    let removed = |id: i64, name: &str| {
+        json!({
+            "action": "removed",
+            "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
+            "repository_selection": "selected",
+            "repositories_added": [],
+            "repositories_removed": [ { "id": id, "full_name": name } ],
+        })
+    };
+    let deleted = |id: i64, name: &str| {
+        json!({
+            "action": "deleted",
+            "repository": { "id": id, "full_name": name, "default_branch": "main" },
+            "installation": { "id": INSTALLATION },
+        })
+    };
+
+    // Both replayed while the installation still sees both repositories: kept.
+    assert_eq!(
+        deliver(
+            &server,
+            "installation_repositories",
+            "d-replayed-1",
+            &removed(web, "acme/web")
+        )
+        .await,
+        202
+    );
+    assert_eq!(
+        deliver(
+            &server,
+            "repository",
+            "d-replayed-2",
+            &deleted(api, "acme/api")
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    assert_eq!(held(&pool).await, before);
+
+    // Removed and deleted for real: each is purged, the installation stays.
+    fake.uninstall_repo(web);
+    assert_eq!(
+        deliver(
+            &server,
+            "installation_repositories",
+            "d-2",
+            &removed(web, "acme/web")
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+    let store = Store::from_pool(pool.clone());
+    assert!(store.repository("acme/web").await.is_err());
+    assert!(store.repository("acme/api").await.is_ok());
+    fake.remove_repo(api);
+    assert_eq!(
+        deliver(&server, "repository", "d-3", &deleted(api, "acme/api")).await,
+        202
+    );
+    settle(&pool).await;
+    assert_eq!(held(&pool).await, (1, 0, 0));
+    if let Some(report) = fake.check_against_openapi() {
+        report.assert_clean();
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn catch_up_finds_an_installation_the_store_lost_and_indexes_it(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    // Installed while the database was elsewhere (a lost `created`, a restore): GitHub
+    // knows the installation, the store does not. A suspended one gets no work.
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    fake.add_installation(8, "paused");
+    fake.suspend_installation(8, true);
+    let _server = start("serve", &url_of(&pool), &fake).await;
+
+    // Catch-up runs once at start (BLAST_CATCH_UP_MINUTES=0).
+    wait_for_count(
+        &pool,
+        "SELECT count(*) FROM repositories WHERE commit_sha IS NOT NULL",
+        1,
+        30,
+    )
+    .await;
+    settle(&pool).await;
+    let head = repo.head();
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(edges, local_edges(&repo, &head));
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM installations ORDER BY id")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(ids, [INSTALLATION]);
+    let github_id: Option<i64> =
+        sqlx::query_scalar("SELECT github_id FROM repositories WHERE full_name = 'acme/web'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(github_id, Some(id));
+    if let Some(report) = fake.check_against_openapi() {
+        report.assert_clean();
+    }
 }

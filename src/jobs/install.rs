@@ -18,16 +18,20 @@ use crate::workflow::source::{Fetched, FileEntry};
 
 pub async fn sync_installation(app: &App, job: SyncInstallation) -> Result<(), JobError> {
     let id = job.installation;
-    if job.action == "deleted" {
-        purge_installation(app, id).await?;
-        return Ok(());
-    }
+    // `deleted` too is only the reason: a signature carries no timestamp, so a captured
+    // delivery can be sent again under a fresh delivery id. Only GitHub's 404 purges.
     let info = match app.github.get_installation(id).await {
         Ok(info) => info,
-        // Uninstalled since: nothing of it stays.
+        // Uninstalled: nothing of it stays.
         Err(e) if e.is_not_found() => return purge_installation(app, id).await,
         Err(e) => return Err(errors::github(e)),
     };
+    if job.action == "deleted" {
+        tracing::warn!(
+            installation = id.0,
+            "a deletion GitHub does not show (a replayed delivery?): synced, not purged"
+        );
+    }
     app.store
         .upsert_installation(id, &info.account_login)
         .await
@@ -319,16 +323,62 @@ async fn index_tarball(
     Ok(())
 }
 
+/// Purges a repository the delivery says was deleted or removed, once GitHub confirms
+/// the installation no longer sees it (the delivery may be a replay: see
+/// [`sync_installation`]).
 pub async fn purge_repository(app: &App, job: &PurgeRepository) -> Result<(), JobError> {
-    if let Some(state) = app
+    let Some(state) = app
         .store
         .repository_by_github_id(job.repository)
         .await
         .map_err(errors::store)?
-    {
-        purge(app, &state).await?;
+    else {
+        return Ok(());
+    };
+    // The installation our copy is kept for (after a transfer, maybe not the delivery's).
+    let holder = state.installation.unwrap_or(job.installation);
+    // GitHub sends a suspended installation no deliveries, and its token cannot be
+    // minted to ask: the sync at unsuspend purges what went meanwhile.
+    let suspended = app
+        .store
+        .installation_suspended(holder)
+        .await
+        .map_err(errors::store)?;
+    if suspended == Some(true) {
+        return Ok(());
     }
-    Ok(())
+    if still_installed(app, holder, job.repository).await? {
+        tracing::warn!(
+            repo = %state.full_name,
+            "a removal GitHub does not show (a replayed delivery?): kept"
+        );
+        return Ok(());
+    }
+    purge(app, &state).await
+}
+
+/// Whether `installation` still holds the repository on GitHub.
+async fn still_installed(
+    app: &App,
+    installation: InstallationId,
+    id: GithubRepoId,
+) -> Result<bool, JobError> {
+    let client = app.github.installation(installation);
+    // One call answers most removals: a deleted repository, or a private one taken
+    // from the installation, is a 404 to its token (as is every repository of an
+    // installation that is gone).
+    let repo = match client.get_repository_by_id(id).await {
+        Ok(repo) => repo,
+        Err(e) if e.is_not_found() => return Ok(false),
+        Err(e) => return Err(errors::github(e)),
+    };
+    // A private repository the token reads is one of the installation's; a public one is
+    // readable by any token, so only the installation's list tells.
+    if repo.private {
+        return Ok(true);
+    }
+    let listed = client.list_repositories().await.map_err(errors::github)?;
+    Ok(listed.iter().any(|r| r.id == id))
 }
 
 pub async fn rename_repository(app: &App, job: &RenameRepository) -> Result<(), JobError> {

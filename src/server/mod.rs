@@ -3,6 +3,7 @@
 //! the queue with `serve`.
 
 pub mod auth;
+mod catch_up;
 pub mod check;
 pub mod config;
 pub mod headers;
@@ -24,10 +25,9 @@ use tower::ServiceExt as _;
 
 use crate::github::{GithubApp, GithubConfig};
 use crate::indexer::skip::SkipRules;
-use crate::intake::jobs::{installation_key, SyncInstallation};
 use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
-use crate::queue::{run_workers, NewJob, Queue, QueueConfig};
+use crate::queue::{run_workers, Queue, QueueConfig};
 use crate::store::Store;
 use auth::Guard;
 use config::ServerConfig;
@@ -182,7 +182,7 @@ impl Runtime {
         ));
         *self.workers.lock().expect("workers lock") = Some(workers);
         if let Mode::Serve { .. } = self.mode {
-            tokio::spawn(catch_up_loop(
+            tokio::spawn(catch_up::catch_up_loop(
                 app.clone(),
                 self.config.catch_up_minutes,
                 self.stop.clone(),
@@ -289,37 +289,6 @@ impl Runtime {
         let workers = self.workers.lock().expect("workers lock").take();
         if let Some(workers) = workers {
             let _ = workers.await;
-        }
-    }
-}
-
-/// At start and then every `minutes`, asks for every known installation to be brought
-/// in line with GitHub: deliveries missed while the server was down are caught up.
-async fn catch_up_loop(app: Arc<App>, minutes: u64, mut stop: watch::Receiver<bool>) {
-    loop {
-        match app.store.installation_ids().await {
-            Ok(ids) => {
-                for id in ids {
-                    let job = NewJob::of(&SyncInstallation {
-                        installation: id,
-                        account: None,
-                        action: "catch_up".into(),
-                    })
-                    .serial(installation_key(id))
-                    .coalesce(format!("sync_installation:{}", id.0));
-                    if let Err(e) = app.queue.enqueue(&job).await {
-                        tracing::warn!(installation = id.0, error = %e, "catch-up not queued");
-                    }
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "catch-up: installations unreadable"),
-        }
-        if minutes == 0 {
-            return;
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(Duration::from_secs(minutes * 60)) => {}
-            _ = stop.wait_for(|s| *s) => return,
         }
     }
 }

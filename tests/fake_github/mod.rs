@@ -160,6 +160,14 @@ impl FakeGithub {
         }
     }
 
+    /// Uninstalls the App from `installation`: GitHub no longer knows it (404 as the App)
+    /// and its tokens stop working.
+    pub fn remove_installation(&self, id: i64) {
+        let mut m = self.model();
+        m.installations.remove(&id);
+        m.tokens.retain(|_, t| t.installation != id);
+    }
+
     /// Serves the git repository at `dir` as `full_name` (`owner/name`) to `installation`;
     /// returns its repository id. Several names may share one directory.
     pub fn add_repo(&self, installation: i64, full_name: &str, dir: &Path) -> i64 {
@@ -190,6 +198,26 @@ impl FakeGithub {
         repo.owner = owner.to_string();
         repo.name = name.to_string();
         m.old_names.insert(old, id);
+    }
+
+    /// Deletes a repository, or removes it from its installation: either way the
+    /// installation no longer sees it.
+    pub fn remove_repo(&self, id: i64) {
+        self.model().repos.remove(&id);
+    }
+
+    /// Makes a repository public: every installation's token reads it by id.
+    pub fn make_public(&self, id: i64) {
+        if let Some(repo) = self.model().repos.get_mut(&id) {
+            repo.private = false;
+        }
+    }
+
+    /// Takes a repository out of its installation; it stays on GitHub.
+    pub fn uninstall_repo(&self, id: i64) {
+        if let Some(repo) = self.model().repos.get_mut(&id) {
+            repo.installation = 0;
+        }
     }
 
     /// How long new installation tokens live (GitHub: one hour).

@@ -507,8 +507,9 @@ async fn repository_by_id(
         let m = st.model.lock().unwrap();
         m.repos.get(&id).cloned()
     };
+    // An installation's token reads its own repositories and every public one.
     match (repo, caller) {
-        (Some(repo), Caller::Installation(i)) if repo.installation == i => {
+        (Some(repo), Caller::Installation(i)) if repo.installation == i || !repo.private => {
             Json(repo_json_with_branch(&st, repo).await).into_response()
         }
         _ => not_found(),
