@@ -1730,6 +1730,8 @@ async fn memory_stays_bounded_under_hostile_input(pool: PgPool) {
         peak < PEAK_RSS_MB,
         "peak RSS {peak} MB over the bound of {PEAK_RSS_MB} MB"
     );
+}
+
 /// Waits until `sql` counts `expected`; fails after `seconds`. For work the server starts
 /// on its own (catch-up), which a delivery's settle cannot wait for.
 async fn wait_for_count(pool: &PgPool, sql: &str, expected: i64, seconds: u64) {
