@@ -25,6 +25,7 @@ fn config() -> QueueConfig {
         shutdown_grace: Duration::from_millis(500),
         listen: false,
         worker_name: "test".into(),
+        ..QueueConfig::default()
     }
 }
 
@@ -461,6 +462,128 @@ async fn the_worker_loop_retries_errors_and_panics_and_kills_permanent_errors(po
         attempts(broken).await,
         (1, Some("no such repository".to_string()))
     );
+}
+
+/// A job's attempts, deferrals, and how many seconds ahead its run_at is.
+async fn deferral_row(pool: &PgPool, id: JobId) -> (String, i32, i32, f64) {
+    sqlx::query_as(
+        "SELECT state, attempts, deferrals, extract(epoch FROM run_at - now())::float8
+         FROM jobs WHERE id = $1",
+    )
+    .bind(id.0)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+async fn make_due(pool: &PgPool, id: JobId) {
+    sqlx::query("UPDATE jobs SET run_at = now() WHERE id = $1")
+        .bind(id.0)
+        .execute(pool)
+        .await
+        .unwrap();
+}
+
+#[sqlx::test]
+async fn a_deferred_job_waits_for_its_time_without_spending_attempts(pool: PgPool) {
+    let mut cfg = config();
+    cfg.max_deferrals = 2;
+    cfg.max_defer = Duration::from_secs(75 * 60);
+    let q = Queue::new(pool.clone(), cfg);
+    let id = q
+        .enqueue(&job("analyze_pr", json!({})).max_attempts(2))
+        .await
+        .unwrap()
+        .id;
+    let reset = chrono::Utc::now() + chrono::Duration::hours(1);
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 1);
+    let failed = q.defer(&j, "rate limit spent", reset).await.unwrap();
+    assert!(matches!(failed, Failed::Deferred { .. }), "{failed:?}");
+    let (state, attempts, deferrals, ahead) = deferral_row(&pool, id).await;
+    assert_eq!((state.as_str(), attempts, deferrals), ("waiting", 0, 1));
+    assert!(
+        (3500.0..=3605.0).contains(&ahead),
+        "run_at ≈ the reset: {ahead}"
+    );
+    assert!(
+        q.claim("w").await.unwrap().is_none(),
+        "not before the reset"
+    );
+
+    // The reset comes: the job runs from its first attempt again. A bogus reset a year
+    // ahead defers it by the cap only.
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 1);
+    let year = chrono::Utc::now() + chrono::Duration::days(365);
+    q.defer(&j, "rate limit spent", year).await.unwrap();
+    let (_, attempts, deferrals, ahead) = deferral_row(&pool, id).await;
+    assert_eq!((attempts, deferrals), (0, 2));
+    assert!(
+        (4400.0..=4505.0).contains(&ahead),
+        "capped at 75 min: {ahead}"
+    );
+
+    // Out of free deferrals: each further one spends an attempt, so the job ends.
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    let failed = q.defer(&j, "rate limit spent", reset).await.unwrap();
+    assert!(matches!(failed, Failed::Retry { .. }), "{failed:?}");
+    assert_eq!(deferral_row(&pool, id).await.1, 1, "this one counted");
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 2);
+    assert_eq!(
+        q.defer(&j, "rate limit spent", reset).await.unwrap(),
+        Failed::Dead
+    );
+    // An operator's retry starts it afresh, deferrals too.
+    assert!(q.retry_dead(id).await.unwrap());
+    assert_eq!(deferral_row(&pool, id).await.2, 0);
+}
+
+#[sqlx::test]
+async fn the_worker_loop_defers_a_rate_limited_job_to_its_reset(pool: PgPool) {
+    let q = queue(&pool);
+    let id = q.enqueue(&job("limited", json!({}))).await.unwrap().id;
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let handler = {
+        let calls = calls.clone();
+        move |_job: RunningJob| {
+            let first = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            async move {
+                if first {
+                    let reset = chrono::Utc::now() + chrono::Duration::hours(1);
+                    Err(JobError::deferred(
+                        anyhow::anyhow!("rate limit spent"),
+                        reset,
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    };
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let workers = tokio::spawn(run_workers(q.clone(), 1, handler, async {
+        let _ = rx.await;
+    }));
+    wait_until("deferred", || async {
+        deferral_row(&pool, id).await.2 == 1
+    })
+    .await;
+    let (state, attempts, _, ahead) = deferral_row(&pool, id).await;
+    assert_eq!((state.as_str(), attempts), ("waiting", 0));
+    assert!(ahead > 3500.0, "{ahead}");
+    make_due(&pool, id).await;
+    wait_until("done", || async {
+        q.state(id).await.unwrap() == Some(JobState::Done)
+    })
+    .await;
+    stop.send(()).unwrap();
+    workers.await.unwrap();
+    assert_eq!(deferral_row(&pool, id).await.1, 1, "one attempt counted");
 }
 
 #[sqlx::test]

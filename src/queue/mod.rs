@@ -22,8 +22,16 @@
 //!   to its `max_attempts`; then, or at once for a [`JobError::permanent`] error, it is
 //!   dead, with its last error kept. [`Queue::release`] (graceful shutdown) gives a job back
 //!   without counting the attempt.
+//! - **Deferral.** A job that cannot go on before a known time (GitHub's rate limit resets
+//!   at the hour; [`JobError::deferred`]) waits until then without spending an attempt
+//!   ([`Queue::defer`]): a spent budget never kills work. The wait is capped at
+//!   [`QueueConfig::max_defer`] (a bogus reset header cannot park a job for a day), and a
+//!   job is deferred for free at most [`QueueConfig::max_deferrals`] times; after that each
+//!   deferral counts as a failed attempt, so a job that is always limited still dies in the
+//!   end, after at most `max_deferrals + max_attempts` runs.
 
 mod backoff;
+mod job_error;
 mod sql;
 mod worker;
 
@@ -37,7 +45,8 @@ use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
 pub use backoff::backoff;
-pub use worker::{run_workers, Handler, JobError, RunningJob};
+pub use job_error::JobError;
+pub use worker::{run_workers, Handler, RunningJob};
 
 /// The channel a `NOTIFY` goes to when a job may have become claimable.
 pub const NOTIFY_CHANNEL: &str = "blast_radius_jobs";
@@ -124,6 +133,12 @@ pub struct QueueConfig {
     pub listen: bool,
     /// The start of this process's worker ids (host and process id by default).
     pub worker_name: String,
+    /// The furthest ahead a deferred job is put off. GitHub's primary limit resets within
+    /// the hour; a reset further out is a bogus header, and the job tries again then.
+    pub max_defer: Duration,
+    /// Deferrals a job gets without spending an attempt; each one after spends one. At
+    /// 24 and `max_defer` 75 min, an always-limited job keeps trying for a day or more.
+    pub max_deferrals: i32,
 }
 
 impl Default for QueueConfig {
@@ -138,6 +153,8 @@ impl Default for QueueConfig {
             shutdown_grace: Duration::from_secs(20),
             listen: true,
             worker_name: default_worker_name(),
+            max_defer: Duration::from_secs(75 * 60),
+            max_deferrals: 24,
         }
     }
 }
@@ -270,6 +287,8 @@ pub struct Heartbeat {
 pub enum Failed {
     /// It will run again after the backoff.
     Retry { after: Duration },
+    /// Deferred: it will run again at `until`, this attempt not counted.
+    Deferred { until: DateTime<Utc> },
     /// Permanent error or out of attempts: dead, its error kept.
     Dead,
     /// A newer job with its coalescing key exists: it is done, not retried.
@@ -517,6 +536,40 @@ impl Queue {
         })
     }
 
+    /// The job cannot go on before `until` (a rate limit's reset): it waits until then (at
+    /// most [`QueueConfig::max_defer`] ahead, at least a second) without counting this
+    /// attempt, unless it was deferred [`QueueConfig::max_deferrals`] times already: then
+    /// the attempt counts as a failure (and may be its last), still waiting until `until`.
+    pub async fn defer(
+        &self,
+        job: &ClaimedJob,
+        error: &str,
+        until: DateTime<Utc>,
+    ) -> Result<Failed> {
+        let wait = defer_wait(until, Utc::now(), self.config.max_defer);
+        let error = truncate(error, 8 * 1024);
+        let settled = sql::defer(
+            &self.pool,
+            job.id,
+            job.token,
+            &error,
+            wait.as_secs_f64(),
+            self.config.max_deferrals,
+        )
+        .await?;
+        let Some(settled) = settled else {
+            return Err(QueueError::LeaseLost(job.id));
+        };
+        sql::notify(&self.pool).await?;
+        let until = Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+        Ok(match settled.state {
+            JobState::Waiting if settled.free => Failed::Deferred { until },
+            JobState::Waiting => Failed::Retry { after: wait },
+            JobState::Done if settled.superseded => Failed::Superseded,
+            _ => Failed::Dead,
+        })
+    }
+
     /// Gives a running job back without counting its attempt (graceful shutdown).
     pub async fn release(&self, job: &ClaimedJob) -> Result<()> {
         if sql::release(&self.pool, job.id, job.token).await? {
@@ -590,6 +643,14 @@ impl Queue {
     }
 }
 
+/// How long a job deferred until `until` waits: never past `max` (a reset header hours
+/// or years ahead is wrong), never less than a second (a reset just passed must not make
+/// a job spin).
+fn defer_wait(until: DateTime<Utc>, now: DateTime<Utc>, max: Duration) -> Duration {
+    let wait = (until - now).to_std().unwrap_or(Duration::ZERO);
+    wait.clamp(Duration::from_secs(1), max.max(Duration::from_secs(1)))
+}
+
 fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
@@ -610,6 +671,19 @@ mod tests {
         assert_eq!(truncate("abc", 5), "abc");
         let t = truncate("ééé", 3);
         assert!(t.starts_with('é') && t.ends_with("(4 bytes cut)"), "{t}");
+    }
+
+    #[test]
+    fn a_deferral_waits_for_the_reset_within_bounds() {
+        let now = Utc::now();
+        let max = Duration::from_secs(75 * 60);
+        let hour = now + chrono::Duration::hours(1);
+        assert_eq!(defer_wait(hour, now, max), Duration::from_secs(3600));
+        // A bogus reset a year ahead waits the cap; one in the past, a second.
+        let year = now + chrono::Duration::days(365);
+        assert_eq!(defer_wait(year, now, max), max);
+        let past = now - chrono::Duration::minutes(5);
+        assert_eq!(defer_wait(past, now, max), Duration::from_secs(1));
     }
 
     #[test]

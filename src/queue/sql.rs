@@ -26,6 +26,7 @@ pub(super) async fn upsert_job(
              max_attempts = EXCLUDED.max_attempts,
              run_at = LEAST(jobs.run_at, EXCLUDED.run_at),
              attempts = 0,
+             deferrals = 0,
              last_error = NULL,
              delivery_id = EXCLUDED.delivery_id,
              updated_at = now()
@@ -262,6 +263,57 @@ pub(super) async fn fail(
     }))
 }
 
+/// What [`defer`] did.
+pub(super) struct Deferred {
+    pub state: JobState,
+    pub superseded: bool,
+    /// The attempt was not counted (the job had deferrals left).
+    pub free: bool,
+}
+
+/// A deferred attempt: waiting again after `wait_secs` without counting the attempt,
+/// while the job has had fewer than `max_deferrals` deferrals; after that, counted as a
+/// failed attempt (dead if it was the last). Done if superseded. None if the claim is not
+/// held. (Every expression in SET sees the row as it was before the update.)
+pub(super) async fn defer(
+    ex: impl PgExecutor<'_>,
+    id: JobId,
+    token: i64,
+    error: &str,
+    wait_secs: f64,
+    max_deferrals: i32,
+) -> sqlx::Result<Option<Deferred>> {
+    let row = sqlx::query(
+        "UPDATE jobs SET
+             state = CASE WHEN superseded THEN 'done'
+                          WHEN deferrals < $4 THEN 'waiting'
+                          WHEN attempts >= max_attempts THEN 'dead'
+                          ELSE 'waiting' END,
+             attempts = CASE WHEN NOT superseded AND deferrals < $4
+                             THEN GREATEST(attempts - 1, 0) ELSE attempts END,
+             deferrals = CASE WHEN superseded THEN deferrals ELSE deferrals + 1 END,
+             run_at = CASE WHEN superseded OR (deferrals >= $4 AND attempts >= max_attempts)
+                           THEN run_at ELSE now() + make_interval(secs => $5) END,
+             finished_at = CASE WHEN superseded OR (deferrals >= $4 AND attempts >= max_attempts)
+                                THEN now() END,
+             last_error = $3, claim_token = NULL, locked_until = NULL, updated_at = now()
+         WHERE id = $1 AND claim_token = $2 AND state = 'running'
+         RETURNING state, superseded, deferrals <= $4 AS free",
+    )
+    .bind(id.0)
+    .bind(token)
+    .bind(error)
+    .bind(max_deferrals)
+    .bind(wait_secs)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.map(|r| Deferred {
+        state: JobState::parse(r.get::<&str, _>("state")),
+        superseded: r.get("superseded"),
+        free: r.get("free"),
+    }))
+}
+
 /// Gives a claim back without counting its attempt; a superseded job is done instead
 /// (the newer job waits in its place).
 pub(super) async fn release(ex: impl PgExecutor<'_>, id: JobId, token: i64) -> sqlx::Result<bool> {
@@ -382,7 +434,7 @@ pub(super) async fn recent_failures(
 
 pub(super) async fn retry_dead(ex: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<bool> {
     let done = sqlx::query(
-        "UPDATE jobs SET state = 'waiting', attempts = 0, run_at = now(), finished_at = NULL,
+        "UPDATE jobs SET state = 'waiting', attempts = 0, deferrals = 0, run_at = now(), finished_at = NULL,
              claimed_by = NULL, updated_at = now()
          WHERE id = $1 AND state = 'dead'",
     )
