@@ -587,6 +587,57 @@ async fn the_worker_loop_defers_a_rate_limited_job_to_its_reset(pool: PgPool) {
 }
 
 #[sqlx::test]
+async fn a_job_past_its_time_limit_is_stopped_and_retried(pool: PgPool) {
+    let mut cfg = config();
+    cfg.job_timeout = Duration::from_secs(3600);
+    cfg.job_timeouts = vec![("hangs".into(), Duration::from_millis(300))];
+    assert_eq!(cfg.timeout_for("other"), Duration::from_secs(3600));
+    let q = Queue::new(pool.clone(), cfg);
+    let id = q.enqueue(&job("hangs", json!({}))).await.unwrap().id;
+    // The first attempt hangs for good (the heartbeat alone would keep it forever).
+    let handler = |job: RunningJob| async move {
+        if job.attempt == 1 {
+            std::future::pending::<()>().await;
+        }
+        Ok::<(), JobError>(())
+    };
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let workers = tokio::spawn(run_workers(q.clone(), 1, handler, async {
+        let _ = rx.await;
+    }));
+    wait_until("done", || async {
+        q.state(id).await.unwrap() == Some(JobState::Done)
+    })
+    .await;
+    stop.send(()).unwrap();
+    workers.await.unwrap();
+    let (attempts, error): (i32, Option<String>) =
+        sqlx::query_as("SELECT attempts, last_error FROM jobs WHERE id = $1")
+            .bind(id.0)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(attempts, 2);
+    let error = error.unwrap();
+    assert!(
+        error.contains("longer than its time limit of 0.3 s"),
+        "{error}"
+    );
+}
+
+#[sqlx::test]
+async fn the_queue_s_own_pool_has_a_statement_timeout(pool: PgPool) {
+    use sqlx::ConnectOptions;
+    let url = pool.connect_options().to_url_lossy().to_string();
+    let q = Queue::connect(&url, 2, config()).await.unwrap();
+    let timeout: String = sqlx::query_scalar("SHOW statement_timeout")
+        .fetch_one(q.pool())
+        .await
+        .unwrap();
+    assert_eq!(timeout, "30s");
+}
+
+#[sqlx::test]
 async fn shutdown_finishes_short_jobs_and_releases_long_ones(pool: PgPool) {
     let q = queue(&pool); // grace 500 ms
     let short = q.enqueue(&job("short", json!({}))).await.unwrap().id;

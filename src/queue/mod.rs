@@ -51,6 +51,11 @@ pub use worker::{run_workers, Handler, RunningJob};
 /// The channel a `NOTIFY` goes to when a job may have become claimable.
 pub const NOTIFY_CHANNEL: &str = "blast_radius_jobs";
 
+/// The longest one statement of the queue's pool may run: its statements touch a few
+/// rows by index (pruning deletes in batches), so one that takes longer is stuck on a lock
+/// and had better fail than hold a worker.
+pub const STATEMENT_TIMEOUT: &str = "30s";
+
 /// A job's row id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct JobId(pub i64);
@@ -139,6 +144,22 @@ pub struct QueueConfig {
     /// Deferrals a job gets without spending an attempt; each one after spends one. At
     /// 24 and `max_defer` 75 min, an always-limited job keeps trying for a day or more.
     pub max_deferrals: i32,
+    /// How long one attempt of a job may run (the heartbeat would otherwise hold a hung
+    /// job's lease forever): then its handler is stopped and the attempt fails, to be
+    /// retried like any failure.
+    pub job_timeout: Duration,
+    /// Kinds that may run longer (or must run shorter) than `job_timeout`.
+    pub job_timeouts: Vec<(String, Duration)>,
+}
+
+impl QueueConfig {
+    /// The time limit of one attempt of a job of `kind`.
+    pub fn timeout_for(&self, kind: &str) -> Duration {
+        self.job_timeouts
+            .iter()
+            .find(|(k, _)| k == kind)
+            .map_or(self.job_timeout, |(_, t)| *t)
+    }
 }
 
 impl Default for QueueConfig {
@@ -155,6 +176,8 @@ impl Default for QueueConfig {
             worker_name: default_worker_name(),
             max_defer: Duration::from_secs(75 * 60),
             max_deferrals: 24,
+            job_timeout: Duration::from_secs(15 * 60),
+            job_timeouts: Vec::new(),
         }
     }
 }
@@ -388,10 +411,11 @@ impl Queue {
 
     /// A queue on a pool of its own at `url` (the store keeps its own pool).
     pub async fn connect(url: &str, connections: u32, config: QueueConfig) -> Result<Queue> {
+        let options: sqlx::postgres::PgConnectOptions = url.parse()?;
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(connections)
             .acquire_timeout(std::time::Duration::from_secs(30))
-            .connect(url)
+            .connect_with(options.options([("statement_timeout", STATEMENT_TIMEOUT)]))
             .await?;
         Ok(Queue::new(pool, config))
     }

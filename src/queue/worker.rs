@@ -249,6 +249,8 @@ impl Worker {
         let h = handler.clone();
         let began = Instant::now();
         let mut task = tokio::spawn(async move { h.handle(running).await });
+        let limit = config.timeout_for(&job.kind);
+        let time_up = Instant::now() + limit;
         let mut beat =
             tokio::time::interval_at(Instant::now() + config.heartbeat, config.heartbeat);
         let far = Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600);
@@ -280,6 +282,18 @@ impl Worker {
                     // The lease may still hold: try again at the next beat.
                     Err(e) => tracing::warn!("queue: heartbeat of {} failed: {e}", job.id),
                 },
+                _ = sleep_until(time_up) => {
+                    task.abort();
+                    let _ = (&mut task).await;
+                    metrics::histogram!("blast_job_seconds", "kind" => job.kind.clone(), "outcome" => "timed_out")
+                        .record(began.elapsed().as_secs_f64());
+                    let error = anyhow::anyhow!(
+                        "the job ran longer than its time limit of {} s and was stopped",
+                        limit.as_secs_f64()
+                    );
+                    self.settle(&job, Ok(Err(JobError::retry(error)))).await;
+                    return;
+                }
                 () = stopped(&mut stop), if deadline.is_none() => {
                     deadline = Some(Instant::now() + config.shutdown_grace);
                 }

@@ -21,10 +21,10 @@ use tower::ServiceExt as _;
 
 use crate::github::{GithubApp, GithubConfig};
 use crate::indexer::skip::SkipRules;
-use crate::intake::jobs::{installation_key, SyncInstallation};
+use crate::intake::jobs::{installation_key, ApplyPush, IndexRepository, SyncInstallation};
 use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
-use crate::queue::{run_workers, NewJob, Queue, QueueConfig};
+use crate::queue::{run_workers, JobPayload, NewJob, Queue, QueueConfig};
 use crate::store::Store;
 use config::ServerConfig;
 use setup::{Activation, SetupState};
@@ -56,6 +56,11 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
     let queue_config = QueueConfig {
         lease: config.job_lease,
         heartbeat: config.job_lease / 4,
+        // A whole repository's download and index may outlast the default 15 minutes.
+        job_timeouts: vec![
+            (IndexRepository::KIND.into(), Duration::from_secs(60 * 60)),
+            (ApplyPush::KIND.into(), Duration::from_secs(60 * 60)),
+        ],
         ..QueueConfig::default()
     };
     let queue = Queue::connect(&url, (config.workers as u32 + 3).max(4), queue_config)
