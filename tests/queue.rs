@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use blast_radius::queue::{
-    run_workers, Delivery, Failed, JobError, JobId, JobState, NewJob, Queue, QueueConfig,
-    QueueError, Recorded, RunningJob,
+    run_pruner, run_workers, Delivery, Failed, JobError, JobId, JobState, NewJob, Pruned, Queue,
+    QueueConfig, QueueError, Recorded, Retention, RunningJob,
 };
 use serde_json::json;
 use sqlx::postgres::PgPoolOptions;
@@ -936,12 +936,118 @@ async fn status_counts_and_pruning(pool: PgPool) {
     );
     assert!(s.oldest_due.is_some());
     assert_eq!(s.last_error, None);
+    // The scrape's depth leaves the done jobs uncounted.
+    let d = q.depth().await.unwrap();
+    assert_eq!(
+        (d.waiting, d.due, d.running, d.done, d.dead),
+        (2, 1, 1, 0, 0)
+    );
     q.record_delivery_and_enqueue(&delivery("old"), &[])
         .await
         .unwrap();
-    assert_eq!(q.prune(Duration::from_secs(3600)).await.unwrap(), (0, 0));
-    assert_eq!(q.prune(Duration::ZERO).await.unwrap(), (1, 1));
+    let keep = Retention {
+        done: Duration::from_secs(3600),
+        dead: Duration::from_secs(3600),
+        deliveries: Duration::from_secs(3600),
+        ..Retention::default()
+    };
+    assert_eq!(q.prune(&keep).await.unwrap(), Pruned::default());
+    let now = Retention {
+        done: Duration::ZERO,
+        dead: Duration::ZERO,
+        deliveries: Duration::ZERO,
+        ..Retention::default()
+    };
+    let pruned = q.prune(&now).await.unwrap();
+    assert_eq!((pruned.done, pruned.deliveries), (1, 1));
     assert!(q.check_ready().await.is_ok());
+}
+
+/// `n` finished jobs in `state` (done or dead), each from a delivery of its own, finished
+/// `age` ago; and `fresh` more finished now.
+async fn finished(pool: &PgPool, state: &str, n: i64, age_days: i64, fresh: i64) {
+    sqlx::query(
+        "WITH d AS (
+             INSERT INTO deliveries (delivery_id, received_at)
+             SELECT $1 || '-' || $3 || '-' || i, now() - make_interval(days => CASE WHEN i <= $2 THEN $3 ELSE 0 END)
+             FROM generate_series(1, $2 + $4) i
+             RETURNING delivery_id, received_at)
+         INSERT INTO jobs (kind, payload, state, delivery_id, finished_at)
+         SELECT 'k', '{\"body\": \"a long comment\"}', $1, delivery_id, received_at FROM d",
+    )
+    .bind(state)
+    .bind(n)
+    .bind(age_days as i32)
+    .bind(fresh)
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+#[sqlx::test]
+async fn pruning_keeps_each_kind_of_row_for_its_retention_in_small_batches(pool: PgPool) {
+    let q = queue(&pool);
+    finished(&pool, "done", 250, 8, 5).await; // past the 7 days
+    finished(&pool, "dead", 40, 8, 0).await; // within the 30 days
+    finished(&pool, "dead", 30, 31, 0).await; // past them
+    let waiting = q.enqueue(&job("k", json!({}))).await.unwrap().id;
+    // A waiting job whose delivery is old keeps waiting; its link goes.
+    sqlx::query("UPDATE jobs SET delivery_id = 'done-8-1' WHERE id = $1")
+        .bind(waiting.0)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let retention = Retention {
+        batch: 100,
+        ..Retention::default()
+    };
+    let pruned = q.prune(&retention).await.unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            done: 250,
+            dead: 30,
+            deliveries: 250 + 40 + 30,
+        }
+    );
+    let s = states(&pool).await;
+    assert_eq!(
+        (s.get("done"), s.get("dead"), s.get("waiting")),
+        (Some(&5), Some(&40), Some(&1))
+    );
+    assert_eq!(q.state(waiting).await.unwrap(), Some(JobState::Waiting));
+    let deliveries: i64 = sqlx::query_scalar("SELECT count(*) FROM deliveries")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(deliveries, 5);
+}
+
+#[sqlx::test]
+async fn the_pruner_runs_on_its_schedule_until_shutdown(pool: PgPool) {
+    let mut cfg = config();
+    cfg.retention = Retention {
+        done: Duration::ZERO,
+        every: Duration::from_millis(50),
+        ..Retention::default()
+    };
+    let q = Queue::new(pool.clone(), cfg);
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let pruner = tokio::spawn(run_pruner(q.clone(), async {
+        let _ = rx.await;
+    }));
+    // Work finished after the pruner started goes at its next round.
+    for _ in 0..3 {
+        q.enqueue(&job("k", json!({}))).await.unwrap();
+        let j = q.claim("w").await.unwrap().unwrap();
+        q.complete(&j).await.unwrap();
+    }
+    wait_until("done jobs pruned", || async {
+        !states(&pool).await.contains_key("done")
+    })
+    .await;
+    stop.send(()).unwrap();
+    pruner.await.unwrap();
 }
 
 #[sqlx::test(migrations = false)]

@@ -32,6 +32,7 @@
 
 mod backoff;
 mod job_error;
+mod prune;
 mod sql;
 mod worker;
 
@@ -46,6 +47,7 @@ use sqlx::{PgConnection, PgPool};
 
 pub use backoff::backoff;
 pub use job_error::JobError;
+pub use prune::{run_pruner, Pruned, Retention};
 pub use worker::{run_workers, Handler, RunningJob};
 
 /// The channel a `NOTIFY` goes to when a job may have become claimable.
@@ -150,6 +152,8 @@ pub struct QueueConfig {
     pub job_timeout: Duration,
     /// Kinds that may run longer (or must run shorter) than `job_timeout`.
     pub job_timeouts: Vec<(String, Duration)>,
+    /// How long finished jobs and deliveries are kept ([`run_pruner`]).
+    pub retention: Retention,
 }
 
 impl QueueConfig {
@@ -178,6 +182,7 @@ impl Default for QueueConfig {
             max_deferrals: 24,
             job_timeout: Duration::from_secs(15 * 60),
             job_timeouts: Vec::new(),
+            retention: Retention::default(),
         }
     }
 }
@@ -615,9 +620,17 @@ impl Queue {
         sql::state(&self.pool, job).await
     }
 
-    /// Counts for a status page, and the last error.
+    /// The queue's depth, cheap enough for every metrics scrape: waiting, due, running and
+    /// dead jobs and the oldest due one. `done` and `last_error` are left empty (the done
+    /// rate is the `blast_job_seconds` histogram's count, kept in process).
+    pub async fn depth(&self) -> Result<QueueStatus> {
+        sql::counts(&self.pool).await
+    }
+
+    /// Counts for a status page (done jobs too), and the last error.
     pub async fn status(&self) -> Result<QueueStatus> {
         let mut status = sql::counts(&self.pool).await?;
+        status.done = sql::count_done(&self.pool).await?;
         status.last_error = sql::recent_failures(&self.pool, 1)
             .await?
             .into_iter()
@@ -642,12 +655,6 @@ impl Queue {
             sql::notify(&self.pool).await?;
         }
         Ok(revived)
-    }
-
-    /// Deletes done jobs, and deliveries, older than `age`. Keep deliveries longer than
-    /// GitHub's redelivery window (3 days; 7 on GHES) so a redelivery is still recognised.
-    pub async fn prune(&self, age: Duration) -> Result<(u64, u64)> {
-        sql::prune(&self.pool, age.as_secs_f64()).await
     }
 
     /// The database answers and every migration this build knows is applied.

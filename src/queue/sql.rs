@@ -353,16 +353,17 @@ pub(super) async fn state(
     Ok(s.as_deref().map(JobState::parse))
 }
 
+/// The queue's depth: waiting, due, running and dead jobs, each counted on its partial
+/// index (these sets stay small), never a scan of the whole table. Done jobs are not
+/// counted here (see [`count_done`]).
 pub(super) async fn counts(ex: impl PgExecutor<'_>) -> Result<QueueStatus, super::QueueError> {
     let row = sqlx::query(
-        "SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting,
-                count(*) FILTER (WHERE state = 'waiting' AND run_at <= now()) AS due,
-                count(*) FILTER (WHERE state = 'running') AS running,
-                count(*) FILTER (WHERE state = 'done') AS done,
-                count(*) FILTER (WHERE state = 'dead') AS dead,
-                extract(epoch FROM now() - min(run_at) FILTER (
-                    WHERE state = 'waiting' AND run_at <= now()))::float8 AS oldest_due
-         FROM jobs",
+        "SELECT (SELECT count(*) FROM jobs WHERE state = 'waiting') AS waiting,
+                (SELECT count(*) FROM jobs WHERE state = 'waiting' AND run_at <= now()) AS due,
+                (SELECT count(*) FROM jobs WHERE state = 'running') AS running,
+                (SELECT count(*) FROM jobs WHERE state = 'dead') AS dead,
+                (SELECT extract(epoch FROM now() - min(run_at))::float8 FROM jobs
+                 WHERE state = 'waiting' AND run_at <= now()) AS oldest_due",
     )
     .fetch_one(ex)
     .await?;
@@ -370,13 +371,20 @@ pub(super) async fn counts(ex: impl PgExecutor<'_>) -> Result<QueueStatus, super
         waiting: row.get("waiting"),
         due: row.get("due"),
         running: row.get("running"),
-        done: row.get("done"),
+        done: 0,
         dead: row.get("dead"),
         oldest_due: row
             .get::<Option<f64>, _>("oldest_due")
             .map(|s| std::time::Duration::from_secs_f64(s.max(0.0))),
         last_error: None,
     })
+}
+
+/// Done jobs: as many as the retention keeps (an index-only count of its partial index).
+pub(super) async fn count_done(ex: impl PgExecutor<'_>) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'done'")
+        .fetch_one(ex)
+        .await
 }
 
 pub(super) async fn recent_deliveries(
@@ -444,27 +452,49 @@ pub(super) async fn retry_dead(ex: impl PgExecutor<'_>, id: JobId) -> sqlx::Resu
     Ok(done.rows_affected() == 1)
 }
 
-pub(super) async fn prune(
-    pool: &sqlx::PgPool,
+/// Deletes up to `batch` jobs in `state` finished more than `age_secs` ago, oldest
+/// first (by the partial indexes on finished_at); skips rows another pruner holds.
+pub(super) async fn prune_jobs(
+    ex: impl PgExecutor<'_>,
+    state: &str,
     age_secs: f64,
-) -> Result<(u64, u64), super::QueueError> {
-    let mut tx = pool.begin().await?;
-    let jobs = sqlx::query(
-        "DELETE FROM jobs WHERE state = 'done'
-             AND finished_at < now() - make_interval(secs => $1)",
+    batch: i64,
+) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "DELETE FROM jobs WHERE id IN (
+             SELECT id FROM jobs
+             WHERE state = $1 AND finished_at < now() - make_interval(secs => $2)
+             ORDER BY finished_at
+             LIMIT $3
+             FOR UPDATE SKIP LOCKED)",
+    )
+    .bind(state)
+    .bind(age_secs)
+    .bind(batch)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// Deletes up to `batch` deliveries received more than `age_secs` ago.
+pub(super) async fn prune_deliveries(
+    ex: impl PgExecutor<'_>,
+    age_secs: f64,
+    batch: i64,
+) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "DELETE FROM deliveries WHERE delivery_id IN (
+             SELECT delivery_id FROM deliveries
+             WHERE received_at < now() - make_interval(secs => $1)
+             ORDER BY received_at
+             LIMIT $2
+             FOR UPDATE SKIP LOCKED)",
     )
     .bind(age_secs)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    let deliveries =
-        sqlx::query("DELETE FROM deliveries WHERE received_at < now() - make_interval(secs => $1)")
-            .bind(age_secs)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-    tx.commit().await?;
-    Ok((jobs, deliveries))
+    .bind(batch)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
 }
 
 /// The versions in sqlx's migration table that applied successfully (none if the table

@@ -24,7 +24,7 @@ use crate::indexer::skip::SkipRules;
 use crate::intake::jobs::{installation_key, ApplyPush, IndexRepository, SyncInstallation};
 use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
-use crate::queue::{run_workers, JobPayload, NewJob, Queue, QueueConfig};
+use crate::queue::{run_pruner, run_workers, JobPayload, NewJob, Queue, QueueConfig};
 use crate::store::Store;
 use config::ServerConfig;
 use setup::{Activation, SetupState};
@@ -61,6 +61,7 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
             (IndexRepository::KIND.into(), Duration::from_secs(60 * 60)),
             (ApplyPush::KIND.into(), Duration::from_secs(60 * 60)),
         ],
+        retention: config.retention.clone(),
         ..QueueConfig::default()
     };
     let queue = Queue::connect(&url, (config.workers as u32 + 3).max(4), queue_config)
@@ -104,6 +105,11 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         }
     }
 
+    // Finished jobs and old deliveries go on a schedule (`serve` only: one pruner is
+    // enough, and several would only share the batches).
+    if let Mode::Serve { .. } = mode {
+        tokio::spawn(run_pruner(runtime.queue.clone(), stopped(stop.clone())));
+    }
     let Mode::Serve { .. } = mode else {
         tracing::info!(workers = runtime.config.workers, "working");
         stopped(stop).await;
