@@ -370,6 +370,22 @@ pub struct JobFailure {
     pub at: DateTime<Utc>,
 }
 
+/// A job as an operator lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobSummary {
+    pub id: JobId,
+    pub kind: String,
+    pub state: JobState,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub deferrals: i32,
+    pub serial_key: Option<String>,
+    /// Its last error, if it ever failed.
+    pub error: Option<String>,
+    /// Its last change.
+    pub at: DateTime<Utc>,
+}
+
 /// A delivery as recorded, for a status page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeliveryRecord {
@@ -646,6 +662,20 @@ impl Queue {
     /// The most recent job errors, newest first.
     pub async fn recent_failures(&self, limit: i64) -> Result<Vec<JobFailure>> {
         sql::recent_failures(&self.pool, limit).await
+    }
+
+    /// Jobs newest first (by their last change), of one state or all.
+    pub async fn list(&self, state: Option<JobState>, limit: i64) -> Result<Vec<JobSummary>> {
+        Ok(sql::list_jobs(&self.pool, state, limit.max(0)).await?)
+    }
+
+    /// Makes every dead job wait again, with fresh attempts; how many.
+    pub async fn retry_all_dead(&self) -> Result<u64> {
+        let n = sql::retry_all_dead(&self.pool).await?;
+        if n > 0 {
+            sql::notify(&self.pool).await?;
+        }
+        Ok(n)
     }
 
     /// Makes a dead job wait again, with fresh attempts. False if it was not dead.

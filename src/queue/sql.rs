@@ -440,6 +440,52 @@ pub(super) async fn recent_failures(
         .collect())
 }
 
+/// Jobs newest first (by their last change), of one state or all.
+pub(super) async fn list_jobs(
+    ex: impl PgExecutor<'_>,
+    state: Option<JobState>,
+    limit: i64,
+) -> sqlx::Result<Vec<super::JobSummary>> {
+    let rows = sqlx::query(
+        "SELECT id, kind, state, attempts, max_attempts, deferrals, serial_key, last_error,
+                (extract(epoch FROM updated_at) * 1000000)::int8 AS at_micros
+         FROM jobs
+         WHERE $1::text IS NULL OR state = $1
+         ORDER BY updated_at DESC, id DESC
+         LIMIT $2",
+    )
+    .bind(state.map(JobState::as_str))
+    .bind(limit)
+    .fetch_all(ex)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| super::JobSummary {
+            id: JobId(r.get("id")),
+            kind: r.get("kind"),
+            state: JobState::parse(r.get::<&str, _>("state")),
+            attempts: r.get("attempts"),
+            max_attempts: r.get("max_attempts"),
+            deferrals: r.get("deferrals"),
+            serial_key: r.get("serial_key"),
+            error: r.get("last_error"),
+            at: chrono::DateTime::from_timestamp_micros(r.get("at_micros")).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Makes every dead job wait again, with fresh attempts; how many.
+pub(super) async fn retry_all_dead(ex: impl PgExecutor<'_>) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "UPDATE jobs SET state = 'waiting', attempts = 0, deferrals = 0, run_at = now(),
+             finished_at = NULL, claimed_by = NULL, updated_at = now()
+         WHERE state = 'dead'",
+    )
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
+}
+
 pub(super) async fn retry_dead(ex: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<bool> {
     let done = sqlx::query(
         "UPDATE jobs SET state = 'waiting', attempts = 0, deferrals = 0, run_at = now(), finished_at = NULL,
