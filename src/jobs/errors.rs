@@ -24,6 +24,23 @@ pub fn github(e: GithubError) -> JobError {
     }
 }
 
+/// A retryable error that carries a rate limit somewhere in its chain (a GitHub error
+/// that reached the handler through `?` or a workflow, not through [`github`]) is
+/// deferred to the limit's reset like one that came through [`github`].
+pub fn defer_rate_limits(e: JobError) -> JobError {
+    if e.is_permanent() || e.deferred_until().is_some() {
+        return e;
+    }
+    let until = e
+        .error()
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<GithubError>()?.retry_at());
+    match until {
+        Some(until) => JobError::deferred(e.into_error(), until),
+        None => e,
+    }
+}
+
 /// Database failures are retried: the database may be back by then.
 pub fn store(e: StoreError) -> JobError {
     match e {
@@ -45,6 +62,20 @@ mod tests {
         });
         assert_eq!(e.deferred_until(), Some(until));
         assert!(!e.is_permanent());
+    }
+
+    #[test]
+    fn a_rate_limit_inside_another_error_defers_too() {
+        let until = chrono::Utc::now() + chrono::Duration::hours(1);
+        let limited = anyhow::Error::new(GithubError::RateLimited {
+            what: "GET /repos/acme/web/git/blobs/abc".into(),
+            until,
+        })
+        .context("reading the pushed files");
+        let e = defer_rate_limits(JobError::from(limited));
+        assert_eq!(e.deferred_until(), Some(until));
+        let other = defer_rate_limits(JobError::from(anyhow::anyhow!("disk full")));
+        assert_eq!(other.deferred_until(), None);
     }
 
     #[test]

@@ -61,6 +61,10 @@ impl JobError {
     pub fn error(&self) -> &anyhow::Error {
         &self.error
     }
+
+    pub fn into_error(self) -> anyhow::Error {
+        self.error
+    }
 }
 
 impl<E: Into<anyhow::Error>> From<E> for JobError {
