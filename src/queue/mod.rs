@@ -28,7 +28,9 @@
 //!   [`QueueConfig::max_defer`] (a bogus reset header cannot park a job for a day), and a
 //!   job is deferred for free at most [`QueueConfig::max_deferrals`] times; after that each
 //!   deferral counts as a failed attempt, so a job that is always limited still dies in the
-//!   end, after at most `max_deferrals + max_attempts` runs.
+//!   end, after at most `max_deferrals + max_attempts` runs. A deferred job keeps its place in its
+//!   serial key's line, so the key's later jobs (which would meet the same limit: one
+//!   installation, one budget) wait behind it.
 
 mod backoff;
 mod job_error;
