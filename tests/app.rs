@@ -925,6 +925,113 @@ async fn a_broken_repository_config_is_named_in_the_check_run_and_defaults_are_u
     }
 }
 
+/// The PR analysis job's state, attempts, deferrals, seconds until its run_at, last error.
+async fn analysis(pool: &PgPool) -> Option<(String, i32, i32, f64, Option<String>)> {
+    sqlx::query_as(
+        "SELECT state, attempts, deferrals, extract(epoch FROM run_at - now())::float8,
+                last_error
+         FROM jobs WHERE kind = 'analyze_pr'",
+    )
+    .fetch_optional(pool)
+    .await
+    .unwrap()
+}
+
+async fn wait_for_analysis(
+    pool: &PgPool,
+    what: &str,
+    ok: impl Fn(&(String, i32, i32, f64, Option<String>)) -> bool,
+) -> (String, i32, i32, f64, Option<String>) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(row) = analysis(pool).await.filter(|r| ok(r)) {
+            return row;
+        }
+        assert!(std::time::Instant::now() < deadline, "never {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_spent_rate_limit_defers_the_job_and_a_502_on_a_comment_is_retried(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let db = url_of(&pool);
+    let server = start("serve", &db, &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let base = repo.head();
+    let head = open_classify_pr(&fake, &repo, "classifyFields takes options");
+
+    // The installation's budget is spent, resetting in an hour; and then posting the
+    // summary answers 502 (not applied) every time the client tries, so the job sees a
+    // write whose outcome it cannot know.
+    fake.inject_method(
+        "GET",
+        "/pulls/1",
+        1,
+        Fault::PrimaryRateLimit { reset_in: 3600 },
+    );
+    fake.inject_method("POST", "/issues/1/comments", 3, Fault::Status(502));
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-2",
+            &pr_event("opened", id, 1, &head, &base)
+        )
+        .await,
+        202
+    );
+    let (state, attempts, _, ahead, error) =
+        wait_for_analysis(&pool, "deferred", |r| r.2 == 1).await;
+    assert_eq!(
+        (state.as_str(), attempts),
+        ("waiting", 0),
+        "no attempt spent"
+    );
+    assert!(
+        (3500.0..=3605.0).contains(&ahead),
+        "run_at ≈ the reset: {ahead}"
+    );
+    assert!(error.unwrap().contains("rate limit"));
+
+    // An hour later, as far as the job can tell: its time has come. (The process is
+    // restarted too: it remembers the spent budget until the reset, as it should.)
+    drop(server);
+    sqlx::query("UPDATE jobs SET run_at = now() WHERE kind = 'analyze_pr'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let _server = start("serve", &db, &fake).await;
+    let (state, attempts, ..) = wait_for_analysis(&pool, "retried after the 502s", |r| {
+        r.4.as_deref()
+            .is_some_and(|e| e.contains("may or may not have taken effect"))
+    })
+    .await;
+    assert_eq!(
+        (state.as_str(), attempts),
+        ("waiting", 1),
+        "retried, not dead"
+    );
+    // Skip the backoff.
+    sqlx::query("UPDATE jobs SET run_at = now() WHERE kind = 'analyze_pr' AND state = 'waiting'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    settle(&pool).await;
+    let (state, attempts, deferrals, ..) = analysis(&pool).await.unwrap();
+    assert_eq!((state.as_str(), attempts, deferrals), ("done", 2, 1));
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1, "exactly one summary comment");
+    assert!(comments[0].body.contains("<!-- blast-radius:summary -->"));
+}
+
 #[sqlx::test(migrations = false)]
 async fn killed_mid_pr_analysis_then_restarted_posts_everything_once(pool: PgPool) {
     let fake = FakeGithub::start().await;

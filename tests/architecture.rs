@@ -77,11 +77,13 @@ const LAYERS: &[(&str, &[&str])] = &[
             "report",
         ],
     ),
+    // The CLI is the top: it may reach the queue too (`jobs list`, `jobs retry-dead`).
     (
         "cli",
         &[
             "mcp",
             "server",
+            "queue",
             "intake",
             "workflow",
             "workspace",

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use blast_radius::queue::{
-    run_workers, Delivery, Failed, JobError, JobId, JobState, NewJob, Queue, QueueConfig,
-    QueueError, Recorded, RunningJob,
+    run_pruner, run_workers, Delivery, Failed, JobError, JobId, JobState, NewJob, Pruned, Queue,
+    QueueConfig, QueueError, Recorded, Retention, RunningJob,
 };
 use serde_json::json;
 use sqlx::postgres::PgPoolOptions;
@@ -25,6 +25,7 @@ fn config() -> QueueConfig {
         shutdown_grace: Duration::from_millis(500),
         listen: false,
         worker_name: "test".into(),
+        ..QueueConfig::default()
     }
 }
 
@@ -494,6 +495,179 @@ async fn the_worker_loop_retries_errors_and_panics_and_kills_permanent_errors(po
     );
 }
 
+/// A job's attempts, deferrals, and how many seconds ahead its run_at is.
+async fn deferral_row(pool: &PgPool, id: JobId) -> (String, i32, i32, f64) {
+    sqlx::query_as(
+        "SELECT state, attempts, deferrals, extract(epoch FROM run_at - now())::float8
+         FROM jobs WHERE id = $1",
+    )
+    .bind(id.0)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+async fn make_due(pool: &PgPool, id: JobId) {
+    sqlx::query("UPDATE jobs SET run_at = now() WHERE id = $1")
+        .bind(id.0)
+        .execute(pool)
+        .await
+        .unwrap();
+}
+
+#[sqlx::test]
+async fn a_deferred_job_waits_for_its_time_without_spending_attempts(pool: PgPool) {
+    let mut cfg = config();
+    cfg.max_deferrals = 2;
+    cfg.max_defer = Duration::from_secs(75 * 60);
+    let q = Queue::new(pool.clone(), cfg);
+    let id = q
+        .enqueue(&job("analyze_pr", json!({})).max_attempts(2))
+        .await
+        .unwrap()
+        .id;
+    let reset = chrono::Utc::now() + chrono::Duration::hours(1);
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 1);
+    let failed = q.defer(&j, "rate limit spent", reset).await.unwrap();
+    assert!(matches!(failed, Failed::Deferred { .. }), "{failed:?}");
+    let (state, attempts, deferrals, ahead) = deferral_row(&pool, id).await;
+    assert_eq!((state.as_str(), attempts, deferrals), ("waiting", 0, 1));
+    assert!(
+        (3500.0..=3605.0).contains(&ahead),
+        "run_at ≈ the reset: {ahead}"
+    );
+    assert!(
+        q.claim("w").await.unwrap().is_none(),
+        "not before the reset"
+    );
+
+    // The reset comes: the job runs from its first attempt again. A bogus reset a year
+    // ahead defers it by the cap only.
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 1);
+    let year = chrono::Utc::now() + chrono::Duration::days(365);
+    q.defer(&j, "rate limit spent", year).await.unwrap();
+    let (_, attempts, deferrals, ahead) = deferral_row(&pool, id).await;
+    assert_eq!((attempts, deferrals), (0, 2));
+    assert!(
+        (4400.0..=4505.0).contains(&ahead),
+        "capped at 75 min: {ahead}"
+    );
+
+    // Out of free deferrals: each further one spends an attempt, so the job ends.
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    let failed = q.defer(&j, "rate limit spent", reset).await.unwrap();
+    assert!(matches!(failed, Failed::Retry { .. }), "{failed:?}");
+    assert_eq!(deferral_row(&pool, id).await.1, 1, "this one counted");
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 2);
+    assert_eq!(
+        q.defer(&j, "rate limit spent", reset).await.unwrap(),
+        Failed::Dead
+    );
+    // An operator's retry starts it afresh, deferrals too.
+    assert!(q.retry_dead(id).await.unwrap());
+    assert_eq!(deferral_row(&pool, id).await.2, 0);
+}
+
+#[sqlx::test]
+async fn the_worker_loop_defers_a_rate_limited_job_to_its_reset(pool: PgPool) {
+    let q = queue(&pool);
+    let id = q.enqueue(&job("limited", json!({}))).await.unwrap().id;
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let handler = {
+        let calls = calls.clone();
+        move |_job: RunningJob| {
+            let first = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            async move {
+                if first {
+                    let reset = chrono::Utc::now() + chrono::Duration::hours(1);
+                    Err(JobError::deferred(
+                        anyhow::anyhow!("rate limit spent"),
+                        reset,
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    };
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let workers = tokio::spawn(run_workers(q.clone(), 1, handler, async {
+        let _ = rx.await;
+    }));
+    wait_until("deferred", || async {
+        deferral_row(&pool, id).await.2 == 1
+    })
+    .await;
+    let (state, attempts, _, ahead) = deferral_row(&pool, id).await;
+    assert_eq!((state.as_str(), attempts), ("waiting", 0));
+    assert!(ahead > 3500.0, "{ahead}");
+    make_due(&pool, id).await;
+    wait_until("done", || async {
+        q.state(id).await.unwrap() == Some(JobState::Done)
+    })
+    .await;
+    stop.send(()).unwrap();
+    workers.await.unwrap();
+    assert_eq!(deferral_row(&pool, id).await.1, 1, "one attempt counted");
+}
+
+#[sqlx::test]
+async fn a_job_past_its_time_limit_is_stopped_and_retried(pool: PgPool) {
+    let mut cfg = config();
+    cfg.job_timeout = Duration::from_secs(3600);
+    cfg.job_timeouts = vec![("hangs".into(), Duration::from_millis(300))];
+    assert_eq!(cfg.timeout_for("other"), Duration::from_secs(3600));
+    let q = Queue::new(pool.clone(), cfg);
+    let id = q.enqueue(&job("hangs", json!({}))).await.unwrap().id;
+    // The first attempt hangs for good (the heartbeat alone would keep it forever).
+    let handler = |job: RunningJob| async move {
+        if job.attempt == 1 {
+            std::future::pending::<()>().await;
+        }
+        Ok::<(), JobError>(())
+    };
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let workers = tokio::spawn(run_workers(q.clone(), 1, handler, async {
+        let _ = rx.await;
+    }));
+    wait_until("done", || async {
+        q.state(id).await.unwrap() == Some(JobState::Done)
+    })
+    .await;
+    stop.send(()).unwrap();
+    workers.await.unwrap();
+    let (attempts, error): (i32, Option<String>) =
+        sqlx::query_as("SELECT attempts, last_error FROM jobs WHERE id = $1")
+            .bind(id.0)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(attempts, 2);
+    let error = error.unwrap();
+    assert!(
+        error.contains("longer than its time limit of 0.3 s"),
+        "{error}"
+    );
+}
+
+#[sqlx::test]
+async fn the_queue_s_own_pool_has_a_statement_timeout(pool: PgPool) {
+    use sqlx::ConnectOptions;
+    let url = pool.connect_options().to_url_lossy().to_string();
+    let q = Queue::connect(&url, 2, config()).await.unwrap();
+    let timeout: String = sqlx::query_scalar("SHOW statement_timeout")
+        .fetch_one(q.pool())
+        .await
+        .unwrap();
+    assert_eq!(timeout, "30s");
+}
+
 #[sqlx::test]
 async fn shutdown_finishes_short_jobs_and_releases_long_ones(pool: PgPool) {
     let q = queue(&pool); // grace 500 ms
@@ -793,12 +967,118 @@ async fn status_counts_and_pruning(pool: PgPool) {
     );
     assert!(s.oldest_due.is_some());
     assert_eq!(s.last_error, None);
+    // The scrape's depth leaves the done jobs uncounted.
+    let d = q.depth().await.unwrap();
+    assert_eq!(
+        (d.waiting, d.due, d.running, d.done, d.dead),
+        (2, 1, 1, 0, 0)
+    );
     q.record_delivery_and_enqueue(&delivery("old"), &[])
         .await
         .unwrap();
-    assert_eq!(q.prune(Duration::from_secs(3600)).await.unwrap(), (0, 0));
-    assert_eq!(q.prune(Duration::ZERO).await.unwrap(), (1, 1));
+    let keep = Retention {
+        done: Duration::from_secs(3600),
+        dead: Duration::from_secs(3600),
+        deliveries: Duration::from_secs(3600),
+        ..Retention::default()
+    };
+    assert_eq!(q.prune(&keep).await.unwrap(), Pruned::default());
+    let now = Retention {
+        done: Duration::ZERO,
+        dead: Duration::ZERO,
+        deliveries: Duration::ZERO,
+        ..Retention::default()
+    };
+    let pruned = q.prune(&now).await.unwrap();
+    assert_eq!((pruned.done, pruned.deliveries), (1, 1));
     assert!(q.check_ready().await.is_ok());
+}
+
+/// `n` finished jobs in `state` (done or dead), each from a delivery of its own, finished
+/// `age` ago; and `fresh` more finished now.
+async fn finished(pool: &PgPool, state: &str, n: i64, age_days: i64, fresh: i64) {
+    sqlx::query(
+        "WITH d AS (
+             INSERT INTO deliveries (delivery_id, received_at)
+             SELECT $1 || '-' || $3 || '-' || i, now() - make_interval(days => CASE WHEN i <= $2 THEN $3 ELSE 0 END)
+             FROM generate_series(1, $2 + $4) i
+             RETURNING delivery_id, received_at)
+         INSERT INTO jobs (kind, payload, state, delivery_id, finished_at)
+         SELECT 'k', '{\"body\": \"a long comment\"}', $1, delivery_id, received_at FROM d",
+    )
+    .bind(state)
+    .bind(n)
+    .bind(age_days as i32)
+    .bind(fresh)
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+#[sqlx::test]
+async fn pruning_keeps_each_kind_of_row_for_its_retention_in_small_batches(pool: PgPool) {
+    let q = queue(&pool);
+    finished(&pool, "done", 250, 8, 5).await; // past the 7 days
+    finished(&pool, "dead", 40, 8, 0).await; // within the 30 days
+    finished(&pool, "dead", 30, 31, 0).await; // past them
+    let waiting = q.enqueue(&job("k", json!({}))).await.unwrap().id;
+    // A waiting job whose delivery is old keeps waiting; its link goes.
+    sqlx::query("UPDATE jobs SET delivery_id = 'done-8-1' WHERE id = $1")
+        .bind(waiting.0)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let retention = Retention {
+        batch: 100,
+        ..Retention::default()
+    };
+    let pruned = q.prune(&retention).await.unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            done: 250,
+            dead: 30,
+            deliveries: 250 + 40 + 30,
+        }
+    );
+    let s = states(&pool).await;
+    assert_eq!(
+        (s.get("done"), s.get("dead"), s.get("waiting")),
+        (Some(&5), Some(&40), Some(&1))
+    );
+    assert_eq!(q.state(waiting).await.unwrap(), Some(JobState::Waiting));
+    let deliveries: i64 = sqlx::query_scalar("SELECT count(*) FROM deliveries")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(deliveries, 5);
+}
+
+#[sqlx::test]
+async fn the_pruner_runs_on_its_schedule_until_shutdown(pool: PgPool) {
+    let mut cfg = config();
+    cfg.retention = Retention {
+        done: Duration::ZERO,
+        every: Duration::from_millis(50),
+        ..Retention::default()
+    };
+    let q = Queue::new(pool.clone(), cfg);
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let pruner = tokio::spawn(run_pruner(q.clone(), async {
+        let _ = rx.await;
+    }));
+    // Work finished after the pruner started goes at its next round.
+    for _ in 0..3 {
+        q.enqueue(&job("k", json!({}))).await.unwrap();
+        let j = q.claim("w").await.unwrap().unwrap();
+        q.complete(&j).await.unwrap();
+    }
+    wait_until("done jobs pruned", || async {
+        !states(&pool).await.contains_key("done")
+    })
+    .await;
+    stop.send(()).unwrap();
+    pruner.await.unwrap();
 }
 
 #[sqlx::test(migrations = false)]

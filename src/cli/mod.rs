@@ -2,6 +2,7 @@
 
 mod commands;
 mod deliver;
+mod jobs;
 pub mod logs;
 mod progress;
 
@@ -160,6 +161,14 @@ pub enum Command {
         #[arg(long)]
         delivery: Option<String>,
     },
+    /// The App's job queue, for operators: list jobs, retry dead ones.
+    Jobs {
+        #[command(subcommand)]
+        command: jobs::JobsCommand,
+        /// Postgres (else `BLAST_DATABASE_URL`, else the server's `DATABASE_URL`).
+        #[arg(long, env = "BLAST_DATABASE_URL", global = true)]
+        database_url: Option<String>,
+    },
     /// Apply the database migrations.
     Migrate {
         /// Postgres (else `BLAST_DATABASE_URL`, else the server's `DATABASE_URL`, so a
@@ -186,6 +195,18 @@ pub enum AnswerFormat {
 pub enum ReportFormat {
     Markdown,
     Json,
+}
+
+/// The database a server command works on: the flag, else the server's `DATABASE_URL`
+/// (so a deployment's release step or an operator's shell needs no flag).
+fn server_database(flag: Option<String>) -> anyhow::Result<String> {
+    flag.or_else(|| std::env::var("DATABASE_URL").ok())
+        .filter(|u| !u.trim().is_empty())
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "say which database: --database-url postgres://USER:PASSWORD@HOST:5432/DATABASE (or DATABASE_URL)"
+            )
+        })
 }
 
 /// Runs the command line; the error is what the user is told.
@@ -224,17 +245,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             token,
         } => commands::mcp(&repo, http, allowed_host, token),
         Command::Facts { file } => commands::facts(&file),
-        Command::Migrate { database_url } => {
-            let url = database_url
-                .or_else(|| std::env::var("DATABASE_URL").ok())
-                .filter(|u| !u.trim().is_empty())
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "say which database: --database-url postgres://USER:PASSWORD@HOST:5432/DATABASE (or DATABASE_URL)"
-                    )
-                })?;
-            commands::migrate(&url)
-        }
+        Command::Migrate { database_url } => commands::migrate(&server_database(database_url)?),
+        Command::Jobs {
+            command,
+            database_url,
+        } => jobs::run(&server_database(database_url)?, command),
         Command::CheckConfig { server } => commands::check_config(&server),
         Command::Deliver {
             event,

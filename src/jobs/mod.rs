@@ -66,7 +66,9 @@ impl Handler for Jobs {
             repository = repository.as_deref(),
             pr
         );
-        tracing::Instrument::instrument(dispatch(&self.0, job), span).await
+        tracing::Instrument::instrument(dispatch(&self.0, job), span)
+            .await
+            .map_err(errors::defer_rate_limits)
     }
 }
 

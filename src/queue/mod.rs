@@ -22,8 +22,19 @@
 //!   to its `max_attempts`; then, or at once for a [`JobError::permanent`] error, it is
 //!   dead, with its last error kept. [`Queue::release`] (graceful shutdown) gives a job back
 //!   without counting the attempt.
+//! - **Deferral.** A job that cannot go on before a known time (GitHub's rate limit resets
+//!   at the hour; [`JobError::deferred`]) waits until then without spending an attempt
+//!   ([`Queue::defer`]): a spent budget never kills work. The wait is capped at
+//!   [`QueueConfig::max_defer`] (a bogus reset header cannot park a job for a day), and a
+//!   job is deferred for free at most [`QueueConfig::max_deferrals`] times; after that each
+//!   deferral counts as a failed attempt, so a job that is always limited still dies in the
+//!   end, after at most `max_deferrals + max_attempts` runs. A deferred job keeps its place in its
+//!   serial key's line, so the key's later jobs (which would meet the same limit: one
+//!   installation, one budget) wait behind it.
 
 mod backoff;
+mod job_error;
+mod prune;
 mod sql;
 mod worker;
 
@@ -37,10 +48,17 @@ use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
 pub use backoff::backoff;
-pub use worker::{run_workers, Handler, JobError, RunningJob};
+pub use job_error::JobError;
+pub use prune::{run_pruner, Pruned, Retention};
+pub use worker::{run_workers, Handler, RunningJob};
 
 /// The channel a `NOTIFY` goes to when a job may have become claimable.
 pub const NOTIFY_CHANNEL: &str = "blast_radius_jobs";
+
+/// The longest one statement of the queue's pool may run: its statements touch a few
+/// rows by index (pruning deletes in batches), so one that takes longer is stuck on a lock
+/// and had better fail than hold a worker.
+pub const STATEMENT_TIMEOUT: &str = "30s";
 
 /// A job's row id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -124,6 +142,30 @@ pub struct QueueConfig {
     pub listen: bool,
     /// The start of this process's worker ids (host and process id by default).
     pub worker_name: String,
+    /// The furthest ahead a deferred job is put off. GitHub's primary limit resets within
+    /// the hour; a reset further out is a bogus header, and the job tries again then.
+    pub max_defer: Duration,
+    /// Deferrals a job gets without spending an attempt; each one after spends one. At
+    /// 24 and `max_defer` 75 min, an always-limited job keeps trying for a day or more.
+    pub max_deferrals: i32,
+    /// How long one attempt of a job may run (the heartbeat would otherwise hold a hung
+    /// job's lease forever): then its handler is stopped and the attempt fails, to be
+    /// retried like any failure.
+    pub job_timeout: Duration,
+    /// Kinds that may run longer (or must run shorter) than `job_timeout`.
+    pub job_timeouts: Vec<(String, Duration)>,
+    /// How long finished jobs and deliveries are kept ([`run_pruner`]).
+    pub retention: Retention,
+}
+
+impl QueueConfig {
+    /// The time limit of one attempt of a job of `kind`.
+    pub fn timeout_for(&self, kind: &str) -> Duration {
+        self.job_timeouts
+            .iter()
+            .find(|(k, _)| k == kind)
+            .map_or(self.job_timeout, |(_, t)| *t)
+    }
 }
 
 impl Default for QueueConfig {
@@ -138,6 +180,11 @@ impl Default for QueueConfig {
             shutdown_grace: Duration::from_secs(20),
             listen: true,
             worker_name: default_worker_name(),
+            max_defer: Duration::from_secs(75 * 60),
+            max_deferrals: 24,
+            job_timeout: Duration::from_secs(15 * 60),
+            job_timeouts: Vec::new(),
+            retention: Retention::default(),
         }
     }
 }
@@ -284,6 +331,8 @@ pub struct Heartbeat {
 pub enum Failed {
     /// It will run again after the backoff.
     Retry { after: Duration },
+    /// Deferred: it will run again at `until`, this attempt not counted.
+    Deferred { until: DateTime<Utc> },
     /// Permanent error or out of attempts: dead, its error kept.
     Dead,
     /// A newer job with its coalescing key exists: it is done, not retried.
@@ -337,6 +386,22 @@ pub struct JobFailure {
     pub at: DateTime<Utc>,
 }
 
+/// A job as an operator lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobSummary {
+    pub id: JobId,
+    pub kind: String,
+    pub state: JobState,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub deferrals: i32,
+    pub serial_key: Option<String>,
+    /// Its last error, if it ever failed.
+    pub error: Option<String>,
+    /// Its last change.
+    pub at: DateTime<Utc>,
+}
+
 /// A delivery as recorded, for a status page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeliveryRecord {
@@ -383,10 +448,11 @@ impl Queue {
 
     /// A queue on a pool of its own at `url` (the store keeps its own pool).
     pub async fn connect(url: &str, connections: u32, config: QueueConfig) -> Result<Queue> {
+        let options: sqlx::postgres::PgConnectOptions = url.parse()?;
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(connections)
             .acquire_timeout(std::time::Duration::from_secs(30))
-            .connect(url)
+            .connect_with(options.options([("statement_timeout", STATEMENT_TIMEOUT)]))
             .await?;
         Ok(Queue::new(pool, config))
     }
@@ -531,6 +597,40 @@ impl Queue {
         })
     }
 
+    /// The job cannot go on before `until` (a rate limit's reset): it waits until then (at
+    /// most [`QueueConfig::max_defer`] ahead, at least a second) without counting this
+    /// attempt, unless it was deferred [`QueueConfig::max_deferrals`] times already: then
+    /// the attempt counts as a failure (and may be its last), still waiting until `until`.
+    pub async fn defer(
+        &self,
+        job: &ClaimedJob,
+        error: &str,
+        until: DateTime<Utc>,
+    ) -> Result<Failed> {
+        let wait = defer_wait(until, Utc::now(), self.config.max_defer);
+        let error = truncate(error, 8 * 1024);
+        let settled = sql::defer(
+            &self.pool,
+            job.id,
+            job.token,
+            &error,
+            wait.as_secs_f64(),
+            self.config.max_deferrals,
+        )
+        .await?;
+        let Some(settled) = settled else {
+            return Err(QueueError::LeaseLost(job.id));
+        };
+        sql::notify(&self.pool).await?;
+        let until = Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+        Ok(match settled.state {
+            JobState::Waiting if settled.free => Failed::Deferred { until },
+            JobState::Waiting => Failed::Retry { after: wait },
+            JobState::Done if settled.superseded => Failed::Superseded,
+            _ => Failed::Dead,
+        })
+    }
+
     /// Gives a running job back without counting its attempt (graceful shutdown).
     pub async fn release(&self, job: &ClaimedJob) -> Result<()> {
         if sql::release(&self.pool, job.id, job.token).await? {
@@ -552,9 +652,17 @@ impl Queue {
         sql::state(&self.pool, job).await
     }
 
-    /// Counts for a status page, and the last error.
+    /// The queue's depth, cheap enough for every metrics scrape: waiting, due, running and
+    /// dead jobs and the oldest due one. `done` and `last_error` are left empty (the done
+    /// rate is the `blast_job_seconds` histogram's count, kept in process).
+    pub async fn depth(&self) -> Result<QueueStatus> {
+        sql::counts(&self.pool).await
+    }
+
+    /// Counts for a status page (done jobs too), and the last error.
     pub async fn status(&self) -> Result<QueueStatus> {
         let mut status = sql::counts(&self.pool).await?;
+        status.done = sql::count_done(&self.pool).await?;
         status.last_error = sql::recent_failures(&self.pool, 1)
             .await?
             .into_iter()
@@ -572,6 +680,20 @@ impl Queue {
         sql::recent_failures(&self.pool, limit).await
     }
 
+    /// Jobs newest first (by their last change), of one state or all.
+    pub async fn list(&self, state: Option<JobState>, limit: i64) -> Result<Vec<JobSummary>> {
+        Ok(sql::list_jobs(&self.pool, state, limit.max(0)).await?)
+    }
+
+    /// Makes every dead job wait again, with fresh attempts; how many.
+    pub async fn retry_all_dead(&self) -> Result<u64> {
+        let n = sql::retry_all_dead(&self.pool).await?;
+        if n > 0 {
+            sql::notify(&self.pool).await?;
+        }
+        Ok(n)
+    }
+
     /// Makes a dead job wait again, with fresh attempts. False if it was not dead.
     pub async fn retry_dead(&self, job: JobId) -> Result<bool> {
         let revived = sql::retry_dead(&self.pool, job).await?;
@@ -579,12 +701,6 @@ impl Queue {
             sql::notify(&self.pool).await?;
         }
         Ok(revived)
-    }
-
-    /// Deletes done jobs, and deliveries, older than `age`. Keep deliveries longer than
-    /// GitHub's redelivery window (3 days; 7 on GHES) so a redelivery is still recognised.
-    pub async fn prune(&self, age: Duration) -> Result<(u64, u64)> {
-        sql::prune(&self.pool, age.as_secs_f64()).await
     }
 
     /// The database answers and every migration this build knows is applied.
@@ -602,6 +718,14 @@ impl Queue {
             Err(NotReady::Migrations(missing))
         }
     }
+}
+
+/// How long a job deferred until `until` waits: never past `max` (a reset header hours
+/// or years ahead is wrong), never less than a second (a reset just passed must not make
+/// a job spin).
+fn defer_wait(until: DateTime<Utc>, now: DateTime<Utc>, max: Duration) -> Duration {
+    let wait = (until - now).to_std().unwrap_or(Duration::ZERO);
+    wait.clamp(Duration::from_secs(1), max.max(Duration::from_secs(1)))
 }
 
 fn truncate(s: &str, max: usize) -> String {
@@ -624,6 +748,19 @@ mod tests {
         assert_eq!(truncate("abc", 5), "abc");
         let t = truncate("ééé", 3);
         assert!(t.starts_with('é') && t.ends_with("(4 bytes cut)"), "{t}");
+    }
+
+    #[test]
+    fn a_deferral_waits_for_the_reset_within_bounds() {
+        let now = Utc::now();
+        let max = Duration::from_secs(75 * 60);
+        let hour = now + chrono::Duration::hours(1);
+        assert_eq!(defer_wait(hour, now, max), Duration::from_secs(3600));
+        // A bogus reset a year ahead waits the cap; one in the past, a second.
+        let year = now + chrono::Duration::days(365);
+        assert_eq!(defer_wait(year, now, max), max);
+        let past = now - chrono::Duration::minutes(5);
+        assert_eq!(defer_wait(past, now, max), Duration::from_secs(1));
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub(super) async fn upsert_job(
              max_attempts = EXCLUDED.max_attempts,
              run_at = LEAST(jobs.run_at, EXCLUDED.run_at),
              attempts = 0,
+             deferrals = 0,
              last_error = NULL,
              delivery_id = EXCLUDED.delivery_id,
              updated_at = now()
@@ -268,6 +269,57 @@ pub(super) async fn fail(
     }))
 }
 
+/// What [`defer`] did.
+pub(super) struct Deferred {
+    pub state: JobState,
+    pub superseded: bool,
+    /// The attempt was not counted (the job had deferrals left).
+    pub free: bool,
+}
+
+/// A deferred attempt: waiting again after `wait_secs` without counting the attempt,
+/// while the job has had fewer than `max_deferrals` deferrals; after that, counted as a
+/// failed attempt (dead if it was the last). Done if superseded. None if the claim is not
+/// held. (Every expression in SET sees the row as it was before the update.)
+pub(super) async fn defer(
+    ex: impl PgExecutor<'_>,
+    id: JobId,
+    token: i64,
+    error: &str,
+    wait_secs: f64,
+    max_deferrals: i32,
+) -> sqlx::Result<Option<Deferred>> {
+    let row = sqlx::query(
+        "UPDATE jobs SET
+             state = CASE WHEN superseded THEN 'done'
+                          WHEN deferrals < $4 THEN 'waiting'
+                          WHEN attempts >= max_attempts THEN 'dead'
+                          ELSE 'waiting' END,
+             attempts = CASE WHEN NOT superseded AND deferrals < $4
+                             THEN GREATEST(attempts - 1, 0) ELSE attempts END,
+             deferrals = CASE WHEN superseded THEN deferrals ELSE deferrals + 1 END,
+             run_at = CASE WHEN superseded OR (deferrals >= $4 AND attempts >= max_attempts)
+                           THEN run_at ELSE now() + make_interval(secs => $5) END,
+             finished_at = CASE WHEN superseded OR (deferrals >= $4 AND attempts >= max_attempts)
+                                THEN now() END,
+             last_error = $3, claim_token = NULL, locked_until = NULL, updated_at = now()
+         WHERE id = $1 AND claim_token = $2 AND state = 'running'
+         RETURNING state, superseded, deferrals <= $4 AS free",
+    )
+    .bind(id.0)
+    .bind(token)
+    .bind(error)
+    .bind(max_deferrals)
+    .bind(wait_secs)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.map(|r| Deferred {
+        state: JobState::parse(r.get::<&str, _>("state")),
+        superseded: r.get("superseded"),
+        free: r.get("free"),
+    }))
+}
+
 /// Gives a claim back without counting its attempt; a superseded job is done instead
 /// (the newer job waits in its place).
 pub(super) async fn release(ex: impl PgExecutor<'_>, id: JobId, token: i64) -> sqlx::Result<bool> {
@@ -307,16 +359,17 @@ pub(super) async fn state(
     Ok(s.as_deref().map(JobState::parse))
 }
 
+/// The queue's depth: waiting, due, running and dead jobs, each counted on its partial
+/// index (these sets stay small), never a scan of the whole table. Done jobs are not
+/// counted here (see [`count_done`]).
 pub(super) async fn counts(ex: impl PgExecutor<'_>) -> Result<QueueStatus, super::QueueError> {
     let row = sqlx::query(
-        "SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting,
-                count(*) FILTER (WHERE state = 'waiting' AND run_at <= now()) AS due,
-                count(*) FILTER (WHERE state = 'running') AS running,
-                count(*) FILTER (WHERE state = 'done') AS done,
-                count(*) FILTER (WHERE state = 'dead') AS dead,
-                extract(epoch FROM now() - min(run_at) FILTER (
-                    WHERE state = 'waiting' AND run_at <= now()))::float8 AS oldest_due
-         FROM jobs",
+        "SELECT (SELECT count(*) FROM jobs WHERE state = 'waiting') AS waiting,
+                (SELECT count(*) FROM jobs WHERE state = 'waiting' AND run_at <= now()) AS due,
+                (SELECT count(*) FROM jobs WHERE state = 'running') AS running,
+                (SELECT count(*) FROM jobs WHERE state = 'dead') AS dead,
+                (SELECT extract(epoch FROM now() - min(run_at))::float8 FROM jobs
+                 WHERE state = 'waiting' AND run_at <= now()) AS oldest_due",
     )
     .fetch_one(ex)
     .await?;
@@ -324,13 +377,20 @@ pub(super) async fn counts(ex: impl PgExecutor<'_>) -> Result<QueueStatus, super
         waiting: row.get("waiting"),
         due: row.get("due"),
         running: row.get("running"),
-        done: row.get("done"),
+        done: 0,
         dead: row.get("dead"),
         oldest_due: row
             .get::<Option<f64>, _>("oldest_due")
             .map(|s| std::time::Duration::from_secs_f64(s.max(0.0))),
         last_error: None,
     })
+}
+
+/// Done jobs: as many as the retention keeps (an index-only count of its partial index).
+pub(super) async fn count_done(ex: impl PgExecutor<'_>) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'done'")
+        .fetch_one(ex)
+        .await
 }
 
 pub(super) async fn recent_deliveries(
@@ -386,9 +446,55 @@ pub(super) async fn recent_failures(
         .collect())
 }
 
+/// Jobs newest first (by their last change), of one state or all.
+pub(super) async fn list_jobs(
+    ex: impl PgExecutor<'_>,
+    state: Option<JobState>,
+    limit: i64,
+) -> sqlx::Result<Vec<super::JobSummary>> {
+    let rows = sqlx::query(
+        "SELECT id, kind, state, attempts, max_attempts, deferrals, serial_key, last_error,
+                (extract(epoch FROM updated_at) * 1000000)::int8 AS at_micros
+         FROM jobs
+         WHERE $1::text IS NULL OR state = $1
+         ORDER BY updated_at DESC, id DESC
+         LIMIT $2",
+    )
+    .bind(state.map(JobState::as_str))
+    .bind(limit)
+    .fetch_all(ex)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| super::JobSummary {
+            id: JobId(r.get("id")),
+            kind: r.get("kind"),
+            state: JobState::parse(r.get::<&str, _>("state")),
+            attempts: r.get("attempts"),
+            max_attempts: r.get("max_attempts"),
+            deferrals: r.get("deferrals"),
+            serial_key: r.get("serial_key"),
+            error: r.get("last_error"),
+            at: chrono::DateTime::from_timestamp_micros(r.get("at_micros")).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Makes every dead job wait again, with fresh attempts; how many.
+pub(super) async fn retry_all_dead(ex: impl PgExecutor<'_>) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "UPDATE jobs SET state = 'waiting', attempts = 0, deferrals = 0, run_at = now(),
+             finished_at = NULL, claimed_by = NULL, updated_at = now()
+         WHERE state = 'dead'",
+    )
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
+}
+
 pub(super) async fn retry_dead(ex: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<bool> {
     let done = sqlx::query(
-        "UPDATE jobs SET state = 'waiting', attempts = 0, run_at = now(), finished_at = NULL,
+        "UPDATE jobs SET state = 'waiting', attempts = 0, deferrals = 0, run_at = now(), finished_at = NULL,
              claimed_by = NULL, updated_at = now()
          WHERE id = $1 AND state = 'dead'",
     )
@@ -398,27 +504,49 @@ pub(super) async fn retry_dead(ex: impl PgExecutor<'_>, id: JobId) -> sqlx::Resu
     Ok(done.rows_affected() == 1)
 }
 
-pub(super) async fn prune(
-    pool: &sqlx::PgPool,
+/// Deletes up to `batch` jobs in `state` finished more than `age_secs` ago, oldest
+/// first (by the partial indexes on finished_at); skips rows another pruner holds.
+pub(super) async fn prune_jobs(
+    ex: impl PgExecutor<'_>,
+    state: &str,
     age_secs: f64,
-) -> Result<(u64, u64), super::QueueError> {
-    let mut tx = pool.begin().await?;
-    let jobs = sqlx::query(
-        "DELETE FROM jobs WHERE state = 'done'
-             AND finished_at < now() - make_interval(secs => $1)",
+    batch: i64,
+) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "DELETE FROM jobs WHERE id IN (
+             SELECT id FROM jobs
+             WHERE state = $1 AND finished_at < now() - make_interval(secs => $2)
+             ORDER BY finished_at
+             LIMIT $3
+             FOR UPDATE SKIP LOCKED)",
+    )
+    .bind(state)
+    .bind(age_secs)
+    .bind(batch)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// Deletes up to `batch` deliveries received more than `age_secs` ago.
+pub(super) async fn prune_deliveries(
+    ex: impl PgExecutor<'_>,
+    age_secs: f64,
+    batch: i64,
+) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "DELETE FROM deliveries WHERE delivery_id IN (
+             SELECT delivery_id FROM deliveries
+             WHERE received_at < now() - make_interval(secs => $1)
+             ORDER BY received_at
+             LIMIT $2
+             FOR UPDATE SKIP LOCKED)",
     )
     .bind(age_secs)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    let deliveries =
-        sqlx::query("DELETE FROM deliveries WHERE received_at < now() - make_interval(secs => $1)")
-            .bind(age_secs)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-    tx.commit().await?;
-    Ok((jobs, deliveries))
+    .bind(batch)
+    .execute(ex)
+    .await?;
+    Ok(done.rows_affected())
 }
 
 /// The versions in sqlx's migration table that applied successfully (none if the table

@@ -13,63 +13,7 @@ use sqlx::postgres::PgListener;
 use tokio::sync::{watch, Notify};
 use tokio::time::{sleep, sleep_until, Instant};
 
-use super::{ClaimedJob, Failed, Queue, QueueError, NOTIFY_CHANNEL};
-
-/// A handler's failure. Any error converts into a retryable one (`?` works on anything
-/// `anyhow` takes); [`JobError::permanent`] marks one that retrying cannot fix (a payload
-/// that does not fit, a repository that no longer exists), and the job goes straight to
-/// dead.
-pub struct JobError {
-    error: anyhow::Error,
-    permanent: bool,
-}
-
-impl JobError {
-    pub fn retry(error: impl Into<anyhow::Error>) -> JobError {
-        JobError {
-            error: error.into(),
-            permanent: false,
-        }
-    }
-
-    pub fn permanent(error: impl Into<anyhow::Error>) -> JobError {
-        JobError {
-            error: error.into(),
-            permanent: true,
-        }
-    }
-
-    pub fn is_permanent(&self) -> bool {
-        self.permanent
-    }
-
-    pub fn error(&self) -> &anyhow::Error {
-        &self.error
-    }
-}
-
-impl<E: Into<anyhow::Error>> From<E> for JobError {
-    fn from(e: E) -> Self {
-        JobError::retry(e)
-    }
-}
-
-impl std::fmt::Debug for JobError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = if self.permanent {
-            "permanent"
-        } else {
-            "retryable"
-        };
-        write!(f, "{kind}: {:#}", self.error)
-    }
-}
-
-impl std::fmt::Display for JobError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:#}", self.error)
-    }
-}
+use super::{ClaimedJob, Failed, JobError, Queue, QueueError, NOTIFY_CHANNEL};
 
 /// What runs a job. Closures `Fn(RunningJob) -> impl Future<Output = Result<(), JobError>>`
 /// are handlers; so is any type that implements this.
@@ -305,6 +249,8 @@ impl Worker {
         let h = handler.clone();
         let began = Instant::now();
         let mut task = tokio::spawn(async move { h.handle(running).await });
+        let limit = config.timeout_for(&job.kind);
+        let time_up = Instant::now() + limit;
         let mut beat =
             tokio::time::interval_at(Instant::now() + config.heartbeat, config.heartbeat);
         let far = Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600);
@@ -316,6 +262,7 @@ impl Worker {
                     let outcome = match &result {
                         Ok(Ok(())) => "done",
                         Ok(Err(e)) if e.is_permanent() => "failed_permanently",
+                        Ok(Err(e)) if e.deferred_until().is_some() => "deferred",
                         Ok(Err(_)) => "failed",
                         Err(_) => "panicked",
                     };
@@ -335,6 +282,18 @@ impl Worker {
                     // The lease may still hold: try again at the next beat.
                     Err(e) => tracing::warn!("queue: heartbeat of {} failed: {e}", job.id),
                 },
+                _ = sleep_until(time_up) => {
+                    task.abort();
+                    let _ = (&mut task).await;
+                    metrics::histogram!("blast_job_seconds", "kind" => job.kind.clone(), "outcome" => "timed_out")
+                        .record(began.elapsed().as_secs_f64());
+                    let error = anyhow::anyhow!(
+                        "the job ran longer than its time limit of {} s and was stopped",
+                        limit.as_secs_f64()
+                    );
+                    self.settle(&job, Ok(Err(JobError::retry(error)))).await;
+                    return;
+                }
                 () = stopped(&mut stop), if deadline.is_none() => {
                     deadline = Some(Instant::now() + config.shutdown_grace);
                 }
@@ -360,10 +319,11 @@ impl Worker {
             Ok(Ok(())) => self.queue.complete(job).await.map(|()| None),
             Ok(Err(e)) => {
                 let text = format!("{e:#}");
-                self.queue
-                    .fail(job, &text, e.is_permanent())
-                    .await
-                    .map(|f| Some((f, text)))
+                let settled = match e.deferred_until() {
+                    Some(until) => self.queue.defer(job, &text, until).await,
+                    None => self.queue.fail(job, &text, e.is_permanent()).await,
+                };
+                settled.map(|f| Some((f, text)))
             }
             Err(join) => {
                 let text = match join.try_into_panic() {
@@ -380,6 +340,12 @@ impl Worker {
             Ok(None) => tracing::info!("queue: {} done", job.id),
             Ok(Some((Failed::Retry { after }, e))) => {
                 tracing::warn!("queue: {} failed, retried in {after:?}: {e}", job.id)
+            }
+            Ok(Some((Failed::Deferred { until }, e))) => {
+                tracing::warn!(
+                    "queue: {} deferred until {until} (attempt not counted): {e}",
+                    job.id
+                )
             }
             Ok(Some((Failed::Dead, e))) => tracing::error!("queue: {} is dead: {e}", job.id),
             Ok(Some((Failed::Superseded, e))) => {

@@ -9,6 +9,7 @@ use super::setup::seal::CredentialsKey;
 use super::setup::SetupConfig;
 use crate::github::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
 use crate::intake::signature::WebhookSecrets;
+use crate::queue::Retention;
 
 /// Flags, each also an environment variable (the name in capitals).
 #[derive(clap::Args, Clone, Debug)]
@@ -47,6 +48,17 @@ pub struct ServerArgs {
     /// Minutes between catch-ups of every repository with GitHub (0: only at start).
     #[arg(long, env = "BLAST_CATCH_UP_MINUTES", default_value_t = 60)]
     pub catch_up_minutes: u64,
+    /// Days done jobs are kept (then pruned, with their payloads: whole comment bodies
+    /// for commands).
+    #[arg(long, env = "BLAST_RETAIN_DONE_DAYS", default_value_t = 7)]
+    pub retain_done_days: u64,
+    /// Days dead jobs are kept, for `blast-radius jobs list --state dead` and `retry-dead`.
+    #[arg(long, env = "BLAST_RETAIN_DEAD_DAYS", default_value_t = 30)]
+    pub retain_dead_days: u64,
+    /// Days deliveries are kept: at least GitHub's redelivery window (3 days; 7 on GHES),
+    /// so a redelivery is still recognised.
+    #[arg(long, env = "BLAST_RETAIN_DELIVERIES_DAYS", default_value_t = 7)]
+    pub retain_deliveries_days: u64,
     /// Least milliseconds between two comments or reviews of one installation (GitHub asks
     /// for a second between writes that notify people).
     #[arg(long, env = "BLAST_NOTIFY_SPACING_MS", default_value_t = 1000)]
@@ -87,10 +99,16 @@ pub struct ServerConfig {
     pub graph_memory_bytes: usize,
     pub catch_up_minutes: u64,
     pub job_lease: std::time::Duration,
+    /// How long finished jobs and deliveries are kept.
+    pub retention: Retention,
     pub status_token: Option<SecretString>,
     /// PUBLIC_URL, checked: whether browsers come over https (the cookie's `Secure`,
     /// HSTS).
     pub public_url: Option<String>,
+}
+
+fn days(n: u64) -> std::time::Duration {
+    std::time::Duration::from_secs(n.saturating_mul(24 * 3600))
 }
 
 impl ServerConfig {
@@ -202,6 +220,12 @@ impl ServerArgs {
             graph_memory_bytes: self.graph_memory_mb.saturating_mul(1 << 20),
             catch_up_minutes: self.catch_up_minutes,
             job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
+            retention: Retention {
+                done: days(self.retain_done_days),
+                dead: days(self.retain_dead_days),
+                deliveries: days(self.retain_deliveries_days),
+                ..Retention::default()
+            },
             status_token,
             public_url: self
                 .public_url
@@ -335,6 +359,9 @@ mod tests {
             graph_memory_mb: 64,
             job_lease_seconds: 60,
             catch_up_minutes: 60,
+            retain_done_days: 7,
+            retain_dead_days: 30,
+            retain_deliveries_days: 7,
             notify_spacing_ms: 1000,
             status_token: None,
             public_url: None,

@@ -25,9 +25,10 @@ use tower::ServiceExt as _;
 
 use crate::github::{GithubApp, GithubConfig};
 use crate::indexer::skip::SkipRules;
+use crate::intake::jobs::{ApplyPush, IndexRepository};
 use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
-use crate::queue::{run_workers, Queue, QueueConfig};
+use crate::queue::{run_pruner, run_workers, JobPayload, Queue, QueueConfig};
 use crate::store::Store;
 use auth::Guard;
 use config::ServerConfig;
@@ -61,6 +62,12 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
     let queue_config = QueueConfig {
         lease: config.job_lease,
         heartbeat: config.job_lease / 4,
+        // A whole repository's download and index may outlast the default 15 minutes.
+        job_timeouts: vec![
+            (IndexRepository::KIND.into(), Duration::from_secs(60 * 60)),
+            (ApplyPush::KIND.into(), Duration::from_secs(60 * 60)),
+        ],
+        retention: config.retention.clone(),
         ..QueueConfig::default()
     };
     let queue = Queue::connect(&url, (config.workers as u32 + 3).max(4), queue_config)
@@ -111,6 +118,11 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         }
     }
 
+    // Finished jobs and old deliveries go on a schedule (`serve` only: one pruner is
+    // enough, and several would only share the batches).
+    if let Mode::Serve { .. } = mode {
+        tokio::spawn(run_pruner(runtime.queue.clone(), stopped(stop.clone())));
+    }
     let Mode::Serve { .. } = mode else {
         tracing::info!(workers = runtime.config.workers, "working");
         stopped(stop).await;

@@ -82,7 +82,8 @@ async fn scrape(State(st): State<MetricsState>, Peer(peer): Peer, headers: Heade
         }
         Access::Limited(wait) => return auth::limited(wait),
     }
-    match st.queue.status().await {
+    // The depth only: no count of the whole jobs table on every scrape.
+    match st.queue.depth().await {
         Ok(q) => {
             for (state, n) in [
                 ("waiting", q.waiting),

@@ -125,7 +125,14 @@ impl Default for CopyBuf {
     }
 }
 
-/// Streams rows into a table with COPY.
+/// The statement timeout of a transaction that copies rows in: a large repository's
+/// edges (millions of rows) and the index builds after them must not hit the pool's
+/// [`STATEMENT_TIMEOUT`](super::STATEMENT_TIMEOUT), yet a wedged copy still ends.
+pub const BULK_STATEMENT_TIMEOUT: &str = "30min";
+
+/// Streams rows into a table with COPY. Inside a transaction, lifts the statement timeout
+/// to [`BULK_STATEMENT_TIMEOUT`] for the rest of it (`SET LOCAL`; outside one it changes
+/// nothing).
 pub(super) async fn copy_in(
     db: &mut PgConnection,
     table: &str,
@@ -135,6 +142,11 @@ pub(super) async fn copy_in(
     if rows.rows() == 0 {
         return Ok(0);
     }
+    sqlx::query(&format!(
+        "SET LOCAL statement_timeout = '{BULK_STATEMENT_TIMEOUT}'"
+    ))
+    .execute(&mut *db)
+    .await?;
     let mut copy = db
         .copy_in_raw(&format!(
             "COPY {table} ({columns}) FROM STDIN (FORMAT binary)"

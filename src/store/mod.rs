@@ -182,6 +182,12 @@ fn describe(options: &PgConnectOptions) -> String {
     )
 }
 
+/// The longest any one statement of the store's pool may run (a hung query, a lock
+/// waited on forever, fails instead of holding its job). Generous: loading a large
+/// repository's graph reads millions of rows. Bulk writes take longer
+/// ([`copy::BULK_STATEMENT_TIMEOUT`], set in their transaction).
+pub const STATEMENT_TIMEOUT: &str = "5min";
+
 impl Store {
     /// Connects, failing fast with a message that names the host (never the password).
     pub async fn connect(url: &str) -> Result<Store> {
@@ -207,7 +213,7 @@ impl Store {
         let pool = PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(30))
-            .connect_with(options)
+            .connect_with(options.options([("statement_timeout", STATEMENT_TIMEOUT)]))
             .await
             .map_err(fail)?;
         Ok(Store::from_pool(pool))
@@ -254,7 +260,14 @@ impl Store {
 
     /// Applies the embedded migrations (idempotent).
     pub async fn migrate(&self) -> Result<()> {
-        MIGRATOR.run(&self.pool).await?;
+        // A migration may rebuild an index of a big table: no statement timeout for it,
+        // on a connection of its own (it is closed after, not returned to the pool).
+        let mut conn = self.pool.acquire().await?.detach();
+        sqlx::query("SET statement_timeout = 0")
+            .execute(&mut conn)
+            .await?;
+        MIGRATOR.run(&mut conn).await?;
+        let _ = conn.close().await;
         Ok(())
     }
 
