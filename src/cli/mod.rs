@@ -166,7 +166,12 @@ pub enum Command {
         #[command(subcommand)]
         command: jobs::JobsCommand,
         /// Postgres (else `BLAST_DATABASE_URL`, else the server's `DATABASE_URL`).
-        #[arg(long, env = "BLAST_DATABASE_URL", global = true)]
+        #[arg(
+            long,
+            env = "BLAST_DATABASE_URL",
+            global = true,
+            hide_env_values = true
+        )]
         database_url: Option<String>,
     },
     /// Apply the database migrations.
