@@ -1645,6 +1645,80 @@ async fn metrics_count_deliveries_github_calls_jobs_and_the_queue(pool: PgPool) 
     );
 }
 
+/// `/callers` with a name two files define, in a pull request that changes one of them:
+/// answered for that one, with a line naming the other.
+#[sqlx::test(migrations = false)]
+async fn an_ambiguous_name_in_a_pr_thread_means_the_definition_the_pr_changes(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = TestRepo::new();
+    repo.write(
+        "src/money.ts",
+        "export function formatPrice(x: number) {\n  return x.toFixed(2);\n}\n",
+    )
+    .write(
+        "src/legacy/money.ts",
+        "export function formatPrice(x: number) {\n  return '$' + x;\n}\n",
+    )
+    .write(
+        "src/cart.ts",
+        "import { formatPrice } from './money';\nexport function total(x: number) {\n  return formatPrice(x);\n}\n",
+    );
+    let base = repo.commit("base");
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let server = start("serve", &url_of(&pool), &fake).await;
+    assert_eq!(
+        deliver(&server, "installation", "d-1", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    repo.write(
+        "src/money.ts",
+        "export function formatPrice(x: number, digits = 2) {\n  return x.toFixed(digits);\n}\n",
+    );
+    let head = repo.commit("formatPrice takes digits");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    assert_eq!(
+        deliver(
+            &server,
+            "pull_request",
+            "d-2",
+            &pr_event("opened", id, 1, &head, &base)
+        )
+        .await,
+        202
+    );
+    settle(&pool).await;
+
+    let body = "/callers formatPrice";
+    let asked = fake.add_comment_as("acme/web", 1, "dev", body);
+    let ask = json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": asked, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+        "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    });
+    assert_eq!(deliver(&server, "issue_comment", "d-3", &ask).await, 202);
+    settle(&pool).await;
+    let reply = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .find(|c| c.by_app && c.body.contains("blast-radius:command"))
+        .expect("a reply")
+        .body;
+    assert_eq!(reply.matches("**Callers of").count(), 1, "{reply}");
+    assert!(reply.contains("src/money.ts:1"), "{reply}");
+    assert!(reply.contains("src/cart.ts:3"), "the caller: {reply}");
+    assert!(
+        reply.contains("also names") && reply.contains("src/legacy/money.ts:1"),
+        "the other definition named: {reply}"
+    );
+    assert!(!reply.contains("ask again"), "{reply}");
+}
+
 // ---- Bounded whatever is sent ----
 
 /// Stores `contents` once and stages it at each of `paths`, without a work tree: a
