@@ -14,17 +14,15 @@ use crate::indexer::pipeline::SourceFile;
 use crate::indexer::skip::SkipRules;
 use crate::model::CommitSha;
 use crate::query::{self, Completeness};
+use crate::report::graph_export;
 use crate::report::json::{self, render_json};
-use crate::report::{graph_export, markdown::render_markdown};
+use crate::report::markdown::{render_markdown, COMMENT_BUDGET};
 use crate::store::Store;
 use crate::workflow::blast::blast_change;
 use crate::workflow::index::{index as index_revision, index_files, Indexed};
 use crate::workflow::save::{index_and_save, load_stored, load_stored_at};
 use crate::workspace::git::{GitRange, GitRepo, GitRevision};
 use crate::workspace::walk::WorkingTree;
-
-/// GitHub's comment limit is 65,536 characters; leave room for what wraps the body.
-const COMMENT_BUDGET: usize = 60_000;
 
 fn rules(repo: &RepoArgs) -> SkipRules {
     SkipRules {

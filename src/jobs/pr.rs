@@ -25,7 +25,7 @@ use crate::indexer::select::wanted;
 use crate::intake::jobs::AnalyzePr;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use crate::queue::{JobError, RunningJob};
-use crate::report::markdown::{config_problems, render_markdown_listing, MARKER};
+use crate::report::markdown::{config_problems, render_markdown_listing, COMMENT_BUDGET, MARKER};
 use crate::store::RepoState;
 use crate::workflow::blast::{blast_revisions, BlastRequest};
 use crate::workflow::source::InMemory;
@@ -34,8 +34,6 @@ use crate::workflow::source::InMemory;
 pub const SUMMARY_MARKER: &str = "<!-- blast-radius:summary -->";
 /// The check run's name.
 pub const CHECK_NAME: &str = "Blast radius";
-/// Room under GitHub's 65,536-character comment limit for the marker.
-const COMMENT_BUDGET: usize = 60_000;
 /// Annotations on untouched call sites, at most (GitHub shows the first ones).
 const MAX_ANNOTATIONS: usize = 500;
 

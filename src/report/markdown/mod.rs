@@ -25,6 +25,10 @@ use crate::graph::Confidence;
 /// The first line: the bot finds (and updates) its own comment by it.
 pub const MARKER: &str = "<!-- blast-radius -->";
 
+/// The comment's size: GitHub's limit is 65,536 characters; the rest is room for what
+/// wraps the body (the hidden markers, a configuration note).
+pub const COMMENT_BUDGET: usize = 60_000;
+
 /// Diagram caps: beyond these a flowchart stops being readable.
 const DIAGRAM_MAX_FUNCTIONS: usize = 15;
 const DIAGRAM_MAX_EDGES: usize = 40;
