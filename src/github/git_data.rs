@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::error::{GithubError, Result};
 use super::installation::Installation;
 use super::repos::RepoName;
-use super::transport::{encode_path, Call};
+use super::transport::{encode_path, Call, Streaming};
 use crate::model::{BlobSha, CommitSha, RepoPath};
 
 /// The raw media type for blobs: the bytes themselves rather than base64 in JSON.
@@ -154,24 +154,10 @@ impl Installation {
     /// `GET /repos/{owner}/{repo}/git/blobs/{sha}`: the blob's bytes (up to 100 MB),
     /// asked for raw; a base64 JSON answer is decoded too.
     pub async fn get_blob(&self, repo: &RepoName, sha: &BlobSha) -> Result<Vec<u8>> {
-        let route = format!(
-            "{}/git/blobs/{}",
-            repo.route(),
-            encode_path(sha.as_str(), false)
-        );
-        let call = Call::get(route).accept(RAW);
-        let got = self.sender().send_buffered(&call).await?;
-        let is_json = got
-            .headers
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/json"));
-        if is_json {
-            if let Some(bytes) = decode_blob_json(&got.body, sha, &call.what())? {
-                return Ok(bytes);
-            }
+        match self.get_blob_capped(repo, sha, usize::MAX).await? {
+            CappedBlob::Whole(bytes) => Ok(bytes),
+            CappedBlob::TooLarge => unreachable!("nothing is longer than usize::MAX"),
         }
-        Ok(got.body.to_vec())
     }
 }
 
@@ -203,27 +189,7 @@ impl Installation {
         let call = Call::get(route).accept(RAW);
         let what = call.what();
         let answer = self.sender().send_streaming(&call).await?;
-        let is_json = answer
-            .headers
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/json"));
-        // Base64 in JSON takes 4 bytes for 3, and a few for the fields around it.
-        let limit = if is_json {
-            max_bytes / 3 * 4 + 4096
-        } else {
-            max_bytes
-        };
-        let declared = answer
-            .headers
-            .get(http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > limit as u64) {
-            return Ok(CappedBlob::TooLarge);
-        }
-        let stall = self.core.app().settings.request_timeout;
-        let Some(body) = read_at_most(answer.body, limit, stall, &what).await? else {
+        let Some((body, is_json)) = self.read_raw(answer, max_bytes, &what).await? else {
             return Ok(CappedBlob::TooLarge);
         };
         let bytes = if is_json {
@@ -239,6 +205,42 @@ impl Installation {
         } else {
             CappedBlob::Whole(bytes)
         })
+    }
+}
+
+impl Installation {
+    /// The body of an answer asked for raw, with whether GitHub sent JSON instead
+    /// (base64 in a document); None when it is longer than `max_bytes` of content can
+    /// be, by its `Content-Length` or as it streams in (the rest is never read).
+    async fn read_raw(
+        &self,
+        answer: Streaming,
+        max_bytes: usize,
+        what: &str,
+    ) -> Result<Option<(Vec<u8>, bool)>> {
+        let is_json = answer
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
+        // Base64 in JSON takes 4 bytes for 3, and a few for the fields around it.
+        let limit = if is_json {
+            (max_bytes / 3).saturating_mul(4).saturating_add(4096)
+        } else {
+            max_bytes
+        };
+        let declared = answer
+            .headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > limit as u64) {
+            return Ok(None);
+        }
+        let stall = self.core.app().settings.request_timeout;
+        Ok(read_at_most(answer.body, limit, stall, what)
+            .await?
+            .map(|body| (body, is_json)))
     }
 }
 
@@ -320,18 +322,7 @@ impl Installation {
             Err(e) if e.is_not_found() => return Ok(None),
             Err(e) => return Err(e),
         };
-        let is_json = answer
-            .headers
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/json"));
-        let limit = if is_json {
-            (max_bytes / 3).saturating_mul(4).saturating_add(4096)
-        } else {
-            max_bytes
-        };
-        let stall = self.core.app().settings.request_timeout;
-        let Some(body) = read_at_most(answer.body, limit, stall, &what).await? else {
+        let Some((body, is_json)) = self.read_raw(answer, max_bytes, &what).await? else {
             return Ok(Some(CappedBlob::TooLarge));
         };
         let bytes = if is_json {
