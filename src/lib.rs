@@ -1,26 +1,32 @@
 //! Blast Radius: call graphs of JavaScript/TypeScript repositories, and the callers a
 //! change did not touch.
 //!
-//! The pure core (`indexer`, `graph`, `blast`, `report`) does no IO. IO lives at the
-//! edges: `workspace` reads the disk and git, `store` is the only module that speaks SQL.
-//! `workflow` holds the product's workflows (index, save, push, blast) over those
-//! edges; `jobs` the services the app's jobs share; `cli` drives the workflows.
+//! Two crates, one direction:
+//! - The engine (`crates/engine`, re-exported here as `model`, `escape`, `indexer`,
+//!   `graph`, `blast`, `query`, `commands`, `config`, `report`): the pure core. It does no
+//!   IO and links no IO crate; the compiler holds it to that.
+//! - This crate: the IO edges and what drives them.
+//!   - Edges, each speaking one protocol and knowing no workflow: `workspace` (the disk and
+//!     git), `store` (the only module that speaks SQL), `github` (GitHub's API), `queue`
+//!     (the durable job queue in Postgres), `intake` (webhook deliveries in, the jobs each
+//!     makes).
+//!   - `workflow`: the product's workflows (index, save, push, blast) over those edges,
+//!     shared by every front end.
+//!   - `jobs`: the App's job handlers (install, push, pull request, command), each
+//!     fetching from GitHub, computing with the engine and posting back.
+//!   - Front ends: `server` (the App's HTTP server and workers), `mcp` (the MCP server),
+//!     `cli` (the command line, the top).
 
-pub mod blast;
+pub use blast_radius_engine::{
+    blast, commands, config, escape, graph, indexer, model, query, report,
+};
+
 pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod escape;
 pub mod github;
-pub mod graph;
-pub mod indexer;
 pub mod intake;
 pub mod jobs;
 pub mod mcp;
-pub mod model;
-pub mod query;
 pub mod queue;
-pub mod report;
 pub mod server;
 pub mod store;
 pub mod workflow;

@@ -1,5 +1,6 @@
-//! The project's structure as a newcomer sees it: each top-level module imports only the
-//! layers below it, and no two files of a module import each other in a circle.
+//! The project's structure as a newcomer sees it: the engine crate links no IO crate and
+//! names nothing of the app, each top-level module of either crate imports only the layers
+//! below it, and no two files of a module import each other in a circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -7,9 +8,12 @@ use std::path::{Path, PathBuf};
 use petgraph::algo::tarjan_scc;
 use petgraph::graphmap::DiGraphMap;
 
-/// Each module and the modules it may import. `workflow::source` is named apart: the
-/// traits that `workspace` (and later `github`) implement for the workflows.
-const LAYERS: &[(&str, &[&str])] = &[
+/// Each module of a crate and the modules it may import.
+type Layers = &'static [(&'static str, &'static [&'static str])];
+
+/// The engine's modules (`crates/engine/src`) and the modules each may import. The crate
+/// itself links no IO crate (`engine_links_no_io_crate`); this orders its modules.
+const ENGINE_LAYERS: Layers = &[
     ("model", &[]),
     // Outside text made safe to show in markdown: below everything that echoes it.
     ("escape", &[]),
@@ -26,6 +30,13 @@ const LAYERS: &[(&str, &[&str])] = &[
             "blast", "config", "query", "graph", "indexer", "model", "escape",
         ],
     ),
+];
+
+/// The app's modules (`src`) and the modules each may import: its own, and the engine's
+/// through the re-exports in `lib.rs` (`crate::graph` is the engine's `graph`).
+/// `workflow::source` is named apart: the traits that `workspace` (and later `github`)
+/// implement for the workflows.
+const APP_LAYERS: Layers = &[
     ("store", &["graph", "indexer", "model"]),
     // The app's IO edges: each speaks one protocol and knows no workflow.
     ("github", &["model"]),
@@ -99,6 +110,60 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Crates an engine must never link: a database, a web server, GitHub's client, an async
+/// runtime, the MCP SDK. Engine work builds and tests without them.
+const IO_CRATES: &[&str] = &[
+    "sqlx", "axum", "octocrab", "tokio", "rmcp", "reqwest", "hyper", "notify",
+];
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Each crate's source root with the layers of its modules.
+fn crates() -> [(PathBuf, Layers); 2] {
+    [
+        (manifest_dir().join("crates/engine/src"), ENGINE_LAYERS),
+        (manifest_dir().join("src"), APP_LAYERS),
+    ]
+}
+
+#[test]
+fn engine_links_no_io_crate() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--offline",
+            "--package",
+            "blast-radius-engine",
+            "--edges",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ])
+        .current_dir(manifest_dir())
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8(out.stdout).unwrap();
+    let names: BTreeSet<&str> = tree
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(
+        names.contains("tree-sitter"),
+        "cargo tree lists the engine's dependencies:\n{tree}"
+    );
+    let linked: Vec<&&str> = IO_CRATES.iter().filter(|c| names.contains(**c)).collect();
+    assert!(linked.is_empty(), "the engine links IO crates: {linked:?}");
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -110,8 +175,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `crate::a::b` paths named in a file (in `use` lines and in code), as (a, b).
+/// `crate::a::b` paths named in a file (in `use` lines and in code), as (a, b). In the
+/// app, `blast_radius_engine::a::b` is the same `crate::a::b` by another road.
 fn crate_paths(text: &str) -> BTreeSet<(String, String)> {
+    let text = &text.replace("blast_radius_engine::", "crate::");
     let mut out = BTreeSet::new();
     for (i, _) in text.match_indices("crate::") {
         let before = text[..i].chars().last();
@@ -134,13 +201,9 @@ fn crate_paths(text: &str) -> BTreeSet<(String, String)> {
     out
 }
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
 /// A file's top-level module: `src/graph/x.rs` and `src/graph.rs` are `graph`.
-fn module_of(file: &Path) -> String {
-    let rel = file.strip_prefix(src()).unwrap();
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap();
     let first = rel
         .components()
         .next()
@@ -152,32 +215,34 @@ fn module_of(file: &Path) -> String {
 
 #[test]
 fn modules_import_only_the_layers_below_them() {
-    let layers: BTreeMap<&str, &[&str]> = LAYERS.iter().copied().collect();
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
     let mut wrong = Vec::new();
-    for file in &files {
-        let module = module_of(file);
-        if matches!(module.as_str(), "lib" | "main") {
-            continue;
-        }
-        let Some(allowed) = layers.get(module.as_str()) else {
-            wrong.push(format!(
-                "{module}: not in LAYERS (add it with what it may import)"
-            ));
-            continue;
-        };
-        let text = std::fs::read_to_string(file).unwrap();
-        for (first, second) in crate_paths(&text) {
-            if first == module {
+    for (src, layers) in crates() {
+        let layers: BTreeMap<&str, &[&str]> = layers.iter().copied().collect();
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in &files {
+            let module = module_of(&src, file);
+            if matches!(module.as_str(), "lib" | "main") {
                 continue;
             }
-            let qualified = format!("{first}::{second}");
-            if !allowed.contains(&first.as_str()) && !allowed.contains(&qualified.as_str()) {
+            let Some(allowed) = layers.get(module.as_str()) else {
                 wrong.push(format!(
-                    "{}: imports crate::{qualified}",
-                    file.strip_prefix(src()).unwrap().display()
+                    "{module}: not in its crate's layers (add it with what it may import)"
                 ));
+                continue;
+            };
+            let text = std::fs::read_to_string(file).unwrap();
+            for (first, second) in crate_paths(&text) {
+                if first == module {
+                    continue;
+                }
+                let qualified = format!("{first}::{second}");
+                if !allowed.contains(&first.as_str()) && !allowed.contains(&qualified.as_str()) {
+                    wrong.push(format!(
+                        "{}: imports crate::{qualified}",
+                        file.strip_prefix(manifest_dir()).unwrap().display()
+                    ));
+                }
             }
         }
     }
@@ -186,6 +251,28 @@ fn modules_import_only_the_layers_below_them() {
         "imports against the layers:\n{}",
         wrong.join("\n")
     );
+}
+
+/// The engine reaches nothing of the app: no path names the app's crate.
+#[test]
+fn engine_names_nothing_of_the_app() {
+    let mut files = Vec::new();
+    rust_files(&manifest_dir().join("crates/engine/src"), &mut files);
+    let naming: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains("blast_radius::")
+        })
+        .map(|f| {
+            f.strip_prefix(manifest_dir())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert!(naming.is_empty(), "engine files naming the app: {naming:?}");
 }
 
 /// The modules inside `dir`: each file (but `mod.rs`, which declares the others, and
@@ -229,12 +316,26 @@ fn names_sibling(text: &str, levels: usize, module_path: &str, other: &str) -> b
 /// or around a circle, through `super::` or `crate::` paths.
 #[test]
 fn no_circular_imports_between_files() {
-    let mut dirs = vec![src()];
+    let mut cycles = Vec::new();
+    for (src, _) in crates() {
+        cycles.extend(cycles_under(&src));
+    }
+    cycles.sort();
+    assert!(
+        cycles.is_empty(),
+        "modules importing each other:\n{}",
+        cycles.join("\n")
+    );
+}
+
+/// The circles among sibling modules in every directory under a crate's `src`.
+fn cycles_under(src: &Path) -> Vec<String> {
+    let mut dirs = vec![src.to_path_buf()];
     let mut cycles = Vec::new();
     while let Some(dir) = dirs.pop() {
         let modules = sibling_modules(&dir);
         let module_path = dir
-            .strip_prefix(src())
+            .strip_prefix(src)
             .unwrap()
             .to_string_lossy()
             .replace('/', "::");
@@ -262,7 +363,11 @@ fn no_circular_imports_between_files() {
             if scc.len() > 1 {
                 let mut members: Vec<&str> = scc.iter().map(|&i| modules[i].0.as_str()).collect();
                 members.sort();
-                let at = dir.strip_prefix(src()).unwrap().display().to_string();
+                let at = dir
+                    .strip_prefix(manifest_dir())
+                    .unwrap()
+                    .display()
+                    .to_string();
                 cycles.push(format!("{at}: {}", members.join(" <-> ")));
             }
         }
@@ -273,10 +378,5 @@ fn no_circular_imports_between_files() {
             }
         }
     }
-    cycles.sort();
-    assert!(
-        cycles.is_empty(),
-        "modules importing each other:\n{}",
-        cycles.join("\n")
-    );
+    cycles
 }

@@ -38,8 +38,25 @@ fn the_dockerfile_stubs_every_bench_and_copies_what_is_compiled_in() {
             "the Dockerfile does not stub benches/{bench}.rs"
         );
     }
+    // Every workspace member's manifest is in the dependency layer, or it does not build.
+    let members = cargo
+        .lines()
+        .find_map(|l| l.strip_prefix("members = "))
+        .expect("Cargo.toml names its workspace members");
+    for member in members
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+    {
+        assert!(
+            docker
+                .lines()
+                .any(|l| l.starts_with("COPY ") && l.contains(&format!("{member}/Cargo.toml"))),
+            "the Dockerfile's dependency layer does not copy {member}/Cargo.toml"
+        );
+    }
     // Files the source includes at compile time from outside src/.
-    for compiled_in in ["app-manifest.yml", "migrations"] {
+    for compiled_in in ["app-manifest.yml", "migrations", "crates"] {
         assert!(
             docker
                 .lines()

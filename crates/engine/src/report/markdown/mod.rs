@@ -707,7 +707,7 @@ fn call_details(finding: &CallerFinding) -> String {
 }
 
 /// The change in words: "body changed", "renamed from `old`".
-pub(crate) fn describe_change(func: &ChangedFunction) -> String {
+pub fn describe_change(func: &ChangedFunction) -> String {
     match (&func.change, &func.renamed_from) {
         (Change::Renamed, Some(from)) => format!("renamed from {}", code(from)),
         (change, _) => change_word(*change).to_string(),
@@ -741,7 +741,7 @@ fn truncation_note(callers: usize, functions: usize) -> String {
     )
 }
 
-pub(crate) use crate::escape::code;
+pub use crate::escape::code;
 use crate::escape::sanitize;
 
 /// A Mermaid node label (to sit inside `["…"]`): anything but letters, digits and a few

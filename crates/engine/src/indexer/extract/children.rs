@@ -374,7 +374,8 @@ mod tests {
     /// The same on every source file of the fixtures: code written to cover every form.
     #[test]
     fn children_are_what_the_cursor_visits_in_every_fixture() {
-        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+        let mut dirs =
+            vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")];
         let mut files = 0;
         while let Some(dir) = dirs.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {

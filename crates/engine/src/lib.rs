@@ -1,0 +1,23 @@
+//! The pure core of Blast Radius: what a repository's JavaScript/TypeScript says, and what
+//! a change to it reaches. No IO crate and no async runtime: the caller hands in bytes and
+//! gets back values, so everything here is tested without a database, a network or a disk.
+//!
+//! From the bottom up:
+//! - `model`: the values every layer shares (paths, blob ids, spans).
+//! - `escape`: outside text made safe to show in markdown.
+//! - `indexer`: source files to per-file facts (tree-sitter extraction).
+//! - `graph`: per-file facts resolved into one call graph, and its reverse index.
+//! - `blast`, `query`: what a change reaches; who calls a name.
+//! - `commands`: the grammar of commands in a pull request's thread (`/callers fn`).
+//! - `config`: a repository's `.github/blast-radius.yml`.
+//! - `report`: blast radius and answers rendered as markdown, JSON and graph exports.
+
+pub mod blast;
+pub mod commands;
+pub mod config;
+pub mod escape;
+pub mod graph;
+pub mod indexer;
+pub mod model;
+pub mod query;
+pub mod report;
