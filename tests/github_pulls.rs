@@ -8,16 +8,22 @@ mod fake_github;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use blast_radius::blast::patch::{commentable_lines, DiffLines};
 use blast_radius::github::{
-    commentable_lines, Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckRunUpdate,
-    CheckStatus, CommentId, DiffLines, FileStatus, GithubApp, GithubConfig, GithubError,
-    Installation, MarkedOutcome, NewCheckRun, NewReview, NewReviewComment, PrState, Reaction,
-    RepoName, RetryPolicy, ReviewCommentId, ReviewState, MAX_BODY_CHARS, PR_FILES_LIMIT,
+    Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckRunUpdate, CheckStatus,
+    CommentId, FileStatus, GithubApp, GithubConfig, GithubError, Installation, MarkedOutcome,
+    NewCheckRun, NewReview, NewReviewComment, PrFile, PrState, Reaction, RepoName, RetryPolicy,
+    ReviewCommentId, ReviewState, MAX_BODY_CHARS, PR_FILES_LIMIT,
 };
 use blast_radius::model::{CommitSha, GithubRepoId, InstallationId};
 use fake_github::{openapi, FakeGithub, Fault, TestRepo, APP_ID, BOT_LOGIN, PRIVATE_KEY_PKCS1};
 
 const INSTALLATION: i64 = 7;
+
+/// The lines of a PR's file a review comment may be anchored on (none without a patch).
+fn diff_lines(f: &PrFile) -> DiffLines {
+    f.patch.as_deref().map(DiffLines::parse).unwrap_or_default()
+}
 const PR: u64 = 3;
 const MARKER: &str = "<!-- blast-radius:summary -->";
 
@@ -302,7 +308,7 @@ async fn commentable_lines_are_the_lines_github_takes() {
     let files = w.inst.list_pull_request_files(&w.name, PR).await.unwrap();
     let mut comments = Vec::new();
     for f in &files.files {
-        let lines = f.diff_lines();
+        let lines = diff_lines(f);
         let Some(patch) = &f.patch else {
             assert!(lines.is_empty(), "{}", f.path);
             continue;
@@ -343,7 +349,7 @@ async fn commentable_lines_are_the_lines_github_takes() {
         .iter()
         .find(|f| f.path.as_str() == "src/image.js")
         .unwrap();
-    let d: DiffLines = image.diff_lines();
+    let d: DiffLines = diff_lines(image);
     assert_eq!(d.hunks().len(), 2);
     assert_eq!(d.added_lines().collect::<Vec<_>>(), [2, 38]);
     assert_eq!(d.first_commentable_in(37..=40), Some(38));
@@ -397,7 +403,7 @@ async fn every_page_of_250_files_is_read() {
     assert!(!files.hit_limit);
     assert!(files.files.iter().all(|f| f.status == FileStatus::Added
         && f.additions == 1
-        && f.diff_lines().commentable_lines().eq([1])));
+        && diff_lines(f).commentable_lines().eq([1])));
     let pages: Vec<Option<String>> = w
         .fake
         .requests_matching("/pulls/5/files")

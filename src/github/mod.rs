@@ -4,7 +4,7 @@
 //!   client per installation, whose access token is cached and renewed before it expires.
 //! - Typed calls on [`Installation`]: repositories, a branch's head, a commit's tarball
 //!   extracted into a directory, comparisons, trees and blobs; pull requests and their files
-//!   (with [`DiffLines`]: which lines a review comment may be anchored on), issue comments
+//!   (with each file's patch, which `blast::patch` reads), issue comments
 //!   (one kept up to date by a hidden marker) and reactions, check runs with annotations,
 //!   reviews with inline comments. Only the fields we use are decoded.
 //! - Writes that create something recover from an unknown outcome themselves where we
@@ -37,7 +37,6 @@ mod comments;
 mod compare;
 mod config;
 mod core;
-mod diff;
 mod error;
 mod git_data;
 mod installation;
@@ -62,7 +61,6 @@ pub use comments::{
 };
 pub use compare::{ChangedFile, Comparison, FileStatus, COMPARE_FILE_LIMIT};
 pub use config::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
-pub use diff::{commentable_lines, DiffLines, Hunk};
 pub use error::{GithubError, Result};
 pub use git_data::{CappedBlob, EntryKind, Tree, TreeEntry};
 pub use installation::Installation;

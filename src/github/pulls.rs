@@ -3,7 +3,6 @@
 use serde::Deserialize;
 
 use super::compare::FileStatus;
-use super::diff::DiffLines;
 use super::error::Result;
 use super::installation::Installation;
 use super::repos::RepoName;
@@ -78,16 +77,6 @@ pub struct PrFile {
     /// The unified-diff hunks; absent for binary files, pure renames, and diffs GitHub finds
     /// too large to show.
     pub patch: Option<String>,
-}
-
-impl PrFile {
-    /// The lines of this file a review comment may be anchored on (none without a patch).
-    pub fn diff_lines(&self) -> DiffLines {
-        self.patch
-            .as_deref()
-            .map(DiffLines::parse)
-            .unwrap_or_default()
-    }
 }
 
 /// The files of a pull request.

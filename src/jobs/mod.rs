@@ -10,7 +10,6 @@ pub mod pr;
 mod pr_files;
 mod push;
 mod repo_config;
-mod review;
 
 use std::sync::Arc;
 

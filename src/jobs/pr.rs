@@ -10,22 +10,22 @@ use super::fetch::{fetch_blobs, FetchBudget, Wanted, JOB_FETCH_BUDGET};
 use super::pr_files::{PrFetched, PrKey};
 use super::push::catch_up;
 use super::repo_config::repo_config;
-use super::review::{plan_review, LISTED};
 use super::{errors, App};
-use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
-use crate::config::REPO_CONFIG_PATH;
-use crate::github::Repository;
+use crate::config::RepoConfig;
 use crate::github::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
-    Installation, NewCheckRun, PullRequest, RepoName, MAX_CHECK_TEXT_CHARS,
+    Installation, NewCheckRun, NewReview, NewReviewComment, PullRequest, RepoName, Repository,
+    PR_FILES_LIMIT,
 };
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::wanted;
 use crate::intake::jobs::AnalyzePr;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use crate::queue::{JobError, RunningJob};
-use crate::report::markdown::{config_problems, render_markdown_listing, COMMENT_BUDGET, MARKER};
+use crate::report::pull_request::{
+    self, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,
+};
 use crate::store::RepoState;
 use crate::workflow::blast::{blast_revisions, BlastRequest};
 use crate::workflow::source::InMemory;
@@ -34,8 +34,6 @@ use crate::workflow::source::InMemory;
 pub const SUMMARY_MARKER: &str = "<!-- blast-radius:summary -->";
 /// The check run's name.
 pub const CHECK_NAME: &str = "Blast radius";
-/// Annotations on untouched call sites, at most (GitHub shows the first ones).
-const MAX_ANNOTATIONS: usize = 500;
 
 /// A pull request ready to analyse or to answer about: the base graph's state, the
 /// changed paths the indexer reads, and the versions of each.
@@ -226,6 +224,9 @@ async fn fetch_pr(
     })
 }
 
+/// A pull request's blast radius, posted: fetch (the PR, its files, the base graph, the
+/// repository's rules, our earlier inline comments), compute (the blast radius), plan
+/// (`report::pull_request`, pure), post (comment, check run, review).
 pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Result<(), JobError> {
     let installation = app.github.installation(pr_job.installation);
     let Some(view) = pr_view(
@@ -244,10 +245,77 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     if view.fetched.changed.is_empty() {
         return Ok(());
     }
-    let (repo, pr, base_commit) = (&view.repo, &view.pr, &view.base_commit);
     // The repository's rules, as of the base: a pull request cannot change its own.
-    let loaded = repo_config(app, &installation, repo, base_commit).await?;
+    let loaded = repo_config(app, &installation, &view.repo, &view.base_commit).await?;
     let config = &loaded.config;
+    let posted = if config.outputs.inline {
+        our_review_comments(&installation, &view).await?
+    } else {
+        Vec::new()
+    };
+
+    let report = blast(app, &view, config).await?;
+    // A newer push to this PR wins: nothing older is posted over it.
+    if job.is_superseded().await.map_err(JobError::retry)? {
+        return Ok(());
+    }
+
+    // Permalinks: the PR's head for its changed files, the base graph's commit for the rest.
+    let link = view.link(&app.web_url);
+    let files: Vec<PatchedFile> = view
+        .fetched
+        .files
+        .iter()
+        .map(|f| PatchedFile {
+            path: f.path.as_str(),
+            blob: f.sha.as_ref(),
+            patch: f.patch.as_deref(),
+        })
+        .collect();
+    let outputs = pull_request::plan(&PrAnalysis {
+        report: &report,
+        config,
+        problems: &loaded.problems,
+        link: &link,
+        listed_files_cap: view.fetched.hit_limit.then_some(PR_FILES_LIMIT),
+        files: &files,
+        analysed: &view.fetched.new_blobs,
+        head: &view.pr.head.sha,
+        posted: &posted,
+    });
+
+    post(&installation, job, &view, outputs).await?;
+    tracing::info!(
+        repo = %view.repo.name,
+        pr = view.pr.number,
+        changed = report.changed.len(),
+        untouched = report.callers.iter().filter(|c| !c.touched).count(),
+        config_problems = loaded.problems.len(),
+        "blast radius posted"
+    );
+    Ok(())
+}
+
+/// The bodies of the inline comments the App already left on the PR: a comment that
+/// says the same is not posted again.
+async fn our_review_comments(
+    installation: &Installation,
+    view: &PrView,
+) -> Result<Vec<String>, JobError> {
+    let bot = installation.bot_login().await.map_err(errors::github)?;
+    Ok(installation
+        .list_review_comments(&view.repo.name, view.pr.number)
+        .await
+        .map_err(errors::github)?
+        .into_iter()
+        .filter(|c| c.user_login.eq_ignore_ascii_case(&bot))
+        .map(|c| c.body)
+        .collect())
+}
+
+/// The PR's blast radius over the base graph, within what the repository's configuration
+/// lets through.
+async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastReport, JobError> {
     let snapshot = app
         .cache
         .get_fresh(view.state.id)
@@ -255,10 +323,10 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         .map_err(errors::store)?;
     let base_label = format!(
         "{}@{}",
-        repo.default_branch.clone().unwrap_or_default(),
-        base_commit.short()
+        view.repo.default_branch.clone().unwrap_or_default(),
+        view.base_commit.short()
     );
-    let head_label = format!("#{}@{}", pr.number, pr.head.sha.short());
+    let head_label = format!("#{}@{}", view.pr.number, view.pr.head.sha.short());
     let request = BlastRequest {
         base_label: &base_label,
         head_label: &head_label,
@@ -266,7 +334,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         base_skipped: 0,
     };
     let rules = app.rules;
-    let report = crate::workflow::cpu(|| {
+    crate::workflow::cpu(|| {
         let fetched = &view.fetched;
         let old = fetched.old.as_ref().expect("fetched with the old versions");
         blast_revisions(
@@ -282,134 +350,81 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
             report
         })
     })
-    .map_err(JobError::retry)?;
-    // A newer push to this PR wins: nothing older is posted over it.
-    if job.is_superseded().await.map_err(JobError::retry)? {
-        return Ok(());
-    }
-    let outputs = config.outputs;
-    // What is wrong in the configuration goes where the results are: the check run, or
-    // the summary comment when the check run is off (posted for it alone if need be).
-    let problems =
-        (!loaded.problems.is_empty()).then(|| config_problems(REPO_CONFIG_PATH, &loaded.problems));
-    let problems_in_comment = problems.as_deref().filter(|_| !outputs.check);
-    // Permalinks: the PR's head for its changed files, the base graph's commit for the rest.
-    let link = view.link(&app.web_url);
-    let reserve = problems_in_comment.map_or(0, |p| p.len() + 2);
-    let mut body = render_markdown_listing(
-        &report,
-        COMMENT_BUDGET.saturating_sub(reserve),
-        Some(&link),
-        config.max_callers,
-    );
-    if view.fetched.hit_limit {
-        body.push_str(&format!(
-            "\n\n_This pull request changes more files than GitHub lists ({}): files past that were not analysed._\n",
-            crate::github::PR_FILES_LIMIT
-        ));
-    }
-    if let Some(comment) = summary_comment(&body, outputs.summary, problems_in_comment) {
+    .map_err(JobError::retry)
+}
+
+/// Posts what was planned: the summary comment, then the check run, then the inline
+/// review last (the summary and the check run stand even if GitHub refuses it). A newer
+/// push to the PR stops it between posts.
+async fn post(
+    installation: &Installation,
+    job: &RunningJob,
+    view: &PrView,
+    outputs: PrOutputs,
+) -> Result<(), JobError> {
+    let (repo, pr) = (&view.repo.name, &view.pr);
+    if let Some(comment) = outputs.comment {
         installation
-            .create_or_update_marked_comment(&repo.name, pr.number, SUMMARY_MARKER, &comment)
+            .create_or_update_marked_comment(repo, pr.number, SUMMARY_MARKER, &comment)
             .await
             .map_err(errors::github)?;
     }
-    if outputs.check {
+    if let Some(run) = outputs.check_run {
         if job.is_superseded().await.map_err(JobError::retry)? {
             return Ok(());
         }
-        let (conclusion, title) = verdict(&report, config.fail_on_removed_called);
-        let problems = problems.map(|p| p + "\n").unwrap_or_default();
-        let mut summary = format!("{problems}{body}");
-        if summary.chars().count() > MAX_CHECK_TEXT_CHARS {
-            let budget = (MAX_CHECK_TEXT_CHARS - 1_000).saturating_sub(problems.len());
-            let body = render_markdown_listing(&report, budget, Some(&link), config.max_callers);
-            summary = format!("{problems}{body}");
-        }
+        let annotations: Vec<Annotation> = run.notes.iter().map(annotation).collect();
         let run = NewCheckRun {
             name: CHECK_NAME.to_string(),
             head_sha: pr.head.sha.clone(),
             status: CheckStatus::Completed,
-            conclusion: Some(conclusion),
+            conclusion: Some(conclusion(run.verdict)),
             external_id: Some(format!("pr-{}", pr.number)),
             details_url: None,
             output: Some(CheckOutput {
-                title,
-                summary,
+                title: run.title,
+                summary: run.summary,
                 text: None,
             }),
         };
-        let annotations = annotations(&report, config.fail_on_removed_called);
         installation
-            .publish_check_run(&repo.name, &run, &annotations)
+            .publish_check_run(repo, &run, &annotations)
             .await
             .map_err(errors::github)?;
     }
-    // Inline comments last: the summary and the check run stand even if GitHub refuses them.
-    if outputs.inline {
+    if let Some(review) = outputs.review {
         if job.is_superseded().await.map_err(JobError::retry)? {
             return Ok(());
         }
-        let listed = config.max_callers.map_or(LISTED, |n| n.min(LISTED));
-        post_review(&installation, &view, &report, listed, &link).await?;
+        post_review(installation, view, review).await?;
     }
-    tracing::info!(
-        repo = %repo.name,
-        pr = pr.number,
-        changed = report.changed.len(),
-        untouched = report.callers.iter().filter(|c| !c.touched).count(),
-        config_problems = loaded.problems.len(),
-        "blast radius posted"
-    );
     Ok(())
 }
 
-/// The summary comment to post: the report (with the configuration's problems when they
-/// go there), or, when the repository turned the comment off, the problems alone; None
-/// when there is nothing to post.
-fn summary_comment(body: &str, enabled: bool, problems: Option<&str>) -> Option<String> {
-    match (enabled, problems) {
-        (true, None) => Some(body.to_string()),
-        (true, Some(problems)) => Some(format!("{}\n\n{problems}", body.trim_end())),
-        (false, Some(problems)) => Some(format!(
-            "{MARKER}\n## Blast radius\n\n{problems}\n_The summary comment and the check run are turned off by `{REPO_CONFIG_PATH}`: this comment only says what is wrong in it._\n"
-        )),
-        (false, None) => None,
-    }
-}
-
-/// The inline review, unless each of its comments was posted before. A 422 (a line GitHub
-/// does not take as part of the diff) is logged, not retried: sending it again would
-/// fail again, and the summary and the check run say everything it would.
+/// The inline review. A 422 (a line GitHub does not take as part of the diff) is logged,
+/// not retried: sending it again would fail again, and the summary and the check run say
+/// everything it would.
 async fn post_review(
     installation: &Installation,
     view: &PrView,
-    report: &BlastReport,
-    listed: usize,
-    link: &(dyn Fn(&str, u32) -> String + Sync),
+    review: ReviewPlan,
 ) -> Result<(), JobError> {
-    let bot = installation.bot_login().await.map_err(errors::github)?;
-    let posted: Vec<String> = installation
-        .list_review_comments(&view.repo.name, view.pr.number)
-        .await
-        .map_err(errors::github)?
-        .into_iter()
-        .filter(|c| c.user_login.eq_ignore_ascii_case(&bot))
-        .map(|c| c.body)
-        .collect();
-    let Some(plan) = plan_review(
-        report,
-        &view.fetched.files,
-        &view.fetched.new_blobs,
-        &view.pr.head.sha,
-        &posted,
-        listed,
-        link,
-    ) else {
-        return Ok(());
+    let new = NewReview {
+        commit_id: Some(review.commit),
+        body: review.body,
+        comments: review
+            .comments
+            .into_iter()
+            .map(|c| NewReviewComment {
+                path: c.path,
+                line: c.line,
+                start_line: None,
+                body: c.body,
+            })
+            .collect(),
     };
     match installation
-        .create_marked_review(&view.repo.name, view.pr.number, &plan.marker, &plan.review)
+        .create_marked_review(&view.repo.name, view.pr.number, &review.marker, &new)
         .await
     {
         Ok(_) => Ok(()),
@@ -418,6 +433,29 @@ async fn post_review(
             Ok(())
         }
         Err(e) => Err(errors::github(e)),
+    }
+}
+
+fn conclusion(verdict: Verdict) -> CheckConclusion {
+    match verdict {
+        Verdict::Success => CheckConclusion::Success,
+        Verdict::Neutral => CheckConclusion::Neutral,
+        Verdict::Failure => CheckConclusion::Failure,
+    }
+}
+
+fn annotation(note: &Note) -> Annotation {
+    Annotation {
+        path: note.path.clone(),
+        start_line: note.line,
+        end_line: note.line,
+        level: match note.level {
+            NoteLevel::Warning => AnnotationLevel::Warning,
+            NoteLevel::Failure => AnnotationLevel::Failure,
+        },
+        title: Some(note.title.clone()),
+        message: note.message.clone(),
+        raw_details: None,
     }
 }
 
@@ -453,158 +491,5 @@ fn source(input: crate::workflow::push::FileInput) -> SourceFile {
         path: input.path,
         bytes: input.bytes,
         skip: input.skip,
-    }
-}
-
-/// Failure when a removed or renamed function is still called (the PR breaks those
-/// calls), neutral instead when the repository says so (`fail_on_removed_called:
-/// false`); neutral when changed functions have callers the PR did not touch (worth a
-/// look, not wrong); success otherwise.
-fn verdict(report: &BlastReport, fail_on_removed_called: bool) -> (CheckConclusion, String) {
-    let untouched: Vec<_> = report.callers.iter().filter(|c| !c.touched).collect();
-    let broken = untouched.iter().any(|c| {
-        matches!(
-            report.changed[c.changed_index].change,
-            Change::Removed | Change::Renamed
-        ) && c.depth == 1
-    });
-    let n = untouched.len();
-    if broken {
-        let conclusion = if fail_on_removed_called {
-            CheckConclusion::Failure
-        } else {
-            CheckConclusion::Neutral
-        };
-        (
-            conclusion,
-            "A removed or renamed function is still called".into(),
-        )
-    } else if n > 0 {
-        (
-            CheckConclusion::Neutral,
-            format!(
-                "{n} call site{} the change did not touch",
-                if n == 1 { "" } else { "s" }
-            ),
-        )
-    } else {
-        (
-            CheckConclusion::Success,
-            "Every caller of a changed function was touched".into(),
-        )
-    }
-}
-
-fn annotations(report: &BlastReport, fail_on_removed_called: bool) -> Vec<Annotation> {
-    report
-        .callers
-        .iter()
-        .filter(|c| !c.touched)
-        .take(MAX_ANNOTATIONS)
-        .map(|c| {
-            let changed = &report.changed[c.changed_index];
-            let broken = matches!(changed.change, Change::Removed | Change::Renamed) && c.depth == 1;
-            Annotation {
-                path: c.file.clone(),
-                start_line: c.line,
-                end_line: c.line,
-                level: if broken && fail_on_removed_called {
-                    AnnotationLevel::Failure
-                } else {
-                    AnnotationLevel::Warning
-                },
-                title: Some(format!("Calls {} ({})", c.callee, changed.change.as_str())),
-                message: format!(
-                    "{} calls {}, which this pull request changes ({}), and was not updated [{} {}{}]",
-                    c.caller,
-                    c.callee,
-                    changed.change.as_str(),
-                    c.kind.as_str(),
-                    c.confidence.as_str(),
-                    if c.depth > 1 {
-                        format!(", {} levels away", c.depth)
-                    } else {
-                        String::new()
-                    }
-                ),
-                raw_details: None,
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::blast::report::{CallerFinding, ChangedFunction};
-    use crate::graph::Confidence;
-    use crate::indexer::facts::{CallKind, DefKind};
-
-    /// `gone` removed, still called directly by untouched code.
-    fn removed_still_called() -> BlastReport {
-        BlastReport {
-            base: "main".into(),
-            head: "#1".into(),
-            changed: vec![ChangedFunction {
-                file: "src/a.js".into(),
-                name: "gone".into(),
-                qualified_name: "gone".into(),
-                kind: DefKind::Function,
-                line: 1,
-                end_line: 3,
-                change: Change::Removed,
-                renamed_from: None,
-            }],
-            callers: vec![CallerFinding {
-                callee: "gone".into(),
-                changed_index: 0,
-                file: "src/b.js".into(),
-                line: 4,
-                column: 1,
-                caller: "use".into(),
-                kind: CallKind::Call,
-                confidence: Confidence::Exact,
-                touched: false,
-                depth: 1,
-                via: None,
-            }],
-            depth: 2,
-            unresolved_same_name: 0,
-            skipped_files: 0,
-        }
-    }
-
-    #[test]
-    fn a_removed_function_still_called_fails_the_check_unless_the_repository_says_not_to() {
-        let report = removed_still_called();
-        assert_eq!(verdict(&report, true).0, CheckConclusion::Failure);
-        assert_eq!(
-            annotations(&report, true)[0].level,
-            AnnotationLevel::Failure
-        );
-        let (conclusion, title) = verdict(&report, false);
-        assert_eq!(conclusion, CheckConclusion::Neutral);
-        assert_eq!(title, "A removed or renamed function is still called");
-        assert_eq!(
-            annotations(&report, false)[0].level,
-            AnnotationLevel::Warning
-        );
-    }
-
-    #[test]
-    fn the_summary_comment_carries_the_problems_only_when_the_check_run_does_not() {
-        let body = "<!-- blast-radius -->\n## Blast radius\n\nreport\n";
-        let problems = "### Configuration\n\n- `colour`: unknown key, ignored\n";
-        assert_eq!(summary_comment(body, true, None).as_deref(), Some(body));
-        let with = summary_comment(body, true, Some(problems)).unwrap();
-        assert!(with.starts_with(body.trim_end()), "{with}");
-        assert!(with.ends_with(problems), "{with}");
-        let alone = summary_comment(body, false, Some(problems)).unwrap();
-        assert!(alone.starts_with(MARKER), "{alone}");
-        assert!(
-            alone.contains(problems) && !alone.contains("report"),
-            "{alone}"
-        );
-        assert_eq!(summary_comment(body, false, None), None);
     }
 }

@@ -1,3 +1,4 @@
 pub mod diff;
+pub mod patch;
 pub mod radius;
 pub mod report;

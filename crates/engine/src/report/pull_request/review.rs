@@ -1,8 +1,7 @@
 //! The inline review: on each changed function that call sites the PR did not touch still
 //! call, one comment anchored on a line of the PR's diff inside that function. Callers
 //! in files the PR did not touch cannot carry a comment; this one names them where the
-//! author is looking. Pure: the review is planned from the report and the PR's files,
-//! and `pr.rs` sends it.
+//! author is looking. Planned from the report and the PR's files; the job sends it.
 //!
 //! A comment is not posted again on a later push unless what it says changed: each
 //! carries a hash of its content (the function, the change, its untouched callers by
@@ -14,39 +13,55 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::blast::diff::Change;
-use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction};
-use crate::github::{NewReview, NewReviewComment, PrFile};
+use crate::blast::patch::DiffLines;
+use crate::blast::report::{CallerFinding, ChangedFunction};
+use crate::escape::code;
 use crate::graph::Confidence;
-use crate::model::{BlobSha, CommitSha};
-use crate::report::markdown::{code, describe_change};
+use crate::model::CommitSha;
+use crate::report::markdown::describe_change;
+
+use super::{PatchedFile, PrAnalysis};
 
 /// Where an inline comment's content hash goes: `<!-- blast-radius:inline:HASH -->`.
 const INLINE_MARKER: &str = "<!-- blast-radius:inline:";
 /// Callers listed in one inline comment, at most; the summary comment has the rest.
-pub(super) const LISTED: usize = 10;
+pub const LISTED: usize = 10;
 
-/// A review to post, and the marker that finds it again after a crash.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) struct PlannedReview {
+/// A review to post (always as a plain comment), and the marker that finds it again
+/// after a crash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReviewPlan {
     pub marker: String,
-    pub review: NewReview,
+    /// The commit the comments' lines refer to: the head the analysis ran on, so a newer
+    /// push cannot shift them.
+    pub commit: CommitSha,
+    pub body: String,
+    pub comments: Vec<InlineComment>,
 }
 
-/// The review for `report`, or None when no comment is new. `analysed` is the blob of
-/// each path's version the analysis read: a comment goes only on a file whose version at
-/// the head is that one, so its lines are the head's. `posted` holds the bodies of the
-/// inline comments of ours already on the PR. Each comment lists at most `listed` callers.
-pub(super) fn plan_review(
-    report: &BlastReport,
-    files: &[PrFile],
-    analysed: &BTreeMap<String, BlobSha>,
-    head: &CommitSha,
-    posted: &[String],
-    listed: usize,
-    link: &dyn Fn(&str, u32) -> String,
-) -> Option<PlannedReview> {
+/// A comment on one line of the head side of a file's diff.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InlineComment {
+    pub path: String,
+    pub line: u32,
+    pub body: String,
+}
+
+/// The review, or None when no comment is new. A comment goes only on a file whose
+/// version at the head is the one the analysis read, and not again where one of ours
+/// already says the same. Each comment lists at most `listed` callers.
+pub(super) fn plan(analysis: &PrAnalysis, listed: usize) -> Option<ReviewPlan> {
+    let PrAnalysis {
+        report,
+        files,
+        analysed,
+        head,
+        posted,
+        link,
+        ..
+    } = *analysis;
     let said: BTreeSet<&str> = posted.iter().filter_map(|b| inline_hash(b)).collect();
-    let by_path: BTreeMap<&str, &PrFile> = files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let by_path: BTreeMap<&str, &PatchedFile> = files.iter().map(|f| (f.path, f)).collect();
     let mut comments = Vec::new();
     let mut hashes = Vec::new();
     for (index, func) in report.changed.iter().enumerate() {
@@ -65,7 +80,7 @@ pub(super) fn plan_review(
         let Some(file) = by_path.get(func.file.as_str()) else {
             continue;
         };
-        if file.sha.is_none() || file.sha.as_ref() != analysed.get(&func.file) {
+        if file.blob.is_none() || file.blob != analysed.get(&func.file) {
             continue;
         }
         let Some(line) = anchor(file, func) else {
@@ -75,10 +90,9 @@ pub(super) fn plan_review(
         if said.contains(hash.as_str()) {
             continue;
         }
-        comments.push(NewReviewComment {
+        comments.push(InlineComment {
             path: func.file.clone(),
             line,
-            start_line: None,
             body: body(func, &callers, &hash, listed.max(1), link),
         });
         hashes.push(hash);
@@ -92,23 +106,21 @@ pub(super) fn plan_review(
         xxhash_rust::xxh3::xxh3_64(hashes.join(",").as_bytes())
     );
     let n = comments.len();
-    Some(PlannedReview {
+    Some(ReviewPlan {
         marker,
-        review: NewReview {
-            commit_id: Some(head.clone()),
-            body: format!(
-                "**Blast radius:** {n} changed {} still called from code this pull request does not touch. The summary comment lists every caller.",
-                if n == 1 { "function is" } else { "functions are" }
-            ),
-            comments,
-        },
+        commit: head.clone(),
+        body: format!(
+            "**Blast radius:** {n} changed {} still called from code this pull request does not touch. The summary comment lists every caller.",
+            if n == 1 { "function is" } else { "functions are" }
+        ),
+        comments,
     })
 }
 
 /// The line of the function's diff a comment can sit on: its name's line when the diff
 /// shows it, else the first changed (then context) line within the function.
-fn anchor(file: &PrFile, func: &ChangedFunction) -> Option<u32> {
-    let lines = file.diff_lines();
+fn anchor(file: &PatchedFile, func: &ChangedFunction) -> Option<u32> {
+    let lines = file.patch.map(DiffLines::parse).unwrap_or_default();
     if lines.is_commentable(func.line) {
         return Some(func.line);
     }
@@ -202,9 +214,49 @@ fn inline_hash(body: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::FileStatus;
+    use crate::blast::report::BlastReport;
+    use crate::config::RepoConfig;
     use crate::indexer::facts::{CallKind, DefKind};
-    use crate::model::RepoPath;
+    use crate::model::BlobSha;
+
+    /// A file of the pull request as GitHub lists it.
+    struct PrFile {
+        path: String,
+        sha: Option<BlobSha>,
+        patch: Option<String>,
+    }
+
+    /// The review planned from these alone (the rest of the analysis at its defaults).
+    fn plan_review(
+        report: &BlastReport,
+        files: &[PrFile],
+        analysed: &BTreeMap<String, BlobSha>,
+        head: &CommitSha,
+        posted: &[String],
+        listed: usize,
+        link: &dyn Fn(&str, u32) -> String,
+    ) -> Option<ReviewPlan> {
+        let files: Vec<PatchedFile> = files
+            .iter()
+            .map(|f| PatchedFile {
+                path: &f.path,
+                blob: f.sha.as_ref(),
+                patch: f.patch.as_deref(),
+            })
+            .collect();
+        let analysis = PrAnalysis {
+            report,
+            config: &RepoConfig::default(),
+            problems: &[],
+            link,
+            listed_files_cap: None,
+            files: &files,
+            analysed,
+            head,
+            posted,
+        };
+        plan(&analysis, listed)
+    }
 
     fn func(file: &str, name: &str, line: u32, end_line: u32, change: Change) -> ChangedFunction {
         ChangedFunction {
@@ -237,12 +289,8 @@ mod tests {
 
     fn pr_file(path: &str, sha: &str, patch: &str) -> PrFile {
         PrFile {
-            path: RepoPath(path.into()),
-            previous_path: None,
-            status: FileStatus::Modified,
+            path: path.into(),
             sha: Some(BlobSha(sha.into())),
-            additions: 1,
-            deletions: 1,
             patch: Some(patch.into()),
         }
     }
@@ -293,9 +341,9 @@ mod tests {
         let (report, files, analysed) = classify();
         let head = CommitSha("h".repeat(40));
         let plan = plan_review(&report, &files, &analysed, &head, &[], LISTED, &link).unwrap();
-        assert_eq!(plan.review.commit_id, Some(head));
-        assert_eq!(plan.review.comments.len(), 1);
-        let c = &plan.review.comments[0];
+        assert_eq!(plan.commit, head);
+        assert_eq!(plan.comments.len(), 1);
+        let c = &plan.comments[0];
         assert_eq!((c.path.as_str(), c.line), ("services/classify.js", 3));
         assert!(c.body.contains("routes/services/video.js:12"), "{}", c.body);
         assert!(c.body.contains("routes/posts.js:40"), "{}", c.body);
@@ -312,7 +360,7 @@ mod tests {
         files[0].patch = Some("@@ -10,2 +10,2 @@\n ctx\n-old\n+new".into());
         let head = CommitSha("h".repeat(40));
         let plan = plan_review(&report, &files, &analysed, &head, &[], LISTED, &link).unwrap();
-        assert_eq!(plan.review.comments[0].line, 11, "the added line");
+        assert_eq!(plan.comments[0].line, 11, "the added line");
         // A function wholly outside the diff gets no comment.
         report.changed[0].end_line = 5;
         assert_eq!(
@@ -337,7 +385,7 @@ mod tests {
         let (mut report, files, analysed) = classify();
         let head = CommitSha("h".repeat(40));
         let first = plan_review(&report, &files, &analysed, &head, &[], LISTED, &link).unwrap();
-        let posted = vec![first.review.comments[0].body.clone()];
+        let posted = vec![first.comments[0].body.clone()];
         // A later push: lines moved and the head is another, but the same is said.
         for c in &mut report.callers {
             c.line += 3;
@@ -351,7 +399,7 @@ mod tests {
         report.callers.push(caller(0, "routes/admin.js", 8, false));
         let again =
             plan_review(&report, &files, &analysed, &head2, &posted, LISTED, &link).unwrap();
-        assert!(again.review.comments[0].body.contains("routes/admin.js:8"));
+        assert!(again.comments[0].body.contains("routes/admin.js:8"));
         assert_ne!(again.marker, first.marker);
     }
 
@@ -360,7 +408,7 @@ mod tests {
         let (report, files, analysed) = classify();
         let head = CommitSha("h".repeat(40));
         let plan = plan_review(&report, &files, &analysed, &head, &[], 1, &link).unwrap();
-        let body = &plan.review.comments[0].body;
+        let body = &plan.comments[0].body;
         assert!(body.contains("routes/services/video.js:12"), "{body}");
         assert!(!body.contains("routes/posts.js:40"), "{body}");
         assert!(

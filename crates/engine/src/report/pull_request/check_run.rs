@@ -1,0 +1,154 @@
+//! The "Blast radius" check run: its verdict and title, its summary (the comment's
+//! listing, refit when GitHub's limit needs it) and an annotation on each untouched call
+//! site.
+
+use crate::blast::diff::Change;
+use crate::blast::report::BlastReport;
+use crate::report::markdown::render_markdown_listing;
+
+use super::PrAnalysis;
+
+/// GitHub's limit on a check run's summary, in characters (the GitHub edge refuses
+/// anything longer before sending; this plans within it).
+pub const CHECK_TEXT_CHARS: usize = 65_535;
+/// Annotations on untouched call sites, at most (GitHub shows the first ones).
+pub const MAX_NOTES: usize = 500;
+
+/// How the check run concludes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Success,
+    Neutral,
+    Failure,
+}
+
+/// An annotation's severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoteLevel {
+    Warning,
+    Failure,
+}
+
+/// An annotation on one line of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub path: String,
+    pub line: u32,
+    pub level: NoteLevel,
+    pub title: String,
+    pub message: String,
+}
+
+/// A completed check run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckRunPlan {
+    pub verdict: Verdict,
+    pub title: String,
+    /// Markdown, within [`CHECK_TEXT_CHARS`].
+    pub summary: String,
+    pub notes: Vec<Note>,
+}
+
+/// The check run: the configuration's problems (if any) over the comment's `body`,
+/// rendered again shorter when the two together pass GitHub's limit.
+pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) -> CheckRunPlan {
+    let PrAnalysis { report, config, .. } = analysis;
+    let fail = config.fail_on_removed_called;
+    let (verdict, title) = verdict(report, fail);
+    let problems = problems.map(|p| format!("{p}\n")).unwrap_or_default();
+    let mut summary = format!("{problems}{body}");
+    if summary.chars().count() > CHECK_TEXT_CHARS {
+        let budget = (CHECK_TEXT_CHARS - 1_000).saturating_sub(problems.len());
+        let body = render_markdown_listing(report, budget, Some(analysis.link), config.max_callers);
+        summary = format!("{problems}{body}");
+    }
+    CheckRunPlan {
+        verdict,
+        title,
+        summary,
+        notes: notes(report, fail),
+    }
+}
+
+/// Whether an untouched call is broken by the change: a direct call to a function the
+/// pull request removed or renamed.
+fn breaks(report: &BlastReport, changed_index: usize, depth: u32) -> bool {
+    matches!(
+        report.changed[changed_index].change,
+        Change::Removed | Change::Renamed
+    ) && depth == 1
+}
+
+/// Failure when a removed or renamed function is still called (the PR breaks those
+/// calls), neutral instead when the repository says so (`fail_on_removed_called:
+/// false`); neutral when changed functions have callers the PR did not touch (worth a
+/// look, not wrong); success otherwise.
+pub(super) fn verdict(report: &BlastReport, fail_on_removed_called: bool) -> (Verdict, String) {
+    let untouched: Vec<_> = report.callers.iter().filter(|c| !c.touched).collect();
+    let broken = untouched
+        .iter()
+        .any(|c| breaks(report, c.changed_index, c.depth));
+    let n = untouched.len();
+    if broken {
+        let verdict = if fail_on_removed_called {
+            Verdict::Failure
+        } else {
+            Verdict::Neutral
+        };
+        (
+            verdict,
+            "A removed or renamed function is still called".into(),
+        )
+    } else if n > 0 {
+        (
+            Verdict::Neutral,
+            format!(
+                "{n} call site{} the change did not touch",
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+    } else {
+        (
+            Verdict::Success,
+            "Every caller of a changed function was touched".into(),
+        )
+    }
+}
+
+/// An annotation on each untouched call site (the first [`MAX_NOTES`]): a failure where
+/// the call is broken and the repository fails on that, a warning otherwise.
+pub(super) fn notes(report: &BlastReport, fail_on_removed_called: bool) -> Vec<Note> {
+    report
+        .callers
+        .iter()
+        .filter(|c| !c.touched)
+        .take(MAX_NOTES)
+        .map(|c| {
+            let changed = &report.changed[c.changed_index];
+            let broken = breaks(report, c.changed_index, c.depth);
+            Note {
+                path: c.file.clone(),
+                line: c.line,
+                level: if broken && fail_on_removed_called {
+                    NoteLevel::Failure
+                } else {
+                    NoteLevel::Warning
+                },
+                title: format!("Calls {} ({})", c.callee, changed.change.as_str()),
+                message: format!(
+                    "{} calls {}, which this pull request changes ({}), and was not updated [{} {}{}]",
+                    c.caller,
+                    c.callee,
+                    changed.change.as_str(),
+                    c.kind.as_str(),
+                    c.confidence.as_str(),
+                    if c.depth > 1 {
+                        format!(", {} levels away", c.depth)
+                    } else {
+                        String::new()
+                    }
+                ),
+            }
+        })
+        .collect()
+}

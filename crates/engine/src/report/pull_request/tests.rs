@@ -1,0 +1,322 @@
+//! What a pull request gets, whole: each scenario's comment, check run and review as one
+//! snapshot, and the rules they follow.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::*;
+use crate::blast::diff::Change;
+use crate::blast::report::{CallerFinding, ChangedFunction};
+use crate::graph::Confidence;
+use crate::indexer::facts::{CallKind, DefKind};
+
+fn link(file: &str, line: u32) -> String {
+    format!("https://github.test/acme/shop/blob/c0ffee/{file}#L{line}")
+}
+
+fn changed(file: &str, name: &str, line: u32, change: Change) -> ChangedFunction {
+    ChangedFunction {
+        file: file.into(),
+        name: name.into(),
+        qualified_name: name.into(),
+        kind: DefKind::Function,
+        line,
+        end_line: line + 6,
+        change,
+        renamed_from: None,
+    }
+}
+
+fn call(index: usize, file: &str, line: u32, caller: &str, touched: bool) -> CallerFinding {
+    CallerFinding {
+        callee: String::new(),
+        changed_index: index,
+        file: file.into(),
+        line,
+        column: 3,
+        caller: caller.into(),
+        kind: CallKind::Call,
+        confidence: Confidence::Exact,
+        touched,
+        depth: 1,
+        via: None,
+    }
+}
+
+/// `formatPrice` changed its signature (called from two untouched places and one
+/// touched), `oldTotal` removed but still called.
+fn money_report() -> BlastReport {
+    let changed = vec![
+        changed("src/money.ts", "formatPrice", 3, Change::Signature),
+        changed("src/money.ts", "oldTotal", 20, Change::Removed),
+    ];
+    let mut callers = vec![
+        call(0, "src/cart.ts", 14, "renderCart", false),
+        call(0, "src/invoice.ts", 8, "printInvoice", false),
+        call(0, "src/money.ts", 30, "formatAll", true),
+        call(1, "src/checkout.ts", 41, "checkout", false),
+    ];
+    for c in &mut callers {
+        c.callee = changed[c.changed_index].qualified_name.clone();
+    }
+    BlastReport {
+        base: "main@1a2b3c4".into(),
+        head: "#7@5d6e7f8".into(),
+        changed,
+        callers,
+        depth: 2,
+        unresolved_same_name: 0,
+        skipped_files: 0,
+    }
+}
+
+const MONEY_PATCH: &str =
+    "@@ -1,6 +1,6 @@\n ctx\n ctx\n-export function formatPrice(n) {\n+export function formatPrice(n, currency) {\n ctx\n ctx\n ctx";
+
+/// The files, blobs and head of the PR `money_report` comes from.
+struct Pr {
+    report: BlastReport,
+    config: RepoConfig,
+    problems: Vec<ConfigProblem>,
+    analysed: BTreeMap<String, BlobSha>,
+    head: CommitSha,
+    posted: Vec<String>,
+    listed_files_cap: Option<usize>,
+}
+
+impl Pr {
+    fn money() -> Pr {
+        Pr {
+            report: money_report(),
+            config: RepoConfig::default(),
+            problems: Vec::new(),
+            analysed: BTreeMap::from([("src/money.ts".to_string(), BlobSha("b1".into()))]),
+            head: CommitSha("5d6e7f8".repeat(5) + "aaaaa"),
+            posted: Vec::new(),
+            listed_files_cap: None,
+        }
+    }
+
+    fn plan(&self) -> PrOutputs {
+        let blob = BlobSha("b1".into());
+        let files = [PatchedFile {
+            path: "src/money.ts",
+            blob: Some(&blob),
+            patch: Some(MONEY_PATCH),
+        }];
+        plan(&PrAnalysis {
+            report: &self.report,
+            config: &self.config,
+            problems: &self.problems,
+            link: &link,
+            listed_files_cap: self.listed_files_cap,
+            files: &files,
+            analysed: &self.analysed,
+            head: &self.head,
+            posted: &self.posted,
+        })
+    }
+}
+
+fn problem(key: &str, message: &str, found: &str) -> ConfigProblem {
+    ConfigProblem {
+        key: key.into(),
+        message: message.into(),
+        found: Some(found.into()),
+    }
+}
+
+/// The outputs as one text: what GitHub would show, output by output.
+fn shown(outputs: &PrOutputs) -> String {
+    let mut out = String::new();
+    match &outputs.comment {
+        Some(comment) => {
+            let _ = writeln!(out, "=== summary comment\n{}", comment.trim_end());
+        }
+        None => out.push_str("=== no summary comment\n"),
+    }
+    match &outputs.check_run {
+        Some(run) => {
+            let _ = writeln!(
+                out,
+                "=== check run: {:?}: {}\n{}",
+                run.verdict,
+                run.title,
+                run.summary.trim_end()
+            );
+            for n in &run.notes {
+                let _ = writeln!(
+                    out,
+                    "--- {:?} {}:{} {}\n    {}",
+                    n.level, n.path, n.line, n.title, n.message
+                );
+            }
+        }
+        None => out.push_str("=== no check run\n"),
+    }
+    match &outputs.review {
+        Some(review) => {
+            let _ = writeln!(
+                out,
+                "=== review at {}: {}\n{}",
+                review.commit.short(),
+                review.marker,
+                review.body
+            );
+            for c in &review.comments {
+                let _ = writeln!(out, "--- {}:{}\n{}", c.path, c.line, c.body);
+            }
+        }
+        None => out.push_str("=== no review\n"),
+    }
+    out
+}
+
+#[test]
+fn every_output_of_a_pull_request() {
+    insta::assert_snapshot!("money_all_outputs", shown(&Pr::money().plan()));
+}
+
+#[test]
+fn configuration_problems_go_to_the_check_run_when_it_is_on() {
+    let mut pr = Pr::money();
+    pr.problems = vec![problem("depth", "must be between 1 and 5", "9")];
+    let outputs = pr.plan();
+    insta::assert_snapshot!("money_with_config_problems", shown(&outputs));
+    let run = outputs.check_run.unwrap();
+    assert!(
+        run.summary.starts_with("### Configuration"),
+        "{}",
+        run.summary
+    );
+    assert!(!outputs.comment.unwrap().contains("### Configuration"));
+}
+
+#[test]
+fn configuration_problems_go_to_the_comment_when_the_check_run_is_off() {
+    let mut pr = Pr::money();
+    pr.problems = vec![problem("depth", "must be between 1 and 5", "9")];
+    pr.config.outputs.check = false;
+    let outputs = pr.plan();
+    assert!(outputs.check_run.is_none());
+    let comment = outputs.comment.unwrap();
+    assert!(comment.contains("`oldTotal`"), "{comment}");
+    assert!(comment.trim_end().ends_with("(found `9`)"), "{comment}");
+}
+
+#[test]
+fn with_the_comment_and_check_run_off_only_the_problems_are_posted() {
+    let mut pr = Pr::money();
+    pr.config.outputs.check = false;
+    pr.config.outputs.summary = false;
+    pr.config.outputs.inline = false;
+    assert_eq!(
+        pr.plan(),
+        PrOutputs {
+            comment: None,
+            check_run: None,
+            review: None
+        }
+    );
+    pr.problems = vec![problem("outputs", "unknown key, ignored", "colour")];
+    let outputs = pr.plan();
+    insta::assert_snapshot!("problems_alone", shown(&outputs));
+    let comment = outputs.comment.unwrap();
+    assert!(comment.starts_with(MARKER), "{comment}");
+    assert!(!comment.contains("formatPrice"), "{comment}");
+}
+
+#[test]
+fn a_removed_function_still_called_fails_the_check_unless_the_repository_says_not_to() {
+    let mut pr = Pr::money();
+    let run = pr.plan().check_run.unwrap();
+    assert_eq!(run.verdict, Verdict::Failure);
+    let broken: Vec<_> = run
+        .notes
+        .iter()
+        .filter(|n| n.path == "src/checkout.ts")
+        .collect();
+    assert_eq!(broken.len(), 1);
+    assert_eq!(broken[0].level, NoteLevel::Failure);
+    pr.config.fail_on_removed_called = false;
+    let run = pr.plan().check_run.unwrap();
+    assert_eq!(run.verdict, Verdict::Neutral);
+    assert_eq!(run.title, "A removed or renamed function is still called");
+    assert!(run.notes.iter().all(|n| n.level == NoteLevel::Warning));
+}
+
+#[test]
+fn the_verdict_counts_untouched_callers_and_succeeds_when_all_were_touched() {
+    let mut pr = Pr::money();
+    pr.report.callers.retain(|c| c.changed_index == 0);
+    let run = pr.plan().check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (Verdict::Neutral, "2 call sites the change did not touch")
+    );
+    assert_eq!(run.notes.len(), 2);
+    for c in &mut pr.report.callers {
+        c.touched = true;
+    }
+    let outputs = pr.plan();
+    let run = outputs.check_run.unwrap();
+    assert_eq!(run.verdict, Verdict::Success);
+    assert!(run.notes.is_empty());
+    assert_eq!(outputs.review, None, "nothing untouched to point at");
+}
+
+#[test]
+fn files_github_did_not_list_are_named_in_the_comment_and_the_check_run() {
+    let mut pr = Pr::money();
+    pr.listed_files_cap = Some(3000);
+    let outputs = pr.plan();
+    let said = "changes more files than GitHub lists (3000)";
+    assert!(outputs.comment.unwrap().contains(said));
+    assert!(outputs.check_run.unwrap().summary.contains(said));
+}
+
+#[test]
+fn the_check_run_summary_is_refit_when_problems_and_listing_pass_github_s_limit() {
+    let mut pr = Pr::money();
+    // Enough callers for a listing near the comment's budget.
+    for i in 0..3_000 {
+        let file = format!("src/features/feature_{i:04}/component_with_a_long_name.tsx");
+        let mut c = call(0, &file, 10 + i, &format!("renderFeature{i}"), false);
+        c.callee = "formatPrice".into();
+        pr.report.callers.push(c);
+    }
+    let long = "x".repeat(400);
+    pr.problems = (0..20)
+        .map(|i| problem(&format!("key{i}"), &long, &long))
+        .collect();
+    let outputs = pr.plan();
+    let comment = outputs.comment.unwrap();
+    let summary = outputs.check_run.unwrap().summary;
+    assert!(
+        summary.chars().count() <= CHECK_TEXT_CHARS,
+        "{}",
+        summary.chars().count()
+    );
+    assert!(summary.starts_with("### Configuration"));
+    assert!(summary.contains("formatPrice"));
+    assert!(comment.chars().count() <= COMMENT_BUDGET);
+}
+
+#[test]
+fn the_review_comments_the_changed_function_and_not_again_once_posted() {
+    let mut pr = Pr::money();
+    let review = pr.plan().review.unwrap();
+    assert_eq!(
+        review.comments.len(),
+        1,
+        "oldTotal was removed: no line to sit on"
+    );
+    assert_eq!(review.comments[0].line, 3);
+    pr.posted = vec![review.comments[0].body.clone()];
+    assert_eq!(pr.plan().review, None);
+    // `max_callers` caps the review's list too.
+    pr.posted.clear();
+    pr.config.max_callers = Some(1);
+    let body = &pr.plan().review.unwrap().comments[0].body;
+    assert!(body.contains("… and 1 more"), "{body}");
+}
