@@ -47,7 +47,7 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::queue::{Delivery, Queue, Recorded};
+use crate::queue::{Delivery, Queue, QueueError, Recorded};
 pub use signature::{sign, SignatureError, WebhookSecrets};
 
 /// GitHub caps payloads at 25 MB (it drops larger events rather than cut them).
@@ -173,9 +173,8 @@ fn count(event: &str, outcome: &'static str) {
         .increment(1);
 }
 
-/// Why `/webhook` turned a request away before it was verified: each is its answer, its
-/// log line and its count.
-enum Refusal {
+/// Why `/webhook` turned a request away before it was verified.
+enum Unverified {
     NoApp,
     TooLarge,
     Busy,
@@ -185,49 +184,172 @@ enum Refusal {
     BadSignature(SignatureError),
 }
 
-impl Refusal {
-    fn respond(self, delivery: &str) -> Response {
-        let (status, outcome, text) = match &self {
-            Refusal::NoApp => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "no_app",
-                "no GitHub App is set up on this server yet: open /setup\n",
-            ),
-            Refusal::TooLarge => (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "too_large",
-                "payload over 25 MB\n",
-            ),
-            Refusal::Busy => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "busy",
-                "too many unverified bodies in flight: try again\n",
-            ),
-            Refusal::SignatureMissing => (
-                StatusCode::UNAUTHORIZED,
-                "bad_signature",
-                "signature missing\n",
-            ),
-            Refusal::TooSlow => (StatusCode::REQUEST_TIMEOUT, "too_slow", "body too slow\n"),
-            Refusal::Unreadable(_) => (StatusCode::BAD_REQUEST, "unreadable", "body unreadable\n"),
-            Refusal::BadSignature(_) => (
-                StatusCode::UNAUTHORIZED,
-                "bad_signature",
-                "signature does not match\n",
-            ),
-        };
-        match &self {
-            Refusal::NoApp => {}
-            Refusal::Unreadable(e) => tracing::warn!(delivery, "webhook body unreadable: {e}"),
-            Refusal::BadSignature(e) => tracing::warn!(delivery, "webhook refused: {e}"),
-            _ => tracing::warn!(delivery, "webhook refused: {}", text.trim_end()),
+/// A delivery `/webhook` turned away: each is its answer, its log line and its count.
+enum Refusal {
+    /// Before the signature was checked, counted as `unverified` (the headers are anyone's
+    /// text until then); with the delivery id shown in the log (`-` when it is none).
+    Unverified(Unverified, String),
+    EventMissing,
+    DeliveryMissing {
+        event: String,
+    },
+    /// A handled event whose payload lacks a field we read.
+    Unparsed {
+        delivery: String,
+        event: String,
+        error: events::ParseError,
+    },
+    /// The database failed: GitHub shows the failure, to be redelivered.
+    NotRecorded {
+        record: Delivery,
+        error: QueueError,
+    },
+    /// The database did not answer within [`RECORD_TIMEOUT`].
+    RecordTimedOut {
+        record: Delivery,
+    },
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::Unverified(why, delivery) => unverified(why, &delivery),
+            Refusal::EventMissing => {
+                count("unverified", "bad_request");
+                answer(StatusCode::BAD_REQUEST, "X-GitHub-Event missing\n")
+            }
+            Refusal::DeliveryMissing { event } => {
+                count(&event, "bad_request");
+                answer(
+                    StatusCode::BAD_REQUEST,
+                    "X-GitHub-Delivery missing or invalid\n",
+                )
+            }
+            Refusal::Unparsed {
+                delivery,
+                event,
+                error,
+            } => {
+                let (delivery, event) = (delivery.as_str(), event.as_str());
+                tracing::warn!(delivery, event, "webhook refused: {error}");
+                count(event, "bad_request");
+                answer(StatusCode::BAD_REQUEST, format!("{error}\n"))
+            }
+            Refusal::NotRecorded { record, error } => {
+                let (delivery, event) = (record.id.as_str(), record.event.as_str());
+                let action = record.action.as_deref().unwrap_or("-");
+                tracing::error!(
+                    delivery,
+                    event,
+                    action,
+                    "recording the delivery failed: {error}"
+                );
+                count(event, "unavailable");
+                answer(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "could not record the delivery\n",
+                )
+            }
+            Refusal::RecordTimedOut { record } => {
+                let (delivery, event) = (record.id.as_str(), record.event.as_str());
+                let action = record.action.as_deref().unwrap_or("-");
+                tracing::error!(delivery, event, action, "recording the delivery timed out");
+                count(event, "unavailable");
+                answer(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "could not record the delivery in time\n",
+                )
+            }
         }
-        count("unverified", outcome);
-        answer(status, text)
     }
 }
 
-async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -> Response {
+/// The answer, log line and count of a request refused before it was verified.
+fn unverified(why: Unverified, delivery: &str) -> Response {
+    let (status, outcome, text) = match &why {
+        Unverified::NoApp => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no_app",
+            "no GitHub App is set up on this server yet: open /setup\n",
+        ),
+        Unverified::TooLarge => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            "payload over 25 MB\n",
+        ),
+        Unverified::Busy => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "too many unverified bodies in flight: try again\n",
+        ),
+        Unverified::SignatureMissing => (
+            StatusCode::UNAUTHORIZED,
+            "bad_signature",
+            "signature missing\n",
+        ),
+        Unverified::TooSlow => (StatusCode::REQUEST_TIMEOUT, "too_slow", "body too slow\n"),
+        Unverified::Unreadable(_) => (StatusCode::BAD_REQUEST, "unreadable", "body unreadable\n"),
+        Unverified::BadSignature(_) => (
+            StatusCode::UNAUTHORIZED,
+            "bad_signature",
+            "signature does not match\n",
+        ),
+    };
+    match &why {
+        Unverified::NoApp => {}
+        Unverified::Unreadable(e) => tracing::warn!(delivery, "webhook body unreadable: {e}"),
+        Unverified::BadSignature(e) => tracing::warn!(delivery, "webhook refused: {e}"),
+        _ => tracing::warn!(delivery, "webhook refused: {}", text.trim_end()),
+    }
+    count("unverified", outcome);
+    answer(status, text)
+}
+
+/// A delivery recorded: what the queue did with it.
+struct Accepted {
+    record: Delivery,
+    recorded: Recorded,
+}
+
+impl IntoResponse for Accepted {
+    fn into_response(self) -> Response {
+        let (delivery, event) = (self.record.id.as_str(), self.record.event.as_str());
+        let action = self.record.action.as_deref().unwrap_or("-");
+        match self.recorded {
+            Recorded::New { jobs } if jobs.is_empty() => {
+                tracing::info!(delivery, event, action, "webhook ignored");
+                count(event, "ignored");
+                answer(StatusCode::OK, "ignored\n")
+            }
+            Recorded::New { jobs } => {
+                tracing::info!(delivery, event, action, jobs = jobs.len(), "webhook queued");
+                count(event, "queued");
+                answer(
+                    StatusCode::ACCEPTED,
+                    format!("queued {} job(s)\n", jobs.len()),
+                )
+            }
+            Recorded::Duplicate => {
+                tracing::info!(
+                    delivery,
+                    event,
+                    action,
+                    "webhook redelivered: already recorded"
+                );
+                count(event, "duplicate");
+                answer(StatusCode::OK, "already recorded\n")
+            }
+        }
+    }
+}
+
+/// The module's table, in order: every check answers with its [`Refusal`], a recorded
+/// delivery with what was done ([`Accepted`]).
+async fn webhook(
+    State(intake): State<Intake>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Accepted, Refusal> {
     // Delivery ids are GitHub's GUIDs; anything else in the header is not logged.
     let delivery = headers
         .get(DELIVERY_HEADER)
@@ -235,96 +357,45 @@ async fn webhook(State(intake): State<Intake>, headers: HeaderMap, body: Body) -
         .map(str::trim)
         .filter(|d| valid_delivery_id(d))
         .map(str::to_string);
-    let shown = delivery.as_deref().unwrap_or("-");
     // Held until the answer: the body counts against the unverified budget while it is
     // in memory.
-    let (bytes, _held) = match verified_body(&intake, &headers, body).await {
-        Ok(got) => got,
-        Err(refusal) => return refusal.respond(shown),
-    };
+    let (bytes, _held) = verified_body(&intake, &headers, body)
+        .await
+        .map_err(|why| Refusal::Unverified(why, delivery.as_deref().unwrap_or("-").into()))?;
 
-    let Some(event) = headers.get(EVENT_HEADER).and_then(|v| v.to_str().ok()) else {
-        count("unverified", "bad_request");
-        return answer(StatusCode::BAD_REQUEST, "X-GitHub-Event missing\n");
-    };
-    let Some(delivery) = delivery else {
-        count(event, "bad_request");
-        return answer(
-            StatusCode::BAD_REQUEST,
-            "X-GitHub-Delivery missing or invalid\n",
-        );
-    };
-    let parsed = match events::parse(event, &bytes) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!(delivery, event, "webhook refused: {e}");
-            count(event, "bad_request");
-            return answer(StatusCode::BAD_REQUEST, format!("{e}\n"));
-        }
-    };
+    let event = headers
+        .get(EVENT_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .ok_or(Refusal::EventMissing)?;
+    let delivery = delivery.ok_or_else(|| Refusal::DeliveryMissing {
+        event: event.to_string(),
+    })?;
+    let parsed = events::parse(event, &bytes).map_err(|error| Refusal::Unparsed {
+        delivery: delivery.clone(),
+        event: event.to_string(),
+        error,
+    })?;
     let jobs = parsed
         .event
         .as_ref()
         .map(jobs::jobs_for)
         .unwrap_or_default();
     let record = Delivery {
-        id: delivery.clone(),
+        id: delivery,
         event: event.to_string(),
         action: parsed.envelope.action.clone(),
         installation_id: parsed.envelope.installation.as_ref().map(|i| i.id.0),
         repository_id: parsed.envelope.repository.as_ref().map(|r| r.id),
     };
-    let action = record.action.as_deref().unwrap_or("-");
     let recorded = tokio::time::timeout(
         RECORD_TIMEOUT,
         intake.queue.record_delivery_and_enqueue(&record, &jobs),
     )
     .await;
     match recorded {
-        Ok(Ok(Recorded::New { jobs })) if jobs.is_empty() => {
-            tracing::info!(delivery, event, action, "webhook ignored");
-            count(event, "ignored");
-            answer(StatusCode::OK, "ignored\n")
-        }
-        Ok(Ok(Recorded::New { jobs })) => {
-            tracing::info!(delivery, event, action, jobs = jobs.len(), "webhook queued");
-            count(event, "queued");
-            answer(
-                StatusCode::ACCEPTED,
-                format!("queued {} job(s)\n", jobs.len()),
-            )
-        }
-        Ok(Ok(Recorded::Duplicate)) => {
-            tracing::info!(
-                delivery,
-                event,
-                action,
-                "webhook redelivered: already recorded"
-            );
-            count(event, "duplicate");
-            answer(StatusCode::OK, "already recorded\n")
-        }
-        Ok(Err(e)) => {
-            tracing::error!(
-                delivery,
-                event,
-                action,
-                "recording the delivery failed: {e}"
-            );
-            count(event, "unavailable");
-            answer(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "could not record the delivery\n",
-            )
-        }
-        Err(_) => {
-            tracing::error!(delivery, event, action, "recording the delivery timed out");
-            count(event, "unavailable");
-            answer(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "could not record the delivery in time\n",
-            )
-        }
+        Ok(Ok(recorded)) => Ok(Accepted { record, recorded }),
+        Ok(Err(error)) => Err(Refusal::NotRecorded { record, error }),
+        Err(_) => Err(Refusal::RecordTimedOut { record }),
     }
 }
 
@@ -342,27 +413,27 @@ async fn verified_body(
     intake: &Intake,
     headers: &HeaderMap,
     body: Body,
-) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Refusal> {
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Unverified> {
     let Some(secrets) = &intake.secrets else {
-        return Err(Refusal::NoApp);
+        return Err(Unverified::NoApp);
     };
     let declared = headers
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(Refusal::TooLarge);
+        return Err(Unverified::TooLarge);
     }
     let Some(signature) = headers.get(signature::SIGNATURE_HEADER) else {
-        return Err(Refusal::SignatureMissing);
+        return Err(Unverified::SignatureMissing);
     };
     let read = read_limited(body, MAX_BODY, &intake.unverified);
     let (bytes, held) = tokio::time::timeout(intake.limits.body_timeout, read)
         .await
-        .unwrap_or(Err(Refusal::TooSlow))?;
+        .unwrap_or(Err(Unverified::TooSlow))?;
     secrets
         .verify(&bytes, Some(signature.as_bytes()))
-        .map_err(Refusal::BadSignature)?;
+        .map_err(Unverified::BadSignature)?;
     Ok((bytes, held))
 }
 
@@ -374,15 +445,15 @@ async fn read_limited(
     body: Body,
     limit: usize,
     budget: &Arc<Semaphore>,
-) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Refusal> {
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Unverified> {
     let mut buf = BytesMut::new();
     let mut held: Option<OwnedSemaphorePermit> = None;
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(Refusal::Unreadable)?;
+        let chunk = chunk.map_err(Unverified::Unreadable)?;
         let len = buf.len() + chunk.len();
         if len > limit {
-            return Err(Refusal::TooLarge);
+            return Err(Unverified::TooLarge);
         }
         let have = held.as_ref().map_or(0, |p| p.num_permits());
         let need = len.div_ceil(PERMIT_BYTES).saturating_sub(have);
@@ -390,7 +461,7 @@ async fn read_limited(
             let more = u32::try_from(need)
                 .ok()
                 .and_then(|n| budget.clone().try_acquire_many_owned(n).ok())
-                .ok_or(Refusal::Busy)?;
+                .ok_or(Unverified::Busy)?;
             match &mut held {
                 Some(p) => p.merge(more),
                 None => held = Some(more),

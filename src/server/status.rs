@@ -4,7 +4,6 @@
 //! the page's form, which leaves a session cookie ([`super::auth`]). Without a token
 //! configured the page is off. `/setup` and `/metrics` are behind the same token.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Form, State};
@@ -13,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::{DateTime, Utc};
+use maud::{html, Markup};
 
 use super::auth::{self, Access, Guard, Peer};
 use crate::queue::{DeliveryRecord, JobFailure, Queue, QueueStatus};
@@ -182,195 +182,171 @@ pub(super) fn login_form(next: &str) -> String {
     )
 }
 
-/// The page's HTML. Everything from the database is escaped.
+/// The page's HTML. Everything from the database is escaped (maud escapes every value a
+/// template splices in).
 pub fn render(page: &StatusPage) -> String {
-    let mut out = String::from(HEAD);
-    out.push_str("<h1>Blast Radius status</h1>");
-    match &page.app {
-        Some(app) => {
-            let _ = write!(out, "<p>Running as {}.</p>", esc(app));
+    let body = html! {
+        h1 { "Blast Radius status" }
+        @match &page.app {
+            Some(app) => p { "Running as " (app) "." },
+            None => p.bad {
+                "No GitHub App yet: webhooks are refused until one is set up. "
+                a href="/setup" { "Set up the App" } "."
+            },
         }
-        None => out.push_str(
-            "<p class=\"bad\">No GitHub App yet: webhooks are refused until one is set up. \
-             <a href=\"/setup\">Set up the App</a>.</p>",
-        ),
-    }
-    let q = &page.queue;
-    let _ = write!(
-        out,
-        "<h2>Queue</h2><p class=\"counts\"><span>waiting <b>{}</b> ({} due)</span><span>running <b>{}</b></span><span>done <b>{}</b></span><span{}>dead <b>{}</b></span>",
-        q.waiting,
-        q.due,
-        q.running,
-        q.done,
-        if q.dead > 0 { " class=\"bad\"" } else { "" },
-        q.dead
-    );
-    if let Some(age) = q.oldest_due {
-        let _ = write!(out, "<span>oldest due {}</span>", ago(age.as_secs()));
-    }
-    out.push_str("</p>");
-    if !page.failures.is_empty() {
-        let rows = page.failures.iter().map(|f| {
-            vec![
-                cell(format!(
-                    "{} <span class=\"muted\">#{}</span>",
-                    esc(&f.kind),
-                    f.id.0
-                )),
-                cell(esc(f.state.as_str())),
-                cell(f.attempts.to_string()),
-                cell(since(page.now, f.at)),
-                wide(esc(&f.error), "wrap"),
-            ]
-        });
-        table(
-            &mut out,
-            &["job", "state", "attempts", "when", "last error"],
-            rows,
-        );
-    }
+        (queue(page))
+        (installations(page))
+        (repositories(page))
+        (deliveries(page))
+    };
+    format!("{HEAD}{}</body></html>\n", body.into_string())
+}
 
-    let _ = write!(
-        out,
-        "<h2>Installations</h2><p class=\"muted\">{} installation{}</p>",
-        page.installations.len(),
-        if page.installations.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
-    );
-    if !page.installations.is_empty() {
-        let rows = page.installations.iter().map(|i| {
-            vec![
-                cell(format!(
-                    "{}{}",
-                    esc(&i.account),
-                    if i.suspended {
-                        " <span class=\"bad\">suspended</span>"
-                    } else {
-                        ""
-                    }
-                )),
-                cell(i.id.to_string()),
-                cell(i.repositories.to_string()),
-                cell(since(page.now, i.since)),
-            ]
-        });
-        table(
-            &mut out,
-            &["account", "installation", "repositories", "since"],
-            rows,
-        );
-    }
-    let _ = write!(
-        out,
-        "<h2>Repositories</h2><p class=\"muted\">{} repositor{}</p>",
-        page.repositories.len(),
-        if page.repositories.len() == 1 {
-            "y"
-        } else {
-            "ies"
-        }
-    );
-    let rows = page.repositories.iter().map(|r| {
-        let account = match (r.installation, r.suspended) {
-            (None, _) => "<span class=\"muted\">CLI</span>".to_string(),
-            (Some(_), true) => format!("{} <span class=\"bad\">suspended</span>", esc(&r.account)),
-            (Some(_), false) => esc(&r.account),
-        };
-        let commit = r
-            .commit
-            .as_deref()
-            .map(|c| format!("<code>{}</code>", esc(&c[..c.len().min(12)])))
-            .unwrap_or_else(|| "<span class=\"muted\">not indexed</span>".into());
+/// The queue's counts, and the jobs that failed last.
+fn queue(page: &StatusPage) -> Markup {
+    let q = &page.queue;
+    let failures = page.failures.iter().map(|f| {
         vec![
-            cell(esc(&r.full_name)),
-            cell(account),
-            cell(commit),
-            cell(r.files.to_string()),
-            cell(r.edges.to_string()),
-            cell(since(page.now, r.updated_at)),
-            wide(esc(r.last_error.as_deref().unwrap_or("")), "wrap bad"),
+            cell(html! { (f.kind) " " span.muted { "#" (f.id.0) } }),
+            cell(html! { (f.state.as_str()) }),
+            cell(html! { (f.attempts) }),
+            cell(html! { (since(page.now, f.at)) }),
+            wide(html! { (f.error) }, "wrap"),
         ]
     });
-    table(
-        &mut out,
-        &[
-            "repository",
-            "account",
-            "commit",
-            "files",
-            "edges",
-            "updated",
-            "error",
-        ],
-        rows,
-    );
+    html! {
+        h2 { "Queue" }
+        p.counts {
+            span { "waiting " b { (q.waiting) } " (" (q.due) " due)" }
+            span { "running " b { (q.running) } }
+            span { "done " b { (q.done) } }
+            span class=[(q.dead > 0).then_some("bad")] { "dead " b { (q.dead) } }
+            @if let Some(age) = q.oldest_due {
+                span { "oldest due " (ago(age.as_secs())) }
+            }
+        }
+        @if !page.failures.is_empty() {
+            (table(&["job", "state", "attempts", "when", "last error"], failures))
+        }
+    }
+}
 
-    out.push_str("<h2>Recent deliveries</h2>");
+fn installations(page: &StatusPage) -> Markup {
+    let n = page.installations.len();
+    let rows = page.installations.iter().map(|i| {
+        vec![
+            cell(html! {
+                (i.account)
+                @if i.suspended { " " span.bad { "suspended" } }
+            }),
+            cell(html! { (i.id) }),
+            cell(html! { (i.repositories) }),
+            cell(html! { (since(page.now, i.since)) }),
+        ]
+    });
+    html! {
+        h2 { "Installations" }
+        p.muted { (n) " installation" @if n != 1 { "s" } }
+        @if n > 0 {
+            (table(&["account", "installation", "repositories", "since"], rows))
+        }
+    }
+}
+
+fn repositories(page: &StatusPage) -> Markup {
+    let n = page.repositories.len();
+    let rows = page.repositories.iter().map(|r| {
+        let account = match (r.installation, r.suspended) {
+            (None, _) => html! { span.muted { "CLI" } },
+            (Some(_), true) => html! { (r.account) " " span.bad { "suspended" } },
+            (Some(_), false) => html! { (r.account) },
+        };
+        let commit = match r.commit.as_deref() {
+            Some(c) => html! { code { (&c[..c.len().min(12)]) } },
+            None => html! { span.muted { "not indexed" } },
+        };
+        vec![
+            cell(html! { (r.full_name) }),
+            cell(account),
+            cell(commit),
+            cell(html! { (r.files) }),
+            cell(html! { (r.edges) }),
+            cell(html! { (since(page.now, r.updated_at)) }),
+            wide(
+                html! { (r.last_error.as_deref().unwrap_or("")) },
+                "wrap bad",
+            ),
+        ]
+    });
+    let headers = [
+        "repository",
+        "account",
+        "commit",
+        "files",
+        "edges",
+        "updated",
+        "error",
+    ];
+    html! {
+        h2 { "Repositories" }
+        p.muted { (n) " repositor" @if n == 1 { "y" } @else { "ies" } }
+        (table(&headers, rows))
+    }
+}
+
+fn deliveries(page: &StatusPage) -> Markup {
     let rows = page.deliveries.iter().map(|d| {
         let event = match &d.action {
             Some(a) => format!("{}.{}", d.event, a),
             None => d.event.clone(),
         };
         vec![
-            cell(esc(&event)),
-            cell(esc(&d.outcome)),
-            cell(d.jobs.to_string()),
-            cell(since(page.now, d.at)),
-            cell(format!("<code>{}</code>", esc(&d.delivery))),
+            cell(html! { (event) }),
+            cell(html! { (d.outcome) }),
+            cell(html! { (d.jobs) }),
+            cell(html! { (since(page.now, d.at)) }),
+            cell(html! { code { (d.delivery) } }),
         ]
     });
-    table(
-        &mut out,
-        &["event", "outcome", "jobs", "when", "delivery"],
-        rows,
-    );
-    out.push_str("</table></body></html>\n");
-    out
+    html! {
+        h2 { "Recent deliveries" }
+        (table(&["event", "outcome", "jobs", "when", "delivery"], rows))
+    }
 }
 
-/// A table cell: its class and its HTML (escaped by the caller).
+/// A table cell: its class and its content.
 struct Cell {
     class: &'static str,
-    html: String,
+    html: Markup,
 }
 
-fn cell(html: String) -> Cell {
+fn cell(html: Markup) -> Cell {
     Cell { class: "", html }
 }
 
-fn wide(html: String, class: &'static str) -> Cell {
+fn wide(html: Markup, class: &'static str) -> Cell {
     Cell { class, html }
 }
 
 /// A table whose every cell carries its column's name: on a phone's width the rows
 /// become cards, each cell a line led by that name (the page's CSS).
-fn table(out: &mut String, headers: &[&str], rows: impl Iterator<Item = Vec<Cell>>) {
-    out.push_str("<table><thead><tr>");
-    for h in headers {
-        let _ = write!(out, "<th>{h}</th>");
-    }
-    out.push_str("</tr></thead><tbody>");
-    for row in rows {
-        out.push_str("<tr>");
-        for (h, c) in headers.iter().zip(row) {
-            let _ = write!(
-                out,
-                "<td data-label=\"{h}\"{}>{}</td>",
-                if c.class.is_empty() {
-                    String::new()
-                } else {
-                    format!(" class=\"{}\"", c.class)
-                },
-                c.html
-            );
+fn table(headers: &[&str], rows: impl Iterator<Item = Vec<Cell>>) -> Markup {
+    html! {
+        table {
+            thead { tr { @for h in headers { th { (h) } } } }
+            tbody {
+                @for row in rows {
+                    tr {
+                        @for (h, c) in headers.iter().zip(row) {
+                            td data-label=(h) class=[(!c.class.is_empty()).then_some(c.class)] {
+                                (c.html)
+                            }
+                        }
+                    }
+                }
+            }
         }
-        out.push_str("</tr>");
     }
-    out.push_str("</tbody></table>");
 }
 
 fn since(now: DateTime<Utc>, at: DateTime<Utc>) -> String {

@@ -10,6 +10,15 @@ pub fn render(facts: &FileFacts) -> String {
     if facts.parse_errors > 0 {
         let _ = writeln!(out, "parse_errors {}", facts.parse_errors);
     }
+    defs(&mut out, facts);
+    calls(&mut out, facts);
+    modules(&mut out, facts);
+    stated_types(&mut out, facts);
+    out
+}
+
+/// One line a definition, with its base and stated return below it.
+fn defs(out: &mut String, facts: &FileFacts) {
     for d in &facts.defs {
         let _ = writeln!(
             out,
@@ -30,6 +39,9 @@ pub fn render(facts: &FileFacts) -> String {
             let _ = writeln!(out, "  returns {}", facts.describe(r));
         }
     }
+}
+
+fn calls(out: &mut String, facts: &FileFacts) {
     for c in &facts.calls {
         let caller = c.caller().map_or("<module>", |d| facts.def_qualified(d));
         let kind = match c.kind {
@@ -45,6 +57,10 @@ pub fn render(facts: &FileFacts) -> String {
             facts.describe(c.callee),
         );
     }
+}
+
+/// Imports, exports and the CommonJS value.
+fn modules(out: &mut String, facts: &FileFacts) {
     for i in &facts.imports {
         let kind = match i.kind {
             ImportKind::Named(n) => format!("{{{}}}", facts.str(n)),
@@ -76,6 +92,11 @@ pub fn render(facts: &FileFacts) -> String {
     if let Some(m) = facts.module_exports {
         let _ = writeln!(out, "module.exports = {}", facts.describe(m));
     }
+}
+
+/// What the file states of types: classes' `implements`, callbacks' and functions'
+/// parameters, objects' properties.
+fn stated_types(out: &mut String, facts: &FileFacts) {
     for (class, ty) in &facts.implements {
         let _ = writeln!(
             out,
@@ -112,5 +133,4 @@ pub fn render(facts: &FileFacts) -> String {
             facts.describe(p.value)
         );
     }
-    out
 }

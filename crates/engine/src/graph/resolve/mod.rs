@@ -162,104 +162,25 @@ impl<'g> Resolver<'g> {
         let mut out = Resolution::default();
         let mut fallback = FxHashSet::default();
         for (i, site) in facts.calls.iter().enumerate() {
-            self.steps = 0;
-            self.crossed_typed = false;
-            let mut vals = Vals::new();
-            self.eval_callee(f, site.callee, &mut vals);
-            let mut targets: SmallVec<[DefId; 2]> = SmallVec::new();
-            let mut external = false;
-            for v in &vals {
-                match *v {
-                    Value::Def(d) if self.accepts(site.kind, d) => targets.push(d),
-                    // `super(...)` calls the base class; calling an instance of a
-                    // constructor function calls what it returned, code inside it
-                    // (`const float = new ConvertType('float'); float()`). An instance
-                    // of a class is not callable.
-                    Value::Instance(d)
-                        if site.kind == CallKind::Call
-                            && (matches!(facts.sym(site.callee), Sym::Super(_))
-                                || self.facts(d.file).def(d.def).kind == DefKind::Function)
-                            && self.accepts(site.kind, d) =>
-                    {
-                        targets.push(d)
-                    }
-                    Value::External | Value::Platform => external = true,
-                    _ => {}
-                }
-            }
-            // `f.call(this, x)` and `f.apply(this, args)` call `f` (when `f` has no member
-            // of that name: a class may define its own `call`).
-            if targets.is_empty() && !external && site.kind == CallKind::Call {
-                if let Sym::Member(base, name) = facts.sym(site.callee) {
-                    if matches!(self.g.str(name), "call" | "apply") {
-                        let mut bases = Vals::new();
-                        self.eval_callee(f, base, &mut bases);
-                        for b in bases {
-                            if let Value::Def(d) = b {
-                                let kind = self.facts(d.file).def(d.def).kind;
-                                if matches!(kind, DefKind::Function | DefKind::Method) {
-                                    targets.push(d);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            // Through a JavaScript file with declarations beside it, TypeScript reads
-            // the declarations and so do we. Where they know nothing of the callee at
-            // all (a file that declares less than its code does), the code says what
-            // is called. Where they know it as something that is no definition (a
-            // property of a function type), it is that: not the code's function.
-            if targets.is_empty() && !external && self.crossed_typed && vals.is_empty() {
-                self.declarations = false;
-                self.steps = 0;
-                let mut in_code = Vals::new();
-                self.eval_callee(f, site.callee, &mut in_code);
-                self.declarations = true;
-                for v in &in_code {
-                    match *v {
-                        Value::Def(d) if self.accepts(site.kind, d) => targets.push(d),
-                        Value::External | Value::Platform => external = true,
-                        _ => {}
-                    }
-                }
-            }
+            let i = i as u32;
+            let (vals, mut targets, external) = self.site_targets(f, site);
             if !targets.is_empty() {
                 targets.sort();
                 targets.dedup();
                 for t in targets {
-                    out.edges.push(Edge::new(i as u32, t, Confidence::Exact));
+                    out.edges.push(Edge::new(i, t, Confidence::Exact));
                 }
                 continue;
             }
             if external {
                 out.external += 1;
-                out.external_sites.push(i as u32);
+                out.external_sites.push(i);
                 continue;
             }
             if matches!(site.kind, CallKind::Get | CallKind::Reference) {
                 continue;
             }
-            let name = NameId(site.name);
-            match self.fallback_scope(f, site, &vals) {
-                Some(scope) => {
-                    fallback.insert(name);
-                    let candidates = self.g.candidates(name, scope, f);
-                    if candidates.is_empty() || candidates.len() > MAX_CANDIDATES {
-                        out.unresolved_sites.push(i as u32);
-                        continue;
-                    }
-                    let confidence = if candidates.len() == 1 {
-                        Confidence::Likely
-                    } else {
-                        Confidence::Possible
-                    };
-                    for t in candidates {
-                        out.edges.push(Edge::new(i as u32, t, confidence));
-                    }
-                }
-                None => out.unresolved_sites.push(i as u32),
-            }
+            self.match_by_name(f, i, site, &vals, &mut fallback, &mut out);
         }
         // The order `Graph::edges` gives back: what the graph compares against.
         out.edges.sort_unstable_by_key(|e| (e.site(), e.target));
@@ -270,6 +191,118 @@ impl<'g> Resolver<'g> {
         out.fallback_names = fallback.into_iter().collect();
         out.fallback_names.sort();
         out
+    }
+
+    /// What a site calls, as far as values say: the callee's values, the definitions
+    /// among them, and whether it calls into a package or the platform.
+    fn site_targets(&mut self, f: FileId, site: &CallSite) -> (Vals, SmallVec<[DefId; 2]>, bool) {
+        let facts = self.g.slot(f).facts();
+        self.steps = 0;
+        self.crossed_typed = false;
+        let mut vals = Vals::new();
+        self.eval_callee(f, site.callee, &mut vals);
+        let mut targets: SmallVec<[DefId; 2]> = SmallVec::new();
+        let mut external = false;
+        for v in &vals {
+            match *v {
+                Value::Def(d) if self.accepts(site.kind, d) => targets.push(d),
+                // `super(...)` calls the base class; calling an instance of a
+                // constructor function calls what it returned, code inside it
+                // (`const float = new ConvertType('float'); float()`). An instance
+                // of a class is not callable.
+                Value::Instance(d)
+                    if site.kind == CallKind::Call
+                        && (matches!(facts.sym(site.callee), Sym::Super(_))
+                            || self.facts(d.file).def(d.def).kind == DefKind::Function)
+                        && self.accepts(site.kind, d) =>
+                {
+                    targets.push(d)
+                }
+                Value::External | Value::Platform => external = true,
+                _ => {}
+            }
+        }
+        if targets.is_empty() && !external && site.kind == CallKind::Call {
+            self.called_through_call_or_apply(f, site, &mut targets);
+        }
+        // Through a JavaScript file with declarations beside it, TypeScript reads
+        // the declarations and so do we. Where they know nothing of the callee at
+        // all (a file that declares less than its code does), the code says what
+        // is called. Where they know it as something that is no definition (a
+        // property of a function type), it is that: not the code's function.
+        if targets.is_empty() && !external && self.crossed_typed && vals.is_empty() {
+            self.declarations = false;
+            self.steps = 0;
+            let mut in_code = Vals::new();
+            self.eval_callee(f, site.callee, &mut in_code);
+            self.declarations = true;
+            for v in &in_code {
+                match *v {
+                    Value::Def(d) if self.accepts(site.kind, d) => targets.push(d),
+                    Value::External | Value::Platform => external = true,
+                    _ => {}
+                }
+            }
+        }
+        (vals, targets, external)
+    }
+
+    /// `f.call(this, x)` and `f.apply(this, args)` call `f` (when `f` has no member of
+    /// that name: a class may define its own `call`).
+    fn called_through_call_or_apply(
+        &mut self,
+        f: FileId,
+        site: &CallSite,
+        targets: &mut SmallVec<[DefId; 2]>,
+    ) {
+        let facts = self.g.slot(f).facts();
+        if let Sym::Member(base, name) = facts.sym(site.callee) {
+            if matches!(self.g.str(name), "call" | "apply") {
+                let mut bases = Vals::new();
+                self.eval_callee(f, base, &mut bases);
+                for b in bases {
+                    if let Value::Def(d) = b {
+                        let kind = self.facts(d.file).def(d.def).kind;
+                        if matches!(kind, DefKind::Function | DefKind::Method) {
+                            targets.push(d);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A site whose values name no definition: the definitions its name alone matches,
+    /// where a name-only match may look ([`Self::fallback_scope`]); unresolved when
+    /// there are none or too many to say anything.
+    fn match_by_name(
+        &mut self,
+        f: FileId,
+        i: u32,
+        site: &CallSite,
+        vals: &Vals,
+        fallback: &mut FxHashSet<NameId>,
+        out: &mut Resolution,
+    ) {
+        let name = NameId(site.name);
+        let Some(scope) = self.fallback_scope(f, site, vals) else {
+            out.unresolved_sites.push(i);
+            return;
+        };
+        fallback.insert(name);
+        let candidates = self.g.candidates(name, scope, f);
+        if candidates.is_empty() || candidates.len() > MAX_CANDIDATES {
+            out.unresolved_sites.push(i);
+            return;
+        }
+        let confidence = if candidates.len() == 1 {
+            Confidence::Likely
+        } else {
+            Confidence::Possible
+        };
+        for t in candidates {
+            out.edges.push(Edge::new(i, t, confidence));
+        }
     }
 
     /// Whether a definition can be what a site of `kind` calls.

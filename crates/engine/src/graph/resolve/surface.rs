@@ -19,9 +19,8 @@ impl<'g> Resolver<'g> {
     /// inside a function, a body rewritten), no other file's resolution can change.
     pub(crate) fn surface(mut self) -> Vec<SurfacePart> {
         let f = self.current;
-        let g = self.g;
-        let facts = g.slot(f).facts();
-        let index = g.slot(f).index();
+        let facts = self.g.slot(f).facts();
+        let index = self.g.slot(f).index();
         let mut out: Vec<SurfacePart> = Vec::new();
         out.push((
             format!(
@@ -32,6 +31,18 @@ impl<'g> Resolver<'g> {
             ),
             Vec::new(),
         ));
+        self.exports_surface(&mut out);
+        self.defs_surface(&mut out);
+        self.stated_types_surface(&mut out);
+        self.elements_surface(&mut out);
+        out
+    }
+
+    /// Its exports, named and `*`, and its CommonJS value.
+    fn exports_surface(&mut self, out: &mut Vec<SurfacePart>) {
+        let f = self.current;
+        let g = self.g;
+        let index = g.slot(f).index();
         let mut exports: Vec<(&str, NameId)> = index
             .exports
             .keys()
@@ -56,6 +67,14 @@ impl<'g> Resolver<'g> {
         self.steps = 0;
         self.commonjs_value(f, 0, &mut cjs);
         out.push(("module.exports".into(), cjs.into_vec()));
+    }
+
+    /// Its definitions (with stated returns and bases), their members and properties.
+    fn defs_surface(&mut self, out: &mut Vec<SurfacePart>) {
+        let f = self.current;
+        let g = self.g;
+        let facts = g.slot(f).facts();
+        let index = g.slot(f).index();
         for (i, d) in facts.defs.iter().enumerate() {
             let key = format!(
                 "def {i} {} {} {:?} {:?} {} {}",
@@ -97,6 +116,11 @@ impl<'g> Resolver<'g> {
             let vals = self.part(Some(sym));
             out.push((format!("prop {o} {name}"), vals));
         }
+    }
+
+    /// The types it states for callbacks' and functions' parameters, and implements.
+    fn stated_types_surface(&mut self, out: &mut Vec<SurfacePart>) {
+        let facts = self.g.slot(self.current).facts();
         for c in &facts.callback_params {
             let vals = self.part(Some(c.value));
             out.push((format!("callback {} {} {}", c.def, c.arg, c.param), vals));
@@ -109,8 +133,14 @@ impl<'g> Resolver<'g> {
             let vals = self.part(Some(sym));
             out.push((format!("implements {d}"), vals));
         }
-        // An array of this file is read through its element's value, which a symbol id
-        // alone does not show.
+    }
+
+    /// The elements of this file's arrays that the parts so far evaluate to: an array
+    /// of this file is read through its element's value, which a symbol id alone does
+    /// not show.
+    fn elements_surface(&mut self, out: &mut Vec<SurfacePart>) {
+        let f = self.current;
+        let facts = self.g.slot(f).facts();
         let arrays_in = |vals: &[Value]| -> Vec<SymId> {
             vals.iter()
                 .filter_map(|v| match *v {
@@ -131,7 +161,6 @@ impl<'g> Resolver<'g> {
                 out.push((format!("elements {sym}"), vals));
             }
         }
-        out
     }
 
     fn part(&mut self, sym: Option<SymId>) -> Vec<Value> {

@@ -37,19 +37,8 @@ impl<'s> Extractor<'s> {
             return self.unknown();
         }
         match node.kind_str() {
-            "identifier" => {
-                if self.text(node) == "undefined" {
-                    return self.unknown();
-                }
-                let name = self.intern_node(node);
-                self.reference(name)
-            }
-            "this" => match self.current_this() {
-                ThisCtx::Of(c) => self.sym(Sym::This(Some(c))),
-                ThisCtx::Static(c) => self.sym(Sym::Def(c)),
-                ThisCtx::Stated(value) => value,
-                ThisCtx::Unknown => self.sym(Sym::This(None)),
-            },
+            "identifier" => self.identifier_sym(node),
+            "this" => self.this_sym(),
             "function_expression"
             | "arrow_function"
             | "generator_function"
@@ -60,50 +49,14 @@ impl<'s> Extractor<'s> {
                 None => self.unknown(),
             },
             "super" => self.super_sym(),
-            "member_expression" => {
-                let (Some(object), Some(property)) =
-                    (node.field(Field::Object), node.field(Field::Property))
-                else {
-                    return self.unknown();
-                };
-                if object.kind_str() == "import" {
-                    return self.unknown();
-                }
-                let base = self.expr_sym_depth(object, depth + 1);
-                let name = self.intern_node(property);
-                self.sym(Sym::Member(base, name))
-            }
+            "member_expression" => self.member_sym(node, depth),
             "subscript_expression" => self.subscript_sym(node, depth),
             "new_expression" => self.new_sym(node, depth),
             "call_expression" => self.call_sym(node, depth),
-            "as_expression" => {
-                if let Some(t) = node.named_child(1).and_then(|t| self.value_of_type(t, 0)) {
-                    return t;
-                }
-                match node.named_child(0) {
-                    Some(inner) => self.expr_sym_depth(inner, depth + 1),
-                    None => self.unknown(),
-                }
-            }
-            // `config satisfies Config` keeps the type of `config` (TypeScript 4.9): the
-            // stated type only when the expression says nothing.
-            "satisfies_expression" => {
-                let inner = match node.named_child(0) {
-                    Some(inner) => self.expr_sym_depth(inner, depth + 1),
-                    None => self.unknown(),
-                };
-                if !matches!(self.facts.sym(inner), Sym::Unknown) {
-                    return inner;
-                }
-                node.named_child(1)
-                    .and_then(|t| self.value_of_type(t, 0))
-                    .unwrap_or(inner)
-            }
+            "as_expression" => self.as_sym(node, depth),
+            "satisfies_expression" => self.satisfies_sym(node, depth),
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
-                match node.named_child(0) {
-                    Some(inner) => self.expr_sym_depth(inner, depth + 1),
-                    None => self.unknown(),
-                }
+                self.first_child_sym(node, depth)
             }
             "sequence_expression" => {
                 let count = node.named_child_count();
@@ -116,22 +69,7 @@ impl<'s> Extractor<'s> {
                 Some(right) => self.expr_sym_depth(right, depth + 1),
                 None => self.unknown(),
             },
-            // `this.runner ?? this.createRunner()`, `cached || load()`: either side;
-            // `ready && make()`: the right one (the left is what a test read).
-            "binary_expression" => {
-                let (Some(left), Some(op), Some(right)) = (
-                    node.field(Field::Left),
-                    node.field(Field::Operator),
-                    node.field(Field::Right),
-                ) else {
-                    return self.unknown();
-                };
-                match op.kind_str() {
-                    "??" | "||" => self.either(left, right, depth),
-                    "&&" => self.expr_sym_depth(right, depth + 1),
-                    _ => self.unknown(),
-                }
-            }
+            "binary_expression" => self.binary_sym(node, depth),
             "ternary_expression" => {
                 match (
                     node.field(Field::Consequence),
@@ -141,6 +79,92 @@ impl<'s> Extractor<'s> {
                     _ => self.unknown(),
                 }
             }
+            _ => self.unknown(),
+        }
+    }
+
+    /// A name read: what it refers to (`undefined` is no value).
+    #[inline]
+    fn identifier_sym(&mut self, node: Node<'s>) -> SymId {
+        if self.text(node) == "undefined" {
+            return self.unknown();
+        }
+        let name = self.intern_node(node);
+        self.reference(name)
+    }
+
+    /// `this`, where it is read.
+    #[inline]
+    fn this_sym(&mut self) -> SymId {
+        match self.current_this() {
+            ThisCtx::Of(c) => self.sym(Sym::This(Some(c))),
+            ThisCtx::Static(c) => self.sym(Sym::Def(c)),
+            ThisCtx::Stated(value) => value,
+            ThisCtx::Unknown => self.sym(Sym::This(None)),
+        }
+    }
+
+    /// `a.b`: member `b` of `a` (`import.meta` is no value).
+    #[inline]
+    fn member_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        let (Some(object), Some(property)) =
+            (node.field(Field::Object), node.field(Field::Property))
+        else {
+            return self.unknown();
+        };
+        if object.kind_str() == "import" {
+            return self.unknown();
+        }
+        let base = self.expr_sym_depth(object, depth + 1);
+        let name = self.intern_node(property);
+        self.sym(Sym::Member(base, name))
+    }
+
+    /// `(x)`, `await x`, `x!`: what `x` is.
+    #[inline]
+    fn first_child_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        match node.named_child(0) {
+            Some(inner) => self.expr_sym_depth(inner, depth + 1),
+            None => self.unknown(),
+        }
+    }
+
+    /// `x as T`: the stated type's value, else what `x` is.
+    #[inline]
+    fn as_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        if let Some(t) = node.named_child(1).and_then(|t| self.value_of_type(t, 0)) {
+            return t;
+        }
+        self.first_child_sym(node, depth)
+    }
+
+    /// `config satisfies Config` keeps the type of `config` (TypeScript 4.9): the
+    /// stated type only when the expression says nothing.
+    #[inline]
+    fn satisfies_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        let inner = self.first_child_sym(node, depth);
+        if !matches!(self.facts.sym(inner), Sym::Unknown) {
+            return inner;
+        }
+        node.named_child(1)
+            .and_then(|t| self.value_of_type(t, 0))
+            .unwrap_or(inner)
+    }
+
+    /// `this.runner ?? this.createRunner()`, `cached || load()`: either side;
+    /// `ready && make()`: the right one (the left is what a test read).
+    #[inline]
+    fn binary_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        let (Some(left), Some(op), Some(right)) = (
+            node.field(Field::Left),
+            node.field(Field::Operator),
+            node.field(Field::Right),
+        ) else {
+            return self.unknown();
+        };
+        match op.kind_str() {
+            "??" | "||" => self.either(left, right, depth),
+            "&&" => self.expr_sym_depth(right, depth + 1),
             _ => self.unknown(),
         }
     }

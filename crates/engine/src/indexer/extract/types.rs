@@ -277,33 +277,9 @@ impl<'s> Extractor<'s> {
                 Some(self.reference(name))
             }
             "nested_type_identifier" | "nested_identifier" | "member_expression" => {
-                let module = ty
-                    .field(Field::Module)
-                    .or_else(|| ty.field(Field::Object))
-                    .or_else(|| ty.named_child(0))?;
-                let name = ty
-                    .field(Field::Name)
-                    .or_else(|| ty.field(Field::Property))
-                    .or_else(|| ty.named_child(ty.named_child_count().checked_sub(1)?))?;
-                let base = self.type_sym_at(module, level)?;
-                let name = self.intern_node(name);
-                Some(self.sym(Sym::Member(base, name)))
+                self.nested_type_sym(ty, level)
             }
-            "generic_type" => {
-                let name = ty.field(Field::Name)?;
-                let text = self.text(name);
-                if TRANSPARENT_GENERICS.contains(&text) {
-                    let args = ty.field(Field::TypeArguments)?;
-                    return self.type_sym_at(args.named_child(0)?, level);
-                }
-                if matches!(text, "ReturnType" | "InstanceType") {
-                    // `type Fixture = ReturnType<typeof createFixture>`: a value, which
-                    // an instance of the alias is (see the resolver's `Sym::Instance`).
-                    let args = ty.field(Field::TypeArguments)?;
-                    return self.derived_type(text, args.named_child(0)?, level);
-                }
-                self.type_sym_at(name, level)
-            }
+            "generic_type" => self.generic_type_sym(ty, level),
             // `Fn extends AsyncFunction ? AsyncHook : Hook`: a value of it is one of the
             // two branches (which one depends on the type arguments, not followed).
             "conditional_type" => {
@@ -317,44 +293,7 @@ impl<'s> Extractor<'s> {
                 }
                 value
             }
-            // `A | B | null`: a value of it is one of them, and has the members of
-            // either (TypeScript reads a member of a union from each side). The function
-            // member of `M | ((gDM: GetDefaultMiddleware) => M)` types a function literal
-            // given there. Unions of more than a few types say too little to follow.
-            "union_type" => {
-                // `A | B | C` nests to the left, one union per `|`: flattened here, without
-                // recursion (a generated union can have thousands of members).
-                let mut members = Vec::new();
-                let mut rest = Some(ty);
-                while let Some(union) = rest.take() {
-                    for m in self.named_kids(union).into_iter().rev() {
-                        if m.kind_str() == "union_type" && rest.is_none() {
-                            rest = Some(m);
-                        } else {
-                            members.push(m);
-                        }
-                    }
-                    if members.len() > 2 * MAX_UNION_PARTS + 8 {
-                        return None;
-                    }
-                }
-                members.reverse();
-                let mut value = None;
-                let mut parts = 0;
-                for m in members {
-                    if matches!(m.kind_str(), "literal_type" | "predefined_type") {
-                        continue;
-                    }
-                    parts += 1;
-                    if parts > MAX_UNION_PARTS {
-                        return None;
-                    }
-                    if let Some(sym) = self.type_sym_at(m, level) {
-                        value = Some(self.one_more(value, sym));
-                    }
-                }
-                value
-            }
+            "union_type" => self.union_type_sym(ty, level),
             // `Options & { effect: Effect }`: a value of it has the members of each part.
             "intersection_type" => {
                 let parts = self.named_kids(ty);
@@ -374,6 +313,80 @@ impl<'s> Extractor<'s> {
             "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
             _ => None,
         }
+    }
+
+    /// `ns.Type`, `import('./x').T`: member `Type` of what `ns` is.
+    #[inline]
+    fn nested_type_sym(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        let module = ty
+            .field(Field::Module)
+            .or_else(|| ty.field(Field::Object))
+            .or_else(|| ty.named_child(0))?;
+        let name = ty
+            .field(Field::Name)
+            .or_else(|| ty.field(Field::Property))
+            .or_else(|| ty.named_child(ty.named_child_count().checked_sub(1)?))?;
+        let base = self.type_sym_at(module, level)?;
+        let name = self.intern_node(name);
+        Some(self.sym(Sym::Member(base, name)))
+    }
+
+    /// `Type<A>`: what `Type` names, except for the generics that are their argument's
+    /// type ([`TRANSPARENT_GENERICS`]) or derive a value from it.
+    #[inline]
+    fn generic_type_sym(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        let name = ty.field(Field::Name)?;
+        let text = self.text(name);
+        if TRANSPARENT_GENERICS.contains(&text) {
+            let args = ty.field(Field::TypeArguments)?;
+            return self.type_sym_at(args.named_child(0)?, level);
+        }
+        if matches!(text, "ReturnType" | "InstanceType") {
+            // `type Fixture = ReturnType<typeof createFixture>`: a value, which
+            // an instance of the alias is (see the resolver's `Sym::Instance`).
+            let args = ty.field(Field::TypeArguments)?;
+            return self.derived_type(text, args.named_child(0)?, level);
+        }
+        self.type_sym_at(name, level)
+    }
+
+    /// `A | B | null`: a value of it is one of them, and has the members of either
+    /// (TypeScript reads a member of a union from each side). The function member of
+    /// `M | ((gDM: GetDefaultMiddleware) => M)` types a function literal given there.
+    /// Unions of more than a few types say too little to follow.
+    fn union_type_sym(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        // `A | B | C` nests to the left, one union per `|`: flattened here, without
+        // recursion (a generated union can have thousands of members).
+        let mut members = Vec::new();
+        let mut rest = Some(ty);
+        while let Some(union) = rest.take() {
+            for m in self.named_kids(union).into_iter().rev() {
+                if m.kind_str() == "union_type" && rest.is_none() {
+                    rest = Some(m);
+                } else {
+                    members.push(m);
+                }
+            }
+            if members.len() > 2 * MAX_UNION_PARTS + 8 {
+                return None;
+            }
+        }
+        members.reverse();
+        let mut value = None;
+        let mut parts = 0;
+        for m in members {
+            if matches!(m.kind_str(), "literal_type" | "predefined_type") {
+                continue;
+            }
+            parts += 1;
+            if parts > MAX_UNION_PARTS {
+                return None;
+            }
+            if let Some(sym) = self.type_sym_at(m, level) {
+                value = Some(self.one_more(value, sym));
+            }
+        }
+        value
     }
 
     /// The element types of a rest parameter's type (`ty`, inside its annotation).

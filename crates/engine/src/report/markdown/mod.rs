@@ -480,6 +480,17 @@ fn section(out: &mut Out, group: &Group, per_function: usize, link: Option<LineL
     if !out.line(&format!("### {}", code(&func.qualified_name)), callers, 1) {
         return;
     }
+    out.line(&about_line(group, link), 0, 0);
+    out.blank();
+    untouched_lines(out, group, per_function, link);
+    touched_line(out, group, link);
+    possible_fold(out, group, per_function, link);
+}
+
+/// The line under a section's heading: what the function is, where, how it changed,
+/// and its callers counted.
+fn about_line(group: &Group, link: Option<LineLink>) -> String {
+    let func = group.func;
     let mut about = format!(
         "{} at {} · {}",
         func.kind.as_str(),
@@ -503,9 +514,11 @@ fn section(out: &mut Out, group: &Group, per_function: usize, link: Option<LineL
     if !group.possible.is_empty() {
         let _ = write!(about, " · {} possible", group.possible.len());
     }
-    out.line(&about, 0, 0);
-    out.blank();
+    about
+}
 
+/// The untouched callers, one a line up to `per_function`, the rest counted.
+fn untouched_lines(out: &mut Out, group: &Group, per_function: usize, link: Option<LineLink>) {
     for finding in group.untouched.iter().take(per_function) {
         let line = format!(
             "- {} — {} — {}{}",
@@ -534,58 +547,67 @@ fn section(out: &mut Out, group: &Group, per_function: usize, link: Option<LineL
     if !group.untouched.is_empty() {
         out.blank();
     }
+}
 
-    if !group.touched.is_empty() {
-        let mut line = String::from("Touched by this change: ");
-        let listed: Vec<String> = group
-            .touched
-            .iter()
-            .take(INLINE_SITES)
-            .map(|f| format!("{} in {}", site(f, link), code(&f.caller)))
-            .collect();
-        line.push_str(&listed.join(", "));
-        if group.touched.len() > INLINE_SITES {
-            let _ = write!(line, ", and {} more", group.touched.len() - INLINE_SITES);
-        }
-        out.line(&line, group.touched.len(), 0);
-        out.blank();
+/// The callers the change touched, in one line.
+fn touched_line(out: &mut Out, group: &Group, link: Option<LineLink>) {
+    if group.touched.is_empty() {
+        return;
     }
+    let mut line = String::from("Touched by this change: ");
+    let listed: Vec<String> = group
+        .touched
+        .iter()
+        .take(INLINE_SITES)
+        .map(|f| format!("{} in {}", site(f, link), code(&f.caller)))
+        .collect();
+    line.push_str(&listed.join(", "));
+    if group.touched.len() > INLINE_SITES {
+        let _ = write!(line, ", and {} more", group.touched.len() - INLINE_SITES);
+    }
+    out.line(&line, group.touched.len(), 0);
+    out.blank();
+}
 
-    if !group.possible.is_empty() {
-        let n = group.possible.len();
-        let opened = out.open(
-            &[
-                format!(
-                    "<details><summary>{n} possible {} (name-only guesses)</summary>",
-                    plural(n, "match", "matches")
-                ),
-                String::new(),
-                format!(
-                    "These call sites call a function named {}, but several definitions share that name, so the graph cannot tell which one they mean.",
-                    code(&func.name)
-                ),
-                String::new(),
-            ],
-            n,
+/// The name-only matches, folded.
+fn possible_fold(out: &mut Out, group: &Group, per_function: usize, link: Option<LineLink>) {
+    if group.possible.is_empty() {
+        return;
+    }
+    let n = group.possible.len();
+    let opened = out.open(
+        &[
+            format!(
+                "<details><summary>{n} possible {} (name-only guesses)</summary>",
+                plural(n, "match", "matches")
+            ),
+            String::new(),
+            format!(
+                "These call sites call a function named {}, but several definitions share that name, so the graph cannot tell which one they mean.",
+                code(&group.func.name)
+            ),
+            String::new(),
+        ],
+        n,
+    );
+    if !opened {
+        return;
+    }
+    for finding in group.possible.iter().take(per_function) {
+        let touched = if finding.touched { " · touched" } else { "" };
+        let line = format!(
+            "- {} — {}{}{touched}",
+            site(finding, link),
+            code(&finding.caller),
+            call_details(finding)
         );
-        if opened {
-            for finding in group.possible.iter().take(per_function) {
-                let touched = if finding.touched { " · touched" } else { "" };
-                let line = format!(
-                    "- {} — {}{}{touched}",
-                    site(finding, link),
-                    code(&finding.caller),
-                    call_details(finding)
-                );
-                out.line(&line, 1, 0);
-            }
-            if group.possible.len() > per_function {
-                let rest = group.possible.len() - per_function;
-                out.line(&format!("- … and {rest} more"), rest, 0);
-            }
-            out.close();
-        }
+        out.line(&line, 1, 0);
     }
+    if group.possible.len() > per_function {
+        let rest = group.possible.len() - per_function;
+        out.line(&format!("- … and {rest} more"), rest, 0);
+    }
+    out.close();
 }
 
 /// Changed functions without a section, folded in one list: added functions that only

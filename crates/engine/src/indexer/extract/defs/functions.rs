@@ -36,15 +36,43 @@ impl<'s> Extractor<'s> {
         self.stated_returns.push(None);
         self.declare_own_name(node, ctx.def);
 
+        let parts = self.function_parts(node, ctx, depth);
+
+        self.namespace = namespace;
+        self.returns_to.pop();
+        self.stated_returns.pop();
+        if pushed_this {
+            self.this.pop();
+        }
+        if let Some(def) = ctx.def {
+            self.callers.pop();
+            self.names.pop();
+            let signature_hash = self.tokens.hash_ranges(&parts.signature, parts.seed);
+            let d = self.def_mut(def);
+            d.signature_hash = signature_hash;
+            d.body_hash = parts.body_hash.unwrap_or(0);
+            // A stated return type wins over what the `return`s say.
+            if parts.returns.is_some() {
+                d.set_returns(parts.returns);
+            }
+        }
+        self.pop_scope();
+    }
+
+    /// Walks a function's children: its parameters, signature and body, each in its
+    /// token ranges.
+    fn function_parts(&mut self, node: Node<'s>, ctx: FnCtx, depth: usize) -> FnParts {
         // Decorators walked before the definition (TypeScript puts a method's decorators
         // beside it in the class body) are part of its signature.
-        let mut signature = match ctx.def {
-            Some(_) => std::mem::take(&mut self.decorators),
-            None => Vec::new(),
+        let mut parts = FnParts {
+            signature: match ctx.def {
+                Some(_) => std::mem::take(&mut self.decorators),
+                None => Vec::new(),
+            },
+            body_hash: None,
+            returns: None,
+            seed: 0,
         };
-        let mut body_hash = None;
-        let mut returns = None;
-        let mut seed = 0u64;
         let children = self.kids_with_fields(node);
         for (field, child) in children {
             match field {
@@ -59,64 +87,50 @@ impl<'s> Extractor<'s> {
                     if bare {
                         self.tokens.synthetic(")");
                     }
-                    signature.push((start, self.tokens.mark()));
+                    parts.signature.push((start, self.tokens.mark()));
                 }
                 Some("return_type") | Some("type_parameters") | Some("decorator") => {
                     match field {
-                        Some("return_type") => returns = self.stated_return_type(child),
+                        Some("return_type") => parts.returns = self.stated_return_type(child),
                         Some("type_parameters") => self.declare_type_parameters(child),
                         _ => {}
                     }
                     let start = self.tokens.mark();
                     self.visit(child, depth + 1);
-                    signature.push((start, self.tokens.mark()));
+                    parts.signature.push((start, self.tokens.mark()));
                 }
                 Some("body") => {
                     let start = self.tokens.mark();
-                    if child.kind_str() == "statement_block" {
-                        // The function scope is the body's scope.
-                        self.visit_children(child, depth + 1);
-                    } else if let (Some(def), true) = (
-                        ctx.def,
-                        is_function_node(child.kind_str()) || is_class_node(child.kind_str()),
-                    ) {
-                        // `() => (state) => ...`: the returned function is a definition.
-                        self.returned_literal(def, child, depth + 1);
-                    } else {
-                        self.visit(child, depth + 1);
-                        // `() => new Foo()` returns what its body is.
-                        if let Some(def) = ctx.def {
-                            self.infer_return(def, child);
-                        }
-                    }
-                    body_hash = Some(self.tokens.hash_since(start));
+                    self.function_body(child, ctx.def, depth);
+                    parts.body_hash = Some(self.tokens.hash_since(start));
                 }
                 _ => {
-                    seed = self.modifier_seed(seed, child);
+                    parts.seed = self.modifier_seed(parts.seed, child);
                     self.visit(child, depth + 1);
                 }
             }
         }
+        parts
+    }
 
-        self.namespace = namespace;
-        self.returns_to.pop();
-        self.stated_returns.pop();
-        if pushed_this {
-            self.this.pop();
-        }
-        if let Some(def) = ctx.def {
-            self.callers.pop();
-            self.names.pop();
-            let signature_hash = self.tokens.hash_ranges(&signature, seed);
-            let d = self.def_mut(def);
-            d.signature_hash = signature_hash;
-            d.body_hash = body_hash.unwrap_or(0);
-            // A stated return type wins over what the `return`s say.
-            if returns.is_some() {
-                d.set_returns(returns);
+    /// Walks a function's body: a block, or the expression an arrow function returns.
+    fn function_body(&mut self, body: Node<'s>, def: Option<DefIdx>, depth: usize) {
+        if body.kind_str() == "statement_block" {
+            // The function scope is the body's scope.
+            self.visit_children(body, depth + 1);
+        } else if let (Some(def), true) = (
+            def,
+            is_function_node(body.kind_str()) || is_class_node(body.kind_str()),
+        ) {
+            // `() => (state) => ...`: the returned function is a definition.
+            self.returned_literal(def, body, depth + 1);
+        } else {
+            self.visit(body, depth + 1);
+            // `() => new Foo()` returns what its body is.
+            if let Some(def) = def {
+                self.infer_return(def, body);
             }
         }
-        self.pop_scope();
     }
 
     /// A named function expression sees its own name (`const f = function g() { g() }`):
@@ -237,4 +251,13 @@ impl<'s> Extractor<'s> {
         );
         def
     }
+}
+
+/// What the walk of a function's children found: the token ranges of its signature,
+/// its body's hash, its stated return type, and the hash seed of its modifiers.
+struct FnParts {
+    signature: Vec<(usize, usize)>,
+    body_hash: Option<u64>,
+    returns: Option<SymId>,
+    seed: u64,
 }
