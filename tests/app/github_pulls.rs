@@ -3,7 +3,7 @@
 //! real git repositories; and every request of these tests checked against GitHub's REST
 //! description.
 
-mod fake_github;
+use crate::fake_github;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The `github` module through octocrab's real requests, against the fake GitHub on
 //! loopback serving real git repositories.
 
-mod fake_github;
+use crate::fake_github;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

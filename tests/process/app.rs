@@ -3,8 +3,8 @@
 //! deliveries, killed with -9 and restarted. Graphs are checked against a local full
 //! index of the same commit.
 
-mod common;
-mod fake_github;
+use crate::common;
+use crate::fake_github;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
