@@ -2,6 +2,8 @@
 //! store and its migrations, the status page, and the App's jobs run from deliveries by
 //! the [`harness`]. One test binary, so the crate is linked once.
 
+#[path = "../common/app_fixtures.rs"]
+mod app_fixtures;
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../fake_github/mod.rs"]
@@ -9,7 +11,9 @@ mod fake_github;
 
 mod github;
 mod github_pulls;
+mod harness;
 mod intake;
+mod jobs;
 mod migrations;
 mod queue;
 mod status_page;

@@ -3,6 +3,8 @@
 //! soak, the MCP server, the `store` CLI, the deployment files, and the browser test.
 //! One test binary, so the crate is linked once.
 
+#[path = "../common/app_fixtures.rs"]
+mod app_fixtures;
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../fake_github/mod.rs"]
