@@ -1,4 +1,4 @@
-// Drives Debian's Chromium (headless, through playwright-core) for tests/browser.rs.
+// Drives Debian's Chromium (headless, through playwright-core) for tests/process/browser.rs.
 //
 //   node drive.mjs setup   SERVER_URL TOKEN SHOTS_DIR
 //     The setup flow as an operator clicks it: sign in with the status token, name the

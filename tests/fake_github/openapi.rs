@@ -5,9 +5,9 @@
 //! - [`check_requests`]: one fake's requests (`fake.requests()`), e.g. at the end of an
 //!   end-to-end test; [`FakeGithub::check_against_openapi`](super::FakeGithub) does that.
 //! - [`check_dumps`]: dumps written by [`FakeGithub::dump_requests`](super::FakeGithub).
-//! - [`check_every_test_of_this_binary`]: runs the other tests of the current test binary
-//!   again in a child process in which every fake dumps its requests when dropped, then
-//!   checks them all.
+//! - [`check_every_test_of_this_module`]: runs the other tests of the calling test's
+//!   module again in a child process in which every fake dumps its requests when dropped,
+//!   then checks them all.
 //!
 //! Needs Node.js: the npm packages are installed on first use (`npm ci`, once, under a lock).
 //! With `BLAST_RADIUS_SKIP_OPENAPI=1` the check is skipped (offline machines).
@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 use super::model::Recorded;
 
-/// Set in the child process of [`check_every_test_of_this_binary`]: each fake dumps its
+/// Set in the child process of [`check_every_test_of_this_module`]: each fake dumps its
 /// requests into this directory when dropped.
 pub const RECORD_DIR_ENV: &str = "FAKE_GITHUB_RECORD_DIR";
 /// Set to `1` to skip the check (no Node.js, no registry).
@@ -172,17 +172,21 @@ pub fn check_requests(requests: &[Recorded]) -> OpenapiReport {
     check_dumps(&[path])
 }
 
-/// Runs every other test of this test binary again, in a child process whose fakes dump
-/// their requests, and checks all of them. `this_test` is the name of the calling test (it
-/// is skipped in the child). `None` in the child itself, or when the check is skipped.
-pub fn check_every_test_of_this_binary(this_test: &str) -> Option<OpenapiReport> {
+/// Runs every other test of the calling test's module again, in a child process whose
+/// fakes dump their requests, and checks all of them. `this_test` is the calling test as
+/// the test harness names it, `module::test` (it is skipped in the child; the module
+/// alone is run, since one test binary holds many modules). `None` in the child itself,
+/// or when the check is skipped.
+pub fn check_every_test_of_this_module(this_test: &str) -> Option<OpenapiReport> {
     if std::env::var_os(RECORD_DIR_ENV).is_some() || skipped() {
         return None;
     }
     ensure_installed();
+    let (module, _) = this_test.rsplit_once("::").expect("module::test");
     let dir = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
+        .arg(format!("{module}::"))
         .args(["--skip", this_test, "--test-threads", "2"])
         .env(RECORD_DIR_ENV, dir.path())
         .output()

@@ -1,5 +1,5 @@
 // A real MCP client (the official TypeScript SDK) driving `blast-radius mcp` through a
-// scenario, for tests/mcp.rs: `node client.mjs SCENARIO.json`. The scenario names the
+// scenario, for tests/process/mcp.rs: `node client.mjs SCENARIO.json`. The scenario names the
 // transport and the steps; every step's result is printed, in order, as one JSON array.
 //
 //   { "stdio": { "command": "...", "args": [...] } }  or  { "http": "http://127.0.0.1:PORT/mcp" }

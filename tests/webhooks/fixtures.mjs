@@ -1,4 +1,4 @@
-// Helper for tests/webhooks/main.rs, run from the directory the test installs the
+// Helper for tests/app/webhooks.rs, run from the directory the test installs the
 // packages into.
 //
 //   node fixtures.mjs examples OUT EVENT...   every example payload of those events

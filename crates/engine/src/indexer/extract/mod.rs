@@ -45,7 +45,7 @@ pub(crate) use scopes::ScopeKind;
 /// are lost and the cuts counted): recursion must not overflow on generated code. Depth
 /// is counted in units of stack (see [`handler`]); at this limit an unoptimized build uses
 /// about 1 MiB, so extraction is safe on a 2 MiB thread (rayon's and the test harness's
-/// default). `tests/extract.rs` checks it on every recursive shape.
+/// default). `tests/engine/extract.rs` checks it on every recursive shape.
 pub(crate) const MAX_DEPTH: usize = 1_500;
 
 /// Parses `source` as `language` and extracts its facts. Never fails: a file with syntax

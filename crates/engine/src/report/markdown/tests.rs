@@ -411,7 +411,7 @@ fn output_is_deterministic() {
 }
 
 /// The complaint of issue 15, as the engine now reports it (on `fixtures/blast/helper`,
-/// whose README example `tests/blast.rs` keeps current): classifyFields changed and
+/// whose README example `tests/engine/blast.rs` keeps current): classifyFields changed and
 /// calls `normalizeFields`, a helper the change added; `lookupRules`, which it calls,
 /// changed too; `sanitize` was added where an untouched call to a global of that name
 /// now reaches it. The helpers and `lookupRules` used to repeat classifyFields' callers

@@ -6,7 +6,7 @@
 //! between two calls changes the second answer; the classifyFields change, uncommitted,
 //! gets its untouched callers back; Streamable HTTP serves the same answers.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -10,8 +10,8 @@
 //! it. Screenshots go to `target/screenshots/`; with `BLAST_UPDATE_PICTURE=1` the
 //! comment's also replaces `docs/comment.png`.
 
-mod common;
-mod fake_github;
+use crate::common;
+use crate::fake_github;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 //! real git repositories; and every request of these tests checked against GitHub's REST
 //! description.
 
-mod fake_github;
+use crate::fake_github;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -1105,7 +1105,9 @@ async fn bodies_over_github_s_limits_are_refused_before_sending() {
 #[tokio::test]
 async fn every_request_matches_github_s_rest_description() {
     let Some(report) = tokio::task::spawn_blocking(|| {
-        openapi::check_every_test_of_this_binary("every_request_matches_github_s_rest_description")
+        openapi::check_every_test_of_this_module(
+            "github_pulls::every_request_matches_github_s_rest_description",
+        )
     })
     .await
     .unwrap() else {

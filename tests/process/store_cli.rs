@@ -1,6 +1,6 @@
 //! The CLI over the store: index into Postgres, answer from it.
 
-mod common;
+use crate::common;
 
 use common::{git, run_ok, two_commit_repo};
 use sqlx::{ConnectOptions, PgPool};

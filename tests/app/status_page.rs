@@ -4,7 +4,7 @@
 //! `blast-radius serve` runs whole, with no App (nothing reaches GitHub), on a real
 //! Postgres.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

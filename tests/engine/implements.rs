@@ -1,6 +1,6 @@
 //! Calls through an interface reach the classes that implement it.
 
-mod common;
+use crate::common;
 
 use blast_radius::graph::{Found, Graph};
 

@@ -1,6 +1,6 @@
 //! `blast` end to end on fixture repositories with real git history.
 
-mod common;
+use crate::common;
 
 use common::{run_ok, two_commit_repo};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! The Postgres store against a real database: every test gets a fresh one.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -747,7 +747,7 @@ async fn a_write_through_the_cache_leaves_readers_their_graph(pool: PgPool) {
 #[ignore = "needs BLAST_CORPUS; run by .ci/run"]
 async fn a_corpus_slice_loads_as_built_and_takes_a_push(pool: PgPool) {
     let store = store(pool).await;
-    let dir = std::env::var("BLAST_CORPUS").expect("BLAST_CORPUS=DIR (see tests/corpus.rs)");
+    let dir = std::env::var("BLAST_CORPUS").expect("BLAST_CORPUS=DIR (see tests/engine/corpus.rs)");
     let dir = Path::new(&dir);
     let mut files = walk::read(dir, walk::list(dir).unwrap()).unwrap();
     files.sort_by(|a, b| a.path.cmp(&b.path));

@@ -1,7 +1,7 @@
 //! The `github` module through octocrab's real requests, against the fake GitHub on
 //! loopback serving real git repositories.
 
-mod fake_github;
+use crate::fake_github;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -759,8 +759,8 @@ async fn secrets_never_print() {
 #[tokio::test]
 async fn every_request_matches_github_s_rest_description() {
     let Some(report) = tokio::task::spawn_blocking(|| {
-        fake_github::openapi::check_every_test_of_this_binary(
-            "every_request_matches_github_s_rest_description",
+        fake_github::openapi::check_every_test_of_this_module(
+            "github::every_request_matches_github_s_rest_description",
         )
     })
     .await

@@ -1,7 +1,7 @@
 //! The command line's promises: clear one-line errors with a non-zero exit, never a
 //! panic; each subcommand runs on a plain directory.
 
-mod common;
+use crate::common;
 
 use common::{fixture, run, run_ok, two_commit_repo};
 

@@ -2,7 +2,7 @@
 //! the sequence of edits. Random repositories with colliding names, re-exports,
 //! CommonJS and ESM, classes across files; random edits; compare after every step.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! A differential test on code nobody here wrote: the corpus that
 //! shared/scripts/make-corpus.sh builds (real npm packages). Needs BLAST_CORPUS=DIR;
 //! `.ci/run` builds the small corpus and runs it:
-//!   BLAST_CORPUS=DIR cargo test --test corpus -- --ignored
+//!   BLAST_CORPUS=DIR cargo test --test engine -- --ignored corpus::
 
 use std::collections::BTreeMap;
 

@@ -3,13 +3,13 @@
 //! pruned to a retention of one round, and /metrics is timed. The tables must come back
 //! to their retention size every round, and the scrape must not grow with what is done.
 //!
-//! Takes a minute or so: `cargo test --test soak -- --ignored --nocapture`
+//! Takes a minute or so: `cargo test --test process -- --ignored --nocapture soak::`
 //! (SOAK_ROUNDS, SOAK_PER_ROUND to change its size). Prints the figures BENCHMARKS.md
 //! records.
 
-mod common;
+use crate::common;
 #[allow(unused_imports)]
-mod fake_github;
+use crate::fake_github;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -89,7 +89,7 @@ async fn whole_table_count_ms(pool: &PgPool) -> f64 {
 }
 
 #[sqlx::test(migrations = false)]
-#[ignore = "a soak of a minute or so: cargo test --test soak -- --ignored --nocapture"]
+#[ignore = "a soak of a minute or so: cargo test --test process -- --ignored --nocapture soak::"]
 async fn the_queue_tables_stay_at_their_retention_size(pool: PgPool) {
     let rounds = env_or("SOAK_ROUNDS", 6);
     let per_round = env_or("SOAK_PER_ROUND", 600);

@@ -6,8 +6,7 @@
 //! installed by `npm ci` into the target directory on first use (Node.js 20 or later
 //! and npm are needed, and the package registry must be reachable).
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

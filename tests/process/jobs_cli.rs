@@ -1,7 +1,7 @@
 //! `blast-radius jobs` as the binary, against a real database: list the queue's jobs,
 //! retry dead ones.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

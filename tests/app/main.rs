@@ -1,0 +1,21 @@
+//! The App in this process: GitHub's client against the fake, intake, the queue, the
+//! store and its migrations, the status page, and the App's jobs run from deliveries by
+//! the [`harness`]. One test binary, so the crate is linked once.
+
+#[path = "../common/app_fixtures.rs"]
+mod app_fixtures;
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../fake_github/mod.rs"]
+mod fake_github;
+
+mod github;
+mod github_pulls;
+mod harness;
+mod intake;
+mod jobs;
+mod migrations;
+mod queue;
+mod status_page;
+mod store;
+mod webhooks;

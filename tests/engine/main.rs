@@ -1,0 +1,14 @@
+//! The engine and the offline CLI: extraction, resolution, blast radius, incremental
+//! updates, the architecture's rules. One test binary, so the crate is linked once.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod architecture;
+mod blast;
+mod cli;
+mod corpus;
+mod extract;
+mod implements;
+mod incremental;
+mod resolve;
