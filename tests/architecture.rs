@@ -56,7 +56,7 @@ const APP_LAYERS: Layers = &[
             "store",
             "github",
             "queue",
-            "intake::jobs",
+            "intake::delivery_jobs",
             "commands",
             "config",
             "query",

@@ -20,8 +20,9 @@ use crate::config::RepoConfig;
 use crate::github::{CommentId, Installation, Lookup, PrFile, Reaction, RepoName};
 use crate::graph::{DefId, Graph};
 use crate::indexer::select::{select_decided, Selected};
-use crate::intake::jobs::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
+use crate::intake::delivery_jobs::command_comment;
 use crate::query::{self, DefSite, Resolved};
+use crate::queue::payloads::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
 use crate::queue::{JobError, RunningJob};
 use crate::report::answers;
 use crate::workflow::source::Revision;
@@ -31,7 +32,7 @@ pub async fn answer_command(
     job: &RunningJob,
     cmd: &AnswerCommand,
 ) -> Result<(), JobError> {
-    let comments = cmd.comments();
+    let comments = comments(cmd);
     if comments.is_empty() {
         return Ok(());
     }
@@ -84,6 +85,17 @@ pub async fn answer_command(
         .await?;
     }
     Ok(())
+}
+
+/// The comments to answer, a payload of the version before batches included (its one
+/// comment whole, read here as intake reads a comment now).
+fn comments(cmd: &AnswerCommand) -> Vec<CommandComment> {
+    let mut all = cmd.batch.clone();
+    if let (Some(id), Some(body)) = (cmd.comment_id, &cmd.body) {
+        let author = cmd.author.as_deref().unwrap_or("");
+        all.push(command_comment(id, author, None, None, body));
+    }
+    all
 }
 
 /// The comments whose authors `config` answers; with no config yet, the one at the

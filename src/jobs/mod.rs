@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use crate::github::GithubApp;
 use crate::indexer::skip::SkipRules;
-use crate::intake::jobs::{
+use crate::queue::payloads::{
     AnalyzePr, AnswerCommand, ApplyPush, ClosePr, IndexRepository, PurgeRepository,
     RenameRepository, SyncInstallation,
 };

@@ -20,8 +20,8 @@ use crate::github::{
 };
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::wanted;
-use crate::intake::jobs::AnalyzePr;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
+use crate::queue::payloads::AnalyzePr;
 use crate::queue::{JobError, RunningJob};
 use crate::report::pull_request::{
     self, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,

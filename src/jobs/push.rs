@@ -13,8 +13,8 @@ use super::{errors, App};
 use crate::github::{EntryKind, FileStatus, Installation, RepoName, Repository};
 use crate::indexer::select::wanted;
 use crate::indexer::skip::SkipReason;
-use crate::intake::jobs::ApplyPush;
 use crate::model::{BlobSha, CommitSha, InstallationId};
+use crate::queue::payloads::ApplyPush;
 use crate::queue::JobError;
 use crate::store::RepoState;
 

@@ -25,9 +25,9 @@ use tower::ServiceExt as _;
 
 use crate::github::{GithubApp, GithubConfig};
 use crate::indexer::skip::SkipRules;
-use crate::intake::jobs::{ApplyPush, IndexRepository};
 use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
+use crate::queue::payloads::{ApplyPush, IndexRepository};
 use crate::queue::{run_pruner, run_workers, JobPayload, Queue, QueueConfig};
 use crate::store::Store;
 use auth::Guard;
