@@ -265,7 +265,7 @@ pub fn command_comment(
     created_at: Option<chrono::DateTime<chrono::Utc>>,
     body: &str,
 ) -> CommandComment {
-    let commands: Vec<String> = crate::commands::command_lines(body)
+    let commands: Vec<String> = crate::thread_commands::command_lines(body)
         .into_iter()
         .filter(|l| l.starts_with('/'))
         .collect();

@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use super::live::{indexed, lay_files, Served};
 use crate::blast::report::BlastReport;
 use crate::model::CommitSha;
-use crate::workflow::blast::{blast_change, blast_revisions, BlastRequest};
+use crate::workflow::blast_change::{blast_change, blast_revisions, BlastRequest};
 use crate::workflow::progress::Silent;
 use crate::workflow::save::load_stored_at;
 use crate::workflow::source::{Changes, Revision};
