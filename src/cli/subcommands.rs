@@ -18,7 +18,7 @@ use crate::report::graph_export;
 use crate::report::json::{self, render_json};
 use crate::report::markdown::{render_markdown, COMMENT_BUDGET};
 use crate::store::Store;
-use crate::workflow::blast_change::blast_change;
+use crate::workflow::blast_change::{blast_change, BlastRequest};
 use crate::workflow::index::{index as index_revision, index_files, Indexed};
 use crate::workflow::save::{index_and_save, load_stored, load_stored_at};
 use crate::workspace::git::{GitRange, GitRepo, GitRevision};
@@ -399,8 +399,11 @@ pub fn blast(
         &new,
         &changes,
         &rules,
-        (base, head),
-        depth,
+        &BlastRequest {
+            base_label: base,
+            head_label: head,
+            depth,
+        },
         &Bar::new(true),
     )?;
     let text = match format {

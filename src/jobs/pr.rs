@@ -331,7 +331,6 @@ async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastRep
         base_label: &base_label,
         head_label: &head_label,
         depth: config.depth,
-        base_skipped: 0,
     };
     let rules = app.rules;
     crate::workflow::cpu(|| {
@@ -339,6 +338,7 @@ async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastRep
         let old = fetched.old.as_ref().expect("fetched with the old versions");
         blast_revisions(
             &snapshot.graph,
+            0,
             old,
             &fetched.new,
             &fetched.changed,
