@@ -2,7 +2,7 @@
 //!   BLAST_CORPUS=DIR DATABASE_URL=postgres://... cargo bench --bench store
 //! Uses (and drops) a database named `blast_bench` on that server. Prints: persisting
 //! the corpus (edges per second), warm start vs indexing from source, one changed file
-//! through `workflow::push::apply_push`, and a synthetic repository of 5 million call edges (load
+//! through `workflow::apply_push::apply_push`, and a synthetic repository of 5 million call edges (load
 //! time, heap bytes per edge).
 
 mod common;
@@ -14,7 +14,7 @@ use blast_radius::indexer::pipeline::SourceFile;
 use blast_radius::indexer::skip::SkipRules;
 use blast_radius::model::CommitSha;
 use blast_radius::store::Store;
-use blast_radius::workflow::push::{apply_push, FileInput};
+use blast_radius::workflow::apply_push::{apply_push, FileInput};
 use blast_radius::workflow::save::index_in_memory;
 use blast_radius::workspace::walk;
 use common::{median, start_counting, stop_counting, Counting};

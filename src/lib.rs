@@ -3,7 +3,7 @@
 //!
 //! Two crates, one direction:
 //! - The engine (`crates/engine`, re-exported here as `model`, `escape`, `indexer`,
-//!   `graph`, `blast`, `query`, `commands`, `config`, `report`): the pure core. It does no
+//!   `graph`, `blast`, `query`, `thread_commands`, `repo_config`, `report`): the pure core. It does no
 //!   IO and links no IO crate; the compiler holds it to that.
 //! - This crate: the IO edges and what drives them.
 //!   - Edges, each speaking one protocol and knowing no workflow: `workspace` (the disk and
@@ -12,13 +12,13 @@
 //!     makes).
 //!   - `workflow`: the product's workflows (index, save, push, blast) over those edges,
 //!     shared by every front end.
-//!   - `jobs`: the App's job handlers (install, push, pull request, command), each
+//!   - `jobs`: the App's job handlers (install, push, pull request, thread command), each
 //!     fetching from GitHub, computing with the engine and posting back.
 //!   - Front ends: `server` (the App's HTTP server and workers), `mcp` (the MCP server),
 //!     `cli` (the command line, the top).
 
 pub use blast_radius_engine::{
-    blast, commands, config, escape, graph, indexer, model, query, report,
+    blast, escape, graph, indexer, model, query, repo_config, report, thread_commands,
 };
 
 pub mod cli;

@@ -1,10 +1,10 @@
 //! The `blast-radius` command line: argument parsing and one function per subcommand.
 
-mod commands;
 mod deliver;
 mod jobs;
 pub mod logs;
 mod progress;
+mod subcommands;
 
 use std::path::PathBuf;
 
@@ -119,7 +119,7 @@ pub enum Command {
     /// current (intake and workers in one process).
     Serve {
         #[command(flatten)]
-        server: crate::server::config::ServerArgs,
+        server: crate::server::settings::ServerArgs,
         /// Do not apply pending database migrations at start.
         #[arg(long)]
         no_migrate: bool,
@@ -127,13 +127,13 @@ pub enum Command {
     /// Run workers only: more processes, on any machine, sharing `serve`'s database.
     Work {
         #[command(flatten)]
-        server: crate::server::config::ServerArgs,
+        server: crate::server::settings::ServerArgs,
     },
     /// Check the server's configuration (the same flags and environment as `serve`), the
     /// database and GitHub: print what passed and every problem; exit non-zero on any.
     CheckConfig {
         #[command(flatten)]
-        server: crate::server::config::ServerArgs,
+        server: crate::server::settings::ServerArgs,
     },
     /// Sign a webhook payload with the App's secret and post it as GitHub would (to
     /// replay a delivery against a local server).
@@ -217,45 +217,45 @@ fn server_database(flag: Option<String>) -> anyhow::Result<String> {
 /// Runs the command line; the error is what the user is told.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Index { repo } => commands::index(&repo),
+        Command::Index { repo } => subcommands::index(&repo),
         Command::Callers {
             target,
             depth,
             format,
             repo,
-        } => commands::callers(&repo, &target, depth, format),
+        } => subcommands::callers(&repo, &target, depth, format),
         Command::Callees {
             target,
             format,
             repo,
-        } => commands::callees(&repo, &target, format),
+        } => subcommands::callees(&repo, &target, format),
         Command::Path {
             from,
             to,
             format,
             repo,
-        } => commands::path(&repo, &from, &to, format),
-        Command::Graph { format, repo } => commands::graph(&repo, format),
+        } => subcommands::path(&repo, &from, &to, format),
+        Command::Graph { format, repo } => subcommands::graph(&repo, format),
         Command::Blast {
             base,
             head,
             depth,
             format,
             repo,
-        } => commands::blast(&repo, &base, &head, depth, format),
+        } => subcommands::blast(&repo, &base, &head, depth, format),
         Command::Mcp {
             repo,
             http,
             allowed_host,
             token,
-        } => commands::mcp(&repo, http, allowed_host, token),
-        Command::Facts { file } => commands::facts(&file),
-        Command::Migrate { database_url } => commands::migrate(&server_database(database_url)?),
+        } => subcommands::mcp(&repo, http, allowed_host, token),
+        Command::Facts { file } => subcommands::facts(&file),
+        Command::Migrate { database_url } => subcommands::migrate(&server_database(database_url)?),
         Command::Jobs {
             command,
             database_url,
         } => jobs::run(&server_database(database_url)?, command),
-        Command::CheckConfig { server } => commands::check_config(&server),
+        Command::CheckConfig { server } => subcommands::check_config(&server),
         Command::Deliver {
             event,
             payload,
@@ -271,12 +271,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             deliver::deliver(&event, &payload, &url, &secret, delivery)
         }
-        Command::Serve { server, no_migrate } => commands::serve(
+        Command::Serve { server, no_migrate } => subcommands::serve(
             &server,
             crate::server::Mode::Serve {
                 migrate: !no_migrate,
             },
         ),
-        Command::Work { server } => commands::serve(&server, crate::server::Mode::Work),
+        Command::Work { server } => subcommands::serve(&server, crate::server::Mode::Work),
     }
 }

@@ -9,7 +9,7 @@ use octocrab::service::middleware::retry::RetryConfig;
 use octocrab::Octocrab;
 use serde::Deserialize;
 
-use super::config::GithubConfig;
+use super::app_settings::GithubConfig;
 use super::core::{AppCore, AppIdentity, Settings};
 use super::error::{GithubError, Result};
 use super::installation::Installation;

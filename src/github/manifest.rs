@@ -8,7 +8,7 @@ use octocrab::Octocrab;
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use super::config::{api_uri, AppPrivateKey};
+use super::app_settings::{api_uri, AppPrivateKey};
 use super::error::{GithubError, Result};
 use super::transport::{describe, encode_path};
 

@@ -32,10 +32,10 @@
 //! texts against GitHub's limits (`limits::check_length`) before sending.
 
 mod app;
+mod app_settings;
 mod checks;
 mod comments;
 mod compare;
-mod config;
 mod core;
 mod error;
 mod git_data;
@@ -52,6 +52,7 @@ mod transport;
 
 pub use self::core::AppIdentity;
 pub use app::{GithubApp, InstallationInfo};
+pub use app_settings::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
 pub use checks::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckRun, CheckRunId,
     CheckRunUpdate, CheckStatus, NewCheckRun,
@@ -60,7 +61,6 @@ pub use comments::{
     with_marker, CommentId, IssueComment, Lookup, MarkedComment, MarkedOutcome, Reaction,
 };
 pub use compare::{ChangedFile, Comparison, FileStatus, COMPARE_FILE_LIMIT};
-pub use config::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
 pub use error::{GithubError, Result};
 pub use git_data::{CappedBlob, EntryKind, Tree, TreeEntry};
 pub use installation::Installation;

@@ -3,7 +3,7 @@
 //!
 //! `POST /webhook` checks the signature on the raw bytes before anything reads them,
 //! reads the payload into our own typed events ([`events`]), turns them into jobs
-//! ([`jobs::jobs_for`], pure), and records the delivery and its jobs in one transaction
+//! ([`delivery_jobs::jobs_for`], pure), and records the delivery and its jobs in one transaction
 //! ([`Queue::record_delivery_and_enqueue`]); then answers. It never waits for GitHub or
 //! for any job: GitHub gives up on a delivery after 10 seconds and does not retry it.
 //!
@@ -30,8 +30,8 @@
 //! the database answers and every migration is applied, else 503 (the cause is logged,
 //! not told to whoever asks).
 
+pub mod delivery_jobs;
 pub mod events;
-pub mod jobs;
 pub mod signature;
 
 use std::sync::Arc;
@@ -378,7 +378,7 @@ async fn webhook(
     let jobs = parsed
         .event
         .as_ref()
-        .map(jobs::jobs_for)
+        .map(delivery_jobs::jobs_for)
         .unwrap_or_default();
     let record = Delivery {
         id: delivery,

@@ -14,7 +14,7 @@ use crate::github::{CappedBlob, Installation, RepoName};
 use crate::indexer::skip::SkipReason;
 use crate::model::BlobSha;
 use crate::queue::JobError;
-use crate::workflow::push::FileInput;
+use crate::workflow::apply_push::FileInput;
 
 /// Blobs fetched at once: enough to hide latency, few enough to stay clear of GitHub's
 /// secondary limits.

@@ -10,7 +10,7 @@ use crate::graph::Graph;
 use crate::indexer::skip::SkipRules;
 use crate::model::{CommitSha, RepoId};
 use crate::store::{Result, Store, StoreError, Written};
-use crate::workflow::push::{apply_push, FileInput};
+use crate::workflow::apply_push::{apply_push, FileInput};
 
 /// A graph as of one stored version.
 pub struct Snapshot {

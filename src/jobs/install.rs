@@ -6,10 +6,10 @@ use super::{errors, App};
 use crate::github::{GithubError, Installation, RepoName, Repository, Sieve};
 use crate::indexer::select::{select, wanted, Selected};
 use crate::indexer::skip::SkipReason;
-use crate::intake::jobs::{
+use crate::model::{CommitSha, GithubRepoId, InstallationId};
+use crate::queue::payloads::{
     repo_key, ApplyPush, IndexRepository, PurgeRepository, RenameRepository, SyncInstallation,
 };
-use crate::model::{CommitSha, GithubRepoId, InstallationId};
 use crate::queue::{JobError, NewJob};
 use crate::store::RepoState;
 use crate::workflow::progress::Silent;

@@ -1,21 +1,22 @@
 //! The event handlers: what each queued job does, joining github (bytes in), the
 //! workflows (index, push) and the store. No SQL and no HTTP of their own.
 
-mod command;
+mod answer_command;
 mod errors;
 mod fetch;
 pub mod graph_cache;
+mod graph_catch_up;
 mod install;
 pub mod pr;
 mod pr_files;
 mod push;
-mod repo_config;
+mod repo_config_cache;
 
 use std::sync::Arc;
 
 use crate::github::GithubApp;
 use crate::indexer::skip::SkipRules;
-use crate::intake::jobs::{
+use crate::queue::payloads::{
     AnalyzePr, AnswerCommand, ApplyPush, ClosePr, IndexRepository, PurgeRepository,
     RenameRepository, SyncInstallation,
 };
@@ -24,7 +25,7 @@ use crate::store::Store;
 
 pub use graph_cache::{GraphCache, Snapshot};
 pub use pr_files::PrFilesCache;
-pub use repo_config::RepoConfigCache;
+pub use repo_config_cache::RepoConfigCache;
 
 /// What every handler works with.
 pub struct App {
@@ -82,7 +83,7 @@ async fn dispatch(app: &App, job: RunningJob) -> Result<(), JobError> {
         // Closing supersedes a running analysis and replaces a waiting one: that is all
         // it has to do.
         ClosePr::KIND => Ok(()),
-        AnswerCommand::KIND => command::answer_command(app, &job, &job.payload_as()?).await,
+        AnswerCommand::KIND => answer_command::answer_command(app, &job, &job.payload_as()?).await,
         other => Err(JobError::permanent(anyhow::anyhow!(
             "unknown job kind '{other}' (a newer version enqueued it?)"
         ))),

@@ -7,12 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::fetch::{fetch_blobs, FetchBudget, Wanted, JOB_FETCH_BUDGET};
+use super::graph_catch_up::catch_up;
 use super::pr_files::{PrFetched, PrKey};
-use super::push::catch_up;
-use super::repo_config::repo_config;
+use super::repo_config_cache::repo_config;
 use super::{errors, App};
 use crate::blast::report::BlastReport;
-use crate::config::RepoConfig;
 use crate::github::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
     Installation, NewCheckRun, NewReview, NewReviewComment, PullRequest, RepoName, Repository,
@@ -20,14 +19,15 @@ use crate::github::{
 };
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::wanted;
-use crate::intake::jobs::AnalyzePr;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
+use crate::queue::payloads::AnalyzePr;
 use crate::queue::{JobError, RunningJob};
+use crate::repo_config::RepoConfig;
 use crate::report::pull_request::{
     self, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,
 };
 use crate::store::RepoState;
-use crate::workflow::blast::{blast_revisions, BlastRequest};
+use crate::workflow::blast_change::{blast_revisions, BlastRequest};
 use crate::workflow::source::InMemory;
 
 /// The hidden marker that finds our summary comment again, whatever the database knows.
@@ -331,7 +331,6 @@ async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastRep
         base_label: &base_label,
         head_label: &head_label,
         depth: config.depth,
-        base_skipped: 0,
     };
     let rules = app.rules;
     crate::workflow::cpu(|| {
@@ -339,6 +338,7 @@ async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastRep
         let old = fetched.old.as_ref().expect("fetched with the old versions");
         blast_revisions(
             &snapshot.graph,
+            0,
             old,
             &fetched.new,
             &fetched.changed,
@@ -486,7 +486,7 @@ async fn new_versions(
         .collect())
 }
 
-fn source(input: crate::workflow::push::FileInput) -> SourceFile {
+fn source(input: crate::workflow::apply_push::FileInput) -> SourceFile {
     SourceFile {
         path: input.path,
         bytes: input.bytes,

@@ -8,7 +8,7 @@
 //! The graph is indexed once at start (or loaded from Postgres) and kept current: files
 //! that change on disk are re-extracted alone and laid over the graph (`live`, `watch`).
 
-mod blast;
+mod blast_tool;
 mod guard;
 mod live;
 mod server;

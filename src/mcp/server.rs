@@ -18,7 +18,7 @@ use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, Ser
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::blast::{blast_radius, BlastArgs};
+use super::blast_tool::{blast_radius, BlastArgs};
 use super::live::{Served, Snapshot};
 use crate::graph::DefId;
 use crate::query;

@@ -31,9 +31,12 @@
 //!   end, after at most `max_deferrals + max_attempts` runs. A deferred job keeps its place in its
 //!   serial key's line, so the key's later jobs (which would meet the same limit: one
 //!   installation, one budget) wait behind it.
+//!
+//! The App's jobs, typed, are in [`payloads`], beside the [`JobPayload`] trait they implement.
 
 mod backoff;
 mod job_error;
+pub mod payloads;
 mod prune;
 mod sql;
 mod worker;

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::intake::jobs::{installation_key, SyncInstallation};
 use crate::jobs::App;
 use crate::model::InstallationId;
+use crate::queue::payloads::{installation_key, SyncInstallation};
 use crate::queue::NewJob;
 
 /// At start and then every `minutes` (once only with 0), asks for a sync of every

@@ -4,7 +4,7 @@
 
 use secrecy::ExposeSecret;
 
-use super::config::ServerArgs;
+use super::settings::ServerArgs;
 use super::setup::stored::open_app;
 use crate::github::GithubApp;
 use crate::store::Store;

@@ -5,9 +5,9 @@
 pub mod auth;
 mod catch_up;
 pub mod check;
-pub mod config;
 pub mod headers;
 pub mod prometheus;
+pub mod settings;
 pub mod setup;
 pub mod status;
 
@@ -25,14 +25,14 @@ use tower::ServiceExt as _;
 
 use crate::github::{GithubApp, GithubConfig};
 use crate::indexer::skip::SkipRules;
-use crate::intake::jobs::{ApplyPush, IndexRepository};
 use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
+use crate::queue::payloads::{ApplyPush, IndexRepository};
 use crate::queue::{run_pruner, run_workers, JobPayload, Queue, QueueConfig};
 use crate::store::Store;
 use auth::Guard;
-use config::ServerConfig;
 use headers::PageHeaders;
+use settings::ServerConfig;
 use setup::{Activation, SetupState};
 
 /// What this process runs.

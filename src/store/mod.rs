@@ -506,7 +506,7 @@ impl Store {
         })
     }
 
-    /// Writes a push that `graph` already holds (see `workflow::push`): in one
+    /// Writes a push that `graph` already holds (see `workflow::apply_push`): in one
     /// transaction under the repository lock, replaces the rows of the changed, removed
     /// and re-resolved files and moves the repository to the commit and a new graph
     /// version. Refused as [`StoreError::Stale`] when the stored graph is no longer at

@@ -4,10 +4,10 @@
 //! [`source::Changes`]) that `workspace` implements for the disk and git, and report
 //! progress through a callback ([`progress::Progress`]).
 
-pub mod blast;
+pub mod apply_push;
+pub mod blast_change;
 pub mod index;
 pub mod progress;
-pub mod push;
 pub mod save;
 pub mod source;
 

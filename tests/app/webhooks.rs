@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use blast_radius::intake::delivery_jobs::jobs_for;
 use blast_radius::intake::events::{parse, Event};
-use blast_radius::intake::jobs::jobs_for;
 use blast_radius::intake::{sign, WebhookSecrets};
 use secrecy::SecretString;
 use serde::Deserialize;

@@ -21,13 +21,19 @@ const ENGINE_LAYERS: Layers = &[
     ("graph", &["indexer", "model"]),
     ("blast", &["graph", "indexer", "model"]),
     ("query", &["graph", "indexer", "model"]),
-    ("commands", &["escape"]),
+    ("thread_commands", &["escape"]),
     // A repository's .github/blast-radius.yml: pure, read by the jobs.
-    ("config", &["graph"]),
+    ("repo_config", &["graph"]),
     (
         "report",
         &[
-            "blast", "config", "query", "graph", "indexer", "model", "escape",
+            "blast",
+            "repo_config",
+            "query",
+            "graph",
+            "indexer",
+            "model",
+            "escape",
         ],
     ),
 ];
@@ -42,7 +48,7 @@ const APP_LAYERS: Layers = &[
     ("github", &["model"]),
     ("queue", &["model"]),
     // Which commands a comment holds is read by the (pure) command grammar.
-    ("intake", &["queue", "model", "commands"]),
+    ("intake", &["queue", "model", "thread_commands"]),
     ("workspace", &["indexer", "model", "workflow::source"]),
     (
         "workflow",
@@ -56,9 +62,9 @@ const APP_LAYERS: Layers = &[
             "store",
             "github",
             "queue",
-            "intake::jobs",
-            "commands",
-            "config",
+            "intake::delivery_jobs",
+            "thread_commands",
+            "repo_config",
             "query",
             "blast",
             "graph",

@@ -8,16 +8,16 @@
 //! - `indexer`: source files to per-file facts (tree-sitter extraction).
 //! - `graph`: per-file facts resolved into one call graph, and its reverse index.
 //! - `blast`, `query`: what a change reaches; who calls a name.
-//! - `commands`: the grammar of commands in a pull request's thread (`/callers fn`).
-//! - `config`: a repository's `.github/blast-radius.yml`.
+//! - `thread_commands`: the grammar of commands in a pull request's thread (`/callers fn`).
+//! - `repo_config`: a repository's `.github/blast-radius.yml`.
 //! - `report`: blast radius and answers rendered as markdown, JSON and graph exports.
 
 pub mod blast;
-pub mod commands;
-pub mod config;
 pub mod escape;
 pub mod graph;
 pub mod indexer;
 pub mod model;
 pub mod query;
+pub mod repo_config;
 pub mod report;
+pub mod thread_commands;

@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::answers::{callers_counted, CallersAnswer};
+use super::calls::{callers_counted, CallersAnswer};
 use super::target::{chosen, TargetError};
 use crate::graph::{DefId, Found, Graph};
 use crate::indexer::facts::{DefIdx, DefKind};

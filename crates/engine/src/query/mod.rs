@@ -4,13 +4,13 @@
 //! definitions searched by part of a name; what the whole graph holds.
 //! One layer for the CLI, the app's `/callers` and every other front end; pure.
 
-mod answers;
+mod calls;
 mod index;
 mod search;
 mod summary;
 mod target;
 
-pub use answers::{callees, callers, path, CalleeEntry, CallerEntry, CallersAnswer, Completeness};
+pub use calls::{callees, callers, path, CalleeEntry, CallerEntry, CallersAnswer, Completeness};
 pub use index::NameIndex;
 pub use search::{search, SearchAnswer};
 pub use summary::{summary, EdgeCounts, GraphSummary, SkippedFile, SkippedFiles};

@@ -1,4 +1,4 @@
-pub mod answers;
+pub mod command_answers;
 pub mod graph_export;
 pub mod json;
 pub mod markdown;

@@ -10,21 +10,21 @@
 //! and file existence is asked through a callback, so the resolver works against any view of
 //! the repository (the working tree, a commit, a test's in-memory set).
 
-mod config;
 mod packages;
 mod paths;
 #[cfg(test)]
 mod tests;
+mod tsconfig;
 
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
-use config::{parse_jsonc, ConfigLoader, Scope};
 use packages::{
     condition_targets, export_targets, is_declaration_path, match_subpath_map, source_guesses,
     types_conditions, Package,
 };
 use paths::*;
+use tsconfig::{parse_jsonc, ConfigLoader, Scope};
 
 /// Where an import specifier leads.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

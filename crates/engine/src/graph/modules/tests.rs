@@ -1,6 +1,6 @@
 //! The resolver on small in-memory repositories, one rule per test.
 
-use super::config::strip_jsonc;
+use super::tsconfig::strip_jsonc;
 use super::*;
 use std::collections::HashSet;
 

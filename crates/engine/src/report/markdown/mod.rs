@@ -19,8 +19,8 @@ use std::fmt::Write as _;
 use super::LineLink;
 use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction};
-use crate::config::ConfigProblem;
 use crate::graph::Confidence;
+use crate::repo_config::ConfigProblem;
 
 /// The first line: the bot finds (and updates) its own comment by it.
 pub const MARKER: &str = "<!-- blast-radius -->";

@@ -12,8 +12,8 @@ mod tests;
 use std::collections::BTreeMap;
 
 use crate::blast::report::BlastReport;
-use crate::config::{ConfigProblem, RepoConfig, REPO_CONFIG_PATH};
 use crate::model::{BlobSha, CommitSha};
+use crate::repo_config::{ConfigProblem, RepoConfig, REPO_CONFIG_PATH};
 use crate::report::markdown::{config_problems, render_markdown_listing, COMMENT_BUDGET, MARKER};
 use crate::report::LineLink;
 

@@ -215,9 +215,9 @@ fn inline_hash(body: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::blast::report::BlastReport;
-    use crate::config::RepoConfig;
     use crate::indexer::facts::{CallKind, DefKind};
     use crate::model::BlobSha;
+    use crate::repo_config::RepoConfig;
 
     /// A file of the pull request as GitHub lists it.
     struct PrFile {

@@ -12,18 +12,19 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::pr::{pr_view, PrView, Versions};
-use super::repo_config::{repo_config, repo_config_of};
+use super::repo_config_cache::{repo_config, repo_config_of};
 use super::{errors, App};
 use crate::blast::patch::DiffLines;
-use crate::commands::{help, parse_lines, Command};
-use crate::config::RepoConfig;
 use crate::github::{CommentId, Installation, Lookup, PrFile, Reaction, RepoName};
 use crate::graph::{DefId, Graph};
 use crate::indexer::select::{select_decided, Selected};
-use crate::intake::jobs::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
+use crate::intake::delivery_jobs::command_comment;
 use crate::query::{self, DefSite, Resolved};
+use crate::queue::payloads::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
 use crate::queue::{JobError, RunningJob};
-use crate::report::answers;
+use crate::repo_config::RepoConfig;
+use crate::report::command_answers;
+use crate::thread_commands::{help, parse_lines, Command};
 use crate::workflow::source::Revision;
 
 pub async fn answer_command(
@@ -31,7 +32,7 @@ pub async fn answer_command(
     job: &RunningJob,
     cmd: &AnswerCommand,
 ) -> Result<(), JobError> {
-    let comments = cmd.comments();
+    let comments = comments(cmd);
     if comments.is_empty() {
         return Ok(());
     }
@@ -84,6 +85,17 @@ pub async fn answer_command(
         .await?;
     }
     Ok(())
+}
+
+/// The comments to answer, a payload of the version before batches included (its one
+/// comment whole, read here as intake reads a comment now).
+fn comments(cmd: &AnswerCommand) -> Vec<CommandComment> {
+    let mut all = cmd.batch.clone();
+    if let (Some(id), Some(body)) = (cmd.comment_id, &cmd.body) {
+        let author = cmd.author.as_deref().unwrap_or("");
+        all.push(command_comment(id, author, None, None, body));
+    }
+    all
 }
 
 /// The comments whose authors `config` answers; with no config yet, the one at the
@@ -180,7 +192,7 @@ async fn reply(
     // retried job edits it instead of answering twice. A first attempt knows there is
     // none yet; a retry looks only at comments newer than the command.
     let marker = format!("<!-- blast-radius:command:{} -->", comment.comment_id);
-    let body = answers::fit_comment(&body);
+    let body = command_answers::fit_comment(&body);
     let lookup = if retried {
         Lookup::Since(comment.created_at)
     } else {
@@ -239,7 +251,7 @@ fn answer(
     rank: &dyn Fn(DefSite<'_>) -> u8,
 ) -> Result<String, String> {
     let resolve = |name: &str| {
-        query::lookup_preferring(g, name, rank).map_err(|e| answers::target_error(&e, link))
+        query::lookup_preferring(g, name, rank).map_err(|e| command_answers::target_error(&e, link))
     };
     // A name the PR decides answers for its definition, naming the others; a name
     // nothing decides, with few candidates, answers for each.
@@ -247,7 +259,7 @@ fn answer(
         Ok(match resolve(name)? {
             Resolved::One { def, passed_over } => {
                 let mut out = one(def);
-                out.push_str(&answers::passed_over(name, &passed_over, link));
+                out.push_str(&command_answers::passed_over(name, &passed_over, link));
                 out
             }
             Resolved::Each(defs) => defs.iter().map(|&d| one(d)).collect::<Vec<_>>().join("\n"),
@@ -270,16 +282,16 @@ fn answer(
             });
             let left_out = before - found.callers.len();
             let listed = config.max_callers.unwrap_or(usize::MAX);
-            answers::callers_listing(&found, link, listed, left_out)
+            command_answers::callers_listing(&found, link, listed, left_out)
         }),
         Command::Callees { target: name } => each(name, &|d| {
-            answers::callees(&query::describe(g, d), &query::callees(g, d), link)
+            command_answers::callees(&query::describe(g, d), &query::callees(g, d), link)
         }),
         Command::Path { from, to } => {
             // A path needs one definition at each end.
             let one = |name: &str| match resolve(name)? {
                 Resolved::One { def, passed_over } => Ok((def, passed_over)),
-                Resolved::Each(defs) => Err(answers::target_error(
+                Resolved::Each(defs) => Err(command_answers::target_error(
                     &query::TargetError::Ambiguous {
                         target: name.to_string(),
                         candidates: defs.iter().map(|&d| query::describe(g, d)).collect(),
@@ -288,9 +300,9 @@ fn answer(
                 )),
             };
             let ((a, over_a), (b, over_b)) = (one(from)?, one(to)?);
-            let mut out = answers::path(from, to, query::path(g, a, b).as_deref(), link);
-            out.push_str(&answers::passed_over(from, &over_a, link));
-            out.push_str(&answers::passed_over(to, &over_b, link));
+            let mut out = command_answers::path(from, to, query::path(g, a, b).as_deref(), link);
+            out.push_str(&command_answers::passed_over(from, &over_a, link));
+            out.push_str(&command_answers::passed_over(to, &over_b, link));
             Ok(out)
         }
     }

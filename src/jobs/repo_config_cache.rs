@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use lru::LruCache;
 
 use super::{errors, App};
-use crate::config::{parse_bytes, ConfigProblem, RepoConfig, REPO_CONFIG_PATH};
 use crate::github::{CappedBlob, Installation, RepoName, Repository};
 use crate::model::{CommitSha, GithubRepoId};
 use crate::queue::JobError;
+use crate::repo_config::{parse_bytes, ConfigProblem, RepoConfig, REPO_CONFIG_PATH};
 
 /// Commits whose configuration is kept (a few hundred bytes each).
 const ENTRIES: usize = 256;

@@ -13,28 +13,25 @@ use crate::graph::Graph;
 use crate::indexer::select::{classify, select_decided, PathKind, Selected};
 use crate::indexer::skip::SkipRules;
 
-/// What to compare: labels for the report, how far to follow callers, and how many
-/// files the base graph skipped.
+/// What to compare: labels for the report and how far to follow callers. How many files
+/// the base graph skipped is the graph's to tell, not the caller's.
 pub struct BlastRequest<'a> {
     pub base_label: &'a str,
     pub head_label: &'a str,
     pub depth: u32,
-    pub base_skipped: usize,
 }
 
 /// The blast radius of the change from `old` to `new` (the paths `changes` lists), on
 /// `base` when the caller holds the graph of `old` (stored, cached, or kept current),
 /// else on `old` indexed now. What the CLI's `blast` and the MCP server's `blast_radius`
 /// both do.
-#[allow(clippy::too_many_arguments)]
 pub fn blast_change(
     base: Option<Indexed>,
     old: &impl Revision,
     new: &impl Revision,
     changes: &impl Changes,
     rules: &SkipRules,
-    labels: (&str, &str),
-    depth: u32,
+    request: &BlastRequest<'_>,
     progress: &dyn Progress,
 ) -> Result<BlastReport> {
     let loaded = match base {
@@ -42,20 +39,16 @@ pub fn blast_change(
         None => index(old, rules, progress)?,
     };
     let changed = changes.changed_paths()?;
-    let request = BlastRequest {
-        base_label: labels.0,
-        head_label: labels.1,
-        depth,
-        base_skipped: loaded.skipped.len(),
-    };
-    blast_revisions(&loaded.graph, old, new, &changed, rules, &request)
+    let skipped = loaded.skipped.len();
+    blast_revisions(&loaded.graph, skipped, old, new, &changed, rules, request)
 }
 
 /// Pairs the two versions of each changed path (reading only those from `old` and
-/// `new`) and computes the blast radius on `base`, the graph of `old`, which is read,
-/// not changed (a cached graph serves every pull request).
+/// `new`) and computes the blast radius on `base`, the graph of `old` (which skipped
+/// `base_skipped` files), read, not changed (a cached graph serves every pull request).
 pub fn blast_revisions(
     base: &Graph,
+    base_skipped: usize,
     old: &impl Revision,
     new: &impl Revision,
     changed: &[String],
@@ -67,7 +60,7 @@ pub fn blast_revisions(
         base: request.base_label.to_string(),
         head: request.head_label.to_string(),
         depth: request.depth.max(1),
-        skipped_files: (request.base_skipped + skipped_in_head) as u32,
+        skipped_files: (base_skipped + skipped_in_head) as u32,
     };
     Ok(blast(base, &changes, &options))
 }

@@ -18,7 +18,7 @@ use crate::report::graph_export;
 use crate::report::json::{self, render_json};
 use crate::report::markdown::{render_markdown, COMMENT_BUDGET};
 use crate::store::Store;
-use crate::workflow::blast::blast_change;
+use crate::workflow::blast_change::{blast_change, BlastRequest};
 use crate::workflow::index::{index as index_revision, index_files, Indexed};
 use crate::workflow::save::{index_and_save, load_stored, load_stored_at};
 use crate::workspace::git::{GitRange, GitRepo, GitRevision};
@@ -104,12 +104,12 @@ pub fn index(repo: &RepoArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn serve(args: &crate::server::config::ServerArgs, mode: crate::server::Mode) -> Result<()> {
+pub fn serve(args: &crate::server::settings::ServerArgs, mode: crate::server::Mode) -> Result<()> {
     let config = args.check().map_err(anyhow::Error::msg)?;
     runtime()?.block_on(crate::server::run(config, mode))
 }
 
-pub fn check_config(args: &crate::server::config::ServerArgs) -> Result<()> {
+pub fn check_config(args: &crate::server::settings::ServerArgs) -> Result<()> {
     let checked = runtime()?.block_on(crate::server::check::check_config(args));
     for line in &checked.passed {
         println!("ok       {line}");
@@ -399,8 +399,11 @@ pub fn blast(
         &new,
         &changes,
         &rules,
-        (base, head),
-        depth,
+        &BlastRequest {
+            base_label: base,
+            head_label: head,
+            depth,
+        },
         &Bar::new(true),
     )?;
     let text = match format {

@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use super::live::{indexed, lay_files, Served};
 use crate::blast::report::BlastReport;
 use crate::model::CommitSha;
-use crate::workflow::blast::{blast_change, blast_revisions, BlastRequest};
+use crate::workflow::blast_change::{blast_change, blast_revisions, BlastRequest};
 use crate::workflow::progress::Silent;
 use crate::workflow::save::load_stored_at;
 use crate::workflow::source::{Changes, Revision};
@@ -61,8 +61,11 @@ pub async fn blast_radius(served: &Served, dir: &Path, args: BlastArgs) -> Resul
                     &new,
                     &changes,
                     &rules,
-                    (&base, &head),
-                    args.depth,
+                    &BlastRequest {
+                        base_label: &base,
+                        head_label: &head,
+                        depth: args.depth,
+                    },
                     &Silent,
                 )
             })
@@ -83,12 +86,14 @@ pub async fn blast_radius(served: &Served, dir: &Path, args: BlastArgs) -> Resul
                 repo: &git,
                 base: base_commit,
             };
-            let labels = (base.as_str(), WORKING_TREE);
+            let request = BlastRequest {
+                base_label: &base,
+                head_label: WORKING_TREE,
+                depth: args.depth,
+            };
             if served.stored().is_some() {
                 return crate::workflow::cpu(|| {
-                    blast_change(
-                        stored, &old, &new, &changes, &rules, labels, args.depth, &Silent,
-                    )
+                    blast_change(stored, &old, &new, &changes, &rules, &request, &Silent)
                 });
             }
             // The served graph is the working tree's: put the changed files back as
@@ -107,13 +112,16 @@ pub async fn blast_radius(served: &Served, dir: &Path, args: BlastArgs) -> Resul
                     .collect();
                 lay_files(&mut base_graph, files, removed, &rules);
                 let base_graph = indexed(base_graph);
-                let request = BlastRequest {
-                    base_label: labels.0,
-                    head_label: labels.1,
-                    depth: args.depth,
-                    base_skipped: base_graph.skipped.len(),
-                };
-                blast_revisions(&base_graph.graph, &old, &new, &changed, &rules, &request)
+                let skipped = base_graph.skipped.len();
+                blast_revisions(
+                    &base_graph.graph,
+                    skipped,
+                    &old,
+                    &new,
+                    &changed,
+                    &rules,
+                    &request,
+                )
             })
         }
     }
