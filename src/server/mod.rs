@@ -29,11 +29,11 @@ use crate::intake::{Intake, WebhookSecrets};
 use crate::jobs::{App, GraphCache, Jobs};
 use crate::queue::payloads::{ApplyPush, IndexRepository};
 use crate::queue::{run_pruner, run_workers, JobPayload, Queue, QueueConfig};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use auth::Guard;
 use headers::PageHeaders;
 use settings::ServerConfig;
-use setup::{Activation, SetupState};
+use setup::{Activation, SetupConfig, SetupState};
 
 /// What this process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +114,15 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         }
         None => {
             runtime.set_routes(None);
-            tokio::spawn(runtime.clone().await_stored_app());
+            // An App stored by /setup runs before the first request is served, so a
+            // restarted server answers as it at once; else one is awaited.
+            let running = match &runtime.config.setup {
+                Some(setup) => runtime.run_stored_app(setup).await.unwrap_or(false),
+                None => false,
+            };
+            if !running {
+                tokio::spawn(runtime.clone().await_stored_app());
+            }
         }
     }
 
@@ -242,6 +250,26 @@ impl Runtime {
         *self.router.write().expect("router lock") = router;
     }
 
+    /// Runs as the App that /setup stored, if there is one: false when none is stored yet
+    /// (true too when the stored one cannot run: waiting would not change that).
+    async fn run_stored_app(&self, setup: &SetupConfig) -> Result<bool, StoreError> {
+        let Some(stored) = self.store.stored_app().await? else {
+            return Ok(false);
+        };
+        let started = setup::stored::open_app(&setup.key, &stored)
+            .map_err(anyhow::Error::msg)
+            .and_then(|opened| {
+                let github = self.config.github_for(opened.app_id, opened.private_key);
+                let described =
+                    format!("App {} ({}, set up at /setup)", opened.app_id, opened.slug);
+                self.start(&github, opened.secrets, described)
+            });
+        if let Err(e) = started {
+            tracing::error!(error = %e, "the stored App cannot run");
+        }
+        Ok(true)
+    }
+
     /// Polls Postgres for the App `/setup` stores (woken at once by this process's own
     /// `/setup`; every few seconds for another process's), then runs as it.
     async fn await_stored_app(self: Arc<Self>) {
@@ -251,31 +279,16 @@ impl Runtime {
         let mut stop = self.stop.clone();
         let mut told = false;
         loop {
-            match self.store.stored_app().await {
-                Ok(Some(stored)) => {
-                    let started = setup::stored::open_app(&setup.key, &stored)
-                        .map_err(anyhow::Error::msg)
-                        .and_then(|opened| {
-                            let github = self.config.github_for(opened.app_id, opened.private_key);
-                            let described = format!(
-                                "App {} ({}, set up at /setup)",
-                                opened.app_id, opened.slug
-                            );
-                            self.start(&github, opened.secrets, described)
-                        });
-                    if let Err(e) = started {
-                        tracing::error!(error = %e, "the stored App cannot run");
-                    }
-                    return;
-                }
-                Ok(None) if !told => {
+            match self.run_stored_app(&setup).await {
+                Ok(true) => return,
+                Ok(false) if !told => {
                     told = true;
                     tracing::warn!(
                         "no GitHub App yet: webhooks are refused until one is created at {}/setup",
                         setup.public_url
                     );
                 }
-                Ok(None) => {}
+                Ok(false) => {}
                 Err(e) => tracing::warn!(error = %e, "reading the stored App failed"),
             }
             tokio::select! {
