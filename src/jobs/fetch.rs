@@ -11,6 +11,7 @@ use futures_util::{stream, StreamExt, TryStreamExt};
 
 use super::errors;
 use crate::github::{CappedBlob, Installation, RepoName};
+use crate::indexer::pipeline::SourceFile;
 use crate::indexer::skip::SkipReason;
 use crate::model::BlobSha;
 use crate::queue::JobError;
@@ -69,12 +70,7 @@ pub async fn fetch_blobs(
         let name = name.clone();
         let budget = budget.clone();
         async move {
-            let skipped = |reason| FileInput {
-                path: path.clone(),
-                blob: blob.clone(),
-                bytes: Vec::new(),
-                skip: Some(reason),
-            };
+            let skipped = |reason| FileInput::skipped(path.clone(), blob.clone(), reason);
             if size.is_some_and(|s| s > budget.max_file as u64) {
                 return Ok(skipped(SkipReason::TooLarge));
             }
@@ -89,10 +85,8 @@ pub async fn fetch_blobs(
                 CappedBlob::Whole(bytes) => {
                     budget.take(bytes.len());
                     Ok::<_, crate::github::GithubError>(FileInput {
-                        path,
                         blob,
-                        bytes,
-                        skip: None,
+                        file: SourceFile::new(path, bytes),
                     })
                 }
             }

@@ -58,7 +58,7 @@ pub(super) async fn catch_up(
     let inputs = fetch_blobs(installation, &repo.name, changed, &budget).await?;
     if inputs
         .iter()
-        .any(|i| i.skip == Some(SkipReason::OverBudget))
+        .any(|i| i.file.skip == Some(SkipReason::OverBudget))
     {
         // More changed code than one job holds: the archive is read as a stream, within
         // its own bounds.

@@ -17,7 +17,6 @@ use crate::github::{
     Installation, NewCheckRun, NewReview, NewReviewComment, PullRequest, RepoName, Repository,
     PR_FILES_LIMIT,
 };
-use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::wanted;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use crate::queue::payloads::AnalyzePr;
@@ -201,7 +200,7 @@ async fn fetch_pr(
         let old = fetch_blobs(installation, &repo.name, stored, &budget).await?;
         Some(InMemory {
             commit: Some(base_commit.clone()),
-            files: old.into_iter().map(source).collect(),
+            files: old.into_iter().map(|input| input.file).collect(),
         })
     } else {
         None
@@ -219,7 +218,7 @@ async fn fetch_pr(
         old,
         new: InMemory {
             commit: Some(pr.head.sha.clone()),
-            files: new.into_iter().map(source).collect(),
+            files: new.into_iter().map(|input| input.file).collect(),
         },
     })
 }
@@ -484,12 +483,4 @@ async fn new_versions(
         .filter(|f| f.status != FileStatus::Removed && wanted(f.path.as_str()))
         .filter_map(|f| Some((f.path.0.clone(), f.sha.clone()?, None)))
         .collect())
-}
-
-fn source(input: crate::workflow::apply_push::FileInput) -> SourceFile {
-    SourceFile {
-        path: input.path,
-        bytes: input.bytes,
-        skip: input.skip,
-    }
 }

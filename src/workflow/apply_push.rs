@@ -7,30 +7,41 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{FileId, Graph};
 use crate::indexer::facts::FileFacts;
+use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::{select_decided, Selected};
 use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::model::{BlobSha, CommitSha, RepoId};
 use crate::store::{FileMeta, PushWrite, Store, StoreError, Written};
 
-/// One file of a push: its path, blob and bytes.
+/// One file of a push: the file the indexer reads (path, bytes, or why it was skipped
+/// before its bytes were fetched) and its blob, which the store keys rows and the facts
+/// cache by. The blob stays beside the file rather than in it: indexing a working tree
+/// has no blob to give and should not hash every file for one.
 #[derive(Clone, Debug)]
 pub struct FileInput {
-    pub path: String,
     pub blob: BlobSha,
-    pub bytes: Vec<u8>,
-    /// Skipped before its bytes were fetched (too large by its size, or past the job's
-    /// byte budget): `bytes` is then empty.
-    pub skip: Option<SkipReason>,
+    pub file: SourceFile,
 }
 
 impl FileInput {
     /// A file with its blob sha computed from its bytes.
     pub fn new(path: impl Into<String>, bytes: Vec<u8>) -> FileInput {
         FileInput {
-            path: path.into(),
             blob: BlobSha::of(&bytes),
-            bytes,
-            skip: None,
+            file: SourceFile::new(path, bytes),
+        }
+    }
+
+    /// A file skipped before its bytes were fetched (too large by its size, or past the
+    /// job's byte budget).
+    pub fn skipped(path: impl Into<String>, blob: BlobSha, reason: SkipReason) -> FileInput {
+        FileInput {
+            blob,
+            file: SourceFile {
+                path: path.into(),
+                bytes: Vec::new(),
+                skip: Some(reason),
+            },
         }
     }
 }
@@ -64,17 +75,18 @@ pub async fn prepare(
     let mut configs = Vec::new();
     let mut code = Vec::new();
     for input in changed {
-        match select_decided(&input.path, &input.bytes, input.skip, rules) {
+        let file = &input.file;
+        match select_decided(&file.path, &file.bytes, file.skip, rules) {
             Selected::Ignored => continue,
-            Selected::Config(text) => configs.push((input.path.clone(), text.to_string())),
-            Selected::Skipped(reason) => meta.skipped.push((input.path.clone(), reason)),
+            Selected::Config(text) => configs.push((file.path.clone(), text.to_string())),
+            Selected::Skipped(reason) => meta.skipped.push((file.path.clone(), reason)),
             Selected::Code(..) => code.push(input.clone()),
         }
-        meta.blobs.insert(input.path, input.blob.0);
+        meta.blobs.insert(input.file.path, input.blob.0);
     }
     let keys: Vec<(String, BlobSha)> = code
         .iter()
-        .map(|i| (i.path.clone(), i.blob.clone()))
+        .map(|i| (i.file.path.clone(), i.blob.clone()))
         .collect();
     let cached = store.cached_facts(&keys).await?;
     let code = super::cpu(|| extract(code, &cached, rules));
@@ -92,13 +104,13 @@ fn extract(
     rules: &SkipRules,
 ) -> Vec<(FileFacts, bool)> {
     code.into_par_iter()
-        .filter_map(|input| {
-            if let Some(f) = cached.get(&input.path) {
+        .filter_map(|FileInput { file, .. }| {
+            if let Some(f) = cached.get(&file.path) {
                 return Some((f.clone(), false));
             }
-            match select_decided(&input.path, &input.bytes, input.skip, rules) {
+            match select_decided(&file.path, &file.bytes, file.skip, rules) {
                 Selected::Code(language, text) => {
-                    Some((crate::indexer::extract(&input.path, language, text), true))
+                    Some((crate::indexer::extract(&file.path, language, text), true))
                 }
                 _ => None,
             }

@@ -328,16 +328,18 @@ async fn concurrent_writers_are_serialised(pool: PgPool) {
     let (id, _) = saved(&store, "o/classify", &repo).await;
     let cache = blast_radius::jobs::GraphCache::new(store.clone(), 1 << 30);
     let a = FileInput {
-        path: "routes/a.js".into(),
         blob: BlobSha::of(b"a"),
-        bytes: b"const { classifyFields } = require('../services/classify');\nexport function a(x) { return classifyFields(x); }\n".to_vec(),
-        skip: None,
+        file: SourceFile::new(
+            "routes/a.js",
+            b"const { classifyFields } = require('../services/classify');\nexport function a(x) { return classifyFields(x); }\n".to_vec(),
+        ),
     };
     let b = FileInput {
-        path: "routes/b.js".into(),
         blob: BlobSha::of(b"b"),
-        bytes: b"const { lookupRules } = require('../services/rules');\nexport function b(x) { return lookupRules(x); }\n".to_vec(),
-        skip: None,
+        file: SourceFile::new(
+            "routes/b.js",
+            b"const { lookupRules } = require('../services/rules');\nexport function b(x) { return lookupRules(x); }\n".to_vec(),
+        ),
     };
     let rules = SkipRules::default();
     let (ra, rb) = tokio::join!(
@@ -348,12 +350,14 @@ async fn concurrent_writers_are_serialised(pool: PgPool) {
     versions.sort();
     assert_eq!(versions, vec![2, 3]);
     let mut expected = fixture_repo();
-    expected
-        .files
-        .insert(a.path.clone(), String::from_utf8(a.bytes).unwrap());
-    expected
-        .files
-        .insert(b.path.clone(), String::from_utf8(b.bytes).unwrap());
+    expected.files.insert(
+        a.file.path.clone(),
+        String::from_utf8(a.file.bytes).unwrap(),
+    );
+    expected.files.insert(
+        b.file.path.clone(),
+        String::from_utf8(b.file.bytes).unwrap(),
+    );
     let (loaded, _) = store.load_graph(id).await.unwrap();
     assert_eq!(loaded.edge_keys(), expected.build().0.edge_keys());
 }

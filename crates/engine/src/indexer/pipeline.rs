@@ -7,6 +7,7 @@ use super::select::{select_decided, Selected};
 use super::skip::{SkipReason, SkipRules};
 
 /// One input file: repository-relative path and its bytes.
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     pub path: String,
     pub bytes: Vec<u8>,
