@@ -484,3 +484,16 @@ async fn new_versions(
         .filter_map(|f| Some((f.path.0.clone(), f.sha.clone()?, None)))
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    /// The planner fits the check run's summary to the limit the GitHub edge enforces:
+    /// the two constants name one GitHub rule and must not drift apart.
+    #[test]
+    fn the_planned_summary_limit_is_the_one_github_enforces() {
+        assert_eq!(
+            crate::report::pull_request::CHECK_TEXT_CHARS,
+            crate::github::MAX_CHECK_TEXT_CHARS
+        );
+    }
+}
