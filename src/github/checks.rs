@@ -573,26 +573,9 @@ impl Installation {
         check_output(&what, run.output.as_ref(), annotations)?;
         let first = annotations.len().min(MAX_ANNOTATIONS_PER_REQUEST);
         let mut unknown = 0;
-        let (mut current, fresh) = loop {
-            if let Some(existing) = self.find_check_run(repo, &run.head_sha, &run.name).await? {
-                break (existing, false);
-            }
-            match self.post_check_run(repo, run, &annotations[..first]).await {
-                Ok(created) => break (created, true),
-                Err(GithubError::WriteOutcomeUnknown { what, message }) => {
-                    unknown += 1;
-                    tracing::warn!(%what, %message, "creating a check run may have failed: looking for it");
-                    if unknown >= MAX_UNKNOWN_OUTCOMES {
-                        if let Some(r) = self.find_check_run(repo, &run.head_sha, &run.name).await?
-                        {
-                            break (r, false);
-                        }
-                        return Err(GithubError::WriteOutcomeUnknown { what, message });
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        };
+        let (mut current, fresh) = self
+            .find_or_create_check_run(repo, run, &annotations[..first], &mut unknown)
+            .await?;
         let Some(output) = &run.output else {
             if fresh {
                 return Ok(current);
@@ -604,7 +587,7 @@ impl Installation {
             };
             return self.patch_check_run(repo, current.id, &update, &[]).await;
         };
-        let mut missing = if fresh {
+        let missing = if fresh {
             annotations[first..].to_vec()
         } else {
             let update = CheckRunUpdate {
@@ -620,10 +603,57 @@ impl Installation {
             output: Some(output.clone()),
             ..CheckRunUpdate::default()
         };
+        self.append_missing(repo, current, &update, annotations, missing, &mut unknown)
+            .await
+    }
+
+    /// Our check run named `run.name` on `run.head_sha`, and whether it was made now
+    /// (with `annotations`). A creation whose outcome is unknown is looked for before it
+    /// is tried again; `unknown` counts them.
+    async fn find_or_create_check_run(
+        &self,
+        repo: &RepoName,
+        run: &NewCheckRun,
+        annotations: &[Annotation],
+        unknown: &mut u32,
+    ) -> Result<(CheckRun, bool)> {
+        loop {
+            if let Some(existing) = self.find_check_run(repo, &run.head_sha, &run.name).await? {
+                return Ok((existing, false));
+            }
+            match self.post_check_run(repo, run, annotations).await {
+                Ok(created) => return Ok((created, true)),
+                Err(GithubError::WriteOutcomeUnknown { what, message }) => {
+                    *unknown += 1;
+                    tracing::warn!(%what, %message, "creating a check run may have failed: looking for it");
+                    if *unknown >= MAX_UNKNOWN_OUTCOMES {
+                        if let Some(r) = self.find_check_run(repo, &run.head_sha, &run.name).await?
+                        {
+                            return Ok((r, false));
+                        }
+                        return Err(GithubError::WriteOutcomeUnknown { what, message });
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Appends `missing` (of `annotations`) to `current`, 50 per request; after a write
+    /// whose outcome is unknown, what GitHub has is read again first.
+    async fn append_missing(
+        &self,
+        repo: &RepoName,
+        mut current: CheckRun,
+        update: &CheckRunUpdate,
+        annotations: &[Annotation],
+        mut missing: Vec<Annotation>,
+        unknown: &mut u32,
+    ) -> Result<CheckRun> {
         while !missing.is_empty() {
             let n = missing.len().min(MAX_ANNOTATIONS_PER_REQUEST);
             match self
-                .patch_check_run(repo, current.id, &update, &missing[..n])
+                .patch_check_run(repo, current.id, update, &missing[..n])
                 .await
             {
                 Ok(updated) => {
@@ -631,9 +661,9 @@ impl Installation {
                     missing.drain(..n);
                 }
                 Err(GithubError::WriteOutcomeUnknown { what, message }) => {
-                    unknown += 1;
+                    *unknown += 1;
                     tracing::warn!(%what, %message, "appending annotations may have failed: reading them back");
-                    if unknown > MAX_UNKNOWN_OUTCOMES {
+                    if *unknown > MAX_UNKNOWN_OUTCOMES {
                         return Err(GithubError::WriteOutcomeUnknown { what, message });
                     }
                     let present = self.list_check_run_annotations(repo, current.id).await?;

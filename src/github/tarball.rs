@@ -249,73 +249,97 @@ pub(crate) fn read_tar_gz_sieved<R>(
         .map_err(|e| archive_error(e.to_string()))?;
     for entry in entries {
         let mut entry = entry.map_err(|e| archive_error(e.to_string()))?;
-        let kind = entry.header().entry_type();
-        if matches!(
-            kind,
-            tar::EntryType::XGlobalHeader | tar::EntryType::XHeader | tar::EntryType::Directory
-        ) {
-            continue;
-        }
-        let raw_path = entry
-            .path()
-            .map_err(|e| archive_error(format!("an entry's path: {e}")))?
-            .into_owned();
-        let Some(relative) = strip_top_folder(&raw_path)
-            .map_err(|()| archive_error(format!("unsafe path {}", raw_path.display())))?
-        else {
-            continue;
-        };
-        if !matches!(kind, tar::EntryType::Regular | tar::EntryType::Continuous) {
-            out.skipped += 1;
-            continue;
-        }
-        out.regular += 1;
-        let Some(path) = relative.to_str().map(|p| p.replace('\\', "/")) else {
-            out.skipped += 1;
+        let Some(path) = file_path(&entry, &mut out).map_err(archive_error)? else {
             continue;
         };
         if !(sieve.wants)(&path) {
             continue;
         }
-        let size = entry.size();
-        // A file too long is hashed as it streams by, none of it kept, unless the
-        // caller keeps starts (no dropping sieve: it reads `max_file + 1` bytes).
-        let (too_long, dropped) = if size > sieve.max_file as u64 {
-            (true, (sieve.drops)(&path, None))
-        } else {
-            (false, None)
-        };
-        let keep_bytes = if dropped.is_some() { 0 } else { sieve.max_file };
-        let (blob, mut bytes) = read_blob(&mut entry, size, keep_bytes)
-            .map_err(|e| archive_error(format!("{path}: {e}")))?;
-        if dropped.is_some() {
-            bytes = Vec::new();
-        }
-        let dropped = match dropped {
-            Some(reason) => Some(reason),
-            None if !too_long => {
-                let reason = (sieve.drops)(&path, Some(&bytes));
-                if reason.is_some() {
-                    bytes = Vec::new();
-                }
-                reason
-            }
-            None => None,
-        };
-        kept = kept.saturating_add(bytes.len());
-        out.files.push(ArchivedFile {
-            path,
-            blob,
-            size,
-            bytes,
-            dropped,
-        });
+        let file = sift(&mut entry, path, sieve).map_err(archive_error)?;
+        kept = kept.saturating_add(file.bytes.len());
+        out.files.push(file);
         if kept > sieve.max_total {
             out.over_total = true;
             return Ok(out);
         }
     }
     Ok(out)
+}
+
+/// A regular file's path inside the repository (the archive's top folder taken off),
+/// or `None` for an entry that is not one (counted in `out` when it is in the tree).
+/// An unsafe path is an error.
+fn file_path<R>(
+    entry: &tar::Entry<impl Read>,
+    out: &mut Archive<R>,
+) -> std::result::Result<Option<String>, String> {
+    let kind = entry.header().entry_type();
+    if matches!(
+        kind,
+        tar::EntryType::XGlobalHeader | tar::EntryType::XHeader | tar::EntryType::Directory
+    ) {
+        return Ok(None);
+    }
+    let raw_path = entry
+        .path()
+        .map_err(|e| format!("an entry's path: {e}"))?
+        .into_owned();
+    let Some(relative) =
+        strip_top_folder(&raw_path).map_err(|()| format!("unsafe path {}", raw_path.display()))?
+    else {
+        return Ok(None);
+    };
+    if !matches!(kind, tar::EntryType::Regular | tar::EntryType::Continuous) {
+        out.skipped += 1;
+        return Ok(None);
+    }
+    out.regular += 1;
+    let Some(path) = relative.to_str().map(|p| p.replace('\\', "/")) else {
+        out.skipped += 1;
+        return Ok(None);
+    };
+    Ok(Some(path))
+}
+
+/// Reads a wanted file through the sieve: its blob id always, its bytes unless the
+/// sieve drops it (then the reason instead).
+fn sift<R>(
+    entry: &mut tar::Entry<impl Read>,
+    path: String,
+    sieve: &Sieve<R>,
+) -> std::result::Result<ArchivedFile<R>, String> {
+    let size = entry.size();
+    // A file too long is hashed as it streams by, none of it kept, unless the
+    // caller keeps starts (no dropping sieve: it reads `max_file + 1` bytes).
+    let (too_long, dropped) = if size > sieve.max_file as u64 {
+        (true, (sieve.drops)(&path, None))
+    } else {
+        (false, None)
+    };
+    let keep_bytes = if dropped.is_some() { 0 } else { sieve.max_file };
+    let (blob, mut bytes) =
+        read_blob(entry, size, keep_bytes).map_err(|e| format!("{path}: {e}"))?;
+    if dropped.is_some() {
+        bytes = Vec::new();
+    }
+    let dropped = match dropped {
+        Some(reason) => Some(reason),
+        None if !too_long => {
+            let reason = (sieve.drops)(&path, Some(&bytes));
+            if reason.is_some() {
+                bytes = Vec::new();
+            }
+            reason
+        }
+        None => None,
+    };
+    Ok(ArchivedFile {
+        path,
+        blob,
+        size,
+        bytes,
+        dropped,
+    })
 }
 
 /// A file's blob sha (`sha1("blob <size>\0" + bytes)`, as git computes it) and its first

@@ -210,13 +210,7 @@ impl Sender<'_> {
         let mut fresh_token_tried = false;
         loop {
             attempt += 1;
-            if let Some((wait, until)) = self.rate().exhausted_for(Utc::now()) {
-                if wait > policy.max_wait {
-                    return Err(GithubError::RateLimited { what, until });
-                }
-                tracing::warn!(%what, ?wait, "GitHub rate limit spent: waiting for its reset");
-                tokio::time::sleep(wait).await;
-            }
+            self.await_rate_reset(&what, policy.max_wait).await?;
             if call.notifies {
                 if let Sender::Installation(inst) = self {
                     inst.pace_notifying_write(app.settings.notify_spacing).await;
@@ -226,34 +220,18 @@ impl Sender<'_> {
             let sent = std::time::Instant::now();
             let outcome = tokio::time::timeout(timeout, attempt_once(&crab, call, buffered)).await;
             tracing::debug!(%what, attempt, ms = sent.elapsed().as_millis() as u64, "github call");
-            let status_class = match &outcome {
-                Ok(Ok((status, _, _))) => match status.as_u16() {
-                    200..=299 => "2xx",
-                    300..=399 => "3xx",
-                    400..=499 => "4xx",
-                    _ => "5xx",
-                },
-                _ => "no_answer",
-            };
-            metrics::counter!("blast_github_requests_total", "method" => call.method.to_string(), "status" => status_class)
-                .increment(1);
-            metrics::histogram!("blast_github_request_seconds")
-                .record(sent.elapsed().as_secs_f64());
+            let status = outcome
+                .as_ref()
+                .ok()
+                .and_then(|o| o.as_ref().ok())
+                .map(|o| o.0);
+            count_request(call, status, sent);
             let failure = match outcome {
                 Err(_) => Failure::Transport(format!("no answer within {timeout:?}")),
                 Ok(Err(AttemptError::Fatal(e))) => return Err(e),
                 Ok(Err(AttemptError::Transport(message))) => Failure::Transport(message),
                 Ok(Ok((status, headers, got))) => {
-                    self.rate().record(&headers);
-                    if let Some(rate) = self.rate().get() {
-                        // One series per credential: the App's JWT and each installation.
-                        let credential = match self {
-                            Sender::App(_) => "app".to_string(),
-                            Sender::Installation(inst) => format!("installation:{}", inst.id.0),
-                        };
-                        metrics::gauge!("blast_github_rate_limit_remaining", "credential" => credential)
-                            .set(rate.remaining as f64);
-                    }
+                    self.record_rate(&headers);
                     if status.is_success() || status.is_redirection() {
                         return Ok((headers, status, got));
                     }
@@ -285,6 +263,36 @@ impl Sender<'_> {
                 }
                 Decision::Fail(e) => return Err(e),
             }
+        }
+    }
+
+    /// Waits for the rate limit's reset when it is spent, unless that is longer than
+    /// `max_wait`.
+    async fn await_rate_reset(&self, what: &str, max_wait: std::time::Duration) -> Result<()> {
+        if let Some((wait, until)) = self.rate().exhausted_for(Utc::now()) {
+            if wait > max_wait {
+                return Err(GithubError::RateLimited {
+                    what: what.to_string(),
+                    until,
+                });
+            }
+            tracing::warn!(%what, ?wait, "GitHub rate limit spent: waiting for its reset");
+            tokio::time::sleep(wait).await;
+        }
+        Ok(())
+    }
+
+    /// Learns the rate limit from an answer's headers, and shows what remains.
+    fn record_rate(&self, headers: &HeaderMap) {
+        self.rate().record(headers);
+        if let Some(rate) = self.rate().get() {
+            // One series per credential: the App's JWT and each installation.
+            let credential = match self {
+                Sender::App(_) => "app".to_string(),
+                Sender::Installation(inst) => format!("installation:{}", inst.id.0),
+            };
+            metrics::gauge!("blast_github_rate_limit_remaining", "credential" => credential)
+                .set(rate.remaining as f64);
         }
     }
 
@@ -320,6 +328,20 @@ impl Sender<'_> {
             message: format!("more than {MAX_PAGES} pages"),
         })
     }
+}
+
+/// Counts a request by method and class of status (`no_answer` without one), and times it.
+fn count_request(call: &Call, status: Option<StatusCode>, sent: std::time::Instant) {
+    let status_class = match status.map(|s| s.as_u16()) {
+        Some(200..=299) => "2xx",
+        Some(300..=399) => "3xx",
+        Some(400..=499) => "4xx",
+        Some(_) => "5xx",
+        None => "no_answer",
+    };
+    metrics::counter!("blast_github_requests_total", "method" => call.method.to_string(), "status" => status_class)
+        .increment(1);
+    metrics::histogram!("blast_github_request_seconds").record(sent.elapsed().as_secs_f64());
 }
 
 async fn attempt_once(

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::live::{indexed, lay_files, Served};
+use super::live::{indexed, lay_files, Served, Snapshot};
 use crate::blast::report::BlastReport;
+use crate::indexer::skip::SkipRules;
 use crate::model::CommitSha;
 use crate::workflow::blast_change::{blast_change, blast_revisions, BlastRequest};
 use crate::workflow::progress::Silent;
@@ -71,16 +72,7 @@ pub async fn blast_radius(served: &Served, dir: &Path, args: BlastArgs) -> Resul
             })
         }
         None => {
-            let top = git.root().canonicalize()?;
-            let here = dir
-                .canonicalize()
-                .with_context(|| format!("{} is not a directory", dir.display()))?;
-            if top != here {
-                bail!(
-                    "the working tree's blast radius needs the repository's top level ({}) as --repo",
-                    top.display()
-                );
-            }
+            let top = top_level(&git, dir)?;
             let new = WorkingTree::new(&top);
             let changes = WorkingChanges {
                 repo: &git,
@@ -96,33 +88,58 @@ pub async fn blast_radius(served: &Served, dir: &Path, args: BlastArgs) -> Resul
                     blast_change(stored, &old, &new, &changes, &rules, &request, &Silent)
                 });
             }
-            // The served graph is the working tree's: put the changed files back as
-            // the base has them, and the graph is the base's.
             let snapshot = served.current().await?;
             crate::workflow::cpu(|| {
-                let changed = changes.changed_paths()?;
-                let mut base_graph = (*snapshot).clone();
-                let files = old.read_paths(&changed)?;
-                let in_base: std::collections::BTreeSet<&str> =
-                    files.iter().map(|f| f.path.as_str()).collect();
-                let removed = changed
-                    .iter()
-                    .filter(|p| !in_base.contains(p.as_str()))
-                    .cloned()
-                    .collect();
-                lay_files(&mut base_graph, files, removed, &rules);
-                let base_graph = indexed(base_graph);
-                let skipped = base_graph.skipped.len();
-                blast_revisions(
-                    &base_graph.graph,
-                    skipped,
-                    &old,
-                    &new,
-                    &changed,
-                    &rules,
-                    &request,
-                )
+                blast_over_served(&snapshot, &old, &new, &changes, &rules, &request)
             })
         }
     }
+}
+
+/// The repository's top level, which must be `dir`: the working tree is walked from it.
+fn top_level(git: &GitRepo, dir: &Path) -> Result<std::path::PathBuf> {
+    let top = git.root().canonicalize()?;
+    let here = dir
+        .canonicalize()
+        .with_context(|| format!("{} is not a directory", dir.display()))?;
+    if top != here {
+        bail!(
+            "the working tree's blast radius needs the repository's top level ({}) as --repo",
+            top.display()
+        );
+    }
+    Ok(top)
+}
+
+/// The working tree's blast radius over the served graph, which is the working tree's:
+/// the changed files are put back as the base has them, and the graph is the base's.
+fn blast_over_served(
+    snapshot: &Snapshot,
+    old: &GitRevision,
+    new: &WorkingTree,
+    changes: &WorkingChanges,
+    rules: &SkipRules,
+    request: &BlastRequest,
+) -> Result<BlastReport> {
+    let changed = changes.changed_paths()?;
+    let mut base_graph = snapshot.clone();
+    let files = old.read_paths(&changed)?;
+    let in_base: std::collections::BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let removed = changed
+        .iter()
+        .filter(|p| !in_base.contains(p.as_str()))
+        .cloned()
+        .collect();
+    lay_files(&mut base_graph, files, removed, rules);
+    let base_graph = indexed(base_graph);
+    let skipped = base_graph.skipped.len();
+    blast_revisions(
+        &base_graph.graph,
+        skipped,
+        old,
+        new,
+        &changed,
+        rules,
+        request,
+    )
 }

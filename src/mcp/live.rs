@@ -280,68 +280,106 @@ impl Tree {
         rules: &SkipRules,
         watch: &Watch,
     ) -> Result<Update> {
-        let mut rescan = pending.rescan;
-        let mut reread: BTreeSet<String> = BTreeSet::new();
-        let mut removed: BTreeSet<String> = BTreeSet::new();
-        let mut new = Vec::new();
+        let mut touched = self.sort(root, pending);
+        if touched.rescan {
+            self.rescan(root, &mut touched, watch)?;
+        }
+        let Touched {
+            rescan,
+            reread,
+            removed,
+            ..
+        } = touched;
+        let mut update = Update {
+            rescanned: rescan,
+            read: reread.len(),
+            ..Update::default()
+        };
+        let changed = self.read_changed(root, reread);
+        for path in &removed {
+            self.files.remove(path);
+        }
+        update.changed = changed.len();
+        update.removed = removed.len();
+        if !changed.is_empty() || !removed.is_empty() {
+            lay_files(snapshot, changed, removed.into_iter().collect(), rules);
+        }
+        Ok(update)
+    }
+
+    /// What the watcher's paths ask for: files to read again, files gone, new files, and
+    /// whether only a walk of the whole tree can tell the rest.
+    fn sort(&mut self, root: &Path, pending: Pending) -> Touched {
+        let mut touched = Touched {
+            rescan: pending.rescan,
+            ..Touched::default()
+        };
         for path in pending.paths {
             if !wanted(&path) {
                 let name = path.rsplit('/').next().unwrap_or(&path);
                 if matches!(name, ".gitignore" | ".ignore") {
                     self.ignored.clear();
-                    rescan = true;
+                    touched.rescan = true;
                 } else if self.dirs.contains(&path)
                     || (root.join(&path).is_dir() && !SKIPPED_DIRS.contains(&name))
                 {
-                    rescan = true;
+                    touched.rescan = true;
                 }
                 continue;
             }
             let on_disk = root.join(&path).is_file();
             match (self.files.contains_key(&path), on_disk) {
                 (true, true) => {
-                    reread.insert(path);
+                    touched.reread.insert(path);
                 }
                 (true, false) => {
-                    removed.insert(path);
+                    touched.removed.insert(path);
                 }
                 (false, true) if self.ignored.contains(&path) => {}
                 (false, true) => {
-                    new.push(path);
-                    rescan = true;
+                    touched.new.push(path);
+                    touched.rescan = true;
                 }
                 (false, false) => {}
             }
         }
-        if rescan {
-            let (files, dirs) = list_tree(root)?;
-            let dirs: BTreeSet<String> = dirs.into_iter().collect();
-            let added: Vec<String> = dirs.difference(&self.dirs).cloned().collect();
-            let gone: Vec<String> = self.dirs.difference(&dirs).cloned().collect();
-            watch.watch_dirs(&added, &gone);
-            self.dirs = dirs;
-            let listed: BTreeSet<&String> = files.iter().collect();
-            self.ignored
-                .extend(new.into_iter().filter(|p| !listed.contains(p)));
-            removed.extend(self.files.keys().filter(|p| !listed.contains(p)).cloned());
-            reread.retain(|p| listed.contains(p));
-            let stale: Vec<String> = files
-                .par_iter()
-                .filter(|p| match (self.files.get(*p), Stamp::of(&root.join(p))) {
-                    (Some(old), Some(now)) => !old.same_file(&now),
-                    _ => true,
-                })
-                .cloned()
-                .collect();
-            reread.extend(stale);
-        }
-        let mut update = Update {
-            rescanned: rescan,
-            read: reread.len(),
-            ..Update::default()
-        };
-        // Read, and keep the files whose contents did change.
-        let read: Vec<(SourceFile, Stamp)> = reread
+        touched
+    }
+
+    /// Walks the whole tree: watches new directories, learns which new files the walk
+    /// leaves out, and adds every file whose stamp moved (or that went) to `touched`.
+    fn rescan(&mut self, root: &Path, touched: &mut Touched, watch: &Watch) -> Result<()> {
+        let (files, dirs) = list_tree(root)?;
+        let dirs: BTreeSet<String> = dirs.into_iter().collect();
+        let added: Vec<String> = dirs.difference(&self.dirs).cloned().collect();
+        let gone: Vec<String> = self.dirs.difference(&dirs).cloned().collect();
+        watch.watch_dirs(&added, &gone);
+        self.dirs = dirs;
+        let listed: BTreeSet<&String> = files.iter().collect();
+        self.ignored.extend(
+            std::mem::take(&mut touched.new)
+                .into_iter()
+                .filter(|p| !listed.contains(p)),
+        );
+        touched
+            .removed
+            .extend(self.files.keys().filter(|p| !listed.contains(p)).cloned());
+        touched.reread.retain(|p| listed.contains(p));
+        let stale: Vec<String> = files
+            .par_iter()
+            .filter(|p| match (self.files.get(*p), Stamp::of(&root.join(p))) {
+                (Some(old), Some(now)) => !old.same_file(&now),
+                _ => true,
+            })
+            .cloned()
+            .collect();
+        touched.reread.extend(stale);
+        Ok(())
+    }
+
+    /// Reads `paths` and keeps, stamped, the files whose contents did change.
+    fn read_changed(&mut self, root: &Path, paths: BTreeSet<String>) -> Vec<SourceFile> {
+        let read: Vec<(SourceFile, Stamp)> = paths
             .into_par_iter()
             .filter_map(|path| {
                 let full = root.join(&path);
@@ -364,16 +402,18 @@ impl Tree {
                 changed.push(file);
             }
         }
-        for path in &removed {
-            self.files.remove(path);
-        }
-        update.changed = changed.len();
-        update.removed = removed.len();
-        if !changed.is_empty() || !removed.is_empty() {
-            lay_files(snapshot, changed, removed.into_iter().collect(), rules);
-        }
-        Ok(update)
+        changed
     }
+}
+
+/// The paths one update must look at, sorted by what they need.
+#[derive(Default)]
+struct Touched {
+    rescan: bool,
+    reread: BTreeSet<String>,
+    removed: BTreeSet<String>,
+    /// Files the walk has not seen: listed by the next walk, or ignored.
+    new: Vec<String>,
 }
 
 /// Lays new versions of files over the graph, and takes removed files out of it, as a

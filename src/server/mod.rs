@@ -59,27 +59,14 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         Mode::Serve { migrate: true } => store.migrate().await?,
         _ => store.require_migrated().await?,
     }
-    let queue_config = QueueConfig {
-        lease: config.job_lease,
-        heartbeat: config.job_lease / 4,
-        // A whole repository's download and index may outlast the default 15 minutes.
-        job_timeouts: vec![
-            (IndexRepository::KIND.into(), Duration::from_secs(60 * 60)),
-            (ApplyPush::KIND.into(), Duration::from_secs(60 * 60)),
-        ],
-        retention: config.retention.clone(),
-        ..QueueConfig::default()
-    };
-    let queue = Queue::connect(&url, (config.workers as u32 + 3).max(4), queue_config)
-        .await
-        .context("connecting the job queue")?;
-
-    let (stop_tx, stop) = watch::channel(false);
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        tracing::info!("shutting down: no new jobs; running ones finish or are released");
-        let _ = stop_tx.send(true);
-    });
+    let queue = Queue::connect(
+        &url,
+        (config.workers as u32 + 3).max(4),
+        queue_config(&config),
+    )
+    .await
+    .context("connecting the job queue")?;
+    let stop = stop_on_signal();
 
     let env_app = config.app.take();
     let (running_tx, running) = watch::channel(false);
@@ -107,24 +94,7 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         stop: stop.clone(),
         config,
     });
-    match env_app {
-        Some(app) => {
-            let described = format!("App {} (configured in the environment)", app.github.app_id);
-            runtime.start(&app.github, app.secrets, described)?;
-        }
-        None => {
-            runtime.set_routes(None);
-            // An App stored by /setup runs before the first request is served, so a
-            // restarted server answers as it at once; else one is awaited.
-            let running = match &runtime.config.setup {
-                Some(setup) => runtime.run_stored_app(setup).await.unwrap_or(false),
-                None => false,
-            };
-            if !running {
-                tokio::spawn(runtime.clone().await_stored_app());
-            }
-        }
-    }
+    runtime.clone().start_app(env_app).await?;
 
     // Finished jobs and old deliveries go on a schedule (`serve` only: one pruner is
     // enough, and several would only share the batches).
@@ -137,6 +107,38 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         runtime.join_workers().await;
         return Ok(());
     };
+    serve_http(&runtime, stop).await?;
+    runtime.join_workers().await;
+    Ok(())
+}
+
+fn queue_config(config: &ServerConfig) -> QueueConfig {
+    QueueConfig {
+        lease: config.job_lease,
+        heartbeat: config.job_lease / 4,
+        // A whole repository's download and index may outlast the default 15 minutes.
+        job_timeouts: vec![
+            (IndexRepository::KIND.into(), Duration::from_secs(60 * 60)),
+            (ApplyPush::KIND.into(), Duration::from_secs(60 * 60)),
+        ],
+        retention: config.retention.clone(),
+        ..QueueConfig::default()
+    }
+}
+
+/// A flag that turns true on SIGTERM or SIGINT.
+fn stop_on_signal() -> watch::Receiver<bool> {
+    let (stop_tx, stop) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: no new jobs; running ones finish or are released");
+        let _ = stop_tx.send(true);
+    });
+    stop
+}
+
+/// Serves the routes on the configured port until `stop`.
+async fn serve_http(runtime: &Arc<Runtime>, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     let port = runtime.config.port;
     let listener = tokio::net::TcpListener::bind(("0.0.0.0", port))
         .await
@@ -150,9 +152,7 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
     axum::serve(listener, service)
         .with_graceful_shutdown(stopped(stop))
         .await
-        .context("serving webhooks")?;
-    runtime.join_workers().await;
-    Ok(())
+        .context("serving webhooks")
 }
 
 async fn stopped(mut stop: watch::Receiver<bool>) {
@@ -177,6 +177,28 @@ struct Runtime {
 }
 
 impl Runtime {
+    /// Runs as the App from the environment if given; else as the one `/setup` stored,
+    /// before the first request is served, so a restarted server answers as it at once;
+    /// else awaits one.
+    async fn start_app(
+        self: Arc<Self>,
+        env_app: Option<settings::AppConfig>,
+    ) -> anyhow::Result<()> {
+        if let Some(app) = env_app {
+            let described = format!("App {} (configured in the environment)", app.github.app_id);
+            return self.start(&app.github, app.secrets, described);
+        }
+        self.set_routes(None);
+        let running = match &self.config.setup {
+            Some(setup) => self.run_stored_app(setup).await.unwrap_or(false),
+            None => false,
+        };
+        if !running {
+            tokio::spawn(self.await_stored_app());
+        }
+        Ok(())
+    }
+
     /// Runs as the App: workers, the catch-up loop (`serve`), and every route.
     fn start(
         &self,

@@ -107,6 +107,12 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
 }
 
+/// Whether a secret was given with something in it.
+fn given(s: &Option<SecretString>) -> bool {
+    s.as_ref()
+        .is_some_and(|s| !s.expose_secret().trim().is_empty())
+}
+
 fn days(n: u64) -> std::time::Duration {
     std::time::Duration::from_secs(n.saturating_mul(24 * 3600))
 }
@@ -132,68 +138,13 @@ impl ServerArgs {
     /// set (`check-config` prints them all).
     pub fn check_all(&self) -> Result<ServerConfig, Vec<String>> {
         let mut problems = Vec::new();
-        let given = |s: &Option<SecretString>| {
-            s.as_ref()
-                .is_some_and(|s| !s.expose_secret().trim().is_empty())
-        };
         let status_token = self
             .status_token
             .clone()
             .filter(|t| !t.expose_secret().trim().is_empty());
         let setup = self.check_setup(&mut problems);
-        // The App from the environment when any of its credentials is given there; else
-        // from Postgres, where `/setup` stores it.
-        let app_in_env = self.app_id.as_deref().is_some_and(|s| !s.trim().is_empty())
-            || given(&self.private_key)
-            || self.private_key_path.is_some()
-            || given(&self.webhook_secret);
-        let app = if app_in_env {
-            self.check_app(&mut problems)
-        } else {
-            let mut missing = Vec::new();
-            if self
-                .public_url
-                .as_deref()
-                .is_none_or(|u| u.trim().is_empty())
-            {
-                missing.push("PUBLIC_URL");
-            }
-            if !given(&self.credentials_key) {
-                missing.push("BLAST_CREDENTIALS_KEY");
-            }
-            if status_token.is_none() {
-                missing.push("BLAST_STATUS_TOKEN (the setup page is behind it)");
-            }
-            if !missing.is_empty() {
-                problems.push(format!(
-                    "no GitHub App configured: set GITHUB_APP_ID, GITHUB_PRIVATE_KEY (or \
-                     GITHUB_PRIVATE_KEY_PATH) and GITHUB_WEBHOOK_SECRET; or, to create the App \
-                     from this server's /setup page, set {}",
-                    missing.join(", ")
-                ));
-            }
-            None
-        };
-        let database_url = match &self.database_url {
-            Some(url) if !url.expose_secret().trim().is_empty() => {
-                match crate::store::describe_url(url.expose_secret()) {
-                    Ok(_) => Some(url.clone()),
-                    Err(_) => {
-                        problems.push(
-                            "DATABASE_URL is not a Postgres URL: postgres://USER:PASSWORD@HOST:5432/DATABASE"
-                                .to_string(),
-                        );
-                        None
-                    }
-                }
-            }
-            _ => {
-                problems.push(
-                    "DATABASE_URL is not set: postgres://USER:PASSWORD@HOST:5432/DATABASE".into(),
-                );
-                None
-            }
-        };
+        let app = self.check_app_source(status_token.is_some(), &mut problems);
+        let database_url = self.check_database_url(&mut problems);
         let api_url = self.api_url.trim().trim_end_matches('/').to_string();
         if !(api_url.starts_with("https://") || api_url.starts_with("http://")) {
             problems.push(format!(
@@ -237,6 +188,69 @@ impl ServerArgs {
             secrets,
         });
         Ok(config)
+    }
+
+    /// The App from the environment when any of its credentials is given there (each
+    /// checked); else `None`, and `/setup` will store it in Postgres, which needs a public
+    /// URL, a credentials key and the status token in front of the setup page.
+    fn check_app_source(
+        &self,
+        status_token_given: bool,
+        problems: &mut Vec<String>,
+    ) -> Option<(u64, AppPrivateKey, WebhookSecrets)> {
+        let app_in_env = self.app_id.as_deref().is_some_and(|s| !s.trim().is_empty())
+            || given(&self.private_key)
+            || self.private_key_path.is_some()
+            || given(&self.webhook_secret);
+        if app_in_env {
+            return self.check_app(problems);
+        }
+        let mut missing = Vec::new();
+        if self
+            .public_url
+            .as_deref()
+            .is_none_or(|u| u.trim().is_empty())
+        {
+            missing.push("PUBLIC_URL");
+        }
+        if !given(&self.credentials_key) {
+            missing.push("BLAST_CREDENTIALS_KEY");
+        }
+        if !status_token_given {
+            missing.push("BLAST_STATUS_TOKEN (the setup page is behind it)");
+        }
+        if !missing.is_empty() {
+            problems.push(format!(
+                "no GitHub App configured: set GITHUB_APP_ID, GITHUB_PRIVATE_KEY (or \
+                 GITHUB_PRIVATE_KEY_PATH) and GITHUB_WEBHOOK_SECRET; or, to create the App \
+                 from this server's /setup page, set {}",
+                missing.join(", ")
+            ));
+        }
+        None
+    }
+
+    fn check_database_url(&self, problems: &mut Vec<String>) -> Option<SecretString> {
+        match &self.database_url {
+            Some(url) if !url.expose_secret().trim().is_empty() => {
+                match crate::store::describe_url(url.expose_secret()) {
+                    Ok(_) => Some(url.clone()),
+                    Err(_) => {
+                        problems.push(
+                            "DATABASE_URL is not a Postgres URL: postgres://USER:PASSWORD@HOST:5432/DATABASE"
+                                .to_string(),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                problems.push(
+                    "DATABASE_URL is not set: postgres://USER:PASSWORD@HOST:5432/DATABASE".into(),
+                );
+                None
+            }
+        }
     }
 
     /// The App's id, key and webhook secrets from the environment, each checked.

@@ -29,7 +29,7 @@ use tokio::sync::{watch, Notify};
 
 use super::auth::{Guard, Peer};
 use super::status::{esc, html, refusal, HEAD};
-use crate::store::Store;
+use crate::store::{Store, StoredApp};
 
 /// What creating the App from this server (`/setup`) and reading its stored credentials
 /// take.
@@ -121,24 +121,7 @@ async fn setup_page(
     };
     match st.store.stored_app().await {
         Err(e) => return unavailable(&e.to_string()),
-        Ok(Some(app)) => {
-            let running = *st.activation.running.borrow();
-            return page(&format!(
-                "<p>The App <b>{}</b> (id {}, owned by {}) is set up{}.</p>\
-                 <p><a class=\"button\" href=\"{}\">Install it on an account or organization</a></p>\
-                 <p class=\"muted\">Then open a pull request that changes a function: the \
-                 blast radius arrives as a comment, a check run and review comments.</p>",
-                esc(&app.slug),
-                app.app_id,
-                esc(&app.owner_login),
-                if running {
-                    " and this server runs as it"
-                } else {
-                    ", but this server does not run as it yet: see its log"
-                },
-                esc(&manifest::install_url(&app.html_url)),
-            ));
-        }
+        Ok(Some(app)) => return set_up_page(&app, *st.activation.running.borrow()),
         Ok(None) => {}
     }
     let name = q.name.as_deref().map(str::trim).unwrap_or("");
@@ -155,6 +138,35 @@ async fn setup_page(
             ));
         }
     }
+    create_app_page(&st, config, name, org).await
+}
+
+/// The App already stored: where to install it, and whether this server runs as it.
+fn set_up_page(app: &StoredApp, running: bool) -> Response {
+    page(&format!(
+        "<p>The App <b>{}</b> (id {}, owned by {}) is set up{}.</p>\
+         <p><a class=\"button\" href=\"{}\">Install it on an account or organization</a></p>\
+         <p class=\"muted\">Then open a pull request that changes a function: the \
+         blast radius arrives as a comment, a check run and review comments.</p>",
+        esc(&app.slug),
+        app.app_id,
+        esc(&app.owner_login),
+        if running {
+            " and this server runs as it"
+        } else {
+            ", but this server does not run as it yet: see its log"
+        },
+        esc(&manifest::install_url(&app.html_url)),
+    ))
+}
+
+/// The form that posts the App's manifest to GitHub, under a new one-time state.
+async fn create_app_page(
+    st: &SetupState,
+    config: &SetupConfig,
+    name: &str,
+    org: Option<&str>,
+) -> Response {
     let state = new_state();
     if let Err(e) = st.store.begin_setup(&state).await {
         return unavailable(&e.to_string());

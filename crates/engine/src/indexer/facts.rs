@@ -896,82 +896,83 @@ impl FileFacts {
     /// kept once per graph, and turns them back into a table of the file's own to
     /// store them.
     pub fn map_strings(&mut self, mut f: impl FnMut(StrId) -> StrId) {
-        let sym = |id: SymId, f: &mut dyn FnMut(StrId) -> StrId| match id & TAG_MASK {
-            TAG_GLOBAL if id != UNKNOWN => {
-                let n = f(id & INDEX_MASK);
-                assert!(
-                    n < INDEX_MASK,
-                    "a string id beyond what a value's id can hold"
-                );
-                TAG_GLOBAL | n
-            }
-            _ => id,
-        };
         let f = &mut f as &mut dyn FnMut(StrId) -> StrId;
         for d in &mut self.defs {
             d.name = f(d.name);
             d.qualified = f(d.qualified);
-            d.extends = d.extends.get().map(|e| sym(e, f)).into();
-            d.returns = d.returns.get().map(|r| sym(r, f)).into();
+            d.extends = d.extends.get().map(|e| map_sym(e, f)).into();
+            d.returns = d.returns.get().map(|r| map_sym(r, f)).into();
         }
         for c in &mut self.calls {
             c.name = f(c.name);
-            c.callee = sym(c.callee, f);
+            c.callee = map_sym(c.callee, f);
         }
-        let import_kind = |k: &mut ImportKind, f: &mut dyn FnMut(StrId) -> StrId| {
-            if let ImportKind::Named(n) = k {
-                *n = f(*n);
-            }
-        };
         for i in &mut self.imports {
             i.specifier = f(i.specifier);
-            import_kind(&mut i.kind, f);
+            map_import_kind(&mut i.kind, f);
         }
         for e in &mut self.exports {
             match &mut e.value {
                 ExportValue::Local(s) => {
                     e.name = f(e.name);
-                    *s = sym(*s, f);
+                    *s = map_sym(*s, f);
                 }
                 ExportValue::From { specifier, kind } => {
                     e.name = f(e.name);
                     *specifier = f(*specifier);
-                    import_kind(kind, f);
+                    map_import_kind(kind, f);
                 }
                 // Its name is unused (0), not a string.
                 ExportValue::Star { specifier } => *specifier = f(*specifier),
             }
         }
-        self.module_exports = self.module_exports.map(|s| sym(s, f));
+        self.module_exports = self.module_exports.map(|s| map_sym(s, f));
         for b in &mut self.bindings {
             b.name = f(b.name);
-            b.value = sym(b.value, f);
+            b.value = map_sym(b.value, f);
         }
         for p in &mut self.props {
             p.name = f(p.name);
-            p.value = sym(p.value, f);
+            p.value = map_sym(p.value, f);
         }
         for i in &mut self.implements {
-            i.1 = sym(i.1, f);
+            i.1 = map_sym(i.1, f);
         }
         for c in &mut self.callback_params {
-            c.value = sym(c.value, f);
+            c.value = map_sym(c.value, f);
         }
         for p in &mut self.param_types {
-            p.value = sym(p.value, f);
+            p.value = map_sym(p.value, f);
         }
+        self.map_sym_table(f);
+        for sig in &mut self.signatures {
+            for p in sig.params.iter_mut().flatten() {
+                *p = map_sym(*p, f);
+            }
+            sig.returns = sig.returns.map(|r| map_sym(r, f));
+        }
+        for members in &mut self.shapes {
+            for (n, v) in members {
+                *n = f(*n);
+                *v = map_sym(*v, f);
+            }
+        }
+    }
+
+    /// The value table's strings, and the string ids written into its values' ids.
+    fn map_sym_table(&mut self, f: &mut dyn FnMut(StrId) -> StrId) {
         for i in 0..self.syms.len() as SymId {
             let s = self.syms.at(i);
             let mapped = match s {
                 Sym::Global(n) => Sym::Global(f(n)),
-                Sym::Member(base, n) => Sym::Member(sym(base, f), f(n)),
-                Sym::Instance(x) => Sym::Instance(sym(x, f)),
-                Sym::Return(x) => Sym::Return(sym(x, f)),
-                Sym::Array(x) => Sym::Array(sym(x, f)),
-                Sym::Element(x) => Sym::Element(sym(x, f)),
-                Sym::Either(a, b) => Sym::Either(sym(a, f), sym(b, f)),
-                Sym::CallbackParam(c, slot) => Sym::CallbackParam(sym(c, f), slot),
-                Sym::ParamType(c, i) => Sym::ParamType(sym(c, f), i),
+                Sym::Member(base, n) => Sym::Member(map_sym(base, f), f(n)),
+                Sym::Instance(x) => Sym::Instance(map_sym(x, f)),
+                Sym::Return(x) => Sym::Return(map_sym(x, f)),
+                Sym::Array(x) => Sym::Array(map_sym(x, f)),
+                Sym::Element(x) => Sym::Element(map_sym(x, f)),
+                Sym::Either(a, b) => Sym::Either(map_sym(a, f), map_sym(b, f)),
+                Sym::CallbackParam(c, slot) => Sym::CallbackParam(map_sym(c, f), slot),
+                Sym::ParamType(c, i) => Sym::ParamType(map_sym(c, f), i),
                 other @ (Sym::Binding(_)
                 | Sym::Def(_)
                 | Sym::Import(_)
@@ -983,18 +984,27 @@ impl FileFacts {
             };
             self.syms.set(i, mapped);
         }
-        for sig in &mut self.signatures {
-            for p in sig.params.iter_mut().flatten() {
-                *p = sym(*p, f);
-            }
-            sig.returns = sig.returns.map(|r| sym(r, f));
+    }
+}
+
+/// `id` with the string id written into it (a global's name) rewritten by `f`.
+fn map_sym(id: SymId, f: &mut dyn FnMut(StrId) -> StrId) -> SymId {
+    match id & TAG_MASK {
+        TAG_GLOBAL if id != UNKNOWN => {
+            let n = f(id & INDEX_MASK);
+            assert!(
+                n < INDEX_MASK,
+                "a string id beyond what a value's id can hold"
+            );
+            TAG_GLOBAL | n
         }
-        for members in &mut self.shapes {
-            for (n, v) in members {
-                *n = f(*n);
-                *v = sym(*v, f);
-            }
-        }
+        _ => id,
+    }
+}
+
+fn map_import_kind(k: &mut ImportKind, f: &mut dyn FnMut(StrId) -> StrId) {
+    if let ImportKind::Named(n) = k {
+        *n = f(*n);
     }
 }
 

@@ -49,19 +49,46 @@ pub struct GraphOut {
 /// Nodes are every callable definition (and interface) plus one module node per file
 /// that has top-level calls; edges are every resolved call edge, 1-based lines.
 pub fn collect(graph: &Graph) -> GraphOut {
-    let mut nodes = Vec::new();
-    let mut ids: FxHashMap<CallerNode, u32> = FxHashMap::default();
     let mut files: Vec<FileId> = graph.file_ids().collect();
     files.sort_by(|a, b| graph.facts(*a).path.cmp(&graph.facts(*b).path));
+    let mut nodes = Nodes::default();
     for &f in &files {
+        nodes.add_defs(graph, f);
+    }
+    let mut edges = Vec::new();
+    for &f in &files {
+        edges_of(graph, f, &mut nodes, &mut edges);
+    }
+    let mut declares = Vec::new();
+    for &f in &files {
+        declares_of(graph, f, &nodes.ids, &mut declares);
+    }
+    GraphOut {
+        nodes: nodes.nodes,
+        edges,
+        declares,
+    }
+}
+
+/// The nodes so far, and each caller's node id.
+#[derive(Default)]
+struct Nodes {
+    nodes: Vec<Node>,
+    ids: FxHashMap<CallerNode, u32>,
+}
+
+impl Nodes {
+    /// A node for each of `f`'s definitions but objects.
+    fn add_defs(&mut self, graph: &Graph, f: FileId) {
         let facts = graph.facts(f);
         for (i, d) in facts.defs.iter().enumerate() {
             if d.kind == crate::indexer::facts::DefKind::Object {
                 continue;
             }
-            let id = nodes.len() as u32;
-            ids.insert(CallerNode::Def(DefId::new(f, i as u32)), id);
-            nodes.push(Node {
+            let id = self.nodes.len() as u32;
+            self.ids
+                .insert(CallerNode::Def(DefId::new(f, i as u32)), id);
+            self.nodes.push(Node {
                 id,
                 name: facts.str(d.name).to_string(),
                 qualified_name: facts.str(d.qualified).to_string(),
@@ -72,64 +99,71 @@ pub fn collect(graph: &Graph) -> GraphOut {
             });
         }
     }
-    let mut edges = Vec::new();
-    for &f in &files {
-        let facts = graph.facts(f);
-        for e in graph.edges(f) {
-            let site = &facts.calls[e.site() as usize];
-            let from_node = match site.caller() {
-                Some(d) => CallerNode::Def(DefId::new(f, d)),
-                None => CallerNode::Module(f),
-            };
-            let from = *ids.entry(from_node).or_insert_with(|| {
-                let id = nodes.len() as u32;
-                nodes.push(Node {
-                    id,
-                    name: "<module>".into(),
-                    qualified_name: facts.path.clone(),
-                    kind: "module",
-                    file: facts.path.clone(),
-                    line: 1,
-                    end_line: 1,
-                });
-                id
+
+    /// The node of `caller`; a file's module node is made when first wanted.
+    fn caller(&mut self, caller: CallerNode, path: &str) -> u32 {
+        *self.ids.entry(caller).or_insert_with(|| {
+            let id = self.nodes.len() as u32;
+            self.nodes.push(Node {
+                id,
+                name: "<module>".into(),
+                qualified_name: path.to_string(),
+                kind: "module",
+                file: path.to_string(),
+                line: 1,
+                end_line: 1,
             });
-            let Some(&to) = ids.get(&CallerNode::Def(e.target)) else {
-                continue;
-            };
-            edges.push(EdgeOut {
-                from,
-                to,
-                file: facts.path.clone(),
-                line: site.pos().line + 1,
-                column: site.pos().column + 1,
-                kind: site.kind.as_str(),
-                confidence: e.confidence().as_str(),
-            });
-        }
+            id
+        })
     }
-    let mut declares = Vec::new();
-    for &f in &files {
-        for d in 0..graph.facts(f).defs.len() as u32 {
-            let d = DefId::new(f, d);
-            let Some(&declaration) = ids.get(&CallerNode::Def(d)) else {
-                continue;
-            };
-            for &(code, confidence) in graph.implementations_of(d) {
-                if let Some(&code) = ids.get(&CallerNode::Def(code)) {
-                    declares.push(DeclaresOut {
-                        declaration,
-                        code,
-                        confidence: confidence.as_str(),
-                    });
-                }
+}
+
+/// `f`'s resolved call edges to definitions that have nodes.
+fn edges_of(graph: &Graph, f: FileId, nodes: &mut Nodes, edges: &mut Vec<EdgeOut>) {
+    let facts = graph.facts(f);
+    for e in graph.edges(f) {
+        let site = &facts.calls[e.site() as usize];
+        let from_node = match site.caller() {
+            Some(d) => CallerNode::Def(DefId::new(f, d)),
+            None => CallerNode::Module(f),
+        };
+        let from = nodes.caller(from_node, &facts.path);
+        let Some(&to) = nodes.ids.get(&CallerNode::Def(e.target)) else {
+            continue;
+        };
+        edges.push(EdgeOut {
+            from,
+            to,
+            file: facts.path.clone(),
+            line: site.pos().line + 1,
+            column: site.pos().column + 1,
+            kind: site.kind.as_str(),
+            confidence: e.confidence().as_str(),
+        });
+    }
+}
+
+/// Which code implements each of `f`'s declarations.
+fn declares_of(
+    graph: &Graph,
+    f: FileId,
+    ids: &FxHashMap<CallerNode, u32>,
+    declares: &mut Vec<DeclaresOut>,
+) {
+    for d in 0..graph.facts(f).defs.len() as u32 {
+        let d = DefId::new(f, d);
+        let Some(&declaration) = ids.get(&CallerNode::Def(d)) else {
+            continue;
+        };
+        for &(code, confidence) in graph.implementations_of(d) {
+            if let Some(&code) = ids.get(&CallerNode::Def(code)) {
+                declares.push(DeclaresOut {
+                    declaration,
+                    code,
+                    confidence: confidence.as_str(),
+                });
             }
         }
-    }
-    GraphOut {
-        nodes,
-        edges,
-        declares,
     }
 }
 

@@ -72,82 +72,86 @@ fn parse_line(line: &str) -> Option<Result<Command, CommandError>> {
     let mut words = rest.split_whitespace();
     let name = words.next()?;
     let args: Vec<String> = words.map(unquote).collect();
-    let error = |message: String| {
-        Some(Err(CommandError {
-            line: line.to_string(),
-            message,
-        }))
+    let error = |message: String| CommandError {
+        line: line.to_string(),
+        message,
     };
     let Some(&(known, usage, _)) = USAGE.iter().find(|(n, _, _)| *n == name) else {
-        // A near miss of one of ours is a typo worth answering; anything else is not ours.
-        let lower = name.to_ascii_lowercase();
-        return USAGE
-            .iter()
-            .find(|(n, _, _)| {
-                *n == lower || strsim::damerau_levenshtein(n, &lower) <= 1 && lower.len() > 3
-            })
-            .and_then(|(n, usage, _)| {
-                error(
-                    format!(
-                        "unknown command {}: did you mean `/{n} {usage}`?",
-                        code(&format!("/{name}"))
-                    )
-                    .replace(" `?", "`?"),
-                )
-            });
+        return near_miss(name).map(|message| Err(error(message)));
     };
+    Some(command(known, usage, &args).map_err(error))
+}
+
+/// A near miss of one of our commands is a typo worth answering (what it meant);
+/// anything else is not ours.
+fn near_miss(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let (n, usage, _) = USAGE.iter().find(|(n, _, _)| {
+        *n == lower || strsim::damerau_levenshtein(n, &lower) <= 1 && lower.len() > 3
+    })?;
+    Some(
+        format!(
+            "unknown command {}: did you mean `/{n} {usage}`?",
+            code(&format!("/{name}"))
+        )
+        .replace(" `?", "`?"),
+    )
+}
+
+/// The command `known` (whose arguments `usage` names) with `args`, or what is wrong
+/// with them.
+fn command(known: &str, usage: &str, args: &[String]) -> Result<Command, String> {
     let usage_text = format!("`/{known} {usage}`").replace(" `", "`");
-    let depth = |arg: Option<&String>, default: u32| -> Result<u32, String> {
-        match arg {
-            None => Ok(default),
-            Some(a) => match a.parse::<u32>() {
-                Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
-                _ => Err(format!(
-                    "the depth must be a number from 1 to {MAX_DEPTH}, not {}: {usage_text}",
-                    code(a)
-                )),
-            },
-        }
-    };
     let max_args = usage.split_whitespace().count();
     if args.len() > max_args {
-        return error(format!(
+        return Err(format!(
             "`/{known}` takes at most {max_args} argument{}: {usage_text}",
             if max_args == 1 { "" } else { "s" }
         ));
     }
-    let command = match known {
+    Ok(match known {
         "help" => Command::Help,
         "callers" | "blast" => {
             let Some(target) = args.first().cloned() else {
-                return error(format!("`/{known}` needs a function name: {usage_text}"));
+                return Err(format!("`/{known}` needs a function name: {usage_text}"));
             };
-            let d = match depth(args.get(1), if known == "blast" { 2 } else { 1 }) {
-                Ok(d) => d,
-                Err(m) => return error(m),
-            };
+            let default = if known == "blast" { 2 } else { 1 };
+            let depth = depth(args.get(1), default, &usage_text)?;
             if known == "blast" {
-                Command::Blast { target, depth: d }
+                Command::Blast { target, depth }
             } else {
-                Command::Callers { target, depth: d }
+                Command::Callers { target, depth }
             }
         }
         "callees" => match args.first() {
             Some(target) => Command::Callees {
                 target: target.clone(),
             },
-            None => return error(format!("`/callees` needs a function name: {usage_text}")),
+            None => return Err(format!("`/callees` needs a function name: {usage_text}")),
         },
         "path" => match (args.first(), args.get(1)) {
             (Some(from), Some(to)) => Command::Path {
                 from: from.clone(),
                 to: to.clone(),
             },
-            _ => return error(format!("`/path` needs two function names: {usage_text}")),
+            _ => return Err(format!("`/path` needs two function names: {usage_text}")),
         },
         _ => unreachable!("every name in USAGE is handled"),
-    };
-    Some(Ok(command))
+    })
+}
+
+/// A depth argument, 1 to [`MAX_DEPTH`], `default` when absent.
+fn depth(arg: Option<&String>, default: u32, usage_text: &str) -> Result<u32, String> {
+    match arg {
+        None => Ok(default),
+        Some(a) => match a.parse::<u32>() {
+            Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
+            _ => Err(format!(
+                "the depth must be a number from 1 to {MAX_DEPTH}, not {}: {usage_text}",
+                code(a)
+            )),
+        },
+    }
 }
 
 /// An argument without the backticks or quotes people wrap names in.

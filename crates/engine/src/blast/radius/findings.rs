@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::plan::{describe, BaseSite, HeadFile, Planned};
 use super::BlastOptions;
 use crate::blast::diff::Change;
-use crate::blast::report::{BlastReport, CallerFinding, MODULE_CALLER};
+use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction, MODULE_CALLER};
 use crate::graph::{Caller, DefId, Graph};
 use crate::indexer::facts::*;
 
@@ -31,18 +31,8 @@ pub(super) fn report(
         let head_def = p
             .new
             .and_then(|n| Some(DefId::new(head.file_id(&p.path)?, n)));
-        let described = match head_def {
-            Some(d) => {
-                let mut c = describe(head.facts(d.file), d.def, &p.path, p.change);
-                if p.change == Change::Renamed {
-                    c.renamed_from = p.old.map(|o| o.qualified_name);
-                }
-                c
-            }
-            None => match p.old {
-                Some(old) => old,
-                None => continue,
-            },
+        let Some(described) = described(head, head_def, &p) else {
+            continue;
         };
         let index = report.changed.len();
         let callee = described.qualified_name.clone();
@@ -54,29 +44,63 @@ pub(super) fn report(
                 report.callers.push(finding);
             }
         }
-        // An added function's callers are the change's own code, except direct calls
-        // the change did not touch (an existing call that now reaches the new
-        // function): only those can surprise its author.
-        let added = p.change == Change::Added;
         if let Some(target) = head_def {
-            let depth = if added { 1 } else { options.depth };
-            for t in head.transitive_callers(target, depth) {
-                let mut finding = finding_at(head, t.caller, head_files);
-                if added && finding.touched {
-                    continue;
-                }
+            let added = p.change == Change::Added;
+            for mut finding in head_callers(head, target, added, head_files, options.depth) {
                 finding.callee = callee.clone();
                 finding.changed_index = index;
-                finding.depth = t.depth;
-                finding.via = (t.depth > 1)
-                    .then(|| head.facts(t.via.file).def_qualified(t.via.def).to_string());
                 report.callers.push(finding);
             }
         }
     }
-
     report.unresolved_same_name = unresolved_same_name(head, &report);
-    report.callers.sort_by(|a, b| {
+    order(&mut report.callers);
+    report
+}
+
+/// A changed function described on the head side when it is there (a renamed one
+/// remembering its old name), else as the base had it.
+fn described(head: &Graph, head_def: Option<DefId>, p: &Planned) -> Option<ChangedFunction> {
+    match head_def {
+        Some(d) => {
+            let mut c = describe(head.facts(d.file), d.def, &p.path, p.change);
+            if p.change == Change::Renamed {
+                c.renamed_from = p.old.as_ref().map(|o| o.qualified_name.clone());
+            }
+            Some(c)
+        }
+        None => p.old.clone(),
+    }
+}
+
+/// The head callers of `target`, to `depth`. An added function's callers are the
+/// change's own code, except direct calls the change did not touch (an existing call
+/// that now reaches the new function): only those can surprise its author.
+fn head_callers(
+    head: &Graph,
+    target: DefId,
+    added: bool,
+    head_files: &FxHashMap<String, HeadFile>,
+    depth: u32,
+) -> Vec<CallerFinding> {
+    let depth = if added { 1 } else { depth };
+    let mut found = Vec::new();
+    for t in head.transitive_callers(target, depth) {
+        let mut finding = finding_at(head, t.caller, head_files);
+        if added && finding.touched {
+            continue;
+        }
+        finding.depth = t.depth;
+        finding.via =
+            (t.depth > 1).then(|| head.facts(t.via.file).def_qualified(t.via.def).to_string());
+        found.push(finding);
+    }
+    found
+}
+
+/// By changed function, untouched first, nearest first, then place; each site once.
+fn order(callers: &mut Vec<CallerFinding>) {
+    callers.sort_by(|a, b| {
         (
             a.changed_index,
             a.touched,
@@ -94,11 +118,10 @@ pub(super) fn report(
                 b.column,
             ))
     });
-    report.callers.dedup_by(|a, b| {
+    callers.dedup_by(|a, b| {
         (a.changed_index, &a.file, a.line, a.column) == (b.changed_index, &b.file, b.line, b.column)
     });
-    keep_nearest(&mut report.callers);
-    report
+    keep_nearest(callers);
 }
 
 /// A call site listed under several changed functions stays only under the nearest:

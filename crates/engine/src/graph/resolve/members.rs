@@ -110,62 +110,88 @@ impl Resolver<'_> {
         if out.len() > before {
             return;
         }
-        // `{ ...base }`: a member of what the object spreads.
+        self.spread_member(d, name, depth, out);
+        if out.len() > before {
+            return;
+        }
+        if instance {
+            self.prototype_member(d, name, depth, out);
+            if out.len() > before {
+                return;
+            }
+        }
+        self.inherited_member(d, name, instance, depth, out);
+    }
+
+    /// `{ ...base }`: a member of what the object spreads.
+    fn spread_member(&mut self, d: DefId, name: NameId, depth: u32, out: &mut Vals) {
+        let index = self.index(d.file);
         let spreads: SmallVec<[SymId; 2]> = match self.g.names.get(SPREAD) {
             Some(s) => index.props.get(&(d.def, s)).collect(),
             None => SmallVec::new(),
         };
-        if !spreads.is_empty() {
-            let mut sources = Vals::new();
-            for p in spreads {
-                self.eval(d.file, p, depth + 1, &mut sources);
-            }
-            for source in sources {
-                self.member(source, name, depth + 1, out);
-            }
-            if out.len() > before {
-                return;
+        if spreads.is_empty() {
+            return;
+        }
+        let mut sources = Vals::new();
+        for p in spreads {
+            self.eval(d.file, p, depth + 1, &mut sources);
+        }
+        for source in sources {
+            self.member(source, name, depth + 1, out);
+        }
+    }
+
+    /// Methods assigned to `X.prototype = { ... }`.
+    fn prototype_member(&mut self, d: DefId, name: NameId, depth: u32, out: &mut Vals) {
+        let Some(proto) = self.g.names.get("prototype") else {
+            return;
+        };
+        let index = self.index(d.file);
+        let props: SmallVec<[SymId; 2]> = index.props.get(&(d.def, proto)).collect();
+        if props.is_empty() {
+            return;
+        }
+        let mut protos = Vals::new();
+        for p in props {
+            self.eval(d.file, p, depth + 1, &mut protos);
+        }
+        for p in protos {
+            if let Value::Def(obj) = p {
+                self.def_member(obj, name, false, depth + 1, out);
             }
         }
-        // Methods assigned to `X.prototype = { ... }`.
-        if instance {
-            if let Some(proto) = self.g.names.get("prototype") {
-                let props: SmallVec<[SymId; 2]> = index.props.get(&(d.def, proto)).collect();
-                if !props.is_empty() {
-                    let mut protos = Vals::new();
-                    for p in props {
-                        self.eval(d.file, p, depth + 1, &mut protos);
-                    }
-                    for p in protos {
-                        if let Value::Def(obj) = p {
-                            self.def_member(obj, name, false, depth + 1, out);
-                        }
-                    }
+    }
+
+    /// Inherited: through `extends`, or an object's prototype (`Object.create(p)`),
+    /// which, when it is an instance (`Object.create(Animal.prototype)`), lends its
+    /// instance side.
+    fn inherited_member(
+        &mut self,
+        d: DefId,
+        name: NameId,
+        instance: bool,
+        depth: u32,
+        out: &mut Vals,
+    ) {
+        let owner = self.facts(d.file).def(d.def);
+        let Some(e) = owner.extends() else {
+            return;
+        };
+        let object = owner.kind == DefKind::Object;
+        let mut bases = Vals::new();
+        self.eval(d.file, e, depth + 1, &mut bases);
+        for b in bases {
+            match b {
+                Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
+                Value::Instance(base) => {
+                    self.def_member(base, name, instance || object, depth + 1, out)
                 }
-            }
-            if out.len() > before {
-                return;
-            }
-        }
-        // Inherited: through `extends`, or an object's prototype (`Object.create(p)`),
-        // which, when it is an instance (`Object.create(Animal.prototype)`), lends its
-        // instance side.
-        if let Some(e) = owner.extends() {
-            let mut bases = Vals::new();
-            self.eval(d.file, e, depth + 1, &mut bases);
-            let object = owner.kind == DefKind::Object;
-            for b in bases {
-                match b {
-                    Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),
-                    Value::Instance(base) => {
-                        self.def_member(base, name, instance || object, depth + 1, out)
-                    }
-                    Value::External | Value::Platform => Self::push(out, Value::External),
-                    Value::Module(_)
-                    | Value::Elements(..)
-                    | Value::Signature(..)
-                    | Value::Shape(..) => {}
-                }
+                Value::External | Value::Platform => Self::push(out, Value::External),
+                Value::Module(_)
+                | Value::Elements(..)
+                | Value::Signature(..)
+                | Value::Shape(..) => {}
             }
         }
     }

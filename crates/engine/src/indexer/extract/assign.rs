@@ -135,23 +135,8 @@ impl<'s> Extractor<'s> {
                 });
             }
             ["this", x] => {
-                let ThisCtx::Of(class) = self.current_this() else {
+                if !self.this_member_assignment(x, right, property, depth) {
                     return false;
-                };
-                let name = self.intern(x);
-                let sym = self.define_or_value(right, name, Some(class), property, depth);
-                match self.typed_fields.get(&(class, name)) {
-                    // `use: MiddlewareHandler` declared, `this.use = (...) => {..}` in the
-                    // constructor: the function is the field's implementation, named
-                    // where the field is (TypeScript's declaration of `app.use`).
-                    Some(&at) => {
-                        if let Sym::Def(d) = self.facts.sym(sym) {
-                            if self.facts.def(d).container() == Some(class) {
-                                self.def_mut(d).name_pos = at;
-                            }
-                        }
-                    }
-                    None => self.add_prop(class, name, sym),
                 }
             }
             [owner, "prototype", m] => {
@@ -177,22 +162,8 @@ impl<'s> Extractor<'s> {
                 self.add_prop(c, name, sym);
             }
             [owner, m] => {
-                let name = self.intern(m);
-                match self.local_def(owner) {
-                    Some(c) => {
-                        let sym = self.define_or_value(right, name, Some(c), property, depth);
-                        // `Model.create = ...` is static; an object has only one side.
-                        let has_sides = self.facts.def(c).kind != DefKind::Object;
-                        if let (Sym::Def(d), true) = (self.facts.sym(sym), has_sides) {
-                            self.facts.defs[d as usize].is_static = true;
-                        }
-                        self.add_prop(c, name, sym);
-                    }
-                    None if is_function_like(right) => {
-                        let qualified = format!("{owner}.{m}");
-                        self.define_named(right, name, &qualified, property, depth);
-                    }
-                    None => return false,
+                if !self.owner_member_assignment(owner, m, right, property, depth) {
+                    return false;
                 }
             }
             [.., m] if is_function_like(right) => {
@@ -203,6 +174,67 @@ impl<'s> Extractor<'s> {
             _ => return false,
         }
         self.finish_defining_assignment(left, right, depth);
+        true
+    }
+
+    /// `this.x = ...` in a class: a member of the class, or the implementation of a
+    /// field declared with a type. False outside a class.
+    fn this_member_assignment(
+        &mut self,
+        x: &str,
+        right: Node<'s>,
+        property: Option<Node<'s>>,
+        depth: usize,
+    ) -> bool {
+        let ThisCtx::Of(class) = self.current_this() else {
+            return false;
+        };
+        let name = self.intern(x);
+        let sym = self.define_or_value(right, name, Some(class), property, depth);
+        match self.typed_fields.get(&(class, name)) {
+            // `use: MiddlewareHandler` declared, `this.use = (...) => {..}` in the
+            // constructor: the function is the field's implementation, named
+            // where the field is (TypeScript's declaration of `app.use`).
+            Some(&at) => {
+                if let Sym::Def(d) = self.facts.sym(sym) {
+                    if self.facts.def(d).container() == Some(class) {
+                        self.def_mut(d).name_pos = at;
+                    }
+                }
+            }
+            None => self.add_prop(class, name, sym),
+        }
+        true
+    }
+
+    /// `Owner.m = ...`: a static member of a local class or function (or a member of a
+    /// local object), else a function named `Owner.m`. False for any other value on an
+    /// owner not defined here.
+    fn owner_member_assignment(
+        &mut self,
+        owner: &str,
+        m: &str,
+        right: Node<'s>,
+        property: Option<Node<'s>>,
+        depth: usize,
+    ) -> bool {
+        let name = self.intern(m);
+        match self.local_def(owner) {
+            Some(c) => {
+                let sym = self.define_or_value(right, name, Some(c), property, depth);
+                // `Model.create = ...` is static; an object has only one side.
+                let has_sides = self.facts.def(c).kind != DefKind::Object;
+                if let (Sym::Def(d), true) = (self.facts.sym(sym), has_sides) {
+                    self.facts.defs[d as usize].is_static = true;
+                }
+                self.add_prop(c, name, sym);
+            }
+            None if is_function_like(right) => {
+                let qualified = format!("{owner}.{m}");
+                self.define_named(right, name, &qualified, property, depth);
+            }
+            None => return false,
+        }
         true
     }
 

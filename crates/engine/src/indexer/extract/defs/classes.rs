@@ -54,17 +54,7 @@ impl<'s> Extractor<'s> {
 
         let mut signature = Vec::new();
         let mut body_hash = 0;
-        // `@Component(...) export class X`: the decorators belong to the export statement.
-        let mut children: Vec<Node<'s>> = match node.parent() {
-            Some(p) if p.kind_str() == "export_statement" => {
-                let mut decorators = self.kids(p).into_vec();
-                decorators.retain(|c| c.kind_str() == "decorator");
-                decorators
-            }
-            _ => Vec::new(),
-        };
-        children.extend(self.kids(node));
-        for child in children {
+        for child in self.class_children(node) {
             match child.kind_str() {
                 "decorator" => {
                     let start = self.tokens.mark();
@@ -73,16 +63,7 @@ impl<'s> Extractor<'s> {
                 }
                 "class_heritage" => {
                     let start = self.tokens.mark();
-                    let extends = heritage_value(child);
-                    if let Some(e) = extends {
-                        let sym = self.expr_sym(e);
-                        self.def_mut(def).set_extends(Some(sym));
-                    }
-                    for ty in implemented_types(child) {
-                        if let Some(sym) = self.type_sym(ty) {
-                            self.facts.implements.push((def, sym));
-                        }
-                    }
+                    self.class_heritage(child, def);
                     self.visit(child, depth + 1);
                     signature.push((start, self.tokens.mark()));
                 }
@@ -111,6 +92,34 @@ impl<'s> Extractor<'s> {
         self.callers.pop();
         self.pop_scope();
         def
+    }
+
+    /// A class's children, after the decorators of `@Component(...) export class X`,
+    /// which belong to the export statement.
+    fn class_children(&self, node: Node<'s>) -> Vec<Node<'s>> {
+        let mut children: Vec<Node<'s>> = match node.parent() {
+            Some(p) if p.kind_str() == "export_statement" => {
+                let mut decorators = self.kids(p).into_vec();
+                decorators.retain(|c| c.kind_str() == "decorator");
+                decorators
+            }
+            _ => Vec::new(),
+        };
+        children.extend(self.kids(node));
+        children
+    }
+
+    /// What the class `def` extends and implements.
+    fn class_heritage(&mut self, heritage: Node<'s>, def: DefIdx) {
+        if let Some(e) = heritage_value(heritage) {
+            let sym = self.expr_sym(e);
+            self.def_mut(def).set_extends(Some(sym));
+        }
+        for ty in implemented_types(heritage) {
+            if let Some(sym) = self.type_sym(ty) {
+                self.facts.implements.push((def, sym));
+            }
+        }
     }
 
     fn class_body(&mut self, body: Node<'s>, class: DefIdx, depth: usize) {
