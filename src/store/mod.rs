@@ -10,7 +10,6 @@ mod credentials;
 mod lock;
 mod ops;
 mod overview;
-mod partition;
 mod rows;
 
 use std::str::FromStr;
@@ -28,9 +27,8 @@ use crate::indexer::facts::FileFacts;
 use crate::indexer::skip::SkipReason;
 use crate::indexer::{Language, PARSER_VERSION};
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
-use copy::CopyBuf;
 pub use credentials::StoredApp;
-use lock::{lock_repository, RepoLock};
+use lock::lock_repository;
 pub use overview::{InstallationOverview, RepoOverview};
 use rows::{CacheEntry, FileNumbers, Rows};
 use tokio::sync::{Semaphore, SemaphorePermit};
@@ -155,16 +153,13 @@ pub struct Store {
     /// Host, port and database, for messages.
     target: String,
     /// One permit per pooled connection. A write holds its transaction's connection
-    /// while it waits for more (one per partition of a first write, one for the facts
-    /// cache): it is admitted only with permits for all it may hold, so writers never
-    /// hold the whole pool between them, each waiting for a connection another holds.
+    /// while it waits for another (the facts cache's): it is admitted only with permits
+    /// for both, so writers never hold the whole pool between them, each waiting for a
+    /// connection another holds.
     connections: Arc<Semaphore>,
 }
 
-/// Connections a repository's first write may hold at once: its transaction, one per
-/// partition being built, and the facts cache's.
-const FIRST_WRITE_CONNECTIONS: u32 = 1 + partition::TABLES.len() as u32 + 1;
-/// Connections any other write may hold at once: its transaction and the facts cache's.
+/// Connections a write may hold at once: its transaction and the facts cache's.
 const WRITE_CONNECTIONS: u32 = 2;
 
 /// Where a URL points, for messages: host, port and database, never the password.
@@ -249,11 +244,11 @@ impl Store {
         }
     }
 
-    /// Waits until a write that may hold `connections` at once can have them all.
-    async fn admit_write(&self, connections: u32) -> SemaphorePermit<'_> {
+    /// Waits until a write can have all the connections it may hold at once.
+    async fn admit_write(&self) -> SemaphorePermit<'_> {
         let all = self.pool.options().get_max_connections();
         self.connections
-            .acquire_many(connections.min(all))
+            .acquire_many(WRITE_CONNECTIONS.min(all))
             .await
             .expect("the semaphore is never closed")
     }
@@ -439,9 +434,11 @@ impl Store {
         Ok(deleted)
     }
 
-    /// Cached facts for files about to be indexed, by path: what need not be parsed.
+    /// Cached facts for files of `repo` about to be indexed, by path: what need not be
+    /// parsed.
     pub async fn cached_facts(
         &self,
+        repo: RepoId,
         files: &[(String, BlobSha)],
     ) -> Result<FxHashMap<String, FileFacts>> {
         let mut keys: FxHashMap<(String, String), Vec<String>> = FxHashMap::default();
@@ -453,7 +450,7 @@ impl Store {
             }
         }
         let (blobs, variants): (Vec<String>, Vec<String>) = keys.keys().cloned().unzip();
-        let rows = ops::cached_facts(&self.pool, &blobs, &variants, PARSER_VERSION).await?;
+        let rows = ops::cached_facts(&self.pool, repo, &blobs, &variants, PARSER_VERSION).await?;
         let mut out = FxHashMap::default();
         for (blob, variant, bytes) in rows {
             for path in keys.get(&(blob, variant)).into_iter().flatten() {
@@ -475,7 +472,7 @@ impl Store {
         graph: &Graph,
         meta: &FileMeta,
     ) -> Result<Written> {
-        let _admitted = self.admit_write(FIRST_WRITE_CONNECTIONS).await;
+        let _admitted = self.admit_write().await;
         let mut tx = self.pool.begin().await?;
         let lock = lock_repository(&mut tx, repo).await?;
         let version = ops::graph_version(&mut *tx, repo)
@@ -483,8 +480,6 @@ impl Store {
             .ok_or_else(|| StoreError::UnknownRepository(format!("#{}", repo.0)))?
             + 1;
         ops::delete_all_files(&mut tx, &lock).await?;
-        let started = (!partition::attached(&mut tx, repo).await?)
-            .then(|| partition::start(&self.pool, &lock));
         let files: Vec<FileId> = graph.file_ids().collect();
         let mut numbers = FileNumbers::default();
         // The facts cache first: its write runs while the other rows are built.
@@ -493,10 +488,12 @@ impl Store {
             .map(|&f| graph.facts(f))
             .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
             .collect();
-        let cached = write_cache(&self.pool, entries);
+        let cached = write_cache(&self.pool, repo, entries);
         let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
         let edges = rows.edges.rows();
-        write_rows(&mut tx, &lock, &rows, cached, started).await?;
+        write_rows(&mut tx, &rows, cached).await?;
+        // Facts of blobs no file holds now: earlier contents, earlier parser versions.
+        ops::prune_facts_cache(&mut tx, &lock, None).await?;
         ops::set_graph_version(&mut tx, &lock, commit.map(CommitSha::as_str), version).await?;
         tx.commit().await?;
         Ok(Written {
@@ -517,17 +514,7 @@ impl Store {
         graph: &Graph,
         change: &PushWrite<'_>,
     ) -> Result<Written> {
-        // A push can be a repository's first write. Read outside the lock, this only
-        // sizes the admission: the path taken is decided under the lock, and a
-        // repository only loses its partitions by being deleted.
-        let first = !partition::attached(&mut *self.pool.acquire().await?, repo).await?;
-        let _admitted = self
-            .admit_write(if first {
-                FIRST_WRITE_CONNECTIONS
-            } else {
-                WRITE_CONNECTIONS
-            })
-            .await;
+        let _admitted = self.admit_write().await;
         let mut tx = self.pool.begin().await?;
         let lock = lock_repository(&mut tx, repo).await?;
         let actual = ops::graph_version(&mut *tx, repo)
@@ -541,29 +528,18 @@ impl Store {
         }
         let version = actual + 1;
 
-        // Blobs of re-resolved files the push did not carry are in their old rows.
-        let mut meta = change.meta.clone();
+        let meta = push_meta(&mut tx, repo, graph, change).await?;
         let mut paths: Vec<String> = change
             .rewritten
             .iter()
             .map(|&f| graph.facts(f).path.clone())
             .collect();
-        let unknown_blobs: Vec<String> = paths
-            .iter()
-            .filter(|p| !meta.blobs.contains_key(*p))
-            .cloned()
-            .collect();
-        for (path, blob) in ops::blobs_of(&mut *tx, repo, &unknown_blobs).await? {
-            meta.blobs.insert(path, blob);
-        }
         paths.extend(meta.skipped.iter().map(|(p, _)| p.clone()));
         paths.extend(change.configs.iter().map(|(p, _)| p.clone()));
         let mut numbers = FileNumbers::from_rows(ops::file_numbers(&mut *tx, repo).await?);
         let mut doomed: Vec<i32> = paths.iter().filter_map(|p| numbers.get(p)).collect();
         doomed.extend(change.removed.iter().filter_map(|p| numbers.forget(p)));
-        ops::delete_files(&mut tx, &lock, &doomed).await?;
-        let started = (!partition::attached(&mut tx, repo).await?)
-            .then(|| partition::start(&self.pool, &lock));
+        let replaced = ops::delete_files(&mut tx, &lock, &doomed).await?;
         // Number the rewritten files and every file they call into, then build rows.
         for &f in change.rewritten {
             numbers.number(&graph.facts(f).path);
@@ -578,24 +554,13 @@ impl Store {
             .filter(|facts| change.parsed.contains(&facts.path))
             .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
             .collect();
-        let cached = write_cache(&self.pool, entries);
-        let mut rows = Rows::new();
-        for &f in change.rewritten {
-            let path = &graph.facts(f).path;
-            let blob = meta.blob(path);
-            rows.add_file(repo.0, version, graph, f, blob, &numbers);
-        }
-        for (path, reason) in &meta.skipped {
-            let blob = meta.blob(path);
-            rows.add_skipped(repo.0, version, path, blob, *reason, &mut numbers);
-        }
-        for (path, text) in change.configs {
-            let blob = meta.blob(path);
-            rows.add_config(repo.0, version, path, blob, text, &mut numbers);
-        }
+        let cached = write_cache(&self.pool, repo, entries);
+        let rows = push_rows(repo, version, graph, change, &meta, &mut numbers);
         let edges = rows.edges.rows();
         let files = rows.files.rows();
-        write_rows(&mut tx, &lock, &rows, cached, started).await?;
+        write_rows(&mut tx, &rows, cached).await?;
+        // The facts of contents the push replaced, unless another file holds them.
+        ops::prune_facts_cache(&mut tx, &lock, Some(&replaced)).await?;
         let added: Vec<String> = change.meta.blobs.keys().cloned().collect();
         ops::record_removed(&mut tx, &lock, change.removed, &added, version).await?;
         let commit = change.commit.map(CommitSha::as_str);
@@ -676,6 +641,53 @@ fn variant_of_path(path: &str) -> Option<String> {
     })
 }
 
+/// The push's file metadata, completed with the blobs of the re-resolved files it did
+/// not carry: those are in their old rows.
+async fn push_meta(
+    tx: &mut PgConnection,
+    repo: RepoId,
+    graph: &Graph,
+    change: &PushWrite<'_>,
+) -> Result<FileMeta> {
+    let mut meta = change.meta.clone();
+    let unknown_blobs: Vec<String> = change
+        .rewritten
+        .iter()
+        .map(|&f| graph.facts(f).path.clone())
+        .filter(|p| !meta.blobs.contains_key(p))
+        .collect();
+    for (path, blob) in ops::blobs_of(&mut *tx, repo, &unknown_blobs).await? {
+        meta.blobs.insert(path, blob);
+    }
+    Ok(meta)
+}
+
+/// Rows of a push: its rewritten files, and its skipped and config files.
+fn push_rows(
+    repo: RepoId,
+    version: i64,
+    graph: &Graph,
+    change: &PushWrite<'_>,
+    meta: &FileMeta,
+    numbers: &mut FileNumbers,
+) -> Rows {
+    let mut rows = Rows::new();
+    for &f in change.rewritten {
+        let path = &graph.facts(f).path;
+        let blob = meta.blob(path);
+        rows.add_file(repo.0, version, graph, f, blob, numbers);
+    }
+    for (path, reason) in &meta.skipped {
+        let blob = meta.blob(path);
+        rows.add_skipped(repo.0, version, path, blob, *reason, numbers);
+    }
+    for (path, text) in change.configs {
+        let blob = meta.blob(path);
+        rows.add_config(repo.0, version, path, blob, text, numbers);
+    }
+    rows
+}
+
 /// Rows of the given files plus the skipped and config files of `meta`/`graph`.
 fn build_rows(
     repo: RepoId,
@@ -716,32 +728,30 @@ fn build_rows(
     rows
 }
 
-/// Starts writing entries to the facts cache on a connection of its own. The cache is
-/// content-addressed and shared by every repository, so it need not be part of the
-/// repository's transaction; `write_rows` waits for it before the caller commits, so
-/// no reader finds a file without facts.
-fn write_cache(pool: &PgPool, entries: Vec<CacheEntry>) -> JoinHandle<sqlx::Result<()>> {
+/// Starts writing entries to the facts cache on a connection of its own, while the
+/// caller writes the other rows; `write_rows` waits for it before the caller commits,
+/// so no reader finds a file without facts. Outside the repository's transaction: a
+/// writer that fails after it leaves entries that the next full write prunes.
+fn write_cache(
+    pool: &PgPool,
+    repo: RepoId,
+    entries: Vec<CacheEntry>,
+) -> JoinHandle<sqlx::Result<()>> {
     let pool = pool.clone();
     tokio::spawn(async move {
         if entries.is_empty() {
             return Ok(());
         }
         let mut conn = pool.acquire().await?;
-        ops::insert_facts_cache(&mut conn, &entries, PARSER_VERSION).await
+        ops::insert_facts_cache(&mut conn, repo, &entries, PARSER_VERSION).await
     })
 }
 
-/// Writes the rows of a change, while the facts cache is written (`cached`).
-///
-/// A repository's first write fills the partitions `partition::start` began (each on
-/// a connection of its own, all at once) and attaches them in `tx`; later writes copy
-/// into its partitions in `tx`.
+/// Copies the rows of a change in `tx`, while the facts cache is written (`cached`).
 async fn write_rows(
     tx: &mut sqlx::PgConnection,
-    lock: &RepoLock,
     rows: &Rows,
     cached: JoinHandle<sqlx::Result<()>>,
-    started: Option<Started>,
 ) -> Result<()> {
     let cache = async {
         cached
@@ -749,47 +759,19 @@ async fn write_rows(
             .map_err(|e| StoreError::Task(e.to_string()))?
             .map_err(StoreError::from)
     };
-    let tables = [
-        (rows::FILES_COLUMNS, &rows.files),
-        (rows::DEFINITIONS_COLUMNS, &rows.definitions),
-        (rows::EDGES_COLUMNS, &rows.edges),
-    ];
-    match started {
-        None => {
-            let repo_rows = async {
-                for (table, (columns, rows)) in partition::TABLES.into_iter().zip(tables) {
-                    let name = partition::partition(table, lock.repo());
-                    copy::copy_in(&mut *tx, &name, columns, rows).await?;
-                }
-                Ok::<_, sqlx::Error>(())
-            };
-            let (cached, written) = tokio::join!(cache, repo_rows);
-            cached?;
-            written?;
+    let repo_rows = async {
+        for (table, columns, rows) in [
+            ("files", rows::FILES_COLUMNS, &rows.files),
+            ("definitions", rows::DEFINITIONS_COLUMNS, &rows.definitions),
+            ("edges", rows::EDGES_COLUMNS, &rows.edges),
+        ] {
+            copy::copy_in(&mut *tx, table, columns, rows).await?;
         }
-        Some([files, definitions, edges]) => {
-            let [a, b, c] = tables;
-            let (cached, files, definitions, edges) =
-                tokio::join!(cache, fill(files, a), fill(definitions, b), fill(edges, c));
-            cached?;
-            files?;
-            definitions?;
-            edges?;
-            partition::attach(&mut *tx, lock).await?;
-        }
-    }
-    Ok(())
-}
-
-/// Partitions being built for a repository's first write.
-type Started = [JoinHandle<sqlx::Result<partition::Detached>>; 3];
-
-async fn fill(
-    task: JoinHandle<sqlx::Result<partition::Detached>>,
-    (columns, rows): (&str, &CopyBuf),
-) -> Result<()> {
-    let detached = task.await.map_err(|e| StoreError::Task(e.to_string()))??;
-    detached.fill(columns, rows).await?;
+        Ok::<_, sqlx::Error>(())
+    };
+    let (cached, written) = tokio::join!(cache, repo_rows);
+    cached?;
+    written?;
     Ok(())
 }
 

@@ -58,7 +58,7 @@ pub async fn delete_installation(
     locks: &[RepoLock],
 ) -> sqlx::Result<u64> {
     for lock in locks {
-        super::partition::drop_all(&mut *db, lock.repo()).await?;
+        delete_graph_rows(&mut *db, lock.repo()).await?;
     }
     Ok(sqlx::query("DELETE FROM installations WHERE id = $1")
         .bind(id)
@@ -89,15 +89,28 @@ pub async fn ensure_repository(
     Ok(RepoId(row.get(0)))
 }
 
-/// Deletes a repository and every row of it: its partitions go whole, removals
-/// cascade.
+/// Deletes a repository and every row of it: edges and definitions here, the rest by
+/// cascade from its row.
 pub async fn delete_repository(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<u64> {
-    super::partition::drop_all(&mut *db, repo).await?;
+    delete_graph_rows(&mut *db, repo).await?;
     Ok(sqlx::query("DELETE FROM repositories WHERE id = $1")
         .bind(repo.0)
         .execute(db)
         .await?
         .rows_affected())
+}
+
+/// Deletes the rows of `repo` that no foreign key deletes with its repository row (the
+/// rest go with it: files, removals, the facts cache). Each statement walks the
+/// repository's own range of an index that leads with `repo_id`, and locks only its rows.
+async fn delete_graph_rows(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<()> {
+    for table in ["edges", "definitions"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
+            .bind(repo.0)
+            .execute(&mut *db)
+            .await?;
+    }
+    Ok(())
 }
 
 /// A repository row as the store hands it out.
@@ -319,16 +332,13 @@ pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::R
 }
 
 /// Removes the rows of some files (by number): their edges, definitions, files rows.
+/// Returns the facts-cache keys the removed files rows held.
 pub async fn delete_files(
     db: &mut PgConnection,
     lock: &RepoLock,
     file_ids: &[i32],
-) -> sqlx::Result<()> {
-    for (table, column) in [
-        ("edges", "caller_file"),
-        ("definitions", "file_id"),
-        ("files", "file_id"),
-    ] {
+) -> sqlx::Result<Vec<CacheKey>> {
+    for (table, column) in [("edges", "caller_file"), ("definitions", "file_id")] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE repo_id = $1 AND {column} = ANY($2)"
         ))
@@ -337,7 +347,60 @@ pub async fn delete_files(
         .execute(&mut *db)
         .await?;
     }
-    Ok(())
+    sqlx::query_as(
+        "DELETE FROM files WHERE repo_id = $1 AND file_id = ANY($2)
+         RETURNING blob_sha, variant, parser_version",
+    )
+    .bind(lock.repo().0)
+    .bind(file_ids)
+    .fetch_all(db)
+    .await
+}
+
+/// A facts-cache entry's key within a repository: (blob, variant, parser version).
+pub type CacheKey = (String, String, i32);
+
+/// Drops the repository's facts-cache entries among `keys` (all of them when `None`)
+/// that no stored file of it holds any more.
+pub async fn prune_facts_cache(
+    db: &mut PgConnection,
+    lock: &RepoLock,
+    keys: Option<&[CacheKey]>,
+) -> sqlx::Result<u64> {
+    // `hashtext` as in the index `files_by_blob`.
+    let unheld = "NOT EXISTS (SELECT 1 FROM files f
+                   WHERE f.repo_id = c.repo_id AND hashtext(f.blob_sha) = hashtext(c.blob_sha)
+                     AND f.blob_sha = c.blob_sha AND f.variant = c.variant
+                     AND f.parser_version = c.parser_version)";
+    let done = match keys {
+        None => {
+            sqlx::query(&format!(
+                "DELETE FROM facts_cache c WHERE c.repo_id = $1 AND {unheld}"
+            ))
+            .bind(lock.repo().0)
+            .execute(db)
+            .await?
+        }
+        Some([]) => return Ok(0),
+        Some(keys) => {
+            let blobs: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+            let variants: Vec<&str> = keys.iter().map(|k| k.1.as_str()).collect();
+            let versions: Vec<i32> = keys.iter().map(|k| k.2).collect();
+            sqlx::query(&format!(
+                "DELETE FROM facts_cache c
+                 USING unnest($2::text[], $3::text[], $4::int[]) AS k(blob_sha, variant, parser_version)
+                 WHERE c.repo_id = $1 AND c.blob_sha = k.blob_sha AND c.variant = k.variant
+                   AND c.parser_version = k.parser_version AND {unheld}"
+            ))
+            .bind(lock.repo().0)
+            .bind(&blobs)
+            .bind(&variants)
+            .bind(&versions)
+            .execute(db)
+            .await?
+        }
+    };
+    Ok(done.rows_affected())
 }
 
 /// Every stored file's number, by path.
@@ -395,6 +458,7 @@ pub async fn blobs_of(
 /// Cached facts for (blob, variant) keys at the current parser version.
 pub async fn cached_facts(
     db: impl PgExecutor<'_>,
+    repo: RepoId,
     blobs: &[String],
     variants: &[String],
     parser_version: i32,
@@ -402,12 +466,13 @@ pub async fn cached_facts(
     let rows = sqlx::query(
         "SELECT c.blob_sha, c.variant, c.facts
          FROM unnest($1::text[], $2::text[]) AS k(blob_sha, variant)
-         JOIN facts_cache c ON c.blob_sha = k.blob_sha AND c.variant = k.variant
-                           AND c.parser_version = $3",
+         JOIN facts_cache c ON c.repo_id = $4 AND c.blob_sha = k.blob_sha
+                           AND c.variant = k.variant AND c.parser_version = $3",
     )
     .bind(blobs)
     .bind(variants)
     .bind(parser_version)
+    .bind(repo.0)
     .fetch_all(db)
     .await?;
     Ok(rows
@@ -422,6 +487,7 @@ pub async fn cached_facts(
 /// and the entries go in again through an INSERT that skips conflicts.
 pub async fn insert_facts_cache(
     db: &mut PgConnection,
+    repo: RepoId,
     entries: &[(String, String, Vec<u8>)],
     parser_version: i32,
 ) -> sqlx::Result<()> {
@@ -433,12 +499,13 @@ pub async fn insert_facts_cache(
     let present: Vec<(String, String)> = sqlx::query_as(
         "SELECT c.blob_sha, c.variant
          FROM unnest($1::text[], $2::text[]) AS k(blob_sha, variant)
-         JOIN facts_cache c ON c.blob_sha = k.blob_sha AND c.variant = k.variant
-                           AND c.parser_version = $3",
+         JOIN facts_cache c ON c.repo_id = $4 AND c.blob_sha = k.blob_sha
+                           AND c.variant = k.variant AND c.parser_version = $3",
     )
     .bind(&blobs)
     .bind(&variants)
     .bind(parser_version)
+    .bind(repo.0)
     .fetch_all(&mut *db)
     .await?;
     let mut seen: FxHashSet<(&str, &str)> = present
@@ -449,7 +516,8 @@ pub async fn insert_facts_cache(
     for (blob, variant, facts) in entries {
         // The same blob at two paths is one entry.
         if seen.insert((blob, variant)) {
-            rows.text(blob)
+            rows.int8(repo.0)
+                .text(blob)
                 .text(variant)
                 .int4(parser_version)
                 .bytes(facts);
@@ -459,7 +527,7 @@ pub async fn insert_facts_cache(
     let copied = super::copy::copy_in(
         db,
         "facts_cache",
-        "blob_sha, variant, parser_version, facts",
+        "repo_id, blob_sha, variant, parser_version, facts",
         &rows,
     )
     .await;
@@ -468,14 +536,15 @@ pub async fn insert_facts_cache(
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
             let facts: Vec<&[u8]> = entries.iter().map(|e| e.2.as_slice()).collect();
             sqlx::query(
-                "INSERT INTO facts_cache (blob_sha, variant, parser_version, facts)
-                 SELECT b, v, $3, f FROM unnest($1::text[], $2::text[], $4::bytea[]) AS t(b, v, f)
+                "INSERT INTO facts_cache (repo_id, blob_sha, variant, parser_version, facts)
+                 SELECT $5, b, v, $3, f FROM unnest($1::text[], $2::text[], $4::bytea[]) AS t(b, v, f)
                  ON CONFLICT DO NOTHING",
             )
             .bind(&blobs)
             .bind(&variants)
             .bind(parser_version)
             .bind(&facts)
+            .bind(repo.0)
             .execute(db)
             .await?;
             Ok(())
@@ -504,8 +573,8 @@ pub async fn files_since(
     let rows = sqlx::query(
         "SELECT f.path, f.status, f.blob_sha, f.skip_reason, f.content, f.resolution, c.facts
          FROM files f
-         LEFT JOIN facts_cache c ON c.blob_sha = f.blob_sha AND c.variant = f.variant
-                                AND c.parser_version = f.parser_version
+         LEFT JOIN facts_cache c ON c.repo_id = f.repo_id AND c.blob_sha = f.blob_sha
+                                AND c.variant = f.variant AND c.parser_version = f.parser_version
          WHERE f.repo_id = $1 AND f.version > $2",
     )
     .bind(repo.0)

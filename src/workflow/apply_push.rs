@@ -67,6 +67,7 @@ pub struct GraphChange {
 /// Classifies the pushed files and extracts the code files the facts cache lacks.
 pub async fn prepare(
     store: &Store,
+    repo: RepoId,
     changed: Vec<FileInput>,
     removed: Vec<String>,
     rules: &SkipRules,
@@ -88,7 +89,7 @@ pub async fn prepare(
         .iter()
         .map(|i| (i.file.path.clone(), i.blob.clone()))
         .collect();
-    let cached = store.cached_facts(&keys).await?;
+    let cached = store.cached_facts(repo, &keys).await?;
     let code = super::cpu(|| extract(code, &cached, rules));
     Ok(PreparedPush {
         meta,
@@ -157,7 +158,7 @@ pub async fn apply_push(
     removed: Vec<String>,
     rules: &SkipRules,
 ) -> Result<(Graph, Written), StoreError> {
-    let mut push = prepare(store, changed, removed, rules).await?;
+    let mut push = prepare(store, repo, changed, removed, rules).await?;
     let change = super::cpu(|| lay_over(&mut graph, &mut push));
     let write = PushWrite {
         expected,

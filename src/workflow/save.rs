@@ -62,7 +62,7 @@ pub async fn index_and_save_as(
             .iter()
             .map(|f| (f.path.clone(), BlobSha::of(&f.bytes))),
     );
-    let mut cached = store.cached_facts(&blobs).await?;
+    let mut cached = store.cached_facts(repo, &blobs).await?;
     let missing: Vec<FileEntry> = known
         .into_iter()
         .filter(|e| !cached.contains_key(&e.path))

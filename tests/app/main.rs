@@ -16,6 +16,7 @@ mod intake;
 mod jobs;
 mod migrations;
 mod queue;
+mod schema;
 mod status_page;
 mod store;
 mod webhooks;

@@ -72,7 +72,7 @@ async fn every_migration_applies_over_sample_data(pool: PgPool) {
                 .unwrap_or_else(|e| panic!("sample data after {name}: {e}"));
         }
     }
-    // The sample rows survived every migration, each in its repository's partition.
+    // The sample rows survived every migration, in the tables keyed by repository.
     let edges: Vec<(i64, String)> =
         sqlx::query_as("SELECT repo_id, tableoid::regclass::text FROM edges ORDER BY repo_id")
             .fetch_all(&pool)
@@ -80,8 +80,30 @@ async fn every_migration_applies_over_sample_data(pool: PgPool) {
             .unwrap();
     assert_eq!(
         edges,
-        vec![(1, "edges_r1".to_string()), (2, "edges_r2".to_string())]
+        vec![(1, "edges".to_string()), (2, "edges".to_string())]
     );
+    let files: Vec<(i64, String)> =
+        sqlx::query_as("SELECT repo_id, path FROM files ORDER BY repo_id, path")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(files.len(), 3, "{files:?}");
+    // The facts cache kept, per repository, what its files hold, and nothing else.
+    let cached: Vec<(i64, String)> =
+        sqlx::query_as("SELECT repo_id, blob_sha FROM facts_cache ORDER BY 1, 2")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(cached, vec![(1, "b1".to_string()), (2, "b3".to_string())]);
+    // No partition and no table a dead writer left is left.
+    let stray: Vec<String> = sqlx::query_scalar(
+        "SELECT relname::text FROM pg_class
+         WHERE relname ~ '^(files|definitions|edges)_r[0-9]+$' OR relispartition",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(stray, Vec::<String>::new());
     // The queue's sample rows too, deferred never.
     let jobs: Vec<(String, i32)> = sqlx::query_as("SELECT state, deferrals FROM jobs ORDER BY id")
         .fetch_all(&pool)

@@ -276,18 +276,26 @@ async fn incremental_changes_equal_a_full_build(pool: PgPool) {
 async fn unchanged_blobs_come_from_the_facts_cache(pool: PgPool) {
     let store = store(pool).await;
     let repo = fixture_repo();
-    let (_, _) = saved(&store, "o/one", &repo).await;
+    let (id, _) = saved(&store, "o/one", &repo).await;
     let keys: Vec<(String, BlobSha)> = repo
         .files
         .iter()
         .map(|(p, s)| (p.clone(), BlobSha::of(s.as_bytes())))
         .collect();
-    let cached = store.cached_facts(&keys).await.unwrap();
+    let cached = store.cached_facts(id, &keys).await.unwrap();
     assert_eq!(cached.len(), repo.files.len(), "every blob is cached");
-    // The same blob under another path (a fork, a copy) is a hit too, with its own path.
+    // The same blob under another path (a copy) is a hit too, with its own path.
     let other = vec![("copy/of/posts.js".to_string(), keys[0].1.clone())];
-    let hit = store.cached_facts(&other).await.unwrap();
+    let hit = store.cached_facts(id, &other).await.unwrap();
     assert_eq!(hit["copy/of/posts.js"].path, "copy/of/posts.js");
+    // The cache is the repository's own: another repository's write cannot be read
+    // through it (nor purged with it).
+    let elsewhere = store.ensure_repository("o/two").await.unwrap().id;
+    assert!(store
+        .cached_facts(elsewhere, &keys)
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 #[sqlx::test(migrations = false)]
@@ -469,89 +477,112 @@ async fn deleting_a_repository_or_installation_removes_its_rows(pool: PgPool) {
     .await
     .unwrap();
     assert_eq!(left, 0);
-    // Their partitions went with them.
-    assert_eq!(partition_tables(&pool).await, Vec::<String>::new());
+    // Their facts went with them.
+    let cached: i64 = sqlx::query_scalar("SELECT count(*) FROM facts_cache")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(cached, 0);
 }
 
-/// Tables of repositories' partitions (attached or not), by name.
-async fn partition_tables(pool: &PgPool) -> Vec<String> {
+/// Relations of the schema: tables, indexes, TOAST tables and their indexes.
+async fn relations(pool: &PgPool) -> i64 {
     sqlx::query_scalar(
-        "SELECT relname::text FROM pg_class
-         WHERE relkind = 'r' AND relname ~ '^(files|definitions|edges)_r[0-9]+$' ORDER BY 1",
+        "SELECT count(*) FROM pg_class c
+         WHERE c.relnamespace = current_schema()::regnamespace
+            OR c.oid IN (SELECT reltoastrelid FROM pg_class
+                         WHERE relnamespace = current_schema()::regnamespace)
+            OR c.oid IN (SELECT i.indexrelid FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
+                         WHERE t.relnamespace = 'pg_toast'::regnamespace
+                           AND t.oid IN (SELECT reltoastrelid FROM pg_class
+                                         WHERE relnamespace = current_schema()::regnamespace))",
     )
-    .fetch_all(pool)
+    .fetch_one(pool)
     .await
     .unwrap()
 }
 
 #[sqlx::test(migrations = false)]
-async fn a_first_write_goes_into_partitions_of_its_own(pool: PgPool) {
+async fn repositories_add_rows_not_relations(pool: PgPool) {
     let store = store(pool.clone()).await;
+    let before = relations(&pool).await;
     let repo = fixture_repo();
-    let (id, graph) = saved(&store, "o/classify", &repo).await;
-    let n = id.0;
-    assert_eq!(
-        partition_tables(&pool).await,
-        vec![
-            format!("definitions_r{n}"),
-            format!("edges_r{n}"),
-            format!("files_r{n}")
-        ]
-    );
-    // Attached, with the parents' indexes adopted rather than built twice.
-    let indexes: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid
-         WHERE c.relname = ANY($1) AND c.relispartition",
-    )
-    .bind(vec![
-        format!("files_r{n}"),
-        format!("definitions_r{n}"),
-        format!("edges_r{n}"),
-    ])
-    .fetch_one(&pool)
-    .await
-    .unwrap();
-    assert_eq!(indexes, 3 + 2 + 2, "files, definitions, edges");
-    let (files, _, edges) = store.counts(id).await.unwrap();
-    assert_eq!(files as usize, repo.files.len());
-    assert_eq!(edges as usize, graph.edge_keys().len());
+    let mut ids = Vec::new();
+    for name in ["o/a", "o/b", "o/c"] {
+        let (id, graph) = saved(&store, name, &repo).await;
+        let (files, _, edges) = store.counts(id).await.unwrap();
+        assert_eq!(files as usize, repo.files.len());
+        assert_eq!(edges as usize, graph.edge_keys().len());
+        ids.push(id);
+    }
+    assert_eq!(relations(&pool).await, before);
+    store.delete_repository(ids[1]).await.unwrap();
+    assert_eq!(relations(&pool).await, before);
+    assert_ne!(store.counts(ids[0]).await.unwrap().2, 0);
 }
 
 #[sqlx::test(migrations = false)]
-async fn tables_left_by_a_first_write_that_died_are_unseen_then_replaced(pool: PgPool) {
+async fn the_facts_cache_keeps_only_what_stored_files_hold(pool: PgPool) {
     let store = store(pool.clone()).await;
-    let id = store.ensure_repository("o/classify").await.unwrap().id;
-    // What a writer leaves when it dies after building its tables, before attaching.
-    for table in ["files", "definitions", "edges"] {
-        sqlx::query(&format!(
-            "CREATE TABLE {table}_r{} (LIKE {table} INCLUDING DEFAULTS)",
-            id.0
-        ))
-        .execute(&pool)
-        .await
-        .unwrap();
-    }
-    sqlx::query(&format!(
-        "INSERT INTO edges_r{} (repo_id, caller_file, callee_file) VALUES ($1, 0, 0)",
-        id.0
-    ))
+    let mut repo = fixture_repo();
+    let (id, graph) = saved(&store, "o/classify", &repo).await;
+    let cached = |pool: PgPool| async move {
+        let blobs: Vec<String> =
+            sqlx::query_scalar("SELECT blob_sha FROM facts_cache WHERE repo_id = $1 ORDER BY 1")
+                .bind(id.0)
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        blobs
+    };
+    let held = |repo: &Repo| {
+        let mut blobs: Vec<String> = repo
+            .files
+            .iter()
+            .filter(|(p, _)| blast_radius::indexer::Language::from_path(p).is_some())
+            .map(|(_, t)| BlobSha::of(t.as_bytes()).0)
+            .collect();
+        blobs.sort();
+        blobs.dedup();
+        blobs
+    };
+    assert_eq!(cached(pool.clone()).await, held(&repo));
+    // A push that edits one file and removes another: their old facts go.
+    let paths: Vec<String> = repo.files.keys().take(2).cloned().collect();
+    let edited = format!(
+        "{}\nexport function addedByThePush() {{}}\n",
+        repo.files[&paths[0]]
+    );
+    let graph = apply_and_check(
+        &store,
+        id,
+        graph,
+        1,
+        &mut repo,
+        vec![
+            (paths[0].as_str(), Some(edited.as_str())),
+            (paths[1].as_str(), None),
+        ],
+    )
+    .await;
+    assert_eq!(cached(pool.clone()).await, held(&repo));
+    // Facts of an older parser no file holds go with the next full write.
+    sqlx::query(
+        "INSERT INTO facts_cache (repo_id, blob_sha, variant, parser_version, facts)
+         SELECT repo_id, blob_sha, variant, parser_version - 1, facts FROM facts_cache
+         WHERE repo_id = $1",
+    )
     .bind(id.0)
     .execute(&pool)
     .await
     .unwrap();
-    assert_eq!(store.counts(id).await.unwrap(), (0, 0, 0), "not attached");
-    let repo = fixture_repo();
-    let (graph, meta) = repo.build();
+    let (full, meta) = repo.build();
     store
-        .save_full(id, Some(sha("c1")), &graph, &meta)
+        .save_full(id, Some(sha("c3")), &full, &meta)
         .await
         .unwrap();
-    let (loaded, _) = store.load_graph(id).await.unwrap();
-    assert_eq!(loaded.edge_keys(), graph.edge_keys());
-    assert_eq!(
-        store.counts(id).await.unwrap().2 as usize,
-        graph.edge_keys().len()
-    );
+    assert_eq!(cached(pool.clone()).await, held(&repo));
+    drop(graph);
 }
 
 #[sqlx::test(migrations = false)]
@@ -571,8 +602,8 @@ async fn a_first_write_does_not_wait_for_readers_of_other_repositories(pool: PgP
     .execute(&mut *reader)
     .await
     .unwrap();
-    // Attaching takes a lock that does not conflict with it; one that did (creating a
-    // partition in place, detaching one) would wait for the reader forever.
+    // Rows of other repositories are all it shares with them: a write that took a
+    // table lock would wait for the reader forever.
     let b = store.ensure_repository("o/b").await.unwrap().id;
     let (graph, meta) = repo.build();
     tokio::time::timeout(
@@ -597,11 +628,19 @@ async fn a_first_write_does_not_wait_for_readers_of_other_repositories(pool: PgP
     )
     .await
     .expect("the push to b does not wait for the reader of a");
+    // Nor does a purge of b.
+    tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        store.delete_repository(b),
+    )
+    .await
+    .expect("the purge of b does not wait for the reader of a")
+    .unwrap();
     reader.commit().await.unwrap();
 }
 
 #[sqlx::test(migrations = false)]
-async fn a_repository_first_written_by_a_push_gets_its_partitions(pool: PgPool) {
+async fn a_repository_first_written_by_a_push(pool: PgPool) {
     let store = store(pool.clone()).await;
     let id = store.ensure_repository("o/new").await.unwrap().id;
     let mut repo = Repo {
@@ -616,7 +655,9 @@ async fn a_repository_first_written_by_a_push_gets_its_partitions(pool: PgPool) 
     let empty = Graph::build(Vec::new(), Vec::new());
     let graph = apply_and_check(&store, id, empty, 0, &mut repo, edits).await;
     assert!(!graph.edge_keys().is_empty());
-    assert_eq!(partition_tables(&pool).await.len(), 3);
+    let (files, _, edges) = store.counts(id).await.unwrap();
+    assert_eq!(files as usize, all.files.len());
+    assert_eq!(edges as usize, graph.edge_keys().len());
 }
 
 #[tokio::test]
@@ -799,9 +840,7 @@ async fn first_writes_of_two_repositories_at_once_both_land(pool: PgPool) {
     let (graph, meta) = repo.build();
     let a = store.ensure_repository("o/a").await.unwrap().id;
     let b = store.ensure_repository("o/b").await.unwrap().id;
-    // Both attach partitions to the same parents: the second waits for the first's
-    // commit at its first ATTACH, and the same table order everywhere means neither
-    // waits for the other in a cycle.
+    // Both copy into the same tables, each its own rows: neither waits for the other.
     let (wa, wb) = tokio::time::timeout(std::time::Duration::from_secs(60), async {
         tokio::join!(
             store.save_full(a, Some(sha("c1")), &graph, &meta),
@@ -820,10 +859,9 @@ async fn first_writes_of_two_repositories_at_once_both_land(pool: PgPool) {
 
 #[sqlx::test(migrations = false)]
 async fn more_first_writes_than_the_pool_can_serve_at_once_all_land(pool: PgPool) {
-    // A first write uses several connections at once (its transaction, one per
-    // partition, the facts cache). With as many writers as connections, each holding
-    // its transaction, none could get the rest: the store admits writers so that each
-    // admitted one can finish.
+    // A write uses two connections at once (its transaction, the facts cache's). With
+    // as many writers as connections, each holding its transaction, none could get
+    // the other: the store admits writers so that each admitted one can finish.
     let small = sqlx::postgres::PgPoolOptions::new()
         .max_connections(5)
         .acquire_timeout(std::time::Duration::from_secs(20))
