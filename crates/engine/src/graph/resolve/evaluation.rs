@@ -114,8 +114,11 @@ impl Resolver<'_> {
                 Value::External | Value::Platform => Self::push(out, Value::External),
                 // A value of a function type is a function of that type; an
                 // instance of a type that names an instance (`ReturnType<typeof
-                // create>`) is that instance.
-                Value::Signature(..) | Value::Shape(..) | Value::Instance(_) => Self::push(out, c),
+                // create>`) or an array (`Shelf['stores']`) is that instance or array.
+                Value::Signature(..)
+                | Value::Shape(..)
+                | Value::Instance(_)
+                | Value::Elements(..) => Self::push(out, c),
                 _ => {}
             }
         }

@@ -311,6 +311,25 @@ impl<'s> Extractor<'s> {
             // type; an instance of it is a function of that type.
             "function_type" => self.signature_at(ty, level),
             "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
+            "lookup_type" => self.lookup_type_sym(ty, level),
+            _ => None,
+        }
+    }
+
+    /// `Editor['store']`: what an `Editor`'s member `store` holds; `Config['a']['b']`
+    /// one member after another; `Items[number]`: an element of `Items`. A value of it
+    /// is an instance of that (see the resolver's `Sym::Instance`): the instance a typed
+    /// property holds, the function a method is. So a value typed `Editor['save']` and
+    /// called is a call of that value, not of `Editor.save`, as TypeScript reads it.
+    fn lookup_type_sym(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        let (object, index) = (ty.named_child(0)?, ty.named_child(1)?);
+        let base = self.value_of_type(object, level)?;
+        match index.kind_str() {
+            "literal_type" => {
+                let key = self.key_name(index.named_child(0)?)?;
+                Some(self.sym(Sym::Member(base, key)))
+            }
+            "predefined_type" if self.text(index) == "number" => Some(self.sym(Sym::Element(base))),
             _ => None,
         }
     }
