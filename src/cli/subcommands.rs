@@ -425,7 +425,9 @@ pub fn facts(file: &Path) -> Result<()> {
         bail!("{path} is skipped: {}", reason.as_str());
     }
     let Some(f) = loaded.graph.file_id(&path) else {
-        bail!("{path} is not a JavaScript or TypeScript file");
+        let why = crate::indexer::select::why_not_code(&path)
+            .unwrap_or_else(|| "the indexer did not read it".to_string());
+        bail!("{path} is not indexed: {why}");
     };
     print!(
         "{}",

@@ -35,6 +35,17 @@ fn errors_are_one_clear_line() {
     let err = stderr_of(&["index", "--repo", "/definitely/not/here"]);
     assert!(err.contains("is not a directory"), "{err}");
 
+    // `facts` of a file the indexer leaves out names the real reason.
+    let vendored = plain.path().join("src/vendor/lib/x.ts");
+    std::fs::create_dir_all(vendored.parent().unwrap()).unwrap();
+    std::fs::write(&vendored, "export function x() {}\n").unwrap();
+    let err = stderr_of(&["facts", vendored.to_str().unwrap()]);
+    assert!(err.contains("under a `vendor/` directory"), "{err}");
+    let readme = plain.path().join("README.md");
+    std::fs::write(&readme, "# x\n").unwrap();
+    let err = stderr_of(&["facts", readme.to_str().unwrap()]);
+    assert!(err.contains("not a JavaScript or TypeScript file"), "{err}");
+
     let err = stderr_of(&[
         "callers",
         "x",

@@ -62,11 +62,35 @@ pub fn select_decided<'a>(
 
 /// Whether a repository-relative path lies in a skipped directory.
 pub fn in_skipped_dir(path: &str) -> bool {
+    skipped_dir(path).is_some()
+}
+
+/// The skipped directory a repository-relative path lies in (the innermost), if any.
+pub fn skipped_dir(path: &str) -> Option<&'static str> {
     clean(path)
         .split('/')
         .rev()
         .skip(1)
-        .any(|part| SKIPPED_DIRS.contains(&part))
+        .find_map(|part| SKIPPED_DIRS.iter().find(|d| **d == part).copied())
+}
+
+/// Why the indexer does not read `path` as code when it does not: the directory that
+/// skips it, or what the file is not. `None` for a path it reads.
+pub fn why_not_code(path: &str) -> Option<String> {
+    if let Some(dir) = skipped_dir(path) {
+        return Some(format!(
+            "it lies under a `{dir}/` directory, which the indexer leaves out as other \
+             people's code or build output"
+        ));
+    }
+    match classify(path) {
+        PathKind::Code(_) => None,
+        PathKind::Config => Some(
+            "it is a configuration file: it decides how imports resolve, and holds no code"
+                .to_string(),
+        ),
+        PathKind::Ignored => Some("it is not a JavaScript or TypeScript file".to_string()),
+    }
 }
 
 /// Config files that decide how imports resolve. Anything under `node_modules` is
@@ -129,6 +153,23 @@ mod tests {
         assert!(in_skipped_dir("packages/a/dist/index.js"));
         assert!(!in_skipped_dir("src/dist.js"));
         assert!(!in_skipped_dir("src/builder/index.js"));
+    }
+
+    #[test]
+    fn a_file_not_read_as_code_says_why() {
+        let vendored = why_not_code("packages/server/src/vendor/lib/x.ts").unwrap();
+        assert!(vendored.contains("`vendor/`"), "{vendored}");
+        // The innermost skipped directory is the one named.
+        let nested = why_not_code("third_party/pkg/dist/index.js").unwrap();
+        assert!(nested.contains("`dist/`"), "{nested}");
+        let config = why_not_code("tsconfig.json").unwrap();
+        assert!(config.contains("configuration"), "{config}");
+        let other = why_not_code("README.md").unwrap();
+        assert!(
+            other.contains("not a JavaScript or TypeScript file"),
+            "{other}"
+        );
+        assert_eq!(why_not_code("src/vendors.ts"), None);
     }
 
     #[test]
