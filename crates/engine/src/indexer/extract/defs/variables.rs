@@ -77,7 +77,19 @@ impl<'s> Extractor<'s> {
                     member_value = Some(self.facts.bindings[binding as usize].value);
                 } else {
                     let sym = self.expr_sym(value);
-                    self.rebind(binding, sym);
+                    match typed {
+                        // `export const right: <A>(a: A) => Either<never, A> = _.right`:
+                        // a function type only describes the function it is given;
+                        // calling the name runs that function (fp-ts' style throughout).
+                        Some(typed)
+                            if annotation.is_some_and(states_a_function)
+                                && is_alias(value.kind_str()) =>
+                        {
+                            let both = self.sym(Sym::Either(typed, sym));
+                            self.facts.bindings[binding as usize].value = both;
+                        }
+                        _ => self.rebind(binding, sym),
+                    }
                     self.visit(value, depth + 1);
                     member_value = Some(self.facts.bindings[binding as usize].value);
                 }
@@ -134,4 +146,29 @@ impl<'s> Extractor<'s> {
             self.declare_pattern(left, element, hoist);
         }
     }
+}
+
+/// Whether a type annotation states a function: a function type, or a type literal of
+/// call signatures only (an overload list).
+fn states_a_function(annotation: Node<'_>) -> bool {
+    let Some(ty) = annotation.named_child(0) else {
+        return false;
+    };
+    match ty.kind_str() {
+        "function_type" => true,
+        "object_type" => {
+            let mut cursor = ty.walk();
+            let mut members = ty
+                .named_children(&mut cursor)
+                .filter(|m| m.kind_str() != "comment")
+                .peekable();
+            members.peek().is_some() && members.all(|m| m.kind_str() == "call_signature")
+        }
+        _ => false,
+    }
+}
+
+/// A name or a path of names (`impl`, `_.right`, `RA.lookup`): another name for a value.
+fn is_alias(kind: &str) -> bool {
+    matches!(kind, "identifier" | "member_expression")
 }
