@@ -14,11 +14,9 @@ impl Graph {
     pub(crate) fn candidate_signature(&self, f: FileId) -> FxHashMap<NameId, Vec<(DefIdx, u32)>> {
         let slot = self.slot(f);
         let mut out: FxHashMap<NameId, Vec<(DefIdx, u32)>> = FxHashMap::default();
-        if slot.facts().declaration_only {
-            return out;
-        }
+        let declaration_only = slot.facts().declaration_only;
         for (i, d) in slot.facts().defs.iter().enumerate() {
-            if !d.kind.is_callable() || d.kind == DefKind::Constructor {
+            if !self.named(f, d, declaration_only) {
                 continue;
             }
             let container = d.container().map(|c| slot.facts().def(c).kind);
@@ -27,7 +25,8 @@ impl Graph {
                 | u32::from(container == Some(DefKind::Interface)) << 9
                 | u32::from(d.qualified == d.name) << 10
                 | u32::from(slot.index().is_module) << 11
-                | u32::from(d.loose_member) << 12;
+                | u32::from(d.reach == Reach::LooseMember) << 12
+                | u32::from(d.reach == Reach::Global) << 13;
             out.entry(NameId(d.name))
                 .or_default()
                 .push((i as DefIdx, flags));
@@ -35,17 +34,37 @@ impl Graph {
         out
     }
 
+    /// Whether the name index holds `d` (of file `f`): the callable definitions of
+    /// code, for name-only matches, and the interfaces of the global scope of any
+    /// file, which [`Graph::global_interfaces`] gives the resolver.
+    fn named(&self, f: FileId, d: &Definition, declaration_only: bool) -> bool {
+        if d.kind == DefKind::Interface {
+            return d.container().is_none()
+                && (d.reach == Reach::Global || !self.slot(f).index().is_module);
+        }
+        !declaration_only && d.kind.is_callable() && d.kind != DefKind::Constructor
+    }
+
+    /// The interfaces named `name` of the global scope (`interface Window` in a script,
+    /// or in a module's `declare global` block): they merge into the platform's one.
+    pub(crate) fn global_interfaces(&self, name: NameId) -> impl Iterator<Item = DefId> + '_ {
+        self.by_name
+            .get(&name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|d| self.slot(d.file).facts().def(d.def).kind == DefKind::Interface)
+    }
+
     pub(crate) fn add_to_name_index(&mut self, f: FileId) {
         let slot = self.slot(f);
-        if slot.facts().declaration_only {
-            return;
-        }
+        let declaration_only = slot.facts().declaration_only;
         let entries: Vec<(NameId, DefId)> = slot
             .facts()
             .defs
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.kind.is_callable() && d.kind != DefKind::Constructor)
+            .filter(|(_, d)| self.named(f, d, declaration_only))
             .map(|(i, d)| (NameId(d.name), DefId::new(f, i as DefIdx)))
             .collect();
         for (name, def) in entries {
@@ -97,7 +116,7 @@ impl Graph {
                             && matches!(def.kind, DefKind::Function | DefKind::Class)
                     }
                     FallbackScope::Members => {
-                        (def.loose_member
+                        (def.reach == Reach::LooseMember
                             || def.container().is_some()
                                 && container_kind != Some(DefKind::Interface))
                             && matches!(def.kind, DefKind::Method | DefKind::Function)

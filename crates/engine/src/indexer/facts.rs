@@ -260,6 +260,22 @@ impl Repair {
     }
 }
 
+/// Where a definition is seen from beyond the scopes that hold it (one byte: a
+/// definition's two cases never meet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reach {
+    /// Through its scopes, exports and containers only.
+    Scoped,
+    /// Assigned, at the top level, to a property of a value that is no definition of
+    /// this file (`res.send = function () {}` with `res = Object.create(...)`,
+    /// `Router.prototype.x = ...` with `Router` imported): a member, though of nothing
+    /// the graph knows, so a method call on a receiver of unknown type may be it.
+    LooseMember,
+    /// An interface of the global scope written in a module (`declare global {
+    /// interface Window { .. } }`): it merges with the global one of that name.
+    Global,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DefKind {
@@ -354,11 +370,8 @@ pub struct Definition {
     /// `UserService.getUser`, `api.fetchUser`, `outer.inner`.
     pub qualified: StrId,
     pub kind: DefKind,
-    /// Assigned, at the top level, to a property of a value that is no definition of
-    /// this file (`res.send = function () {}` with `res = Object.create(...)`,
-    /// `Router.prototype.x = ...` with `Router` imported): a member, though of nothing
-    /// the graph knows, so a method call on a receiver of unknown type may be it.
-    pub loose_member: bool,
+    /// Where it is seen from beyond the scopes that hold it.
+    pub reach: Reach,
     pub is_static: bool,
     pub exported: bool,
     /// See [`Definition::container`].
@@ -395,7 +408,7 @@ impl Definition {
             name,
             qualified,
             kind,
-            loose_member: false,
+            reach: Reach::Scoped,
             is_static: false,
             exported: false,
             container: container.into(),

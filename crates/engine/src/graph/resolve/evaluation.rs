@@ -47,9 +47,22 @@ impl Resolver<'_> {
             // CommonJS: a module's free `exports` is its own exports object.
             Sym::Global(n) if self.g.str(n) == "exports" => Self::push(out, Value::Module(f)),
             Sym::Global(n) if PLATFORM_GLOBALS.binary_search(&self.g.str(n)).is_ok() => {
-                Self::push(out, Value::Platform)
+                Self::push(out, Value::Platform);
+                // The global object: also what the repository declares of it
+                // (`declare global { interface Window { helpers: Helpers } }`).
+                if matches!(self.g.str(n), "window" | "globalThis" | "self") {
+                    for w in self.global_interfaces("Window") {
+                        Self::push(out, Value::Instance(w));
+                    }
+                }
             }
-            Sym::Global(_) | Sym::Unknown => {}
+            // A member of the global object is a global too (`helpers` in a test).
+            Sym::Global(n) => {
+                for w in self.global_interfaces("Window") {
+                    self.def_member(w, NameId(n), true, depth + 1, out);
+                }
+            }
+            Sym::Unknown => {}
             Sym::Def(d) => Self::push(out, Value::Def(DefId::new(f, d))),
             Sym::Import(i) => {
                 let import = facts.imports[i as usize];
@@ -102,6 +115,16 @@ impl Resolver<'_> {
                 }
             }
         }
+    }
+
+    /// The repository's interfaces of the global scope named `name`, remembered as
+    /// read (see `Resolver::global_reads`).
+    fn global_interfaces(&mut self, name: &str) -> SmallVec<[DefId; 2]> {
+        let Some(name) = self.g.names.get(name) else {
+            return SmallVec::new();
+        };
+        self.global_reads.insert(name);
+        self.g.global_interfaces(name).collect()
     }
 
     /// `new C()`, or a value of type `C`: an instance of what `class` denotes.

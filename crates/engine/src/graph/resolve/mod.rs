@@ -107,6 +107,9 @@ pub(crate) struct Resolver<'g> {
     declarations: bool,
     /// Whether the current site's evaluation went through such an import.
     crossed_typed: bool,
+    /// Names of global interfaces read (`Window`): one appearing or vanishing anywhere
+    /// re-resolves this file, as for names matched by name only.
+    global_reads: FxHashSet<NameId>,
 }
 
 impl<'g> Resolver<'g> {
@@ -121,6 +124,7 @@ impl<'g> Resolver<'g> {
             steps: 0,
             declarations: true,
             crossed_typed: false,
+            global_reads: FxHashSet::default(),
         }
     }
 
@@ -188,6 +192,7 @@ impl<'g> Resolver<'g> {
         // `fallback_names`, not `deps`.
         out.deps = self.deps.into_iter().collect();
         out.deps.sort();
+        fallback.extend(self.global_reads.drain());
         out.fallback_names = fallback.into_iter().collect();
         out.fallback_names.sort();
         out

@@ -275,7 +275,11 @@ impl<'s> Extractor<'s> {
             let top_level = self.at_module_level();
             let def = &mut self.facts.defs[d as usize];
             def.qualified = q;
-            def.loose_member = top_level;
+            def.reach = if top_level {
+                Reach::LooseMember
+            } else {
+                Reach::Scoped
+            };
         }
         sym
     }

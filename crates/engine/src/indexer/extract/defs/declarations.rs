@@ -20,6 +20,9 @@ impl<'s> Extractor<'s> {
             node,
             Some(name_node),
         );
+        if in_declare_global(node) {
+            self.def_mut(def).reach = Reach::Global;
+        }
         let value = self.sym(Sym::Def(def));
         self.declare(name, value, false);
         self.names.push(def);
@@ -199,4 +202,15 @@ impl<'s> Extractor<'s> {
             }
         }
     }
+}
+
+/// Whether a declaration stands in a `declare global { ... }` block.
+fn in_declare_global(node: Node<'_>) -> bool {
+    let Some(block) = node.parent().filter(|p| p.kind_str() == "statement_block") else {
+        return false;
+    };
+    block.parent().is_some_and(|ambient| {
+        ambient.kind_str() == "ambient_declaration"
+            && ambient.child(1).is_some_and(|k| k.kind_str() == "global")
+    })
 }
