@@ -42,18 +42,26 @@ impl Graph {
             return d.container().is_none()
                 && (d.reach == Reach::Global || !self.slot(f).index().is_module);
         }
+        if d.reach == Reach::Global {
+            // The variables of a `declare global` block, as one object's members.
+            return true;
+        }
         !declaration_only && d.kind.is_callable() && d.kind != DefKind::Constructor
     }
 
-    /// The interfaces named `name` of the global scope (`interface Window` in a script,
-    /// or in a module's `declare global` block): they merge into the platform's one.
-    pub(crate) fn global_interfaces(&self, name: NameId) -> impl Iterator<Item = DefId> + '_ {
+    /// The definitions named `name` that the global scope holds: interfaces (`interface
+    /// Window` in a script, or in a module's `declare global` block), which merge into
+    /// the platform's one, and the objects of `declare global` blocks' variables.
+    pub(crate) fn global_definitions(&self, name: NameId) -> impl Iterator<Item = DefId> + '_ {
         self.by_name
             .get(&name)
             .into_iter()
             .flatten()
             .copied()
-            .filter(|d| self.slot(d.file).facts().def(d.def).kind == DefKind::Interface)
+            .filter(|d| {
+                let def = self.slot(d.file).facts().def(d.def);
+                def.kind == DefKind::Interface || def.reach == Reach::Global
+            })
     }
 
     pub(crate) fn add_to_name_index(&mut self, f: FileId) {

@@ -51,15 +51,22 @@ impl Resolver<'_> {
                 // The global object: also what the repository declares of it
                 // (`declare global { interface Window { helpers: Helpers } }`).
                 if matches!(self.g.str(n), "window" | "globalThis" | "self") {
-                    for w in self.global_interfaces("Window") {
-                        Self::push(out, Value::Instance(w));
+                    for (d, interface) in self.global_scope() {
+                        Self::push(
+                            out,
+                            if interface {
+                                Value::Instance(d)
+                            } else {
+                                Value::Def(d)
+                            },
+                        );
                     }
                 }
             }
             // A member of the global object is a global too (`helpers` in a test).
             Sym::Global(n) => {
-                for w in self.global_interfaces("Window") {
-                    self.def_member(w, NameId(n), true, depth + 1, out);
+                for (d, _) in self.global_scope() {
+                    self.def_member(d, NameId(n), true, depth + 1, out);
                 }
             }
             Sym::Unknown => {}
@@ -117,14 +124,20 @@ impl Resolver<'_> {
         }
     }
 
-    /// The repository's interfaces of the global scope named `name`, remembered as
-    /// read (see `Resolver::global_reads`).
-    fn global_interfaces(&mut self, name: &str) -> SmallVec<[DefId; 2]> {
-        let Some(name) = self.g.names.get(name) else {
-            return SmallVec::new();
-        };
-        self.global_reads.insert(name);
-        self.g.global_interfaces(name).collect()
+    /// What the repository declares of the global object: its `Window` interfaces (an
+    /// instance of each is the object) and its `declare global` variables (members of
+    /// an object named `globalThis`), remembered as read (see
+    /// `Resolver::global_reads`). With whether each is an interface.
+    fn global_scope(&mut self) -> SmallVec<[(DefId, bool); 2]> {
+        let mut out = SmallVec::new();
+        for (name, interface) in [("Window", true), ("globalThis", false)] {
+            let Some(name) = self.g.names.get(name) else {
+                continue;
+            };
+            self.global_reads.insert(name);
+            out.extend(self.g.global_definitions(name).map(|d| (d, interface)));
+        }
+        out
     }
 
     /// `new C()`, or a value of type `C`: an instance of what `class` denotes.

@@ -205,7 +205,7 @@ impl<'s> Extractor<'s> {
 }
 
 /// Whether a declaration stands in a `declare global { ... }` block.
-fn in_declare_global(node: Node<'_>) -> bool {
+pub(crate) fn in_declare_global(node: Node<'_>) -> bool {
     let Some(block) = node.parent().filter(|p| p.kind_str() == "statement_block") else {
         return false;
     };

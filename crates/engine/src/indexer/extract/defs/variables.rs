@@ -100,6 +100,13 @@ impl<'s> Extractor<'s> {
             if let (Some(ns), Some(value)) = (namespace, member_value) {
                 self.add_prop(ns, name, value);
             }
+            // `declare global { var registry: Registry }`: a member of the global object.
+            if let (Some(value), Some(declaration)) = (typed, node.parent()) {
+                if super::declarations::in_declare_global(declaration) {
+                    let object = self.global_object(declaration);
+                    self.add_prop(object, name, value);
+                }
+            }
         } else {
             let sym = value.map(|v| self.expr_sym(v));
             self.declare_pattern(target, sym, hoist);
@@ -171,4 +178,19 @@ fn states_a_function(annotation: Node<'_>) -> bool {
 /// A name or a path of names (`impl`, `_.right`, `RA.lookup`): another name for a value.
 fn is_alias(kind: &str) -> bool {
     matches!(kind, "identifier" | "member_expression")
+}
+
+impl<'s> Extractor<'s> {
+    /// The object that holds this file's `declare global` variables (named
+    /// `globalThis`, reaching the global scope), made at the first of them.
+    fn global_object(&mut self, at: Node<'s>) -> DefIdx {
+        if let Some(object) = self.global_object {
+            return object;
+        }
+        let name = self.intern("globalThis");
+        let object = self.new_def(DefKind::Object, name, None, at, None);
+        self.def_mut(object).reach = Reach::Global;
+        self.global_object = Some(object);
+        object
+    }
 }
