@@ -35,8 +35,9 @@ impl Graph {
     }
 
     /// Whether the name index holds `d` (of file `f`): the callable definitions of
-    /// code, for name-only matches, and the interfaces of the global scope of any
-    /// file, which [`Graph::global_interfaces`] gives the resolver.
+    /// code, for name-only matches, and what any file declares of the global scope
+    /// (its interfaces, the object of its `declare global` variables), which
+    /// [`Graph::global_definitions`] gives the resolver.
     fn named(&self, f: FileId, d: &Definition, declaration_only: bool) -> bool {
         if d.kind == DefKind::Interface {
             return d.container().is_none()
