@@ -26,7 +26,8 @@ impl Graph {
                 | u32::from(d.qualified == d.name) << 10
                 | u32::from(slot.index().is_module) << 11
                 | u32::from(d.reach == Reach::LooseMember) << 12
-                | u32::from(d.reach == Reach::Global) << 13;
+                | u32::from(d.reach == Reach::Global) << 13
+                | u32::from(d.reach == Reach::ScriptGlobal) << 14;
             out.entry(NameId(d.name))
                 .or_default()
                 .push((i as DefIdx, flags));
@@ -43,9 +44,11 @@ impl Graph {
             return d.container().is_none()
                 && (d.reach == Reach::Global || !self.slot(f).index().is_module);
         }
-        if d.reach == Reach::Global {
+        match d.reach {
             // The variables of a `declare global` block, as one object's members.
-            return true;
+            Reach::Global => return true,
+            Reach::ScriptGlobal => return !self.slot(f).index().is_module,
+            Reach::Scoped | Reach::LooseMember => {}
         }
         !declaration_only && d.kind.is_callable() && d.kind != DefKind::Constructor
     }
@@ -61,7 +64,8 @@ impl Graph {
             .copied()
             .filter(|d| {
                 let def = self.slot(d.file).facts().def(d.def);
-                def.kind == DefKind::Interface || def.reach == Reach::Global
+                def.kind == DefKind::Interface
+                    || matches!(def.reach, Reach::Global | Reach::ScriptGlobal)
             })
     }
 

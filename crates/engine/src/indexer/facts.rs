@@ -271,9 +271,13 @@ pub enum Reach {
     /// `Router.prototype.x = ...` with `Router` imported): a member, though of nothing
     /// the graph knows, so a method call on a receiver of unknown type may be it.
     LooseMember,
-    /// An interface of the global scope written in a module (`declare global {
-    /// interface Window { .. } }`): it merges with the global one of that name.
+    /// Of the global scope, written in a module: an interface of a `declare global`
+    /// block (it merges with the global one of that name), or the object whose
+    /// members are the block's variables.
     Global,
+    /// The object whose members are a file's top-level `declare var x: T` variables:
+    /// of the global scope when the file is a script, not a module.
+    ScriptGlobal,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -198,9 +198,9 @@ pub(crate) struct Extractor<'s> {
     /// what the field holds, whatever `this.namingStrategy = ...` assigns. With where
     /// the field's name is: a function assigned to it later is declared there.
     pub(crate) typed_fields: FxHashMap<(DefIdx, StrId), Pos>,
-    /// The object whose members are this file's `declare global { var x: T }`
-    /// variables, made at the first.
-    pub(crate) global_object: Option<DefIdx>,
+    /// The objects whose members are this file's `declare global { var x: T }`
+    /// variables and its top-level `declare var x: T` ones, made at the first.
+    pub(crate) global_objects: [Option<DefIdx>; 2],
 }
 
 impl<'s> Extractor<'s> {
@@ -236,7 +236,7 @@ impl<'s> Extractor<'s> {
             tokens: tokens::TokenHasher::reused(),
             truncated: 0,
             typed_fields: Default::default(),
-            global_object: None,
+            global_objects: [None, None],
         };
         // StrId 0 is the empty string, so "no name" needs no Option.
         ex.intern("");

@@ -100,10 +100,18 @@ impl<'s> Extractor<'s> {
             if let (Some(ns), Some(value)) = (namespace, member_value) {
                 self.add_prop(ns, name, value);
             }
-            // `declare global { var registry: Registry }`: a member of the global object.
+            // `declare global { var registry: Registry }`, or a script's top-level
+            // `declare var registry: Registry`: a member of the global object.
             if let (Some(value), Some(declaration)) = (typed, node.parent()) {
-                if super::declarations::in_declare_global(declaration) {
-                    let object = self.global_object(declaration);
+                let reach = if super::declarations::in_declare_global(declaration) {
+                    Some(Reach::Global)
+                } else if is_top_level_declare(declaration) {
+                    Some(Reach::ScriptGlobal)
+                } else {
+                    None
+                };
+                if let Some(reach) = reach {
+                    let object = self.global_object(declaration, reach);
                     self.add_prop(object, name, value);
                 }
             }
@@ -175,22 +183,36 @@ fn states_a_function(annotation: Node<'_>) -> bool {
     }
 }
 
+/// `declare var x: T` at the top of a file.
+fn is_top_level_declare(declaration: Node<'_>) -> bool {
+    declaration
+        .parent()
+        .filter(|p| p.kind_str() == "ambient_declaration")
+        .and_then(|p| p.parent())
+        .is_some_and(|p| p.kind_str() == "program")
+}
+
 /// A name or a path of names (`impl`, `_.right`, `RA.lookup`): another name for a value.
 fn is_alias(kind: &str) -> bool {
     matches!(kind, "identifier" | "member_expression")
 }
 
 impl<'s> Extractor<'s> {
-    /// The object that holds this file's `declare global` variables (named
-    /// `globalThis`, reaching the global scope), made at the first of them.
-    fn global_object(&mut self, at: Node<'s>) -> DefIdx {
-        if let Some(object) = self.global_object {
+    /// The object that holds this file's `declare global` variables (`reach`
+    /// Global) or its top-level `declare var` ones (ScriptGlobal), named `globalThis`,
+    /// made at the first of them.
+    fn global_object(&mut self, at: Node<'s>, reach: Reach) -> DefIdx {
+        let slot = match reach {
+            Reach::ScriptGlobal => 1,
+            _ => 0,
+        };
+        if let Some(object) = self.global_objects[slot] {
             return object;
         }
         let name = self.intern("globalThis");
         let object = self.new_def(DefKind::Object, name, None, at, None);
-        self.def_mut(object).reach = Reach::Global;
-        self.global_object = Some(object);
+        self.def_mut(object).reach = reach;
+        self.global_objects[slot] = Some(object);
         object
     }
 }
