@@ -553,7 +553,7 @@ async fn the_facts_cache_keeps_only_what_stored_files_hold(pool: PgPool) {
         "{}\nexport function addedByThePush() {{}}\n",
         repo.files[&paths[0]]
     );
-    let graph = apply_and_check(
+    apply_and_check(
         &store,
         id,
         graph,
@@ -582,7 +582,6 @@ async fn the_facts_cache_keeps_only_what_stored_files_hold(pool: PgPool) {
         .await
         .unwrap();
     assert_eq!(cached(pool.clone()).await, held(&repo));
-    drop(graph);
 }
 
 #[sqlx::test(migrations = false)]
