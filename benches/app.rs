@@ -7,6 +7,12 @@
 //! local checkout; one changed file pushed, webhook to graph stored; a pull request
 //! changing 50 files, webhook to summary comment posted; `/callers` in its thread,
 //! webhook to reply posted.
+//!
+//! BLAST_BENCH_COPIES=N makes the repository N copies of the corpus side by side (a
+//! monorepo: 10 copies of the full corpus are 104,000 source files), and adds the
+//! server's peak RSS, `index` without a database, `/callers` from a restarted server (the
+//! graph reloaded from rows) and a cold `callers --database-url` process. BLAST_INTAKE_SECONDS=0
+//! skips the intake part.
 
 mod common;
 #[path = "../tests/fake_github/mod.rs"]
@@ -32,6 +38,45 @@ const NOISE_INSTALLATION: i64 = 8;
 const NOISE_REPOSITORIES: i64 = 900_000;
 
 struct Server(Child);
+
+impl Server {
+    /// The process's peak resident memory so far (`VmHWM`), in MB.
+    fn peak_rss_mb(&self) -> u64 {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.0.id())).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb / 1024)
+    }
+}
+
+/// Runs a command under `/usr/bin/time`: its wall seconds and peak RSS in MB. It must
+/// succeed, or fail saying `allowed` (an answer all the same).
+fn timed(cmd: &mut Command, allowed: Option<&str>) -> (f64, u64) {
+    let program = cmd.get_program().to_owned();
+    let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
+    let t = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "peak-rss-kb %M"])
+        .arg(program)
+        .args(args)
+        .output()
+        .expect("/usr/bin/time");
+    let secs = t.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() || allowed.is_some_and(|a| err.contains(a)),
+        "{err}"
+    );
+    let kb: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("peak-rss-kb "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    (secs, kb / 1024)
+}
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -159,54 +204,34 @@ async fn run() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
     let total = 200 * seconds as usize;
-    let start = Instant::now();
-    let mut tasks = Vec::with_capacity(total);
-    for i in 0..total {
-        let due = start + Duration::from_micros(5_000 * i as u64);
-        tokio::time::sleep_until(due.into()).await;
-        let client = client.clone();
-        // Pushes to the default branches of 20 repositories GitHub does not know: each
-        // a delivery and a job, as real pushes are.
-        let body = push(
-            NOISE_REPOSITORIES + (i % 20) as i64,
-            &format!("{:040x}", i),
-            &format!("{:040x}", i + 1),
-        );
-        tasks.push(tokio::spawn(async move {
-            let t = Instant::now();
-            let status = deliver(&client, port, "push", &format!("bench-{i}"), &body).await;
-            (status, t.elapsed().as_secs_f64() * 1e3)
-        }));
+    if total > 0 {
+        intake(&client, port, &pool, total).await;
     }
-    let mut latencies = Vec::with_capacity(total);
-    let mut failed = 0;
-    for t in tasks {
-        let (status, ms) = t.await.unwrap();
-        if !(200..300).contains(&status) {
-            failed += 1;
-        }
-        latencies.push(ms);
-    }
-    latencies.sort_by(f64::total_cmp);
-    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM deliveries")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    println!(
-        "intake: {total} deliveries at 200/s: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {failed} not 2xx; {recorded} recorded",
-        percentile(&latencies, 0.5),
-        percentile(&latencies, 0.99),
-        latencies[latencies.len() - 1],
-    );
 
-    // The noise's jobs run (or wait out the fake's rate limit) before the clock starts.
-    idle(&pool).await;
-
-    // ---- install a repository the size of the corpus ----
+    // ---- install a repository the size of the corpus (or N times it) ----
+    let copies: usize = std::env::var("BLAST_BENCH_COPIES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
     let corpus = common::corpus();
     let repo = TestRepo::new();
-    common_copy(&corpus, repo.path());
+    if copies == 1 {
+        common_copy(&corpus, repo.path());
+    } else {
+        for k in 0..copies {
+            let dir = repo.path().join(format!("copy{k}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            common_copy(&corpus, &dir);
+        }
+    }
     let head = repo.commit("corpus");
+    let sources = repo
+        .git(&[
+            "ls-files", "*.js", "*.mjs", "*.cjs", "*.jsx", "*.ts", "*.mts", "*.cts", "*.tsx",
+        ])
+        .lines()
+        .count();
+    println!("repository: {copies} cop(ies) of the corpus, {sources} source files");
     let id = fake.add_repo(7, "acme/corpus", repo.path());
     // The archive GitHub would serve, made before the clock starts (see git::archive).
     fake_github::git::archive(repo.path(), &head, &format!("acme-corpus-{}", &head[..7])).unwrap();
@@ -223,6 +248,7 @@ async fn run() {
     );
     wait_for_commit(&pool, "acme/corpus", &head).await;
     let install = t.elapsed().as_secs_f64();
+    let install_peak = server.peak_rss_mb();
     let cli_db = fresh_database("blast_bench_cli").await;
     let migrate = Command::new(binary())
         .args(["migrate", "--database-url", &cli_db])
@@ -243,10 +269,18 @@ async fn run() {
     );
     let cli = t.elapsed().as_secs_f64();
     println!(
-        "install, webhook to graph stored: {install:.2} s; index --database-url on a local checkout: {cli:.2} s ({:.2}x)",
+        "install, webhook to graph stored: {install:.2} s (server peak RSS {install_peak} MB); index --database-url on a local checkout: {cli:.2} s ({:.2}x)",
         install / cli
     );
+    let (index_only, index_rss) = timed(
+        Command::new(binary())
+            .args(["index", "--repo"])
+            .arg(repo.path()),
+        None,
+    );
+    println!("index without a database: {index_only:.2} s, peak RSS {index_rss} MB");
 
+    // ---- one changed file pushed, webhook to graph stored ----
     // ---- one changed file pushed, webhook to graph stored ----
     let files: Vec<String> = repo
         .git(&["ls-files", "*.js"])
@@ -352,7 +386,7 @@ async fn run() {
         let body = serde_json::to_vec(&json!({
             "action": "created",
             "issue": { "number": number, "pull_request": { "url": "x" } },
-            "comment": { "id": comment, "body": text, "user": { "login": "dev", "type": "User" } },
+            "comment": { "id": comment, "body": text, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
             "repository": { "id": id, "full_name": "acme/corpus", "default_branch": "main" },
             "installation": { "id": 7 },
         }))
@@ -393,7 +427,104 @@ async fn run() {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    println!(
+        "server peak RSS over the whole run: {} MB",
+        server.peak_rss_mb()
+    );
     drop(server);
+
+    // ---- the graph reloaded from rows: a restarted server, and a cold CLI ----
+    let server = serve(&db, &fake, port).await;
+    idle(&pool).await;
+    let text = "/callers baseGetTag";
+    let comment = fake.add_comment_as("acme/corpus", 1, "dev", text);
+    let body = serde_json::to_vec(&json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": comment, "body": text, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+        "repository": { "id": id, "full_name": "acme/corpus", "default_branch": "main" },
+        "installation": { "id": 7 },
+    }))
+    .unwrap();
+    let t = Instant::now();
+    assert_eq!(
+        deliver(&client, port, "issue_comment", "ask-cold", &body).await,
+        202
+    );
+    wait_for_comment(
+        &fake,
+        1,
+        &format!("<!-- blast-radius:command:{comment} -->"),
+    )
+    .await;
+    println!(
+        "/callers from a restarted server (graph reloaded from rows), webhook to reply posted: {:.0} ms; server peak RSS {} MB",
+        t.elapsed().as_secs_f64() * 1e3,
+        server.peak_rss_mb()
+    );
+    drop(server);
+    let (cold, cold_rss) = timed(
+        Command::new(binary()).args([
+            "callers",
+            "baseGetTag",
+            "--database-url",
+            &cli_db,
+            "--name",
+            "corpus",
+        ]),
+        // In a monorepo of copies the name is ambiguous: the answer lists the candidates.
+        Some("names"),
+    );
+    println!(
+        "callers --database-url, a cold process (load the graph from rows, answer): {cold:.2} s, peak RSS {cold_rss} MB; index without a database / this: {:.1}x",
+        index_only / cold
+    );
+}
+
+/// 200 signed deliveries per second until `total`; prints their latencies.
+async fn intake(client: &reqwest::Client, port: u16, pool: &PgPool, total: usize) {
+    let start = Instant::now();
+    let mut tasks = Vec::with_capacity(total);
+    for i in 0..total {
+        let due = start + Duration::from_micros(5_000 * i as u64);
+        tokio::time::sleep_until(due.into()).await;
+        let client = client.clone();
+        // Pushes to the default branches of 20 repositories GitHub does not know: each
+        // a delivery and a job, as real pushes are.
+        let body = push(
+            NOISE_REPOSITORIES + (i % 20) as i64,
+            &format!("{:040x}", i),
+            &format!("{:040x}", i + 1),
+        );
+        tasks.push(tokio::spawn(async move {
+            let t = Instant::now();
+            let status = deliver(&client, port, "push", &format!("bench-{i}"), &body).await;
+            (status, t.elapsed().as_secs_f64() * 1e3)
+        }));
+    }
+    let mut latencies = Vec::with_capacity(total);
+    let mut failed = 0;
+    for t in tasks {
+        let (status, ms) = t.await.unwrap();
+        if !(200..300).contains(&status) {
+            failed += 1;
+        }
+        latencies.push(ms);
+    }
+    latencies.sort_by(f64::total_cmp);
+    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM deliveries")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    println!(
+        "intake: {total} deliveries at 200/s: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {failed} not 2xx; {recorded} recorded",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        latencies[latencies.len() - 1],
+    );
+
+    // The noise's jobs run (or wait out the fake's rate limit) before the clock starts.
+    idle(pool).await;
 }
 
 /// Until no job runs or waits to run, and a second more (the App spaces out its

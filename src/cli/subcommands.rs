@@ -106,6 +106,9 @@ pub fn index(repo: &RepoArgs) -> Result<()> {
 
 pub fn serve(args: &crate::server::settings::ServerArgs, mode: crate::server::Mode) -> Result<()> {
     let config = args.check().map_err(anyhow::Error::msg)?;
+    if matches!(mode, crate::server::Mode::Work) && config.workers == 0 {
+        anyhow::bail!("BLAST_WORKERS must be at least 1 for `work` (0 is for a `serve` that only takes deliveries)");
+    }
     runtime()?.block_on(crate::server::run(config, mode))
 }
 

@@ -70,6 +70,13 @@ impl GraphCache {
         }
     }
 
+    /// Holds the graph a full index just stored at `version`: the next push or pull
+    /// request then starts from it instead of loading it again from rows (seconds, on a
+    /// hundred-thousand-file repository).
+    pub fn hold(&self, repo: RepoId, graph: Graph, version: i64, commit: Option<CommitSha>) {
+        self.put(repo, graph, version, commit);
+    }
+
     pub fn contains(&self, repo: RepoId) -> bool {
         self.inner.lock().expect("cache lock").lru.contains(&repo)
     }

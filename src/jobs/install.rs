@@ -302,7 +302,10 @@ async fn index_tarball(
     let (indexed, saved) = index_and_save_as(&app.store, state.id, &revision, &app.rules, &Silent)
         .await
         .map_err(JobError::retry)?;
-    app.cache.forget(state.id);
+    drop(revision);
+    let skipped = indexed.skipped.len();
+    app.cache
+        .hold(state.id, indexed.graph, saved.version, Some(head.clone()));
     metrics::histogram!("blast_index_seconds", "kind" => "full", "phase" => "download")
         .record(downloaded.as_secs_f64());
     metrics::histogram!("blast_index_seconds", "kind" => "full", "phase" => "index")
@@ -315,7 +318,7 @@ async fn index_tarball(
         edges = saved.edges,
         parsed = saved.parsed,
         cached = saved.cached,
-        skipped = indexed.skipped.len(),
+        skipped,
         download_ms = downloaded.as_millis() as u64,
         index_ms = (started.elapsed() - downloaded).as_millis() as u64,
         "indexed"

@@ -142,7 +142,7 @@ pub async fn run_workers<H: Handler>(
         .then(|| tokio::spawn(listen(queue.clone(), wake.clone())));
     let handler = Arc::new(handler);
     let name = queue.config().worker_name.clone();
-    let tasks: Vec<_> = (0..workers.max(1))
+    let tasks: Vec<_> = (0..workers)
         .map(|i| {
             let worker = Worker {
                 id: format!("{name}:{i}:{:08x}", rand::random::<u32>()),

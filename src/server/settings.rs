@@ -35,7 +35,8 @@ pub struct ServerArgs {
     /// The port `serve` listens on (all interfaces).
     #[arg(long, env = "PORT", default_value_t = 3000)]
     pub port: u16,
-    /// Jobs run at once by this process.
+    /// Jobs run at once by this process. `serve` with 0 only takes deliveries and serves
+    /// pages, for a deployment whose jobs all run in `work` processes.
     #[arg(long, env = "BLAST_WORKERS", default_value_t = 2)]
     pub workers: usize,
     /// Memory for repositories' graphs held between jobs, in MB.
@@ -153,9 +154,6 @@ impl ServerArgs {
         }
         if self.job_lease_seconds < 2 {
             problems.push("BLAST_JOB_LEASE_SECONDS must be at least 2".into());
-        }
-        if self.workers == 0 {
-            problems.push("BLAST_WORKERS must be at least 1".into());
         }
         let (Some(database_url), true) = (database_url, problems.is_empty()) else {
             return Err(problems);

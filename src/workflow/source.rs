@@ -98,9 +98,12 @@ impl Revision for InMemory {
 /// whole file's even when `bytes` holds only the start of a file too large to index.
 pub struct Fetched {
     pub commit: CommitSha,
-    /// Sorted by path; with the reason a file was skipped while it was read (its bytes
-    /// then not kept).
-    pub files: Vec<(FileEntry, Vec<u8>, Option<SkipReason>)>,
+    /// Sorted by path; with the reason a file was skipped while it was read.
+    entries: Vec<(FileEntry, Option<SkipReason>)>,
+    /// Each file's bytes, handed over on its first read: the indexer reads a file once,
+    /// and holding every file until the graph is saved made a large repository's
+    /// install hold its whole source twice over at the peak.
+    bytes: std::sync::Mutex<Vec<Option<Vec<u8>>>>,
 }
 
 impl Fetched {
@@ -109,7 +112,15 @@ impl Fetched {
         mut files: Vec<(FileEntry, Vec<u8>, Option<SkipReason>)>,
     ) -> Fetched {
         files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-        Fetched { commit, files }
+        let (entries, bytes) = files
+            .into_iter()
+            .map(|(e, b, skip)| ((e, skip), Some(b)))
+            .unzip();
+        Fetched {
+            commit,
+            entries,
+            bytes: std::sync::Mutex::new(bytes),
+        }
     }
 }
 
@@ -120,26 +131,29 @@ impl Revision for Fetched {
 
     fn files(&self) -> anyhow::Result<Vec<FileEntry>> {
         Ok(self
-            .files
+            .entries
             .iter()
-            .filter(|(e, _, _)| crate::indexer::select::wanted(&e.path))
-            .map(|(e, _, _)| e.clone())
+            .filter(|(e, _)| crate::indexer::select::wanted(&e.path))
+            .map(|(e, _)| e.clone())
             .collect())
     }
 
     fn read(&self, entries: &[FileEntry]) -> anyhow::Result<Vec<SourceFile>> {
+        let mut bytes = self.bytes.lock().expect("fetched bytes lock");
         entries
             .iter()
             .map(|e| {
                 let i = self
-                    .files
-                    .binary_search_by(|(f, _, _)| f.path.as_str().cmp(&e.path))
+                    .entries
+                    .binary_search_by(|(f, _)| f.path.as_str().cmp(&e.path))
                     .map_err(|_| anyhow::anyhow!("{} is not in this revision", e.path))?;
-                let (_, bytes, skip) = &self.files[i];
+                let taken = bytes[i]
+                    .take()
+                    .ok_or_else(|| anyhow::anyhow!("{} was read already", e.path))?;
                 Ok(SourceFile {
                     path: e.path.clone(),
-                    bytes: bytes.clone(),
-                    skip: *skip,
+                    bytes: taken,
+                    skip: self.entries[i].1,
                 })
             })
             .collect()
@@ -147,5 +161,46 @@ impl Revision for Fetched {
 
     fn reads_one_cheaply(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str) -> FileEntry {
+        FileEntry {
+            path: path.to_string(),
+            blob: None,
+        }
+    }
+
+    #[test]
+    fn an_archive_hands_each_file_over_once() {
+        let fetched = Fetched::new(
+            CommitSha::from("c".repeat(40)),
+            vec![
+                (entry("src/b.ts"), b"export const b = 1;".to_vec(), None),
+                (
+                    entry("src/a.js"),
+                    b"a()".to_vec(),
+                    Some(SkipReason::TooLarge),
+                ),
+            ],
+        );
+        assert_eq!(
+            fetched.files().unwrap(),
+            vec![entry("src/a.js"), entry("src/b.ts")]
+        );
+        let read = fetched
+            .read(&[entry("src/b.ts"), entry("src/a.js")])
+            .unwrap();
+        assert_eq!(read[0].bytes, b"export const b = 1;");
+        assert_eq!(read[1].skip, Some(SkipReason::TooLarge));
+        // Its bytes are gone from the archive: a second read is an error, not empty text.
+        let again = fetched.read(&[entry("src/b.ts")]).unwrap_err().to_string();
+        assert!(again.contains("src/b.ts was read already"), "{again}");
+        let missing = fetched.read(&[entry("src/c.ts")]).unwrap_err().to_string();
+        assert!(missing.contains("not in this revision"), "{missing}");
     }
 }

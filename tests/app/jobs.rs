@@ -38,6 +38,19 @@ async fn install_push_redeliver_force_push_and_rename(pool: PgPool) {
     assert_eq!(edges, local_edges(&repo, &head));
     assert!(!edges.is_empty());
     assert_eq!(fake.requests_matching("/tarball/").len(), 1);
+    // The install left the graph it stored in the cache: the first push starts from it
+    // instead of loading it again from rows.
+    let state = app.app.store.repository("acme/web").await.unwrap();
+    assert!(app.app.cache.contains(state.id));
+    let held = app.app.cache.get(state.id).await.unwrap();
+    assert_eq!(
+        held.version,
+        app.app.store.graph_version(state.id).await.unwrap()
+    );
+    assert_eq!(
+        held.commit.as_ref().map(|c| c.to_string()),
+        Some(head.clone())
+    );
 
     // A push of one changed file: only its blob is fetched, and the graph equals a full
     // index of the new head.

@@ -30,7 +30,7 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     }
 }
 
-fn run_text(dir: &Path, args: &[&str]) -> Result<String, String> {
+pub fn run_text(dir: &Path, args: &[&str]) -> Result<String, String> {
     run(dir, args).map(|out| String::from_utf8_lossy(&out).trim().to_string())
 }
 

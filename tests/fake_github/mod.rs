@@ -225,6 +225,12 @@ impl FakeGithub {
         self.model().token_ttl = chrono::Duration::from_std(ttl).unwrap();
     }
 
+    /// Every installation's rate limit back to a full hour's worth (a benchmark's next
+    /// run starts as a new hour would).
+    pub fn reset_rate_limits(&self) {
+        self.model().rate_remaining.clear();
+    }
+
     /// Recursive trees with more entries than `limit` answer `truncated: true` (GitHub:
     /// 100,000 entries or 7 MB).
     pub fn set_tree_limit(&self, limit: Option<usize>) {

@@ -192,6 +192,66 @@ async fn one_serve_and_two_workers_share_a_burst(pool: PgPool) {
     );
 }
 
+#[sqlx::test(migrations = false)]
+async fn serve_without_workers_leaves_jobs_to_work_processes(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    fake.add_installation(INSTALLATION, "acme");
+    let repo = classify_repo();
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let db = url_of(&pool);
+    let server = start_with(
+        "serve",
+        &db,
+        &fake,
+        &[("BLAST_WORKERS", "0")],
+        Stdio::inherit(),
+    )
+    .await;
+    assert_eq!(
+        deliver(&server, "installation", "d-0", &installed(id, "acme/web")).await,
+        202
+    );
+    // Recorded (the installation's sync and the repository's index), and nobody runs them.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(
+        count(&pool, "SELECT count(*) FROM jobs WHERE state = 'waiting'").await,
+        2
+    );
+    assert_eq!(count(&pool, "SELECT count(*) FROM jobs").await, 2);
+    assert_eq!(stored_commit(&pool, "acme/web").await, None);
+    // `work` refuses 0 workers; one with workers takes the backlog.
+    let refused = Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .arg("work")
+        .env("GITHUB_APP_ID", APP_ID.to_string())
+        .env("GITHUB_PRIVATE_KEY", PRIVATE_KEY_PKCS1)
+        .env("GITHUB_WEBHOOK_SECRET", SECRET)
+        .env("GITHUB_API_URL", fake.api_url())
+        .env("DATABASE_URL", &db)
+        .env("BLAST_WORKERS", "0")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("BLAST_WORKERS must be at least 1"));
+    let _worker = start("work", &db, &fake).await;
+    settle(&pool).await;
+    let head = repo.head();
+    assert_eq!(
+        stored(&pool, "acme/web").await,
+        (Some(head.clone()), local_edges(&repo, &head))
+    );
+}
+
+async fn stored_commit(pool: &PgPool, name: &str) -> Option<String> {
+    sqlx::query_scalar::<_, Option<String>>(
+        "SELECT commit_sha FROM repositories WHERE full_name = $1",
+    )
+    .bind(name)
+    .fetch_optional(pool)
+    .await
+    .unwrap()
+    .flatten()
+}
+
 /// The PR analysis job's state, attempts, deferrals, seconds until its run_at, last error.
 async fn analysis(pool: &PgPool) -> Option<(String, i32, i32, f64, Option<String>)> {
     sqlx::query_as(
