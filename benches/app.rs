@@ -19,14 +19,13 @@ mod common;
 mod fake_github;
 
 use std::process::{Child, Command, Stdio};
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use blast_radius::intake::sign;
+use common::{binary, free_port, fresh_database};
 use fake_github::{FakeGithub, TestRepo, APP_ID, PRIVATE_KEY_PKCS1};
 use serde_json::json;
-use sqlx::postgres::PgConnectOptions;
-use sqlx::{ConnectOptions, Executor, PgPool};
+use sqlx::PgPool;
 
 const SECRET: &str = "bench secret";
 /// The intake part's deliveries come from an installation of their own: their 6,000
@@ -83,25 +82,6 @@ impl Drop for Server {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("blast-radius")
-}
-
-async fn fresh_database(name: &str) -> String {
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let admin = PgConnectOptions::from_str(&url).expect("DATABASE_URL");
-    let mut conn = admin.connect().await.expect("connect");
-    conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
-        .await
-        .unwrap();
-    conn.execute(format!("CREATE DATABASE {name}").as_str())
-        .await
-        .unwrap();
-    admin.database(name).to_url_lossy().to_string()
 }
 
 async fn serve(db: &str, fake: &FakeGithub, port: u16) -> Server {
@@ -190,11 +170,7 @@ async fn run() {
     fake.add_installation(NOISE_INSTALLATION, "noise");
     let db = fresh_database("blast_bench_app").await;
     let pool = PgPool::connect(&db).await.unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let server = serve(&db, &fake, port).await;
     let client = reqwest::Client::new();
 
@@ -381,16 +357,7 @@ async fn run() {
 
         // ---- /callers in its thread, webhook to reply posted ----
         idle(&pool).await;
-        let text = "/callers baseGetTag";
-        let comment = fake.add_comment_as("acme/corpus", number, "dev", text);
-        let body = serde_json::to_vec(&json!({
-            "action": "created",
-            "issue": { "number": number, "pull_request": { "url": "x" } },
-            "comment": { "id": comment, "body": text, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
-            "repository": { "id": id, "full_name": "acme/corpus", "default_branch": "main" },
-            "installation": { "id": 7 },
-        }))
-        .unwrap();
+        let (comment, body) = ask_callers(&fake, id, number);
         let t = Instant::now();
         assert_eq!(
             deliver(
@@ -436,16 +403,7 @@ async fn run() {
     // ---- the graph reloaded from rows: a restarted server, and a cold CLI ----
     let server = serve(&db, &fake, port).await;
     idle(&pool).await;
-    let text = "/callers baseGetTag";
-    let comment = fake.add_comment_as("acme/corpus", 1, "dev", text);
-    let body = serde_json::to_vec(&json!({
-        "action": "created",
-        "issue": { "number": 1, "pull_request": { "url": "x" } },
-        "comment": { "id": comment, "body": text, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
-        "repository": { "id": id, "full_name": "acme/corpus", "default_branch": "main" },
-        "installation": { "id": 7 },
-    }))
-    .unwrap();
+    let (comment, body) = ask_callers(&fake, id, 1);
     let t = Instant::now();
     assert_eq!(
         deliver(&client, port, "issue_comment", "ask-cold", &body).await,
@@ -479,6 +437,25 @@ async fn run() {
         "callers --database-url, a cold process (load the graph from rows, answer): {cold:.2} s, peak RSS {cold_rss} MB; index without a database / this: {:.1}x",
         index_only / cold
     );
+}
+
+/// A member's `/callers baseGetTag` in PR `number`'s thread: the comment's id and its
+/// `issue_comment` delivery.
+fn ask_callers(fake: &FakeGithub, repo: i64, number: u64) -> (u64, Vec<u8>) {
+    let text = "/callers baseGetTag";
+    let comment = fake.add_comment_as("acme/corpus", number, "dev", text);
+    let body = serde_json::to_vec(&json!({
+        "action": "created",
+        "issue": { "number": number, "pull_request": { "url": "x" } },
+        "comment": {
+            "id": comment, "body": text, "user": { "login": "dev", "type": "User" },
+            "author_association": "MEMBER",
+        },
+        "repository": { "id": repo, "full_name": "acme/corpus", "default_branch": "main" },
+        "installation": { "id": 7 },
+    }))
+    .unwrap();
+    (comment, body)
 }
 
 /// 200 signed deliveries per second until `total`; prints their latencies.

@@ -56,26 +56,13 @@ const COPIED: [(&str, &str); 4] = [
 ];
 const SAMPLES: usize = 5;
 
-fn server_url() -> String {
-    std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
-
 fn bench_url() -> String {
-    let admin = PgConnectOptions::from_str(&server_url()).expect("DATABASE_URL");
+    let admin = PgConnectOptions::from_str(&common::server_url()).expect("DATABASE_URL");
     admin.database(DATABASE).to_url_lossy().to_string()
 }
 
 async fn fresh_database() -> Store {
-    let admin = PgConnectOptions::from_str(&server_url()).expect("DATABASE_URL");
-    let mut conn = admin.connect().await.expect("connect");
-    conn.execute(format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)").as_str())
-        .await
-        .unwrap();
-    conn.execute(format!("CREATE DATABASE {DATABASE}").as_str())
-        .await
-        .unwrap();
-    let store = Store::connect(&bench_url())
+    let store = Store::connect(&common::fresh_database(DATABASE).await)
         .await
         .expect("connect to the bench database");
     store.migrate().await.unwrap();

@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::str::FromStr;
 use std::time::Instant;
 
 use blast_radius::indexer::pipeline::SourceFile;
@@ -18,34 +17,15 @@ use blast_radius::workflow::apply_push::{apply_push, FileInput};
 use blast_radius::workflow::save::index_in_memory;
 use blast_radius::workspace::walk;
 use common::{median, start_counting, stop_counting, Counting};
-use sqlx::postgres::PgConnectOptions;
-use sqlx::{ConnectOptions, Executor};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// The bench database's URL.
-fn bench_url() -> String {
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let admin = PgConnectOptions::from_str(&url).expect("DATABASE_URL");
-    admin.database("blast_bench").to_url_lossy().to_string()
-}
-
-async fn fresh_database() -> Store {
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let admin = PgConnectOptions::from_str(&url).expect("DATABASE_URL");
-    let mut conn = admin.connect().await.expect("connect");
-    conn.execute("DROP DATABASE IF EXISTS blast_bench WITH (FORCE)")
-        .await
-        .unwrap();
-    conn.execute("CREATE DATABASE blast_bench").await.unwrap();
-    let store = Store::connect(&bench_url())
-        .await
-        .expect("connect to blast_bench");
+async fn fresh_database() -> (Store, String) {
+    let url = common::fresh_database("blast_bench").await;
+    let store = Store::connect(&url).await.expect("connect to blast_bench");
     store.migrate().await.unwrap();
-    store
+    (store, url)
 }
 
 fn sources_of(files: &[(String, Vec<u8>)]) -> Vec<SourceFile> {
@@ -92,7 +72,7 @@ fn main() {
 }
 
 async fn run() {
-    let store = fresh_database().await;
+    let (store, url) = fresh_database().await;
     let rules = SkipRules::default();
 
     // ---- the corpus ----
@@ -110,7 +90,7 @@ async fn run() {
     let c0 = CommitSha::from("c0");
     let c1 = CommitSha::from("c1");
     // The facts cache is emptied between runs through a connection of the bench's own.
-    let admin = sqlx::PgPool::connect(&bench_url()).await.unwrap();
+    let admin = sqlx::PgPool::connect(&url).await.unwrap();
     // A repository's first write (what installing the app does to every repository),
     // best of 3: each run writes a new repository with the facts cache emptied.
     let mut saves = Vec::new();

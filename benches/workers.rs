@@ -17,14 +17,13 @@ mod fake_github;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use blast_radius::intake::sign;
+use common::{binary, free_port, fresh_database};
 use fake_github::{FakeGithub, APP_ID, PRIVATE_KEY_PKCS1};
 use serde_json::json;
-use sqlx::postgres::PgConnectOptions;
-use sqlx::{ConnectOptions, Executor, PgPool};
+use sqlx::PgPool;
 
 const SECRET: &str = "bench secret";
 const INSTALLATIONS: i64 = 10;
@@ -104,25 +103,6 @@ fn postgres_cpu() -> f64 {
     total
 }
 
-fn binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("blast-radius")
-}
-
-async fn fresh_database(name: &str) -> String {
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let admin = PgConnectOptions::from_str(&url).expect("DATABASE_URL");
-    let mut conn = admin.connect().await.expect("connect");
-    conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
-        .await
-        .unwrap();
-    conn.execute(format!("CREATE DATABASE {name}").as_str())
-        .await
-        .unwrap();
-    admin.database(name).to_url_lossy().to_string()
-}
-
 fn launch(command: &str, db: &str, fake: &FakeGithub, port: u16, workers: usize) -> Process {
     let child = Command::new(binary())
         .arg(command)
@@ -157,14 +137,6 @@ async fn ready(port: u16) {
         assert!(Instant::now() < deadline, "server not ready");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 async fn deliver(client: &reqwest::Client, port: u16, event: &str, id: &str, body: Vec<u8>) {

@@ -93,3 +93,38 @@ pub fn cpu_seconds() -> f64 {
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
+
+/// `DATABASE_URL`, or the local server's `postgres` database.
+pub fn server_url() -> String {
+    std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// Drops and creates database `name` on the server; its URL.
+pub async fn fresh_database(name: &str) -> String {
+    use sqlx::{ConnectOptions, Executor};
+    let admin: sqlx::postgres::PgConnectOptions = server_url().parse().expect("DATABASE_URL");
+    let mut conn = admin.connect().await.expect("connect");
+    conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
+        .await
+        .unwrap();
+    conn.execute(format!("CREATE DATABASE {name}").as_str())
+        .await
+        .unwrap();
+    admin.database(name).to_url_lossy().to_string()
+}
+
+/// The release binary beside the bench's own (`target/release/blast-radius`).
+pub fn binary() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("blast-radius")
+}
+
+/// A loopback port nobody listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
