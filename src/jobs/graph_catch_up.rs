@@ -40,7 +40,19 @@ pub(super) async fn catch_up(
     };
     if state.full_name != repo.name.to_string() {
         app.store
-            .upsert_github_repository(installation_id, repo.id, &repo.name.to_string(), &branch)
+            .upsert_github_repository(
+                installation_id,
+                repo.id,
+                &repo.name.to_string(),
+                &branch,
+                repo.private,
+            )
+            .await
+            .map_err(errors::store)?;
+    } else {
+        // Made public or private since: other repositories' pull requests go by it.
+        app.store
+            .set_repository_private(state.id, repo.private)
             .await
             .map_err(errors::store)?;
     }

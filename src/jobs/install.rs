@@ -237,7 +237,13 @@ async fn record(
     branch: &str,
 ) -> Result<RepoState, JobError> {
     app.store
-        .upsert_github_repository(installation, repo.id, &repo.name.to_string(), branch)
+        .upsert_github_repository(
+            installation,
+            repo.id,
+            &repo.name.to_string(),
+            branch,
+            repo.private,
+        )
         .await
         .map_err(errors::store)
 }

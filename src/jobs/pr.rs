@@ -281,6 +281,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         analysed: &view.fetched.new_blobs,
         head: &view.pr.head.sha,
         posted: &posted,
+        elsewhere: None,
     });
 
     post(&installation, job, &view, outputs).await?;

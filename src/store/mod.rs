@@ -21,6 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{Connection, PgConnection, PgPool};
 
+use crate::graph::external::ExternalCall;
 use crate::graph::stored::StoredResolution;
 use crate::graph::{FileId, Graph};
 use crate::indexer::facts::FileFacts;
@@ -157,6 +158,24 @@ pub struct Store {
     /// for both, so writers never hold the whole pool between them, each waiting for a
     /// connection another holds.
     connections: Arc<Semaphore>,
+    /// Files whose rows a full write builds and copies at a time.
+    write_chunk: usize,
+}
+
+/// Files whose rows a full write builds and copies at a time: a monorepo's rows (and
+/// its facts-cache entries) are never all in memory beside its graph.
+const WRITE_CHUNK_FILES: usize = 4096;
+
+/// A call another repository of the installation makes into a package, where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallInto {
+    pub repo: RepoId,
+    pub full_name: String,
+    pub private: bool,
+    /// The commit the calling repository's stored graph reflects (its default branch).
+    pub commit: Option<CommitSha>,
+    pub path: String,
+    pub call: ExternalCall,
 }
 
 /// Connections a write may hold at once: its transaction and the facts cache's.
@@ -241,7 +260,15 @@ impl Store {
             pool,
             target,
             connections,
+            write_chunk: WRITE_CHUNK_FILES,
         }
+    }
+
+    /// Full writes build and copy the rows of `files` files at a time (4,096 unless
+    /// set): fewer bound the write's memory further, at a few more round trips.
+    pub fn with_write_chunk(mut self, files: usize) -> Store {
+        self.write_chunk = files.max(1);
+        self
     }
 
     /// Waits until a write can have all the connections it may hold at once.
@@ -329,6 +356,7 @@ impl Store {
         github_id: GithubRepoId,
         full_name: &str,
         default_branch: &str,
+        private: bool,
     ) -> Result<RepoState> {
         let mut tx = self.pool.begin().await?;
         let id = ops::upsert_github_repository(
@@ -337,10 +365,52 @@ impl Store {
             github_id.0,
             full_name,
             default_branch,
+            private,
         )
         .await?;
         tx.commit().await?;
         self.repository_by_id(id).await
+    }
+
+    /// Records whether a repository is private now (GitHub's payloads say, on every
+    /// push): what decides whether other repositories' pull requests may name it.
+    pub async fn set_repository_private(&self, repo: RepoId, private: bool) -> Result<()> {
+        sqlx::query(
+            "UPDATE repositories SET private = $2 WHERE id = $1 AND private IS DISTINCT FROM $2",
+        )
+        .bind(repo.0)
+        .bind(private)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The calls that the installation's other repositories make into `packages`
+    /// (by name), each with the repository, file and commit it is at. The
+    /// repositories of other installations are never read.
+    pub async fn calls_into(
+        &self,
+        installation: InstallationId,
+        except: RepoId,
+        packages: &[String],
+    ) -> Result<Vec<CallInto>> {
+        let rows = ops::calls_into(&self.pool, installation.0, except.0, packages).await?;
+        rows.into_iter()
+            .map(|r| {
+                let call = postcard::from_bytes(&r.call).map_err(|e| StoreError::Corrupt {
+                    path: format!("{}: {}", r.full_name, r.path),
+                    reason: format!("an external call's row: {e}"),
+                })?;
+                Ok(CallInto {
+                    repo: RepoId(r.repo_id),
+                    full_name: r.full_name,
+                    private: r.private,
+                    commit: r.commit_sha.map(CommitSha::from),
+                    path: r.path,
+                    call,
+                })
+            })
+            .collect()
     }
 
     /// Every repository as the status page shows it.
@@ -481,17 +551,42 @@ impl Store {
             + 1;
         ops::delete_all_files(&mut tx, &lock).await?;
         let files: Vec<FileId> = graph.file_ids().collect();
+        // Every file is numbered first: an edge's row names its callee's number.
         let mut numbers = FileNumbers::default();
-        // The facts cache first: its write runs while the other rows are built.
-        let entries: Vec<CacheEntry> = files
-            .par_iter()
+        for &f in &files {
+            numbers.number(&graph.facts(f).path);
+        }
+        // Which contents the facts cache holds already, asked once for the write.
+        let keys: Vec<(&str, String)> = files
+            .iter()
             .map(|&f| graph.facts(f))
-            .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
+            .map(|facts| (meta.blob(&facts.path), rows::variant(&facts)))
             .collect();
-        let cached = write_cache(&self.pool, repo, entries);
-        let rows = build_rows(repo, version, graph, &files, meta, &mut numbers);
-        let edges = rows.edges.rows();
-        write_rows(&mut tx, &rows, cached).await?;
+        let keys: Vec<(&str, &str)> = keys.iter().map(|(b, v)| (*b, v.as_str())).collect();
+        let mut cached_keys =
+            ops::facts_cache_present(&mut tx, repo, &keys, PARSER_VERSION).await?;
+        let mut edges = 0;
+        for chunk in files.chunks(self.write_chunk) {
+            // The chunk's facts-cache entries first (each content once): their write
+            // runs while the other rows are built and copied.
+            let mut entries: Vec<CacheEntry> = chunk
+                .par_iter()
+                .map(|&f| graph.facts(f))
+                .filter(|facts| {
+                    let key = (meta.blob(&facts.path).to_string(), rows::variant(facts));
+                    !cached_keys.contains(&key)
+                })
+                .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
+                .collect();
+            entries
+                .retain(|(blob, variant, _)| cached_keys.insert((blob.clone(), variant.clone())));
+            let cached = copy_cache(&self.pool, repo, entries);
+            let rows = file_rows(repo, version, graph, chunk, meta, &numbers);
+            edges += rows.edges.rows();
+            write_rows(&mut tx, &rows, cached).await?;
+        }
+        let rows = other_rows(repo, version, graph, meta, &mut numbers);
+        write_rows(&mut tx, &rows, write_cache(&self.pool, repo, Vec::new())).await?;
         // Facts of blobs no file holds now: earlier contents, earlier parser versions.
         ops::prune_facts_cache(&mut tx, &lock, None).await?;
         ops::set_graph_version(&mut tx, &lock, commit.map(CommitSha::as_str), version).await?;
@@ -689,34 +784,40 @@ fn push_rows(
 }
 
 /// Rows of the given files plus the skipped and config files of `meta`/`graph`.
-fn build_rows(
+/// The rows of indexed `files` (each numbered in `numbers`), built on every core.
+fn file_rows(
     repo: RepoId,
     version: i64,
     graph: &Graph,
     files: &[FileId],
     meta: &FileMeta,
-    numbers: &mut FileNumbers,
+    numbers: &FileNumbers,
 ) -> Rows {
-    // Number every file first, so workers can build rows in parallel.
-    for &f in files {
-        numbers.number(&graph.facts(f).path);
-    }
-    let numbers_ref = &*numbers;
-    let mut rows = files
+    files
         .par_chunks(256)
         .map(|chunk| {
             let mut rows = Rows::new();
             for &f in chunk {
-                let path = &graph.facts(f).path;
-                let blob = meta.blob(path);
-                rows.add_file(repo.0, version, graph, f, blob, numbers_ref);
+                let blob = meta.blob(&graph.facts(f).path);
+                rows.add_file(repo.0, version, graph, f, blob, numbers);
             }
             rows
         })
         .reduce(Rows::new, |mut a, b| {
             a.append(b);
             a
-        });
+        })
+}
+
+/// The rows of the files that are not indexed: skipped ones and configs.
+fn other_rows(
+    repo: RepoId,
+    version: i64,
+    graph: &Graph,
+    meta: &FileMeta,
+    numbers: &mut FileNumbers,
+) -> Rows {
+    let mut rows = Rows::new();
     for (path, reason) in &meta.skipped {
         let blob = meta.blob(path);
         rows.add_skipped(repo.0, version, path, blob, *reason, numbers);
@@ -747,6 +848,23 @@ fn write_cache(
     })
 }
 
+/// Like [`write_cache`], for entries known to be missing from the cache.
+fn copy_cache(
+    pool: &PgPool,
+    repo: RepoId,
+    entries: Vec<CacheEntry>,
+) -> JoinHandle<sqlx::Result<()>> {
+    let pool = pool.clone();
+    tokio::spawn(async move {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let mut conn = pool.acquire().await?;
+        let none = FxHashSet::default();
+        ops::copy_facts_cache(&mut conn, repo, &entries, PARSER_VERSION, &none).await
+    })
+}
+
 /// Copies the rows of a change in `tx`, while the facts cache is written (`cached`).
 async fn write_rows(
     tx: &mut sqlx::PgConnection,
@@ -764,6 +882,11 @@ async fn write_rows(
             ("files", rows::FILES_COLUMNS, &rows.files),
             ("definitions", rows::DEFINITIONS_COLUMNS, &rows.definitions),
             ("edges", rows::EDGES_COLUMNS, &rows.edges),
+            (
+                "external_calls",
+                rows::EXTERNAL_CALLS_COLUMNS,
+                &rows.external_calls,
+            ),
         ] {
             copy::copy_in(&mut *tx, table, columns, rows).await?;
         }

@@ -104,13 +104,47 @@ pub async fn delete_repository(db: &mut PgConnection, repo: RepoId) -> sqlx::Res
 /// rest go with it: files, removals, the facts cache). Each statement walks the
 /// repository's own range of an index that leads with `repo_id`, and locks only its rows.
 async fn delete_graph_rows(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<()> {
-    for table in ["edges", "definitions"] {
+    for table in ["edges", "definitions", "external_calls"] {
         sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
             .bind(repo.0)
             .execute(&mut *db)
             .await?;
     }
     Ok(())
+}
+
+/// A row of [`calls_into`].
+#[derive(sqlx::FromRow)]
+pub struct CallIntoRow {
+    pub repo_id: i64,
+    pub full_name: String,
+    pub private: bool,
+    pub commit_sha: Option<String>,
+    pub path: String,
+    pub call: Vec<u8>,
+}
+
+/// The external calls into `packages` of the installation's repositories but `except`,
+/// in a stable order. Reads the index by package, then each row's repository.
+pub async fn calls_into(
+    db: impl PgExecutor<'_>,
+    installation: i64,
+    except: i64,
+    packages: &[String],
+) -> sqlx::Result<Vec<CallIntoRow>> {
+    sqlx::query_as(
+        "SELECT c.repo_id, r.full_name, r.private, r.commit_sha, f.path, c.call
+         FROM external_calls c
+         JOIN repositories r ON r.id = c.repo_id
+         JOIN files f ON f.repo_id = c.repo_id AND f.file_id = c.file_id
+         WHERE c.package = ANY($1) AND r.installation_id = $2 AND c.repo_id <> $3
+         ORDER BY r.full_name, f.path, c.line, c.col, c.site",
+    )
+    .bind(packages)
+    .bind(installation)
+    .bind(except)
+    .fetch_all(db)
+    .await
 }
 
 /// A repository row as the store hands it out.
@@ -203,6 +237,7 @@ pub async fn upsert_github_repository(
     github_id: i64,
     full_name: &str,
     default_branch: &str,
+    private: bool,
 ) -> sqlx::Result<RepoId> {
     sqlx::query(
         "UPDATE repositories SET github_id = $2
@@ -222,17 +257,18 @@ pub async fn upsert_github_repository(
     .execute(&mut *db)
     .await?;
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO repositories (full_name, installation_id, github_id, default_branch)
-         VALUES ($1, $2, $3, $4)
+        "INSERT INTO repositories (full_name, installation_id, github_id, default_branch, private)
+         VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (github_id) DO UPDATE
            SET full_name = EXCLUDED.full_name, installation_id = EXCLUDED.installation_id,
-               default_branch = EXCLUDED.default_branch
+               default_branch = EXCLUDED.default_branch, private = EXCLUDED.private
          RETURNING id",
     )
     .bind(full_name)
     .bind(installation)
     .bind(github_id)
     .bind(default_branch)
+    .bind(private)
     .fetch_one(db)
     .await?;
     Ok(RepoId(id))
@@ -322,7 +358,13 @@ pub async fn set_graph_version(
 
 /// Removes every row of the repository's files: edges, definitions, files, removals.
 pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::Result<()> {
-    for table in ["edges", "definitions", "files", "removed_files"] {
+    for table in [
+        "edges",
+        "definitions",
+        "external_calls",
+        "files",
+        "removed_files",
+    ] {
         sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
             .bind(lock.repo().0)
             .execute(&mut *db)
@@ -338,7 +380,11 @@ pub async fn delete_files(
     lock: &RepoLock,
     file_ids: &[i32],
 ) -> sqlx::Result<Vec<CacheKey>> {
-    for (table, column) in [("edges", "caller_file"), ("definitions", "file_id")] {
+    for (table, column) in [
+        ("edges", "caller_file"),
+        ("definitions", "file_id"),
+        ("external_calls", "file_id"),
+    ] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE repo_id = $1 AND {column} = ANY($2)"
         ))
@@ -482,9 +528,7 @@ pub async fn cached_facts(
 }
 
 /// Adds facts to the content-addressed cache; entries already there stay. The keys
-/// already present are read first and the rest copied in with COPY. A concurrent
-/// writer of the same blob can still get there first: the COPY then fails on the key
-/// and the entries go in again through an INSERT that skips conflicts.
+/// already present are read first and the rest copied in (see [`copy_facts_cache`]).
 pub async fn insert_facts_cache(
     db: &mut PgConnection,
     repo: RepoId,
@@ -494,8 +538,28 @@ pub async fn insert_facts_cache(
     if entries.is_empty() {
         return Ok(());
     }
-    let blobs: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
-    let variants: Vec<&str> = entries.iter().map(|e| e.1.as_str()).collect();
+    let keys: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|e| (e.0.as_str(), e.1.as_str()))
+        .collect();
+    let present = facts_cache_present(&mut *db, repo, &keys, parser_version).await?;
+    copy_facts_cache(db, repo, entries, parser_version, &present).await
+}
+
+/// Which of the (blob, variant) `keys` the repository's facts cache holds. One query
+/// for a whole write: asked chunk by chunk of a large write, the plan made for the
+/// empty cache of its start scans the cache the write is filling, for every chunk.
+pub async fn facts_cache_present(
+    db: &mut PgConnection,
+    repo: RepoId,
+    keys: &[(&str, &str)],
+    parser_version: i32,
+) -> sqlx::Result<FxHashSet<(String, String)>> {
+    if keys.is_empty() {
+        return Ok(FxHashSet::default());
+    }
+    let blobs: Vec<&str> = keys.iter().map(|k| k.0).collect();
+    let variants: Vec<&str> = keys.iter().map(|k| k.1).collect();
     let present: Vec<(String, String)> = sqlx::query_as(
         "SELECT c.blob_sha, c.variant
          FROM unnest($1::text[], $2::text[]) AS k(blob_sha, variant)
@@ -506,8 +570,21 @@ pub async fn insert_facts_cache(
     .bind(&variants)
     .bind(parser_version)
     .bind(repo.0)
-    .fetch_all(&mut *db)
+    .fetch_all(db)
     .await?;
+    Ok(present.into_iter().collect())
+}
+
+/// Copies into the facts cache the entries whose keys are not in `present` (each key
+/// once). A concurrent writer of the same blob can get there first: the COPY then fails
+/// on the key and the entries go in again through an INSERT that skips conflicts.
+pub async fn copy_facts_cache(
+    db: &mut PgConnection,
+    repo: RepoId,
+    entries: &[(String, String, Vec<u8>)],
+    parser_version: i32,
+    present: &FxHashSet<(String, String)>,
+) -> sqlx::Result<()> {
     let mut seen: FxHashSet<(&str, &str)> = present
         .iter()
         .map(|(b, v)| (b.as_str(), v.as_str()))
@@ -534,6 +611,8 @@ pub async fn insert_facts_cache(
     match copied {
         Ok(_) => Ok(()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            let blobs: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+            let variants: Vec<&str> = entries.iter().map(|e| e.1.as_str()).collect();
             let facts: Vec<&[u8]> = entries.iter().map(|e| e.2.as_slice()).collect();
             sqlx::query(
                 "INSERT INTO facts_cache (repo_id, blob_sha, variant, parser_version, facts)

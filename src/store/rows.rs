@@ -125,12 +125,15 @@ pub struct Rows {
     pub files: CopyBuf,
     pub definitions: CopyBuf,
     pub edges: CopyBuf,
+    pub external_calls: CopyBuf,
 }
 
 pub const FILES_COLUMNS: &str = "repo_id, file_id, path, blob_sha, language, status, \
      skip_reason, parse_errors, variant, parser_version, content, resolution, version";
 pub const DEFINITIONS_COLUMNS: &str =
     "repo_id, file_id, def_index, name, qualified_name, kind, start_line, end_line, exported";
+pub const EXTERNAL_CALLS_COLUMNS: &str =
+    "repo_id, file_id, site, package, export_name, line, col, call";
 pub const EDGES_COLUMNS: &str = "repo_id, caller_file, site, caller_def, line, col, kind, \
      callee_file, callee_def, confidence";
 
@@ -145,6 +148,7 @@ impl Rows {
             files: CopyBuf::new(),
             definitions: CopyBuf::new(),
             edges: CopyBuf::new(),
+            external_calls: CopyBuf::new(),
         }
     }
 
@@ -216,6 +220,18 @@ impl Rows {
                 .text(e.confidence().as_str());
             self.edges.end_row();
         }
+        for (site, call) in graph.external_calls(f).iter().enumerate() {
+            self.external_calls
+                .int8(repo)
+                .int4(file_id)
+                .int4(int4(site as u32))
+                .text(&call.package)
+                .text(call.export_name())
+                .int4(int4(call.line))
+                .int4(int4(call.column))
+                .bytes(&postcard::to_stdvec(call).expect("a call serialises"));
+            self.external_calls.end_row();
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -279,6 +295,7 @@ impl Rows {
         self.files.append(&other.files);
         self.definitions.append(&other.definitions);
         self.edges.append(&other.edges);
+        self.external_calls.append(&other.external_calls);
     }
 }
 

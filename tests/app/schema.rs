@@ -10,6 +10,7 @@ const BY_REPOSITORY: &[&str] = &[
     "files",
     "definitions",
     "edges",
+    "external_calls",
     "removed_files",
     "facts_cache",
 ];

@@ -7,7 +7,7 @@ use std::path::Path;
 use blast_radius::graph::Graph;
 use blast_radius::indexer::pipeline::SourceFile;
 use blast_radius::indexer::skip::SkipRules;
-use blast_radius::model::{BlobSha, CommitSha, InstallationId};
+use blast_radius::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use blast_radius::store::{FileMeta, RepoId, Store, StoreError};
 use blast_radius::workflow::apply_push::{apply_push, FileInput};
 use blast_radius::workflow::progress::Silent;
@@ -955,4 +955,178 @@ async fn a_pushed_config_that_is_not_utf8_is_skipped_as_a_full_index_skips_it(po
     );
     let (loaded, _) = store.load_graph(id).await.unwrap();
     assert_eq!(configs(&loaded), configs(&indexed.graph));
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_full_write_in_chunks_stores_what_one_write_stores(pool: PgPool) {
+    let whole = store(pool.clone()).await;
+    let chunked = Store::from_pool(pool.clone()).with_write_chunk(2);
+    let mut repo = fixture_repo();
+    // The same contents at two paths far apart, so in different chunks: one cache entry.
+    let (first, text) = repo
+        .files
+        .iter()
+        .next()
+        .map(|(p, s)| (p.clone(), s.clone()))
+        .unwrap();
+    repo.files.insert(format!("zz/{first}"), text);
+    repo.files
+        .insert("package.json".into(), r#"{ "name": "c" }"#.into());
+    let (a, built) = saved(&whole, "o/whole", &repo).await;
+    let (b, _) = saved(&chunked, "o/chunked", &repo).await;
+    assert!(built.file_ids().count() > 4, "several chunks");
+
+    assert_eq!(file_rows(&pool, b).await, file_rows(&pool, a).await);
+    let count = |table: &'static str, id: RepoId| {
+        let pool = pool.clone();
+        async move {
+            let n: i64 =
+                sqlx::query_scalar(&format!("SELECT count(*) FROM {table} WHERE repo_id = $1"))
+                    .bind(id.0)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+            n
+        }
+    };
+    for table in ["files", "definitions", "edges", "facts_cache"] {
+        assert_eq!(count(table, b).await, count(table, a).await, "{table}");
+    }
+    let statuses: Vec<String> = file_rows(&pool, b).await.into_iter().map(|r| r.1).collect();
+    let indexed = statuses.iter().filter(|s| *s == "indexed").count();
+    assert!(statuses.iter().any(|s| s == "config"), "{statuses:?}");
+    assert_eq!(
+        count("facts_cache", b).await as usize,
+        indexed - 1,
+        "one entry per distinct parsed blob"
+    );
+    let (loaded, _) = chunked.load_graph(b).await.unwrap();
+    assert_eq!(loaded.edge_keys(), built.edge_keys());
+    assert_eq!(loaded.reverse_keys(), built.reverse_keys());
+}
+
+/// The installation's repositories of `fixtures/org`, saved and recorded as GitHub's:
+/// (library, service, private app).
+async fn org_saved(store: &Store, installation: i64) -> [(RepoId, Graph); 3] {
+    store
+        .upsert_installation(InstallationId(installation), "acme")
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    for (i, (dir, private)) in [
+        ("library", false),
+        ("service", false),
+        ("private-app", true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("acme{installation}/{dir}");
+        let repo = Repo::from_dir(&common::fixture(&format!("org/{dir}")));
+        let (id, graph) = saved(store, &name, &repo).await;
+        let github_id = GithubRepoId(installation * 100 + i as i64);
+        let state = store
+            .upsert_github_repository(
+                InstallationId(installation),
+                github_id,
+                &name,
+                "main",
+                private,
+            )
+            .await
+            .unwrap();
+        assert_eq!(state.id, id, "the saved row becomes GitHub's");
+        out.push((id, graph));
+    }
+    let [a, b, c]: [(RepoId, Graph); 3] = out.try_into().ok().expect("three repositories");
+    [a, b, c]
+}
+
+#[sqlx::test(migrations = false)]
+async fn calls_into_a_package_come_from_the_installations_other_repositories(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    let [(library, owner), (service, _), (private, _)] = org_saved(&store, 7).await;
+    // Another installation's service calls the same package: never read from here.
+    let [_, (elsewhere, _), _] = org_saved(&store, 8).await;
+    let packages = blast_radius::org::owned_packages(&owner);
+    let calls = store
+        .calls_into(InstallationId(7), library, &packages)
+        .await
+        .unwrap();
+    let by_repo = |id: RepoId| calls.iter().filter(|c| c.repo == id).count();
+    assert_eq!(by_repo(service), 6, "{calls:#?}");
+    assert_eq!(by_repo(private), 1);
+    assert_eq!(by_repo(elsewhere), 0);
+    assert_eq!(
+        by_repo(library),
+        0,
+        "a repository's own calls are its graph's"
+    );
+    let private_call = calls.iter().find(|c| c.repo == private).unwrap();
+    assert!(private_call.private);
+    assert_eq!(private_call.path, "index.js");
+    assert_eq!(
+        private_call.commit.as_ref().map(CommitSha::as_str),
+        Some("c1")
+    );
+    assert_eq!(private_call.call.range.as_deref(), Some("^3.0.0"));
+
+    // Linked to the owner's graph: formatPrice's callers elsewhere.
+    let file = owner.file_id("packages/money/src/format.ts").unwrap();
+    let facts = owner.facts(file);
+    let format = (0..facts.defs.len() as u32)
+        .find(|&d| facts.def_qualified(d) == "formatPrice")
+        .map(|def| blast_radius::graph::DefId { file, def })
+        .unwrap();
+    let refs: Vec<_> = calls.iter().map(|c| &c.call).collect();
+    let reached = blast_radius::org::link(&owner, &refs, &[format]);
+    let mut sites: Vec<(&str, &str, u32)> = reached
+        .iter()
+        .map(|r| {
+            let c = &calls[r.call];
+            (c.full_name.as_str(), c.path.as_str(), c.call.line)
+        })
+        .collect();
+    sites.sort();
+    assert_eq!(
+        sites,
+        vec![
+            ("acme7/private-app", "index.js", 4),
+            ("acme7/service", "src/checkout.ts", 7),
+            ("acme7/service", "src/receipt.ts", 10),
+        ]
+    );
+
+    // A push to the service that removes a call: its rows follow.
+    let mut repo = Repo::from_dir(&common::fixture("org/service"));
+    repo.files.insert(
+        "src/checkout.ts".into(),
+        "export function total(cents: number): string {\n  return String(cents);\n}\n".into(),
+    );
+    let (graph, meta) = repo.build();
+    store
+        .save_full(service, Some(sha("c2")), &graph, &meta)
+        .await
+        .unwrap();
+    let calls = store
+        .calls_into(InstallationId(7), library, &packages)
+        .await
+        .unwrap();
+    assert_eq!(calls.iter().filter(|c| c.repo == service).count(), 5);
+
+    // A repository made private is marked so; one removed is gone from the answers.
+    store.set_repository_private(service, true).await.unwrap();
+    assert!(store
+        .calls_into(InstallationId(7), library, &packages)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|c| c.repo == service)
+        .all(|c| c.private));
+    assert!(store.delete_repository(private).await.unwrap());
+    let calls = store
+        .calls_into(InstallationId(7), library, &packages)
+        .await
+        .unwrap();
+    assert_eq!(calls.iter().filter(|c| c.repo == private).count(), 0);
 }

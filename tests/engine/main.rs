@@ -11,4 +11,5 @@ mod corpus;
 mod extract;
 mod implements;
 mod incremental;
+mod org;
 mod resolve;

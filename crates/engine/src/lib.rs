@@ -8,6 +8,8 @@
 //! - `indexer`: source files to per-file facts (tree-sitter extraction).
 //! - `graph`: per-file facts resolved into one call graph, and its reverse index.
 //! - `blast`, `query`: what a change reaches; who calls a name.
+//! - `org`: what other repositories' calls into a package reach in the repository
+//!   that owns it.
 //! - `thread_commands`: the grammar of commands in a pull request's thread (`/callers fn`).
 //! - `repo_config`: a repository's `.github/blast-radius.yml`.
 //! - `report`: blast radius and answers rendered as markdown, JSON and graph exports.
@@ -17,6 +19,7 @@ pub mod escape;
 pub mod graph;
 pub mod indexer;
 pub mod model;
+pub mod org;
 pub mod query;
 pub mod repo_config;
 pub mod report;

@@ -14,6 +14,7 @@
 pub mod confidence;
 mod cow;
 mod declared;
+pub mod external;
 mod facts_view;
 mod file_index;
 mod ids;
@@ -161,6 +162,11 @@ impl Graph {
 
     pub fn file_count(&self) -> usize {
         self.by_path.len()
+    }
+
+    /// How this graph resolves import specifiers: its packages and configs.
+    pub fn resolver(&self) -> &ModuleResolver {
+        &self.resolver
     }
 
     pub fn file_id(&self, path: &str) -> Option<FileId> {

@@ -124,7 +124,6 @@ impl Graph {
     /// Adds a file without resolving anything: its targets and resolution are empty.
     pub(crate) fn insert_slot(&mut self, mut facts: FileFacts) -> FileId {
         let fid = FileId(self.files.len() as u32);
-        self.forget_declared();
         let index = FileIndex::build(&mut facts, &mut self.names);
         self.by_path.insert(&facts.path, fid.0);
         self.files.push(Some(FileSlot {
@@ -133,6 +132,9 @@ impl Graph {
             resolution: NO_RESOLUTION.clone(),
         }));
         self.add_to_name_index(fid);
+        // No pairing read it; one that read the global scope may read it now. Imports
+        // that lead to it now are retargeted, which forgets the pairings that read them.
+        self.forget_declared_if_read(fid);
         fid
     }
 
@@ -144,12 +146,14 @@ impl Graph {
         let index = FileIndex::build(&mut facts, &mut self.names);
         self.slot_mut(f).source = Arc::new(FileSource { facts, index });
         self.add_to_name_index(f);
+        // The new facts may declare the global scope where the old did not.
+        self.forget_declared_if_read(f);
     }
 
     /// Takes a file out of the graph: its edges, its names, its path. The files that
     /// read it are the caller's to re-resolve.
     pub(crate) fn drop_slot(&mut self, f: FileId) {
-        self.forget_declared();
+        self.forget_declared_if_read(f);
         let _ = self.uninstall(f);
         self.remove_from_name_index(f);
         *self.dependents.get_mut(f.0 as usize) = None;

@@ -169,6 +169,68 @@ impl ModuleResolver {
             .collect()
     }
 
+    /// The directory of the package.json nearest above `path` ("" when none is): the
+    /// package a file belongs to.
+    pub fn package_root_of<'a>(&'a self, path: &str) -> &'a str {
+        let mut dir = dir_of(clean_path(path));
+        loop {
+            if let Some((root, _)) = self.packages_by_dir.get_key_value(dir) {
+                return root;
+            }
+            if dir.is_empty() {
+                return "";
+            }
+            dir = dir_of(dir);
+        }
+    }
+
+    /// The packages the repository holds, by name, with the directory of each
+    /// (`""` for the root): the names other repositories import them by.
+    pub fn packages(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = self
+            .package_dirs_by_name
+            .iter()
+            .map(|(name, dir)| (name.as_str(), dir.as_str()))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The range of `package` that the file at `path` depends on: from the nearest
+    /// package.json above it that lists the package (a workspace package's own, then
+    /// the repository root's), as written (`^2.1.0`, `workspace:*`).
+    pub fn dependency_range(&self, path: &str, package: &str) -> Option<&str> {
+        let mut dir = dir_of(clean_path(path));
+        loop {
+            if let Some(found) = self.packages_by_dir.get(dir).and_then(|p| {
+                p.dependencies
+                    .iter()
+                    .find(|(name, _)| name == package)
+                    .map(|(_, range)| range.as_str())
+            }) {
+                return Some(found);
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = dir_of(dir);
+        }
+    }
+
+    /// The package a bare specifier names (`@a/b/c` → `@a/b`, `node:fs` → `fs`), or
+    /// None for a relative path, an alias or a URL.
+    pub fn package_of(specifier: &str) -> Option<&str> {
+        let spec = specifier.split('?').next().unwrap_or_default();
+        if is_relative(spec) || spec.starts_with(['/', '#']) {
+            return None;
+        }
+        match split_scheme(spec) {
+            Some(("node", rest)) => split_package(rest).map(|(name, _)| name),
+            Some(_) => None,
+            None => split_package(spec).map(|(name, _)| name),
+        }
+    }
+
     /// Where `specifier` names a package itself (`'..'` from its tests, its own name):
     /// that package's (declaration entry, code entry), as [`Self::declared_entries`]
     /// gives them. TypeScript reads the declarations for such an import.

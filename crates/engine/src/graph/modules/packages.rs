@@ -29,7 +29,19 @@ pub(super) struct Package {
     pub(super) entries: Vec<String>,
     /// `types` then `typings`: where the package's declarations start.
     pub(super) declared: Vec<String>,
+    /// The packages it depends on, with the range it asks for: `dependencies`, then
+    /// `peerDependencies`, `optionalDependencies`, `devDependencies` (the first that
+    /// names a package wins).
+    pub(super) dependencies: Vec<(String, String)>,
 }
+
+/// package.json fields listing dependencies, in the order their ranges are taken.
+const DEPENDENCY_FIELDS: [&str; 4] = [
+    "dependencies",
+    "peerDependencies",
+    "optionalDependencies",
+    "devDependencies",
+];
 
 impl Package {
     pub(super) fn from_json(root: String, json: &Map<String, Value>) -> Self {
@@ -47,12 +59,28 @@ impl Package {
             .filter(|entry| !entry.is_empty())
             .map(str::to_string)
             .collect();
+        let mut dependencies: Vec<(String, String)> = Vec::new();
+        for field in DEPENDENCY_FIELDS {
+            for (name, range) in json
+                .get(field)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(range) = range.as_str() {
+                    if !dependencies.iter().any(|(n, _)| n == name) {
+                        dependencies.push((name.clone(), range.to_string()));
+                    }
+                }
+            }
+        }
         Package {
             root,
             exports: json.get("exports").filter(|e| !e.is_null()).cloned(),
             imports: json.get("imports").and_then(Value::as_object).cloned(),
             entries,
             declared,
+            dependencies,
         }
     }
 }

@@ -750,3 +750,122 @@ fn declared_entries_pair_a_packages_types_with_its_code() {
         ]
     );
 }
+
+#[test]
+fn a_repository_lists_its_packages_by_name() {
+    let r = resolver(&[
+        (
+            "package.json",
+            r#"{ "name": "acme", "private": true, "workspaces": ["packages/*"] }"#,
+        ),
+        (
+            "packages/money/package.json",
+            r#"{ "name": "@acme/money" }"#,
+        ),
+        (
+            "packages/ui/package.json",
+            r#"{ "name": "@acme/ui", "exports": { ".": "./src/index.ts" } }"#,
+        ),
+        // No name, or not a package name: nothing imports it by one.
+        ("tools/package.json", r#"{ "private": true }"#),
+        ("bad/package.json", r#"{ "name": "@acme/ui/deep" }"#),
+    ]);
+    assert_eq!(
+        r.packages(),
+        vec![
+            ("@acme/money", "packages/money"),
+            ("@acme/ui", "packages/ui"),
+            ("acme", "")
+        ]
+    );
+}
+
+#[test]
+fn a_dependency_range_comes_from_the_nearest_package_that_lists_it() {
+    let r = resolver(&[
+        (
+            "package.json",
+            r#"{ "name": "root", "devDependencies": { "@acme/money": "^2.1.0", "jest": "29" } }"#,
+        ),
+        (
+            "apps/web/package.json",
+            r#"{ "name": "web", "dependencies": { "@acme/money": "workspace:*" },
+                "devDependencies": { "@acme/money": "^1.0.0" } }"#,
+        ),
+        (
+            "apps/api/package.json",
+            r#"{ "name": "api", "peerDependencies": { "react": ">=18" } }"#,
+        ),
+    ]);
+    // The package's own list first, and `dependencies` before `devDependencies`.
+    assert_eq!(
+        r.dependency_range("apps/web/src/a.ts", "@acme/money"),
+        Some("workspace:*")
+    );
+    // A package that does not list it: the root's.
+    assert_eq!(
+        r.dependency_range("apps/api/src/a.ts", "@acme/money"),
+        Some("^2.1.0")
+    );
+    assert_eq!(
+        r.dependency_range("apps/api/src/a.ts", "react"),
+        Some(">=18")
+    );
+    assert_eq!(r.dependency_range("scripts/x.js", "react"), None);
+}
+
+#[test]
+fn the_package_a_specifier_names() {
+    for (specifier, package) in [
+        ("@acme/money", Some("@acme/money")),
+        ("@acme/money/format", Some("@acme/money")),
+        ("lodash/fp/map", Some("lodash")),
+        ("node:fs/promises", Some("fs")),
+        ("./local", None),
+        ("../up", None),
+        ("#internal", None),
+        ("/abs", None),
+        ("https://esm.sh/x", None),
+        ("@/alias", None),
+    ] {
+        assert_eq!(
+            ModuleResolver::package_of(specifier),
+            package,
+            "{specifier}"
+        );
+    }
+}
+
+#[test]
+fn a_package_is_reached_by_its_exports_conditions_and_subpaths() {
+    // What another repository's import of the package reaches when laid over this one.
+    let r = resolver(&[(
+        "packages/money/package.json",
+        r#"{ "name": "@acme/money",
+             "exports": { ".": { "types": "./dist/index.d.ts", "import": "./dist/index.js" },
+                          "./format": { "node": { "import": "./src/format.ts" } },
+                          "./units/*": "./src/units/*.ts" } }"#,
+    )]);
+    let files = [
+        "packages/money/src/index.ts",
+        "packages/money/src/format.ts",
+        "packages/money/src/units/cents.ts",
+    ];
+    let from = "__blast_radius__/calls.ts";
+    assert_eq!(
+        resolve_in(&r, &files, from, "@acme/money"),
+        file("packages/money/src/index.ts")
+    );
+    assert_eq!(
+        resolve_in(&r, &files, from, "@acme/money/format"),
+        file("packages/money/src/format.ts")
+    );
+    assert_eq!(
+        resolve_in(&r, &files, from, "@acme/money/units/cents"),
+        file("packages/money/src/units/cents.ts")
+    );
+    assert_eq!(
+        resolve_in(&r, &files, from, "@acme/other"),
+        external("@acme/other")
+    );
+}

@@ -11,21 +11,26 @@
 //! found one definition, `likely` when it found several.
 //!
 //! The walk is breadth first with a depth bound, so which pairs it finds does not depend
-//! on the order of files or names (a graph kept current pairs as a fresh one does).
+//! on the order of files or names (a graph kept current pairs as a fresh one does). It
+//! runs per package, from that package's entries: a change works out again only the
+//! packages whose walk read a changed file.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Resolver, Vals, Value};
-use crate::graph::declared::Declared;
+use crate::graph::declared::{Declared, PairGroup};
 use crate::graph::interner::NameId;
 use crate::graph::{Confidence, DefId, FileId, Graph};
 use crate::indexer::facts::*;
 
 /// Links from an entry to the pairs it leads to: export, return, member, and so on.
 const MAX_LINKS: u32 = 8;
-/// Pairs of values examined in one pairing, at most: a bound for pathological inputs.
+/// Pairs of values examined from one package's entries, at most: a bound for
+/// pathological inputs.
 const MAX_TASKS: usize = 200_000;
 /// A file id no file has: the pairing reads every file as another's, so each is noted.
 const NO_FILE: FileId = FileId(u32::MAX);
@@ -46,8 +51,14 @@ struct Pairing<'g> {
 }
 
 impl Graph {
-    /// Works out the declaration ⇄ code pairs of the whole graph.
-    pub(crate) fn pair_declarations(&self) -> Declared {
+    /// Works out the declaration ⇄ code pairs of the whole graph, package by package,
+    /// taking from `kept` the groups of an earlier pairing that are still valid (same
+    /// package, same entries, nothing they read changed since).
+    ///
+    /// A pair found from several packages' entries is found by each, at the least
+    /// depth of any, so the union is what one walk from every entry would give (the
+    /// task bound aside, which is now each package's own).
+    pub(crate) fn pair_declarations(&self, kept: &[Arc<PairGroup>]) -> Declared {
         let mut roots: Vec<(&str, FileId, FileId)> = Vec::new();
         for f in self.file_ids() {
             let facts = self.slot(f).facts();
@@ -69,13 +80,34 @@ impl Graph {
         }
         roots.sort();
         roots.dedup();
+        let mut packages: BTreeMap<&str, Vec<(FileId, FileId)>> = BTreeMap::new();
+        for (path, d, c) in roots {
+            packages
+                .entry(self.resolver.package_root_of(path))
+                .or_default()
+                .push((d, c));
+        }
+        let kept: FxHashMap<&str, &Arc<PairGroup>> =
+            kept.iter().map(|g| (g.package.as_str(), g)).collect();
+        let groups: Vec<Arc<PairGroup>> = packages
+            .into_par_iter()
+            .map(|(package, roots)| match kept.get(package) {
+                Some(group) if group.roots == roots => Arc::clone(group),
+                _ => Arc::new(self.pair_package(package, roots)),
+            })
+            .collect();
+        Declared::new(groups)
+    }
+
+    /// One package's pairs: a breadth-first walk from its entries.
+    fn pair_package(&self, package: &str, roots: Vec<(FileId, FileId)>) -> PairGroup {
         let mut p = Pairing {
             r: Resolver::new(self, NO_FILE),
             queue: VecDeque::new(),
             seen: FxHashSet::default(),
             pairs: FxHashMap::default(),
         };
-        for (_, d, c) in roots {
+        for &(d, c) in &roots {
             p.push(Task::Modules(d, c), Confidence::Exact, 0);
         }
         let mut done = 0;
@@ -91,7 +123,15 @@ impl Graph {
         }
         let mut reads = std::mem::take(&mut p.r.deps);
         reads.remove(&NO_FILE);
-        Declared::new(p.pairs, reads)
+        let mut pairs: Vec<_> = p.pairs.into_iter().collect();
+        pairs.sort_unstable();
+        PairGroup {
+            package: package.to_string(),
+            roots,
+            pairs,
+            reads,
+            global_scope: !p.r.global_reads.is_empty(),
+        }
     }
 }
 

@@ -54,7 +54,10 @@ pub struct CheckRunPlan {
 pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) -> CheckRunPlan {
     let PrAnalysis { report, config, .. } = analysis;
     let fail = config.fail_on_removed_called;
-    let (verdict, title) = verdict(report, fail);
+    let elsewhere = analysis
+        .elsewhere
+        .map_or((0, 0), |e| (e.found.len(), e.broken(report)));
+    let (verdict, title) = verdict(report, fail, elsewhere);
     let problems = problems.map(|p| format!("{p}\n")).unwrap_or_default();
     let mut summary = format!("{problems}{body}");
     if summary.chars().count() > CHECK_TEXT_CHARS {
@@ -83,12 +86,21 @@ fn breaks(report: &BlastReport, changed_index: usize, depth: u32) -> bool {
 /// calls), neutral instead when the repository says so (`fail_on_removed_called:
 /// false`); neutral when changed functions have callers the PR did not touch (worth a
 /// look, not wrong); success otherwise.
-pub(super) fn verdict(report: &BlastReport, fail_on_removed_called: bool) -> (Verdict, String) {
+///
+/// Calls from other repositories count like the others (none of them is touched by
+/// this pull request): `elsewhere` is (their number, how many call a removed or renamed
+/// function).
+pub(super) fn verdict(
+    report: &BlastReport,
+    fail_on_removed_called: bool,
+    (elsewhere, broken_elsewhere): (usize, usize),
+) -> (Verdict, String) {
     let untouched: Vec<_> = report.callers.iter().filter(|c| !c.touched).collect();
-    let broken = untouched
-        .iter()
-        .any(|c| breaks(report, c.changed_index, c.depth));
-    let n = untouched.len();
+    let broken = broken_elsewhere > 0
+        || untouched
+            .iter()
+            .any(|c| breaks(report, c.changed_index, c.depth));
+    let n = untouched.len() + elsewhere;
     if broken {
         let verdict = if fail_on_removed_called {
             Verdict::Failure

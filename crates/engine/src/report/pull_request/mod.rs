@@ -5,6 +5,7 @@
 //! its comments in one module).
 
 mod check_run;
+mod elsewhere;
 mod review;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,7 @@ use crate::report::markdown::{config_problems, render_markdown_listing, COMMENT_
 use crate::report::LineLink;
 
 pub use check_run::{CheckRunPlan, Note, NoteLevel, Verdict, CHECK_TEXT_CHARS, MAX_NOTES};
+pub use elsewhere::Elsewhere;
 pub use review::{InlineComment, ReviewPlan, LISTED};
 
 /// One file of the pull request as GitHub lists it, for the inline review.
@@ -50,6 +52,9 @@ pub struct PrAnalysis<'a> {
     pub head: &'a CommitSha,
     /// The bodies of our inline comments already on the pull request.
     pub posted: &'a [String],
+    /// Calls from the installation's other repositories into the packages this one
+    /// holds (None: not looked up).
+    pub elsewhere: Option<Elsewhere<'a>>,
 }
 
 /// What to post; None where nothing is to be posted (an output turned off, or nothing
@@ -70,13 +75,21 @@ pub fn plan(analysis: &PrAnalysis) -> PrOutputs {
     let problems = (!analysis.problems.is_empty())
         .then(|| config_problems(REPO_CONFIG_PATH, analysis.problems));
     let problems_in_comment = problems.as_deref().filter(|_| !outputs.check);
-    let reserve = problems_in_comment.map_or(0, |p| p.len() + 2);
+    let others = analysis
+        .elsewhere
+        .map(|e| elsewhere::section(report, &e))
+        .unwrap_or_default();
+    let reserve = problems_in_comment.map_or(0, |p| p.len() + 2) + others.len() + 2;
     let mut body = render_markdown_listing(
         report,
         COMMENT_BUDGET.saturating_sub(reserve),
         Some(analysis.link),
         config.max_callers,
     );
+    if !others.is_empty() {
+        body = format!("{}\n\n{}", body.trim_end(), others.trim_end());
+        body.push('\n');
+    }
     if let Some(cap) = analysis.listed_files_cap {
         body.push_str(&format!(
             "\n\n_This pull request changes more files than GitHub lists ({cap}): files past that were not analysed._\n"

@@ -254,6 +254,7 @@ mod tests {
             analysed,
             head,
             posted,
+            elsewhere: None,
         };
         plan(&analysis, listed)
     }

@@ -7,8 +7,10 @@ use std::fmt::Write as _;
 use super::*;
 use crate::blast::diff::Change;
 use crate::blast::report::{CallerFinding, ChangedFunction};
+use crate::graph::external::{ExternalCall, Imported};
 use crate::graph::Confidence;
 use crate::indexer::facts::{CallKind, DefKind};
+use crate::org::{CallElsewhere, FoundElsewhere};
 
 fn link(file: &str, line: u32) -> String {
     format!("https://github.test/acme/shop/blob/c0ffee/{file}#L{line}")
@@ -82,6 +84,11 @@ struct Pr {
     head: CommitSha,
     posted: Vec<String>,
     listed_files_cap: Option<usize>,
+    /// The packages this repository holds, with their versions.
+    versions: Vec<(String, String)>,
+    /// Calls from other repositories, the ones that reach a changed function, and
+    /// whether this repository is private.
+    elsewhere: Option<(Vec<CallElsewhere>, Vec<FoundElsewhere>, bool)>,
 }
 
 impl Pr {
@@ -94,6 +101,8 @@ impl Pr {
             head: CommitSha("5d6e7f8".repeat(5) + "aaaaa"),
             posted: Vec::new(),
             listed_files_cap: None,
+            versions: vec![("@acme/money".into(), "3.0.0-dev".into())],
+            elsewhere: None,
         }
     }
 
@@ -114,6 +123,16 @@ impl Pr {
             analysed: &self.analysed,
             head: &self.head,
             posted: &self.posted,
+            elsewhere: self
+                .elsewhere
+                .as_ref()
+                .map(|(calls, found, from_private)| Elsewhere {
+                    calls,
+                    found,
+                    from_private: *from_private,
+                    web_url: "https://github.test/",
+                    versions: &self.versions,
+                }),
         })
     }
 }
@@ -319,4 +338,94 @@ fn the_review_comments_the_changed_function_and_not_again_once_posted() {
     pr.config.max_callers = Some(1);
     let body = &pr.plan().review.unwrap().comments[0].body;
     assert!(body.contains("… and 1 more"), "{body}");
+}
+
+/// A call from another repository into `formatPrice` (changed 0) or `oldTotal` (1).
+fn call_elsewhere(repo: &str, private: bool, path: &str, line: u32, name: &str) -> CallElsewhere {
+    CallElsewhere {
+        repo: repo.into(),
+        private,
+        commit: Some("feedface".into()),
+        path: path.into(),
+        call: ExternalCall {
+            package: "@acme/money".into(),
+            specifier: "@acme/money".into(),
+            imported: Imported::Named(name.into()),
+            steps: Vec::new(),
+            construct: false,
+            line,
+            column: 5,
+            caller: Some("render".into()),
+            range: Some("^2.1.0".into()),
+        },
+    }
+}
+
+fn money_elsewhere(from_private: bool) -> Pr {
+    let mut pr = Pr::money();
+    pr.report.callers.retain(|c| c.changed_index == 0);
+    let calls = vec![
+        call_elsewhere("acme/web", false, "src/cart view.ts", 12, "formatPrice"),
+        call_elsewhere("acme/web", false, "src/pay.ts", 3, "formatPrice"),
+        call_elsewhere(
+            "acme/secret-app",
+            true,
+            "src/hidden/plan.ts",
+            9,
+            "formatPrice",
+        ),
+        call_elsewhere("acme/web", false, "src/legacy.ts", 30, "oldTotal"),
+    ];
+    let found = [(0, 0), (0, 1), (0, 2)]
+        .into_iter()
+        .map(|(changed, call)| FoundElsewhere {
+            changed,
+            call,
+            confidence: Confidence::Exact,
+        })
+        .collect();
+    pr.elsewhere = Some((calls, found, from_private));
+    pr
+}
+
+#[test]
+fn a_public_repository_names_public_callers_elsewhere_and_counts_private_ones() {
+    let pr = money_elsewhere(false);
+    let outputs = pr.plan();
+    let comment = outputs.comment.unwrap();
+    insta::assert_snapshot!("money_elsewhere_from_public", comment);
+    assert!(comment.contains("### In other repositories"));
+    assert!(comment.contains("(https://github.test/acme/web/blob/feedface/src/cart%20view.ts#L12)"));
+    assert!(!comment.contains("secret-app") && !comment.contains("hidden/plan.ts"));
+    assert!(comment.contains("1 call site in 1 private repository of this installation"));
+    assert!(comment.contains("this repository has `3.0.0-dev`"));
+    // They count like the repository's own untouched callers.
+    let run = outputs.check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (Verdict::Neutral, "5 call sites the change did not touch")
+    );
+}
+
+#[test]
+fn a_private_repository_names_private_callers_elsewhere_too() {
+    let comment = money_elsewhere(true).plan().comment.unwrap();
+    assert!(comment.contains("acme/secret-app src/hidden/plan.ts:9"));
+    assert!(!comment.contains("not named here"));
+}
+
+#[test]
+fn a_removed_function_still_called_elsewhere_fails_the_check() {
+    let mut pr = money_elsewhere(false);
+    pr.report.callers.clear();
+    // Only the call into the removed `oldTotal`, from another repository.
+    let (_, found, _) = pr.elsewhere.as_mut().unwrap();
+    *found = vec![FoundElsewhere {
+        changed: 1,
+        call: 3,
+        confidence: Confidence::Exact,
+    }];
+    let run = pr.plan().check_run.unwrap();
+    assert_eq!(run.verdict, Verdict::Failure);
+    assert!(run.summary.contains("src/legacy.ts:30"));
 }

@@ -1,0 +1,235 @@
+//! Across repositories: a repository's packages, its calls into other packages, and
+//! which functions of the owning repository those calls reach (`fixtures/org`).
+
+use crate::common;
+
+use blast_radius::graph::external::{ExternalCall, Imported, Step};
+use blast_radius::graph::{DefId, Graph};
+use blast_radius::indexer::skip::SkipRules;
+use blast_radius::org;
+use blast_radius::workflow::save::index_in_memory;
+use blast_radius::workspace::walk;
+
+fn graph(name: &str) -> Graph {
+    let dir = common::fixture(&format!("org/{name}"));
+    let files = walk::read(&dir, walk::list(&dir).unwrap()).unwrap();
+    index_in_memory(files, &SkipRules::default()).0.graph
+}
+
+fn def(g: &Graph, path: &str, qualified: &str) -> DefId {
+    let file = g
+        .file_id(path)
+        .unwrap_or_else(|| panic!("{path} is indexed"));
+    let facts = g.facts(file);
+    let def = (0..facts.defs.len() as u32)
+        .find(|&d| facts.def_qualified(d) == qualified)
+        .unwrap_or_else(|| panic!("{path} defines {qualified}"));
+    DefId { file, def }
+}
+
+/// Every external call of the repository, with the path of the file making it.
+fn calls(g: &Graph) -> Vec<(String, ExternalCall)> {
+    let mut out = Vec::new();
+    for f in g.file_ids() {
+        for call in g.external_calls(f) {
+            out.push((g.facts(f).path.clone(), call));
+        }
+    }
+    out.sort_by(|a, b| (&a.0, a.1.line, a.1.column).cmp(&(&b.0, b.1.line, b.1.column)));
+    out
+}
+
+#[test]
+fn a_repository_names_the_packages_it_holds() {
+    let library = graph("library");
+    assert_eq!(
+        org::owned_packages(&library),
+        vec!["@acme/money".to_string(), "acme-library".to_string()]
+    );
+    assert!(org::owned_packages(&graph("service")).contains(&"service".to_string()));
+}
+
+/// (path, line, package, specifier, imported, steps, construct, range)
+type CallRow = (
+    String,
+    u32,
+    String,
+    String,
+    Imported,
+    Vec<Step>,
+    bool,
+    Option<String>,
+);
+
+#[test]
+fn calls_into_packages_keep_their_target_and_range() {
+    let service = graph("service");
+    let got: Vec<CallRow> = calls(&service)
+        .into_iter()
+        .map(|(path, c)| {
+            (
+                path,
+                c.line,
+                c.package,
+                c.specifier,
+                c.imported,
+                c.steps,
+                c.construct,
+                c.range,
+            )
+        })
+        .collect();
+    let named = |n: &str| Imported::Named(n.to_string());
+    let member = |n: &str| Step::Member(n.to_string());
+    let money = || "@acme/money".to_string();
+    let range = Some("^2.1.0".to_string());
+    let expected = vec![
+        // `fs` is Node's own: no repository owns it, and it is left out.
+        (
+            "src/checkout.ts",
+            7,
+            "left-pad".to_string(),
+            "left-pad".to_string(),
+            Imported::Default,
+            vec![],
+            false,
+            Some("^1.3.0".to_string()),
+        ),
+        (
+            "src/checkout.ts",
+            7,
+            money(),
+            money(),
+            named("formatPrice"),
+            vec![],
+            false,
+            range.clone(),
+        ),
+        // Destructured from `require` or read from it: the same path of names.
+        (
+            "src/legacy.js",
+            5,
+            money(),
+            money(),
+            Imported::Require,
+            vec![member("parsePrice")],
+            false,
+            range.clone(),
+        ),
+        (
+            "src/legacy.js",
+            5,
+            money(),
+            money(),
+            Imported::Require,
+            vec![member("parsePrice")],
+            false,
+            range.clone(),
+        ),
+        // The local `formatPrice` on line 10 is the service's own.
+        (
+            "src/receipt.ts",
+            10,
+            money(),
+            "@acme/money/format".to_string(),
+            Imported::Namespace,
+            vec![member("formatPrice")],
+            false,
+            range.clone(),
+        ),
+        (
+            "src/receipt.ts",
+            14,
+            money(),
+            money(),
+            named("Wallet"),
+            vec![Step::New, member("balance")],
+            false,
+            range.clone(),
+        ),
+        (
+            "src/receipt.ts",
+            18,
+            money(),
+            money(),
+            named("Wallet"),
+            vec![],
+            true,
+            range.clone(),
+        ),
+    ];
+    let expected: Vec<_> = expected
+        .into_iter()
+        .map(|(p, l, pk, s, i, st, c, r)| (p.to_string(), l, pk, s, i, st, c, r))
+        .collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn calls_from_other_repositories_reach_the_owners_functions() {
+    let library = graph("library");
+    let service = graph("service");
+    let made = calls(&service);
+    let refs: Vec<&ExternalCall> = made.iter().map(|(_, c)| c).collect();
+    let format = def(&library, "packages/money/src/format.ts", "formatPrice");
+    let parse = def(&library, "packages/money/src/format.ts", "parsePrice");
+    let balance = def(&library, "packages/money/src/wallet.ts", "Wallet.balance");
+    let reached = org::link(&library, &refs, &[format, parse, balance]);
+    let mut got: Vec<(&str, u32, DefId)> = reached
+        .iter()
+        .map(|r| (made[r.call].0.as_str(), made[r.call].1.line, r.target))
+        .collect();
+    got.sort();
+    let mut expected = vec![
+        // By name through the barrel, and by subpath: the two calls of formatPrice.
+        ("src/checkout.ts", 7, format),
+        ("src/receipt.ts", 10, format),
+        // A method of a class the package exports, on a value typed by it.
+        ("src/receipt.ts", 14, balance),
+        // `require` destructured and as a whole.
+        ("src/legacy.js", 5, parse),
+        ("src/legacy.js", 5, parse),
+    ];
+    expected.sort();
+    assert_eq!(got, expected);
+
+    // Asked about one function, only its callers come back.
+    let only = org::link(&library, &refs, &[format]);
+    assert_eq!(only.len(), 2);
+    assert!(only.iter().all(|r| r.target == format));
+}
+
+#[test]
+fn calls_into_packages_the_repository_does_not_hold_reach_nothing() {
+    // The service's calls laid over the service itself: it holds no `@acme/money`.
+    let service = graph("service");
+    let made = calls(&service);
+    let refs: Vec<&ExternalCall> = made.iter().map(|(_, c)| c).collect();
+    let own = def(&service, "src/receipt.ts", "formatPrice");
+    assert!(org::link(&service, &refs, &[own]).is_empty());
+}
+
+#[test]
+fn names_from_another_repository_stay_names() {
+    // A hostile specifier and member: written out as strings, they call nothing else.
+    let library = graph("library");
+    let format = def(&library, "packages/money/src/format.ts", "formatPrice");
+    let hostile = ExternalCall {
+        package: "@acme/money".into(),
+        specifier: "@acme/money\"; formatPrice(); \"".into(),
+        imported: Imported::Namespace,
+        steps: vec![Step::Member("x\n}); formatPrice(); ({".into())],
+        construct: false,
+        line: 1,
+        column: 1,
+        caller: None,
+        range: None,
+    };
+    let plain = ExternalCall {
+        specifier: "@acme/money".into(),
+        steps: vec![Step::Member("formatPrice".into())],
+        ..hostile.clone()
+    };
+    let reached = org::link(&library, &[&hostile, &plain], &[format]);
+    assert_eq!(reached.iter().map(|r| r.call).collect::<Vec<_>>(), vec![1]);
+}
