@@ -19,11 +19,12 @@ use crate::github::{
 };
 use crate::indexer::select::wanted;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
+use crate::org::{self, CallElsewhere, FoundElsewhere};
 use crate::queue::payloads::AnalyzePr;
 use crate::queue::{JobError, RunningJob};
 use crate::repo_config::RepoConfig;
 use crate::report::pull_request::{
-    self, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,
+    self, Elsewhere, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,
 };
 use crate::store::RepoState;
 use crate::workflow::blast_change::{blast_revisions, BlastRequest};
@@ -254,6 +255,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
     };
 
     let report = blast(app, &view, config).await?;
+    let others = calls_elsewhere(app, pr_job.installation, &view, &report).await?;
     // A newer push to this PR wins: nothing older is posted over it.
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
@@ -281,7 +283,13 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         analysed: &view.fetched.new_blobs,
         head: &view.pr.head.sha,
         posted: &posted,
-        elsewhere: None,
+        elsewhere: others.as_ref().map(|o| Elsewhere {
+            calls: &o.calls,
+            found: &o.found,
+            from_private: view.repo.private,
+            web_url: &app.web_url,
+            versions: &o.versions,
+        }),
     });
 
     post(&installation, job, &view, outputs).await?;
@@ -290,6 +298,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         pr = view.pr.number,
         changed = report.changed.len(),
         untouched = report.callers.iter().filter(|c| !c.touched).count(),
+        elsewhere = others.as_ref().map_or(0, |o| o.found.len()),
         config_problems = loaded.problems.len(),
         "blast radius posted"
     );
@@ -351,6 +360,65 @@ async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastRep
         })
     })
     .map_err(JobError::retry)
+}
+
+/// The calls the installation's other repositories make into the packages this one
+/// holds that reach a function the PR changed.
+struct Others {
+    calls: Vec<CallElsewhere>,
+    found: Vec<FoundElsewhere>,
+    versions: Vec<(String, String)>,
+}
+
+/// [`Others`], from the stored external calls linked to the base graph; None when the
+/// repository holds no package another repository calls.
+async fn calls_elsewhere(
+    app: &App,
+    installation: InstallationId,
+    view: &PrView,
+    report: &BlastReport,
+) -> Result<Option<Others>, JobError> {
+    if report.changed.is_empty() {
+        return Ok(None);
+    }
+    let snapshot = app
+        .cache
+        .get_fresh(view.state.id)
+        .await
+        .map_err(errors::store)?;
+    let packages = org::owned_packages(&snapshot.graph);
+    if packages.is_empty() {
+        return Ok(None);
+    }
+    let stored = app
+        .store
+        .calls_into(installation, view.state.id, &packages)
+        .await
+        .map_err(errors::store)?;
+    if stored.is_empty() {
+        return Ok(None);
+    }
+    let calls: Vec<CallElsewhere> = stored
+        .into_iter()
+        .map(|c| CallElsewhere {
+            repo: c.full_name,
+            private: c.private,
+            commit: c.commit.map(|commit| commit.as_str().to_string()),
+            path: c.path,
+            call: c.call,
+        })
+        .collect();
+    let (found, versions) = crate::workflow::cpu(|| {
+        (
+            org::reached_by_changes(&snapshot.graph, &report.changed, &calls),
+            org::package_versions(&snapshot.graph),
+        )
+    });
+    Ok(Some(Others {
+        calls,
+        found,
+        versions,
+    }))
 }
 
 /// Posts what was planned: the summary comment, then the check run, then the inline

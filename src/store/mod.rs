@@ -386,15 +386,17 @@ impl Store {
     }
 
     /// The calls that the installation's other repositories make into `packages`
-    /// (by name), each with the repository, file and commit it is at. The
-    /// repositories of other installations are never read.
+    /// (by name), each with the repository, file and commit it is at; the first
+    /// [`org::MAX_LINKED_CALLS`](crate::org::MAX_LINKED_CALLS) of them. The repositories
+    /// of other installations are never read.
     pub async fn calls_into(
         &self,
         installation: InstallationId,
         except: RepoId,
         packages: &[String],
     ) -> Result<Vec<CallInto>> {
-        let rows = ops::calls_into(&self.pool, installation.0, except.0, packages).await?;
+        let limit = crate::org::MAX_LINKED_CALLS as i64;
+        let rows = ops::calls_into(&self.pool, installation.0, except.0, packages, limit).await?;
         rows.into_iter()
             .map(|r| {
                 let call = postcard::from_bytes(&r.call).map_err(|e| StoreError::Corrupt {

@@ -125,12 +125,14 @@ pub struct CallIntoRow {
 }
 
 /// The external calls into `packages` of the installation's repositories but `except`,
-/// in a stable order. Reads the index by package, then each row's repository.
+/// in a stable order, at most `limit`. Reads the index by package, then each row's
+/// repository.
 pub async fn calls_into(
     db: impl PgExecutor<'_>,
     installation: i64,
     except: i64,
     packages: &[String],
+    limit: i64,
 ) -> sqlx::Result<Vec<CallIntoRow>> {
     sqlx::query_as(
         "SELECT c.repo_id, r.full_name, r.private, r.commit_sha, f.path, c.call
@@ -138,11 +140,13 @@ pub async fn calls_into(
          JOIN repositories r ON r.id = c.repo_id
          JOIN files f ON f.repo_id = c.repo_id AND f.file_id = c.file_id
          WHERE c.package = ANY($1) AND r.installation_id = $2 AND c.repo_id <> $3
-         ORDER BY r.full_name, f.path, c.line, c.col, c.site",
+         ORDER BY r.full_name, f.path, c.line, c.col, c.site
+         LIMIT $4",
     )
     .bind(packages)
     .bind(installation)
     .bind(except)
+    .bind(limit)
     .fetch_all(db)
     .await
 }

@@ -15,6 +15,7 @@ mod harness;
 mod intake;
 mod jobs;
 mod migrations;
+mod org;
 mod queue;
 mod schema;
 mod status_page;

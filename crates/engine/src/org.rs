@@ -37,6 +37,21 @@ pub struct FoundElsewhere {
     pub confidence: Confidence,
 }
 
+/// The version of each package `owner` holds, where its package.json says one.
+pub fn package_versions(owner: &Graph) -> Vec<(String, String)> {
+    let resolver = owner.resolver();
+    resolver
+        .packages()
+        .into_iter()
+        .filter_map(|(name, _)| {
+            Some((
+                name.to_string(),
+                resolver.package_version(name)?.to_string(),
+            ))
+        })
+        .collect()
+}
+
 /// Which of `calls` reach the functions of `changed` (a change to `base`): each as
 /// `base` had it (the others call the default branch's version), so a removed or
 /// renamed function is found by its old name. Added functions have no callers yet.

@@ -196,6 +196,12 @@ impl ModuleResolver {
         out
     }
 
+    /// The `version` the package of that name has here, as its package.json writes it.
+    pub fn package_version(&self, name: &str) -> Option<&str> {
+        let dir = self.package_dirs_by_name.get(name)?;
+        self.packages_by_dir.get(dir)?.version.as_deref()
+    }
+
     /// The range of `package` that the file at `path` depends on: from the nearest
     /// package.json above it that lists the package (a workspace package's own, then
     /// the repository root's), as written (`^2.1.0`, `workspace:*`).

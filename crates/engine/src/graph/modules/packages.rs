@@ -33,6 +33,8 @@ pub(super) struct Package {
     /// `peerDependencies`, `optionalDependencies`, `devDependencies` (the first that
     /// names a package wins).
     pub(super) dependencies: Vec<(String, String)>,
+    /// Its `version`, as written.
+    pub(super) version: Option<String>,
 }
 
 /// package.json fields listing dependencies, in the order their ranges are taken.
@@ -81,6 +83,10 @@ impl Package {
             entries,
             declared,
             dependencies,
+            version: json
+                .get("version")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         }
     }
 }
