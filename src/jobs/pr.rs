@@ -392,7 +392,12 @@ async fn calls_elsewhere(
     }
     let stored = app
         .store
-        .calls_into(installation, view.state.id, &packages)
+        .calls_into(
+            installation,
+            view.state.id,
+            &packages,
+            org::MAX_LINKED_CALLS,
+        )
         .await
         .map_err(errors::store)?;
     if stored.is_empty() {

@@ -387,15 +387,15 @@ impl Store {
 
     /// The calls that the installation's other repositories make into `packages`
     /// (by name), each with the repository, file and commit it is at; the first
-    /// [`org::MAX_LINKED_CALLS`](crate::org::MAX_LINKED_CALLS) of them. The repositories
-    /// of other installations are never read.
+    /// `limit` of them. The repositories of other installations are never read.
     pub async fn calls_into(
         &self,
         installation: InstallationId,
         except: RepoId,
         packages: &[String],
+        limit: usize,
     ) -> Result<Vec<CallInto>> {
-        let limit = crate::org::MAX_LINKED_CALLS as i64;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = ops::calls_into(&self.pool, installation.0, except.0, packages, limit).await?;
         rows.into_iter()
             .map(|r| {

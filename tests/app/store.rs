@@ -1050,9 +1050,15 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
     let [_, (elsewhere, _), _] = org_saved(&store, 8).await;
     let packages = blast_radius::org::owned_packages(&owner);
     let calls = store
-        .calls_into(InstallationId(7), library, &packages)
+        .calls_into(InstallationId(7), library, &packages, 1_000)
         .await
         .unwrap();
+    // Bounded: the first ones in a stable order.
+    let first = store
+        .calls_into(InstallationId(7), library, &packages, 2)
+        .await
+        .unwrap();
+    assert_eq!(first, calls[..2]);
     let by_repo = |id: RepoId| calls.iter().filter(|c| c.repo == id).count();
     assert_eq!(by_repo(service), 6, "{calls:#?}");
     assert_eq!(by_repo(private), 1);
@@ -1109,7 +1115,7 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
         .await
         .unwrap();
     let calls = store
-        .calls_into(InstallationId(7), library, &packages)
+        .calls_into(InstallationId(7), library, &packages, 1_000)
         .await
         .unwrap();
     assert_eq!(calls.iter().filter(|c| c.repo == service).count(), 5);
@@ -1117,7 +1123,7 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
     // A repository made private is marked so; one removed is gone from the answers.
     store.set_repository_private(service, true).await.unwrap();
     assert!(store
-        .calls_into(InstallationId(7), library, &packages)
+        .calls_into(InstallationId(7), library, &packages, 1_000)
         .await
         .unwrap()
         .iter()
@@ -1125,7 +1131,7 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
         .all(|c| c.private));
     assert!(store.delete_repository(private).await.unwrap());
     let calls = store
-        .calls_into(InstallationId(7), library, &packages)
+        .calls_into(InstallationId(7), library, &packages, 1_000)
         .await
         .unwrap();
     assert_eq!(calls.iter().filter(|c| c.repo == private).count(), 0);

@@ -21,6 +21,8 @@ const ENGINE_LAYERS: Layers = &[
     ("graph", &["indexer", "model"]),
     ("blast", &["graph", "indexer", "model"]),
     ("query", &["graph", "indexer", "model"]),
+    // Across repositories: other repositories' calls linked to an owner's graph.
+    ("org", &["blast", "graph", "indexer", "model"]),
     ("thread_commands", &["escape"]),
     // A repository's .github/blast-radius.yml: pure, read by the jobs.
     ("repo_config", &["graph"]),
@@ -28,6 +30,7 @@ const ENGINE_LAYERS: Layers = &[
         "report",
         &[
             "blast",
+            "org",
             "repo_config",
             "query",
             "graph",
@@ -67,6 +70,7 @@ const APP_LAYERS: Layers = &[
             "repo_config",
             "query",
             "blast",
+            "org",
             "graph",
             "indexer",
             "model",

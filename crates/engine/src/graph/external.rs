@@ -1,7 +1,7 @@
 //! Calls into packages outside the repository, kept with what they call: the package,
 //! the specifier, the name imported and the path of members, calls and `new`s from it
 //! to the call. Another repository that owns the package can then say which of its
-//! functions each one reaches (`crate::org`), where one graph alone stops at the import.
+//! functions each one reaches (the `org` module), where one graph alone stops at the import.
 //!
 //! Only what the file states is followed: a name bound to an import, its members, what
 //! calling or constructing it gives, and stated types (`c: Client` is an instance of
