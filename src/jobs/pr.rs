@@ -17,6 +17,7 @@ use crate::github::{
     Installation, NewCheckRun, NewReview, NewReviewComment, PullRequest, RepoName, Repository,
     PR_FILES_LIMIT,
 };
+use crate::graph::Graph;
 use crate::indexer::select::wanted;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use crate::org::{self, CallElsewhere, FoundElsewhere};
@@ -254,8 +255,14 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         Vec::new()
     };
 
-    let report = blast(app, &view, config).await?;
-    let others = calls_elsewhere(app, pr_job.installation, &view, &report).await?;
+    // One base graph for both: a push landing between them cannot make them disagree.
+    let base = app
+        .cache
+        .get_fresh(view.state.id)
+        .await
+        .map_err(errors::store)?;
+    let report = blast(app, &base.graph, &view, config)?;
+    let others = calls_elsewhere(app, pr_job.installation, &base.graph, &view, &report).await?;
     // A newer push to this PR wins: nothing older is posted over it.
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
@@ -324,12 +331,12 @@ async fn our_review_comments(
 
 /// The PR's blast radius over the base graph, within what the repository's configuration
 /// lets through.
-async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastReport, JobError> {
-    let snapshot = app
-        .cache
-        .get_fresh(view.state.id)
-        .await
-        .map_err(errors::store)?;
+fn blast(
+    app: &App,
+    base: &Graph,
+    view: &PrView,
+    config: &RepoConfig,
+) -> Result<BlastReport, JobError> {
     let base_label = format!(
         "{}@{}",
         view.repo.default_branch.clone().unwrap_or_default(),
@@ -346,7 +353,7 @@ async fn blast(app: &App, view: &PrView, config: &RepoConfig) -> Result<BlastRep
         let fetched = &view.fetched;
         let old = fetched.old.as_ref().expect("fetched with the old versions");
         blast_revisions(
-            &snapshot.graph,
+            base,
             0,
             old,
             &fetched.new,
@@ -375,18 +382,14 @@ struct Others {
 async fn calls_elsewhere(
     app: &App,
     installation: InstallationId,
+    base: &Graph,
     view: &PrView,
     report: &BlastReport,
 ) -> Result<Option<Others>, JobError> {
     if report.changed.is_empty() {
         return Ok(None);
     }
-    let snapshot = app
-        .cache
-        .get_fresh(view.state.id)
-        .await
-        .map_err(errors::store)?;
-    let packages = org::owned_packages(&snapshot.graph);
+    let packages = org::owned_packages(base);
     if packages.is_empty() {
         return Ok(None);
     }
@@ -415,8 +418,8 @@ async fn calls_elsewhere(
         .collect();
     let (found, versions) = crate::workflow::cpu(|| {
         (
-            org::reached_by_changes(&snapshot.graph, &report.changed, &calls),
-            org::package_versions(&snapshot.graph),
+            org::reached_by_changes(base, &report.changed, &calls),
+            org::package_versions(base),
         )
     });
     Ok(Some(Others {

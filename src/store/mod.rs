@@ -564,31 +564,41 @@ impl Store {
             .map(|&f| graph.facts(f))
             .map(|facts| (meta.blob(&facts.path), rows::variant(&facts)))
             .collect();
-        let keys: Vec<(&str, &str)> = keys.iter().map(|(b, v)| (*b, v.as_str())).collect();
+        let asked: Vec<(&str, &str)> = keys.iter().map(|(b, v)| (*b, v.as_str())).collect();
         let mut cached_keys =
-            ops::facts_cache_present(&mut tx, repo, &keys, PARSER_VERSION).await?;
+            ops::facts_cache_present(&mut tx, repo, &asked, PARSER_VERSION).await?;
         let mut edges = 0;
-        for chunk in files.chunks(self.write_chunk) {
-            // The chunk's facts-cache entries first (each content once): their write
+        for (chunk, keys) in files
+            .chunks(self.write_chunk)
+            .zip(keys.chunks(self.write_chunk))
+        {
+            // The chunk's facts-cache entries first, each content once: their write
             // runs while the other rows are built and copied.
-            let mut entries: Vec<CacheEntry> = chunk
+            let missing: Vec<FileId> = chunk
+                .iter()
+                .zip(keys)
+                .filter(|(_, (blob, variant))| {
+                    cached_keys.insert((blob.to_string(), variant.clone()))
+                })
+                .map(|(&f, _)| f)
+                .collect();
+            let entries: Vec<CacheEntry> = missing
                 .par_iter()
                 .map(|&f| graph.facts(f))
-                .filter(|facts| {
-                    let key = (meta.blob(&facts.path).to_string(), rows::variant(facts));
-                    !cached_keys.contains(&key)
-                })
                 .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
                 .collect();
-            entries
-                .retain(|(blob, variant, _)| cached_keys.insert((blob.clone(), variant.clone())));
-            let cached = copy_cache(&self.pool, repo, entries);
+            let cached = write_cache(&self.pool, repo, entries, true);
             let rows = file_rows(repo, version, graph, chunk, meta, &numbers);
             edges += rows.edges.rows();
             write_rows(&mut tx, &rows, cached).await?;
         }
         let rows = other_rows(repo, version, graph, meta, &mut numbers);
-        write_rows(&mut tx, &rows, write_cache(&self.pool, repo, Vec::new())).await?;
+        write_rows(
+            &mut tx,
+            &rows,
+            write_cache(&self.pool, repo, Vec::new(), true),
+        )
+        .await?;
         // Facts of blobs no file holds now: earlier contents, earlier parser versions.
         ops::prune_facts_cache(&mut tx, &lock, None).await?;
         ops::set_graph_version(&mut tx, &lock, commit.map(CommitSha::as_str), version).await?;
@@ -651,7 +661,7 @@ impl Store {
             .filter(|facts| change.parsed.contains(&facts.path))
             .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
             .collect();
-        let cached = write_cache(&self.pool, repo, entries);
+        let cached = write_cache(&self.pool, repo, entries, false);
         let rows = push_rows(repo, version, graph, change, &meta, &mut numbers);
         let edges = rows.edges.rows();
         let files = rows.files.rows();
@@ -835,10 +845,12 @@ fn other_rows(
 /// caller writes the other rows; `write_rows` waits for it before the caller commits,
 /// so no reader finds a file without facts. Outside the repository's transaction: a
 /// writer that fails after it leaves entries that the next full write prunes.
+/// `checked`: the caller kept only entries the cache lacks, so it is not asked again.
 fn write_cache(
     pool: &PgPool,
     repo: RepoId,
     entries: Vec<CacheEntry>,
+    checked: bool,
 ) -> JoinHandle<sqlx::Result<()>> {
     let pool = pool.clone();
     tokio::spawn(async move {
@@ -846,24 +858,12 @@ fn write_cache(
             return Ok(());
         }
         let mut conn = pool.acquire().await?;
-        ops::insert_facts_cache(&mut conn, repo, &entries, PARSER_VERSION).await
-    })
-}
-
-/// Like [`write_cache`], for entries known to be missing from the cache.
-fn copy_cache(
-    pool: &PgPool,
-    repo: RepoId,
-    entries: Vec<CacheEntry>,
-) -> JoinHandle<sqlx::Result<()>> {
-    let pool = pool.clone();
-    tokio::spawn(async move {
-        if entries.is_empty() {
-            return Ok(());
+        if checked {
+            let none = FxHashSet::default();
+            ops::copy_facts_cache(&mut conn, repo, &entries, PARSER_VERSION, &none).await
+        } else {
+            ops::insert_facts_cache(&mut conn, repo, &entries, PARSER_VERSION).await
         }
-        let mut conn = pool.acquire().await?;
-        let none = FxHashSet::default();
-        ops::copy_facts_cache(&mut conn, repo, &entries, PARSER_VERSION, &none).await
     })
 }
 

@@ -48,8 +48,9 @@ impl Elsewhere<'_> {
     }
 }
 
-/// The section, or "" when no other repository calls a changed function.
-pub(super) fn section(report: &BlastReport, e: &Elsewhere) -> String {
+/// The section within about `max_chars`, or "" when no other repository calls a
+/// changed function. Functions past the budget are counted, not listed.
+pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> String {
     if e.found.is_empty() {
         return String::new();
     }
@@ -57,6 +58,7 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere) -> String {
     let mut out = String::from("### In other repositories\n\n");
     let mut hidden_sites = 0;
     let mut hidden_repos = BTreeSet::new();
+    let mut unlisted = 0;
     for (changed_index, changed) in report.changed.iter().enumerate() {
         let found: Vec<&FoundElsewhere> = e
             .found
@@ -70,8 +72,9 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere) -> String {
             .iter()
             .map(|f| e.calls[f.call].repo.as_str())
             .collect();
+        let mut block = String::new();
         let _ = writeln!(
-            out,
+            block,
             "{} ({}, {}) is called from {} {} in {} other {}:\n",
             code(&changed.qualified_name),
             code(&changed.file),
@@ -96,10 +99,10 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere) -> String {
             }
             listed += 1;
             let place = format!("{} {}:{}", call.repo, call.path, call.call.line);
-            let _ = write!(out, "- {}", code(&place));
+            let _ = write!(block, "- {}", code(&place));
             if let Some(commit) = &call.commit {
                 let _ = write!(
-                    out,
+                    block,
                     " ([view]({web}/{}/blob/{}/{}#L{}))",
                     url_path(&call.repo),
                     url_path(commit),
@@ -108,12 +111,12 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere) -> String {
                 );
             }
             if let Some(caller) = &call.call.caller {
-                let _ = write!(out, " in {}", code(caller));
+                let _ = write!(block, " in {}", code(caller));
             }
-            let _ = write!(out, " [{}]", f.confidence.as_str());
+            let _ = write!(block, " [{}]", f.confidence.as_str());
             if let Some(range) = &call.call.range {
                 let _ = write!(
-                    out,
+                    block,
                     ", depends on {} {}",
                     code(&call.call.package),
                     code(range)
@@ -123,15 +126,29 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere) -> String {
                     .iter()
                     .find(|(name, _)| *name == call.call.package)
                 {
-                    let _ = write!(out, " (this repository has {})", code(version));
+                    let _ = write!(block, " (this repository has {})", code(version));
                 }
             }
-            out.push('\n');
+            block.push('\n');
         }
         if shown > listed {
-            let _ = writeln!(out, "- and {} more", shown - listed);
+            let _ = writeln!(block, "- and {} more", shown - listed);
         }
-        out.push('\n');
+        block.push('\n');
+        // The notes below need a few hundred characters at most.
+        if out.len() + block.len() + 300 > max_chars {
+            unlisted += 1;
+        } else {
+            out.push_str(&block);
+        }
+    }
+    if unlisted > 0 {
+        let _ = writeln!(
+            out,
+            "{unlisted} more changed {} called from other repositories {} not listed here; the check run counts their calls.\n",
+            plural(unlisted, "function", "functions"),
+            plural(unlisted, "is", "are"),
+        );
     }
     if hidden_sites > 0 {
         let _ = writeln!(

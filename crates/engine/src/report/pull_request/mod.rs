@@ -77,7 +77,8 @@ pub fn plan(analysis: &PrAnalysis) -> PrOutputs {
     let problems_in_comment = problems.as_deref().filter(|_| !outputs.check);
     let others = analysis
         .elsewhere
-        .map(|e| elsewhere::section(report, &e))
+        // A quarter of the comment at most: the repository's own callers come first.
+        .map(|e| elsewhere::section(report, &e, COMMENT_BUDGET / 4))
         .unwrap_or_default();
     let reserve = problems_in_comment.map_or(0, |p| p.len() + 2) + others.len() + 2;
     let mut body = render_markdown_listing(

@@ -429,3 +429,31 @@ fn a_removed_function_still_called_elsewhere_fails_the_check() {
     assert_eq!(run.verdict, Verdict::Failure);
     assert!(run.summary.contains("src/legacy.ts:30"));
 }
+
+#[test]
+fn calls_elsewhere_take_at_most_a_quarter_of_the_comment() {
+    let mut pr = money_elsewhere(false);
+    let (calls, found, _) = pr.elsewhere.as_mut().unwrap();
+    // 400 changed functions, each called from a public repository with a long path.
+    for i in 0..400 {
+        pr.report.changed.push(changed(
+            "src/money.ts",
+            &format!("helper{i}"),
+            100 + i,
+            Change::Body,
+        ));
+        let path = format!("src/{}/call{i}.ts", "deep/".repeat(30));
+        calls.push(call_elsewhere("acme/web", false, &path, 1, "helper"));
+        found.push(FoundElsewhere {
+            changed: pr.report.changed.len() - 1,
+            call: calls.len() - 1,
+            confidence: Confidence::Exact,
+        });
+    }
+    let comment = pr.plan().comment.unwrap();
+    let section = &comment[comment.find("### In other repositories").unwrap()..];
+    assert!(section.len() <= COMMENT_BUDGET / 4, "{}", section.len());
+    assert!(section
+        .contains("more changed functions called from other repositories are not listed here"));
+    assert!(comment.len() <= COMMENT_BUDGET);
+}
