@@ -53,6 +53,11 @@ pub enum Command {
         depth: u32,
         #[arg(long, value_enum, default_value_t = AnswerFormat::Text)]
         format: AnswerFormat,
+        /// Also the calls that the other repositories of its installation (in the
+        /// database of --database-url) make into the repository's packages and that reach
+        /// TARGET.
+        #[arg(long, requires = "database_url")]
+        org: bool,
         #[command(flatten)]
         repo: RepoArgs,
     },
@@ -112,6 +117,10 @@ pub enum Command {
         /// TOKEN`); required unless ADDR is a loopback address.
         #[arg(long, env = "BLAST_MCP_TOKEN", hide_env_values = true)]
         token: Option<secrecy::SecretString>,
+        /// find_callers also lists the calls that the other repositories of the stored
+        /// repository's installation make into its packages.
+        #[arg(long, requires = "database_url")]
+        org: bool,
     },
     /// The facts extracted from one file, one per line (for debugging the extractor).
     Facts { file: PathBuf },
@@ -222,8 +231,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             target,
             depth,
             format,
+            org,
             repo,
-        } => subcommands::callers(&repo, &target, depth, format),
+        } => subcommands::callers(&repo, &target, depth, format, org),
         Command::Callees {
             target,
             format,
@@ -248,7 +258,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             http,
             allowed_host,
             token,
-        } => subcommands::mcp(&repo, http, allowed_host, token),
+            org,
+        } => subcommands::mcp(&repo, http, allowed_host, token, org),
         Command::Facts { file } => subcommands::facts(&file),
         Command::Migrate { database_url } => subcommands::migrate(&server_database(database_url)?),
         Command::Jobs {

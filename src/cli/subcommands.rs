@@ -13,6 +13,7 @@ use crate::graph::{Confidence, DefId, Graph};
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::skip::SkipRules;
 use crate::model::CommitSha;
+use crate::org::CallElsewhere;
 use crate::query::{self, Completeness};
 use crate::report::graph_export;
 use crate::report::json::{self, render_json};
@@ -131,6 +132,7 @@ pub fn mcp(
     http: Option<std::net::SocketAddr>,
     allowed_hosts: Vec<String>,
     token: Option<secrecy::SecretString>,
+    org: bool,
 ) -> Result<()> {
     use secrecy::ExposeSecret as _;
     let token = token.filter(|t| !t.expose_secret().trim().is_empty());
@@ -148,6 +150,7 @@ pub fn mcp(
         http,
         allowed_hosts,
         token,
+        org,
     };
     runtime()?.block_on(crate::mcp::run(config))
 }
@@ -240,13 +243,28 @@ fn target(g: &Graph, target: &str) -> Result<DefId> {
     Ok(query::lookup(g, target)?)
 }
 
-pub fn callers(repo: &RepoArgs, name: &str, depth: u32, format: AnswerFormat) -> Result<()> {
+pub fn callers(
+    repo: &RepoArgs,
+    name: &str,
+    depth: u32,
+    format: AnswerFormat,
+    org: bool,
+) -> Result<()> {
     let loaded = load(repo, true)?;
     let g = &loaded.graph;
     let d = target(g, name)?;
     let answer = query::callers(g, d, depth, loaded.skipped.len());
+    let elsewhere = if org {
+        Some(calls_elsewhere(repo, g, d)?)
+    } else {
+        None
+    };
     if format == AnswerFormat::Json {
-        println!("{}", json::pretty(&json::callers(&answer)));
+        let mut value = json::callers(&answer);
+        if let Some((calls, reached)) = &elsewhere {
+            value["elsewhere"] = json::calls_elsewhere(calls, reached);
+        }
+        println!("{}", json::pretty(&value));
         return Ok(());
     }
     println!("callers of {}", answer.target.label());
@@ -295,7 +313,56 @@ pub fn callers(repo: &RepoArgs, name: &str, depth: u32, format: AnswerFormat) ->
     } else {
         println!("complete: no unresolved call sites named '{name}', no skipped files");
     }
+    if let Some((calls, reached)) = &elsewhere {
+        let repos: std::collections::BTreeSet<&str> = reached
+            .iter()
+            .map(|&(i, _)| calls[i].repo.as_str())
+            .collect();
+        println!(
+            "in other repositories: {} call sites in {} repositories",
+            reached.len(),
+            repos.len()
+        );
+        for &(i, confidence) in reached {
+            let c = &calls[i];
+            println!(
+                "  {} {}:{}:{}  {}  [call {}]  {} {}",
+                c.repo,
+                c.path,
+                c.call.line,
+                c.call.column,
+                c.call.caller.as_deref().unwrap_or("<module>"),
+                confidence.as_str(),
+                c.call.package,
+                c.call.range.as_deref().unwrap_or("(no declared range)"),
+            );
+        }
+    }
     Ok(())
+}
+
+/// Which calls reach a definition: (index into the calls, confidence).
+type Reached = Vec<(usize, Confidence)>;
+
+/// The calls that the other repositories of `repo`'s installation (of none, for
+/// repositories the command line indexed) make into its packages, and which of them
+/// reach `def`.
+fn calls_elsewhere(
+    repo: &RepoArgs,
+    g: &Graph,
+    def: DefId,
+) -> Result<(Vec<CallElsewhere>, Reached)> {
+    let Some(url) = &repo.database_url else {
+        bail!("--org answers from the database: give --database-url and --name");
+    };
+    let name = repo_name(repo)?;
+    let calls = with_store(url, async |store| {
+        let state = store.repository(&name).await?;
+        crate::workflow::elsewhere::calls_into_packages(store, state.installation, state.id, g)
+            .await
+    })?;
+    let reached = crate::org::reaching(g, def, &calls);
+    Ok((calls, reached))
 }
 
 pub fn callees(repo: &RepoArgs, name: &str, format: AnswerFormat) -> Result<()> {

@@ -31,7 +31,14 @@ pub struct Sieve<R> {
     /// Bytes kept across all files: past it the reading stops and the archive says so
     /// ([`Archive::over_total`]).
     pub max_total: usize,
+    /// Where each kept file goes as soon as it is read, instead of into
+    /// [`Archive::files`]: a caller can work on the first files while the rest stream in.
+    /// It answers false when it wants no more (the reading then fails).
+    pub sink: Option<Sink<R>>,
 }
+
+/// Takes each file of an archive as it is read; false stops the reading.
+pub type Sink<R> = Box<dyn Fn(ArchivedFile<R>) -> bool + Send>;
 
 /// One regular file of an archive, kept because the caller wanted its path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,7 +59,7 @@ pub struct ArchivedFile<R = std::convert::Infallible> {
 /// What an archive held.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Archive<R = std::convert::Infallible> {
-    /// The files kept, in archive order.
+    /// The files kept, in archive order (none when the sieve has a sink: they went there).
     pub files: Vec<ArchivedFile<R>>,
     /// Regular files read (kept or not).
     pub regular: usize,
@@ -95,6 +102,7 @@ impl Installation {
             drops: Box::new(|_, _| None),
             max_file: max_bytes,
             max_total: usize::MAX,
+            sink: None,
         };
         self.download_tarball_sieved(repo, commit, keep_start).await
     }
@@ -227,6 +235,7 @@ pub(crate) fn read_tar_gz(
         drops: Box::new(|_, _| None),
         max_file: max_bytes,
         max_total: usize::MAX,
+        sink: None,
     };
     read_tar_gz_sieved(reader, &sieve, what)
 }
@@ -257,7 +266,16 @@ pub(crate) fn read_tar_gz_sieved<R>(
         }
         let file = sift(&mut entry, path, sieve).map_err(archive_error)?;
         kept = kept.saturating_add(file.bytes.len());
-        out.files.push(file);
+        match &sieve.sink {
+            None => out.files.push(file),
+            Some(sink) => {
+                if !sink(file) {
+                    return Err(archive_error(
+                        "the reader of its files stopped before the end".to_string(),
+                    ));
+                }
+            }
+        }
         if kept > sieve.max_total {
             out.over_total = true;
             return Ok(out);
@@ -479,6 +497,7 @@ mod tests {
             }),
             max_file: 100,
             max_total: 100,
+            sink: None,
         };
         let archive = read_tar_gz_sieved(&data[..], &sieve, "test").unwrap();
         let seen: Vec<(&str, usize, Option<&str>)> = archive
@@ -503,6 +522,44 @@ mod tests {
             "the whole file's sha"
         );
         assert!(archive.over_total);
+    }
+
+    #[test]
+    fn a_sink_takes_each_file_as_it_is_read_and_can_stop_the_reading() {
+        let data = tar_gz(&[
+            ("top/a.js", tar::EntryType::Regular, b"a()"),
+            ("top/b.js", tar::EntryType::Regular, b"b()"),
+            ("top/c.js", tar::EntryType::Regular, b"c()"),
+        ]);
+        let sieve = |taken: std::sync::Arc<std::sync::Mutex<Vec<String>>>, wanted: usize| Sieve::<
+            std::convert::Infallible,
+        > {
+            wants: Box::new(everything),
+            drops: Box::new(|_, _| None),
+            max_file: 100,
+            max_total: usize::MAX,
+            sink: Some(Box::new(move |f: ArchivedFile| {
+                let mut taken = taken.lock().unwrap();
+                taken.push(format!("{}={}", f.path, String::from_utf8_lossy(&f.bytes)));
+                taken.len() < wanted
+            })),
+        };
+        let taken = std::sync::Arc::default();
+        let archive =
+            read_tar_gz_sieved(&data[..], &sieve(std::sync::Arc::clone(&taken), 10), "t").unwrap();
+        assert!(archive.files.is_empty(), "they went to the sink");
+        assert_eq!(archive.regular, 3);
+        assert_eq!(*taken.lock().unwrap(), ["a.js=a()", "b.js=b()", "c.js=c()"]);
+
+        let taken = std::sync::Arc::default();
+        let err = read_tar_gz_sieved(&data[..], &sieve(std::sync::Arc::clone(&taken), 2), "t")
+            .unwrap_err();
+        assert!(err.to_string().contains("stopped before the end"), "{err}");
+        assert_eq!(
+            taken.lock().unwrap().len(),
+            2,
+            "nothing read past the refusal"
+        );
     }
 
     #[test]

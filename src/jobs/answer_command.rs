@@ -19,12 +19,15 @@ use crate::github::{CommentId, Installation, Lookup, PrFile, Reaction, RepoName}
 use crate::graph::{DefId, Graph};
 use crate::indexer::select::{select_decided, Selected};
 use crate::intake::delivery_jobs::command_comment;
+use crate::org::{self, CallElsewhere};
 use crate::query::{self, DefSite, Resolved};
 use crate::queue::payloads::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
 use crate::queue::{JobError, RunningJob};
 use crate::repo_config::RepoConfig;
+use crate::report::calls_elsewhere::{self, Audience};
 use crate::report::command_answers;
 use crate::thread_commands::{help, parse_lines, Command};
+use crate::workflow::elsewhere::calls_into_packages;
 use crate::workflow::source::Revision;
 
 pub async fn answer_command(
@@ -72,6 +75,21 @@ pub async fn answer_command(
     let rules = app.rules;
     crate::workflow::cpu(|| lay_over(&mut graph, &view, &rules)).map_err(JobError::retry)?;
     let link = view.link(&app.web_url);
+    // Other repositories' calls into this repository's packages, for `/callers` and
+    // `/blast`: read once for every comment of the job.
+    let calls = calls_into_packages(&app.store, Some(cmd.installation), view.state.id, &graph)
+        .await
+        .map_err(JobError::retry)?;
+    let org = OrgCalls {
+        versions: if calls.is_empty() {
+            Vec::new()
+        } else {
+            org::package_versions(&graph)
+        },
+        calls,
+        from_private: view.repo.private,
+        web_url: &app.web_url,
+    };
     for comment in &comments {
         reply(
             &installation,
@@ -79,6 +97,7 @@ pub async fn answer_command(
             &graph,
             &loaded.config,
             &link,
+            &org,
             comment,
             job.attempt > 1,
         )
@@ -86,6 +105,39 @@ pub async fn answer_command(
     }
     Ok(())
 }
+
+/// The calls the installation's other repositories make into the packages of the
+/// repository a command is asked in.
+pub(super) struct OrgCalls<'a> {
+    calls: Vec<CallElsewhere>,
+    versions: Vec<(String, String)>,
+    from_private: bool,
+    web_url: &'a str,
+}
+
+impl OrgCalls<'_> {
+    /// The calls that reach `def` and that `config` shows, as the end of an answer.
+    fn reaching(&self, g: &Graph, def: DefId, config: &RepoConfig) -> String {
+        if self.calls.is_empty() {
+            return String::new();
+        }
+        let mut reached = org::reaching(g, def, &self.calls);
+        reached.retain(|&(_, confidence)| confidence.at_least(config.min_confidence));
+        let audience = Audience {
+            from_private: self.from_private,
+            web_url: self.web_url,
+            versions: &self.versions,
+        };
+        let listed = config
+            .max_callers
+            .unwrap_or(LISTED_ELSEWHERE)
+            .min(LISTED_ELSEWHERE);
+        calls_elsewhere::reaching(&self.calls, &reached, &audience, listed)
+    }
+}
+
+/// Call sites in other repositories named in one answer, at most.
+const LISTED_ELSEWHERE: usize = 20;
 
 /// The comments to answer, a payload of the version before batches included (its one
 /// comment whole, read here as intake reads a comment now).
@@ -153,6 +205,7 @@ async fn reply(
     graph: &Graph,
     config: &RepoConfig,
     link: &(dyn Fn(&str, u32) -> String + Sync),
+    org: &OrgCalls<'_>,
     comment: &CommandComment,
     retried: bool,
 ) -> Result<(), JobError> {
@@ -166,7 +219,16 @@ async fn reply(
     let mut failed = false;
     for command in &parse_lines(&comment.lines) {
         let answer = match command {
-            Ok(c) => answer(graph, c, config, link, &|site| context.rank(site)),
+            Ok(c) => crate::workflow::cpu(|| {
+                answer(
+                    graph,
+                    c,
+                    config,
+                    link,
+                    &|site| context.rank(site),
+                    Some(org),
+                )
+            }),
             Err(e) => Err(e.reply()),
         };
         match answer {
@@ -249,6 +311,7 @@ fn answer(
     config: &RepoConfig,
     link: &dyn Fn(&str, u32) -> String,
     rank: &dyn Fn(DefSite<'_>) -> u8,
+    org: Option<&OrgCalls<'_>>,
 ) -> Result<String, String> {
     let resolve = |name: &str| {
         query::lookup_preferring(g, name, rank).map_err(|e| command_answers::target_error(&e, link))
@@ -282,7 +345,11 @@ fn answer(
             });
             let left_out = before - found.callers.len();
             let listed = config.max_callers.unwrap_or(usize::MAX);
-            command_answers::callers_listing(&found, link, listed, left_out)
+            let mut out = command_answers::callers_listing(&found, link, listed, left_out);
+            if let Some(org) = org {
+                out.push_str(&org.reaching(g, d, config));
+            }
+            out
         }),
         Command::Callees { target: name } => each(name, &|d| {
             command_answers::callees(&query::describe(g, d), &query::callees(g, d), link)
@@ -389,7 +456,7 @@ mod tests {
             ),
         };
         let context = PrContext::new(&["src/money.ts".into()], &[file]);
-        let text = answer(&g, &ask, &config, &link, &|s| context.rank(s)).unwrap();
+        let text = answer(&g, &ask, &config, &link, &|s| context.rank(s), None).unwrap();
         assert!(
             text.contains("**Callers of [`formatPrice`]")
                 || text.contains("**Callers of `formatPrice`"),
@@ -402,7 +469,7 @@ mod tests {
 
         // Nothing in the PR decides, two candidates: an answer for each.
         let none = PrContext::new(&[], &[]);
-        let text = answer(&g, &ask, &config, &link, &|s| none.rank(s)).unwrap();
+        let text = answer(&g, &ask, &config, &link, &|s| none.rank(s), None).unwrap();
         assert_eq!(text.matches("**Callers of").count(), 2, "{text}");
 
         // Four candidates and nothing decides: listed, as the CLI does.
@@ -416,7 +483,7 @@ mod tests {
             target: "f".into(),
             depth: 1,
         };
-        let listed = answer(&g, &ask, &config, &link, &|s| none.rank(s)).unwrap_err();
+        let listed = answer(&g, &ask, &config, &link, &|s| none.rank(s), None).unwrap_err();
         assert!(listed.contains("names 4 definitions"), "{listed}");
     }
 }

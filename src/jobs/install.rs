@@ -3,7 +3,7 @@
 //! than trusting the (possibly old, possibly coalesced) payload, so a re-run converges.
 
 use super::{errors, App};
-use crate::github::{GithubError, Installation, RepoName, Repository, Sieve};
+use crate::github::{ArchivedFile, GithubError, Installation, RepoName, Repository, Sieve};
 use crate::indexer::select::{select, wanted, Selected};
 use crate::indexer::skip::SkipReason;
 use crate::model::{CommitSha, GithubRepoId, InstallationId};
@@ -12,9 +12,8 @@ use crate::queue::payloads::{
 };
 use crate::queue::{JobError, NewJob};
 use crate::store::RepoState;
-use crate::workflow::progress::Silent;
-use crate::workflow::save::index_and_save_as;
-use crate::workflow::source::{Fetched, FileEntry};
+use crate::workflow::save::{extract_stream, resolve_and_save};
+use crate::workflow::source::FileEntry;
 
 pub async fn sync_installation(app: &App, job: SyncInstallation) -> Result<(), JobError> {
     let id = job.installation;
@@ -261,9 +260,11 @@ async fn index_tarball(
     head: &CommitSha,
 ) -> Result<(), JobError> {
     let started = std::time::Instant::now();
-    // Only the files the indexer reads are kept, in memory, and of those only the ones
-    // it will parse: the skip rules run as the archive streams in.
+    // Only the files the indexer reads are kept, and of those only the ones it will
+    // parse: the skip rules run as the archive streams in. Each kept file goes straight
+    // on to be parsed, so the cores work while the rest of the archive arrives.
     let rules = app.rules;
+    let (files, arriving) = tokio::sync::mpsc::unbounded_channel();
     let sieve = Sieve {
         wants: Box::new(wanted),
         drops: Box::new(move |path: &str, bytes: Option<&[u8]>| match bytes {
@@ -275,11 +276,29 @@ async fn index_tarball(
         }),
         max_file: rules.max_bytes,
         max_total: MAX_SOURCE_BYTES,
+        sink: Some(Box::new(move |f: ArchivedFile<SkipReason>| {
+            let entry = FileEntry {
+                path: f.path,
+                blob: Some(f.blob),
+            };
+            files.send((entry, f.bytes, f.dropped)).is_ok()
+        })),
     };
-    let archive = installation
-        .download_tarball_sieved(name, head, sieve)
-        .await
-        .map_err(|e: GithubError| errors::github(e))?;
+    let download = async {
+        let archive = installation
+            .download_tarball_sieved(name, head, sieve)
+            .await;
+        (archive, started.elapsed())
+    };
+    let extraction = extract_stream(&app.store, state.id, arriving, rules);
+    let ((archive, downloaded), extracted) = tokio::join!(download, extraction);
+    // An extraction that failed stops the download (its reader went away): then the
+    // extraction's error says why. A broken download only ends the extraction early.
+    let extracted = match extracted {
+        Err(e) if archive.is_err() => return Err(JobError::retry(e)),
+        other => other,
+    };
+    let archive = archive.map_err(|e: GithubError| errors::github(e))?;
     if archive.over_total {
         return Err(JobError::permanent(anyhow::anyhow!(
             "{name} at {}: more than {} MB of JavaScript/TypeScript to index (after \
@@ -289,29 +308,15 @@ async fn index_tarball(
             MAX_SOURCE_BYTES >> 20
         )));
     }
-    let downloaded = started.elapsed();
     let regular = archive.regular;
-    let revision = Fetched::new(
-        head.clone(),
-        archive
-            .files
-            .into_iter()
-            .map(|f| {
-                let entry = FileEntry {
-                    path: f.path,
-                    blob: Some(f.blob),
-                };
-                (entry, f.bytes, f.dropped)
-            })
-            .collect(),
-    );
-    let (indexed, saved) = index_and_save_as(&app.store, state.id, &revision, &app.rules, &Silent)
+    let extracted = extracted.map_err(JobError::retry)?;
+    let (indexed, saved) = resolve_and_save(&app.store, state.id, Some(head.clone()), extracted)
         .await
         .map_err(JobError::retry)?;
-    drop(revision);
     let skipped = indexed.skipped.len();
     app.cache
         .hold(state.id, indexed.graph, saved.version, Some(head.clone()));
+    // The download overlaps the parsing: "index" is what follows its last byte.
     metrics::histogram!("blast_index_seconds", "kind" => "full", "phase" => "download")
         .record(downloaded.as_secs_f64());
     metrics::histogram!("blast_index_seconds", "kind" => "full", "phase" => "index")

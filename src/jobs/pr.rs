@@ -29,6 +29,7 @@ use crate::report::pull_request::{
 };
 use crate::store::RepoState;
 use crate::workflow::blast_change::{blast_revisions, BlastRequest};
+use crate::workflow::elsewhere::calls_into_packages;
 use crate::workflow::source::InMemory;
 
 /// The hidden marker that finds our summary comment again, whatever the database knows.
@@ -389,33 +390,12 @@ async fn calls_elsewhere(
     if report.changed.is_empty() {
         return Ok(None);
     }
-    let packages = org::owned_packages(base);
-    if packages.is_empty() {
-        return Ok(None);
-    }
-    let stored = app
-        .store
-        .calls_into(
-            installation,
-            view.state.id,
-            &packages,
-            org::MAX_LINKED_CALLS,
-        )
+    let calls = calls_into_packages(&app.store, Some(installation), view.state.id, base)
         .await
-        .map_err(errors::store)?;
-    if stored.is_empty() {
+        .map_err(JobError::retry)?;
+    if calls.is_empty() {
         return Ok(None);
     }
-    let calls: Vec<CallElsewhere> = stored
-        .into_iter()
-        .map(|c| CallElsewhere {
-            repo: c.full_name,
-            private: c.private,
-            commit: c.commit.map(|commit| commit.as_str().to_string()),
-            path: c.path,
-            call: c.call,
-        })
-        .collect();
     let (found, versions) = crate::workflow::cpu(|| {
         (
             org::reached_by_changes(base, &report.changed, &calls),

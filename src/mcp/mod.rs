@@ -51,6 +51,9 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
     /// The token HTTP requests must carry; required off loopback.
     pub token: Option<SecretString>,
+    /// find_callers adds the calls of the installation's other repositories (a stored
+    /// graph only).
+    pub org: bool,
 }
 
 /// Loads the graph and serves it until the client goes away (stdio) or the process is
@@ -86,7 +89,7 @@ pub async fn run(config: Config) -> Result<()> {
         "graph ready"
     );
     let served = Arc::new(served);
-    let handler = server::GraphServer::new(Arc::clone(&served), config.repo.clone());
+    let handler = server::GraphServer::new(Arc::clone(&served), config.repo.clone(), config.org);
     match config.http {
         None => {
             let running = handler

@@ -21,8 +21,10 @@ use serde_json::{json, Value};
 use super::blast_tool::{blast_radius, BlastArgs};
 use super::live::{Served, Snapshot};
 use crate::graph::DefId;
+use crate::org;
 use crate::query;
 use crate::report::json;
+use crate::workflow::elsewhere::calls_into_packages;
 
 /// The graph's summary, as a resource.
 pub const SUMMARY_URI: &str = "blast-radius://graph/summary";
@@ -45,6 +47,9 @@ pub struct GraphServer {
     served: Arc<Served>,
     /// The repository directory (git commands for blast_radius run there).
     repo: PathBuf,
+    /// Whether find_callers adds the calls the other repositories of the stored graph's
+    /// installation make into it (`mcp --database-url ... --org`).
+    org: bool,
     tool_router: ToolRouter<GraphServer>,
 }
 
@@ -109,10 +114,11 @@ fn failure(error: &str, message: impl std::fmt::Display) -> CallToolResult {
 }
 
 impl GraphServer {
-    pub fn new(served: Arc<Served>, repo: PathBuf) -> GraphServer {
+    pub fn new(served: Arc<Served>, repo: PathBuf, org: bool) -> GraphServer {
         GraphServer {
             served,
             repo,
+            org,
             tool_router: Self::tool_router(),
         }
     }
@@ -123,6 +129,28 @@ impl GraphServer {
             .current()
             .await
             .map_err(|e| failure("graph_unavailable", format!("{e:#}")))
+    }
+
+    /// With `--org`, the calls from the installation's other repositories that reach
+    /// `def`, as a callers answer's `elsewhere` list.
+    async fn elsewhere(
+        &self,
+        snapshot: &Snapshot,
+        def: DefId,
+    ) -> Result<Option<Value>, CallToolResult> {
+        let (true, Some((store, name))) = (self.org, self.served.stored()) else {
+            return Ok(None);
+        };
+        let unavailable = |e: anyhow::Error| failure("org_unavailable", format!("{e:#}"));
+        let state = store
+            .repository(name)
+            .await
+            .map_err(|e| unavailable(e.into()))?;
+        let calls = calls_into_packages(store, state.installation, state.id, &snapshot.graph)
+            .await
+            .map_err(unavailable)?;
+        let reached = org::reaching(&snapshot.graph, def, &calls);
+        Ok(Some(json::calls_elsewhere(&calls, &reached)))
     }
 }
 
@@ -159,7 +187,11 @@ impl GraphServer {
                     args.depth.unwrap_or(1),
                     snapshot.skipped.len(),
                 );
-                Ok(answer(json::callers(&found)))
+                let mut value = json::callers(&found);
+                if let Some(elsewhere) = self.elsewhere(&snapshot, d).await? {
+                    value["elsewhere"] = elsewhere;
+                }
+                Ok(answer(value))
             }
             .await,
         )

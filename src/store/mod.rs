@@ -387,16 +387,24 @@ impl Store {
 
     /// The calls that the installation's other repositories make into `packages`
     /// (by name), each with the repository, file and commit it is at; the first
-    /// `limit` of them. The repositories of other installations are never read.
+    /// `limit` of them. The repositories of other installations are never read; with no
+    /// installation, the other repositories of none (those the command line indexed).
     pub async fn calls_into(
         &self,
-        installation: InstallationId,
+        installation: Option<InstallationId>,
         except: RepoId,
         packages: &[String],
         limit: usize,
     ) -> Result<Vec<CallInto>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = ops::calls_into(&self.pool, installation.0, except.0, packages, limit).await?;
+        let rows = ops::calls_into(
+            &self.pool,
+            installation.map(|i| i.0),
+            except.0,
+            packages,
+            limit,
+        )
+        .await?;
         rows.into_iter()
             .map(|r| {
                 let call = postcard::from_bytes(&r.call).map_err(|e| StoreError::Corrupt {

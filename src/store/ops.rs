@@ -129,7 +129,7 @@ pub struct CallIntoRow {
 /// repository.
 pub async fn calls_into(
     db: impl PgExecutor<'_>,
-    installation: i64,
+    installation: Option<i64>,
     except: i64,
     packages: &[String],
     limit: i64,
@@ -139,7 +139,8 @@ pub async fn calls_into(
          FROM external_calls c
          JOIN repositories r ON r.id = c.repo_id
          JOIN files f ON f.repo_id = c.repo_id AND f.file_id = c.file_id
-         WHERE c.package = ANY($1) AND r.installation_id = $2 AND c.repo_id <> $3
+         WHERE c.package = ANY($1) AND r.installation_id IS NOT DISTINCT FROM $2
+           AND c.repo_id <> $3
          ORDER BY r.full_name, f.path, c.line, c.col, c.site
          LIMIT $4",
     )

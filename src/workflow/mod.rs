@@ -6,6 +6,7 @@
 
 pub mod apply_push;
 pub mod blast_change;
+pub mod elsewhere;
 pub mod index;
 pub mod progress;
 pub mod save;

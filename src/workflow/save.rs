@@ -8,7 +8,7 @@ use super::index::{merge, resolve, sort, Indexed};
 use super::progress::Progress;
 use super::source::{FileEntry, Revision};
 use crate::indexer::pipeline::{extract_all, Extracted, SourceFile};
-use crate::indexer::skip::SkipRules;
+use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::model::{BlobSha, CommitSha, RepoId};
 use crate::store::{FileMeta, RepoState, Store};
 
@@ -92,6 +92,113 @@ pub async fn index_and_save_as(
     extracted
         .facts
         .extend(cached.drain().map(|(_, facts)| facts));
+    let counted = Extracting {
+        extracted,
+        blobs,
+        parsed,
+        cached: cached_count,
+        start,
+    };
+    resolve_and_save(store, repo, revision.commit(), counted).await
+}
+
+/// What a full index extracted before it is resolved and saved.
+pub struct Extracting {
+    pub extracted: Extracted,
+    /// Every file the indexer wanted, with its blob (the rows keep them all, skipped too).
+    blobs: Vec<(String, BlobSha)>,
+    parsed: usize,
+    cached: usize,
+    start: Instant,
+}
+
+/// Files parsed at a time from a stream. Two batches are in flight, so both cores have
+/// files while the next batch's cached facts are looked up.
+const STREAM_BATCH: usize = 512;
+
+/// One file as a stream delivers it: its entry (with its blob), its bytes, and the reason
+/// it was skipped as it was read (its bytes are then empty).
+pub type StreamedFile = (FileEntry, Vec<u8>, Option<SkipReason>);
+
+/// Extracts the files of a revision as they arrive (an archive streaming in), parsing
+/// only the blobs the facts cache lacks: the cores parse the first files while the last
+/// are still downloading. Ends when every sender is gone; the caller decides whether the
+/// stream was whole before [`resolve_and_save`].
+pub async fn extract_stream(
+    store: &Store,
+    repo: RepoId,
+    mut files: tokio::sync::mpsc::UnboundedReceiver<StreamedFile>,
+    rules: SkipRules,
+) -> Result<Extracting> {
+    let start = Instant::now();
+    let mut extracted = Extracted::default();
+    let mut blobs = Vec::new();
+    let (mut parsed, mut cached_count) = (0, 0);
+    let mut running: tokio::task::JoinSet<Extracted> = tokio::task::JoinSet::new();
+    let mut batch = Vec::with_capacity(STREAM_BATCH);
+    loop {
+        while running.len() >= 2 {
+            if let Some(done) = running.join_next().await {
+                merge(&mut extracted, done?);
+            }
+        }
+        if files.recv_many(&mut batch, STREAM_BATCH).await == 0 {
+            break;
+        }
+        let keys: Vec<(String, BlobSha)> = batch
+            .iter()
+            .filter_map(|(e, _, _)| Some((e.path.clone(), e.blob.clone()?)))
+            .collect();
+        let mut cached = store.cached_facts(repo, &keys).await?;
+        blobs.extend(keys);
+        let todo: Vec<SourceFile> = batch
+            .drain(..)
+            .filter(|(e, _, _)| !cached.contains_key(&e.path))
+            .map(|(e, bytes, skip)| {
+                if e.blob.is_none() {
+                    blobs.push((e.path.clone(), BlobSha::of(&bytes)));
+                }
+                SourceFile {
+                    path: e.path,
+                    bytes,
+                    skip,
+                }
+            })
+            .collect();
+        cached_count += cached.len();
+        parsed += todo.len();
+        extracted
+            .facts
+            .extend(cached.drain().map(|(_, facts)| facts));
+        running.spawn_blocking(move || extract_all(todo, &rules, &|| {}));
+    }
+    while let Some(done) = running.join_next().await {
+        merge(&mut extracted, done?);
+    }
+    Ok(Extracting {
+        extracted,
+        blobs,
+        parsed,
+        cached: cached_count,
+        start,
+    })
+}
+
+/// Resolves what a full index extracted into a graph and stores it as `repo`'s, at
+/// `commit`.
+pub async fn resolve_and_save(
+    store: &Store,
+    repo: RepoId,
+    commit: Option<CommitSha>,
+    counted: Extracting,
+) -> Result<(Indexed, Saved)> {
+    let Extracting {
+        mut extracted,
+        blobs,
+        parsed,
+        cached,
+        start,
+    } = counted;
     sort(&mut extracted);
     let meta = FileMeta {
         blobs: blobs.into_iter().map(|(p, b)| (p, b.0)).collect(),
@@ -99,7 +206,6 @@ pub async fn index_and_save_as(
     };
     let indexed = super::cpu(|| resolve(extracted, start.elapsed()));
     let start = Instant::now();
-    let commit = revision.commit();
     let written = store
         .save_full(repo, commit.as_ref(), &indexed.graph, &meta)
         .await?;
@@ -109,7 +215,7 @@ pub async fn index_and_save_as(
         files: written.files,
         edges: written.edges,
         parsed,
-        cached: cached_count,
+        cached,
         save_time: start.elapsed(),
     };
     Ok((indexed, saved))

@@ -36,13 +36,37 @@ fn push_library_pr(fake: &FakeGithub, library: &TestRepo, round: u32) -> String 
 
 /// The summary comment's "In other repositories" section.
 fn section(fake: &FakeGithub) -> String {
-    let comments = fake.issue_comments("acme/library", 1);
+    let comments: Vec<_> = fake
+        .issue_comments("acme/library", 1)
+        .into_iter()
+        .filter(|c| c.by_app && !c.body.contains("blast-radius:command"))
+        .collect();
     assert_eq!(comments.len(), 1, "one summary comment");
     let body = &comments[0].body;
     let start = body
         .find("### In other repositories")
         .unwrap_or_else(|| panic!("no section: {body}"));
     body[start..].to_string()
+}
+
+/// Asks `body` in the library's PR #1 thread as a member; the App's reply.
+async fn ask(app: &Harness, fake: &FakeGithub, lib_id: i64, delivery: &str, body: &str) -> String {
+    let asked = fake.add_comment_as("acme/library", 1, "dev", body);
+    let event = json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": asked, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+        "repository": { "id": lib_id, "full_name": "acme/library", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    });
+    app.deliver_and_settle("issue_comment", delivery, &event)
+        .await;
+    let marker = format!("blast-radius:command:{asked} ");
+    fake.issue_comments("acme/library", 1)
+        .into_iter()
+        .find(|c| c.by_app && c.body.contains(&marker))
+        .expect("a reply")
+        .body
 }
 
 #[sqlx::test(migrations = false)]
@@ -116,6 +140,41 @@ async fn a_pr_to_a_shared_package_lists_the_callers_in_the_other_repositories(po
     );
     let runs = fake.check_runs("acme/library");
     assert_eq!(runs.last().unwrap().conclusion.as_deref(), Some("neutral"));
+
+    // `/callers formatPrice` in the PR's thread answers across the installation too:
+    // the service's two sites named, the private one counted.
+    let reply = ask(&app, &fake, lib_id, "d-2a", "/callers formatPrice").await;
+    let elsewhere = reply
+        .split("**In other repositories**")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no other repositories: {reply}"));
+    assert!(
+        elsewhere.starts_with(": 3 call sites in 2 other repositories"),
+        "{reply}"
+    );
+    assert!(
+        elsewhere.contains("`acme/service src/checkout.ts:7`"),
+        "{reply}"
+    );
+    assert!(
+        elsewhere.contains("`acme/service src/receipt.ts:10`"),
+        "{reply}"
+    );
+    assert!(
+        elsewhere.contains(&format!(
+            "({web}/acme/service/blob/{service_head}/src/receipt.ts#L10)"
+        )),
+        "{reply}"
+    );
+    assert!(!reply.contains("private-app"), "{reply}");
+    assert!(
+        elsewhere.contains("1 call site in 1 private repository of this installation"),
+        "{reply}"
+    );
+    // A function of the library nobody else calls: nothing about other repositories.
+    let reply = ask(&app, &fake, lib_id, "d-2b", "/callers roundCents").await;
+    assert!(reply.contains("**Callers of"), "{reply}");
+    assert!(!reply.contains("In other repositories"), "{reply}");
 
     // A push to the service removes one of its calls: the next analysis has one.
     service.write(

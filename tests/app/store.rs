@@ -1050,12 +1050,12 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
     let [_, (elsewhere, _), _] = org_saved(&store, 8).await;
     let packages = blast_radius::org::owned_packages(&owner);
     let calls = store
-        .calls_into(InstallationId(7), library, &packages, 1_000)
+        .calls_into(Some(InstallationId(7)), library, &packages, 1_000)
         .await
         .unwrap();
     // Bounded: the first ones in a stable order.
     let first = store
-        .calls_into(InstallationId(7), library, &packages, 2)
+        .calls_into(Some(InstallationId(7)), library, &packages, 2)
         .await
         .unwrap();
     assert_eq!(first, calls[..2]);
@@ -1115,7 +1115,7 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
         .await
         .unwrap();
     let calls = store
-        .calls_into(InstallationId(7), library, &packages, 1_000)
+        .calls_into(Some(InstallationId(7)), library, &packages, 1_000)
         .await
         .unwrap();
     assert_eq!(calls.iter().filter(|c| c.repo == service).count(), 5);
@@ -1123,7 +1123,7 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
     // A repository made private is marked so; one removed is gone from the answers.
     store.set_repository_private(service, true).await.unwrap();
     assert!(store
-        .calls_into(InstallationId(7), library, &packages, 1_000)
+        .calls_into(Some(InstallationId(7)), library, &packages, 1_000)
         .await
         .unwrap()
         .iter()
@@ -1131,8 +1131,117 @@ async fn calls_into_a_package_come_from_the_installations_other_repositories(poo
         .all(|c| c.private));
     assert!(store.delete_repository(private).await.unwrap());
     let calls = store
-        .calls_into(InstallationId(7), library, &packages, 1_000)
+        .calls_into(Some(InstallationId(7)), library, &packages, 1_000)
         .await
         .unwrap();
     assert_eq!(calls.iter().filter(|c| c.repo == private).count(), 0);
+}
+
+/// Files of a chain `f0 <- f1 <- ... <- f{n-1}`, each calling the one before it.
+fn chain(n: usize) -> Vec<SourceFile> {
+    let mut files = vec![SourceFile::new(
+        "package.json",
+        br#"{ "name": "chain" }"#.to_vec(),
+    )];
+    for i in 0..n {
+        let text = if i == 0 {
+            "function f0() { return 0; }\nmodule.exports = { f0 };\n".to_string()
+        } else {
+            let p = i - 1;
+            format!(
+                "const {{ f{p} }} = require('./f{p}');\nfunction f{i}() {{ return f{p}(); }}\nmodule.exports = {{ f{i} }};\n"
+            )
+        };
+        files.push(SourceFile::new(format!("m/f{i}.js"), text.into_bytes()));
+    }
+    files
+}
+
+/// Streams `files` in the order given, as an archive's reader does, and stores them.
+async fn streamed(
+    store: &Store,
+    name: &str,
+    files: Vec<SourceFile>,
+) -> (
+    blast_radius::workflow::index::Indexed,
+    blast_radius::workflow::save::Saved,
+) {
+    use blast_radius::workflow::save::{extract_stream, resolve_and_save};
+    use blast_radius::workflow::source::FileEntry;
+    let repo = store.ensure_repository(name).await.unwrap();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let sender = tokio::spawn(async move {
+        for f in files {
+            let entry = FileEntry {
+                blob: Some(BlobSha::of(&f.bytes)),
+                path: f.path,
+            };
+            let bytes = if f.skip.is_some() {
+                Vec::new()
+            } else {
+                f.bytes
+            };
+            tx.send((entry, bytes, f.skip)).unwrap();
+            // Arrivals spread out, as over a network.
+            tokio::task::yield_now().await;
+        }
+    });
+    let extracted = extract_stream(store, repo.id, rx, SkipRules::default())
+        .await
+        .unwrap();
+    sender.await.unwrap();
+    resolve_and_save(store, repo.id, Some(sha("c1").clone()), extracted)
+        .await
+        .unwrap()
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_streamed_index_stores_what_a_full_index_stores_and_parses_only_new_blobs(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    // More files than two of the stream's batches, in no particular order, one dropped
+    // while it was read.
+    let mut files = chain(1_300);
+    files.reverse();
+    files.rotate_left(400);
+    let mut dropped = SourceFile::new("m/app.min.js", b"x".to_vec());
+    dropped.skip = Some(blast_radius::indexer::skip::SkipReason::Minified);
+    files.push(dropped);
+
+    let revision = InMemory {
+        commit: Some(sha("c1").clone()),
+        files: files.clone(),
+    };
+    let (whole, whole_saved) =
+        index_and_save(&store, "o/whole", &revision, &SkipRules::default(), &Silent)
+            .await
+            .unwrap();
+    let (indexed, saved) = streamed(&store, "o/streamed", files.clone()).await;
+    assert_eq!(indexed.graph.edge_keys(), whole.graph.edge_keys());
+    assert_eq!(indexed.graph.edge_keys().len(), 1_299);
+    assert_eq!(indexed.skipped, whole.skipped);
+    assert_eq!(
+        file_rows(&pool, saved.repo).await,
+        file_rows(&pool, whole_saved.repo).await
+    );
+    assert_eq!(
+        sqlx::query_as::<_, (String, String)>(
+            "SELECT path, blob_sha FROM files WHERE repo_id = $1 EXCEPT \
+             SELECT path, blob_sha FROM files WHERE repo_id = $2"
+        )
+        .bind(saved.repo.0)
+        .bind(whole_saved.repo.0)
+        .fetch_all(&pool)
+        .await
+        .unwrap(),
+        vec![],
+        "the same blobs stored"
+    );
+    assert_eq!((saved.parsed, saved.cached), (1_302, 0));
+    // Streamed again: every code blob comes from the repository's facts cache; only the
+    // config and the dropped file (whose skip is decided again) are looked at.
+    let (again, saved) = streamed(&store, "o/streamed", files).await;
+    assert_eq!((saved.parsed, saved.cached), (2, 1_300));
+    assert_eq!(again.graph.edge_keys(), whole.graph.edge_keys());
+    let (loaded, _) = store.load_graph(saved.repo).await.unwrap();
+    assert_eq!(loaded.edge_keys(), whole.graph.edge_keys());
 }

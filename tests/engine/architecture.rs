@@ -55,7 +55,9 @@ const APP_LAYERS: Layers = &[
     ("workspace", &["indexer", "model", "workflow::source"]),
     (
         "workflow",
-        &["blast", "graph", "indexer", "model", "report", "store"],
+        &[
+            "blast", "graph", "indexer", "model", "org", "report", "store",
+        ],
     ),
     (
         "jobs",
@@ -91,6 +93,7 @@ const APP_LAYERS: Layers = &[
             "workspace",
             "store",
             "query",
+            "org",
             "blast",
             "graph",
             "indexer",
@@ -111,6 +114,7 @@ const APP_LAYERS: Layers = &[
             "store",
             "jobs",
             "query",
+            "org",
             "blast",
             "graph",
             "indexer",

@@ -539,6 +539,82 @@ async fn a_stored_graph_is_served_and_follows_the_store(pool: sqlx::PgPool) {
     assert_eq!(last, &cli_json(root, &args));
 }
 
+/// `--database-url ... --org`: find_callers adds the calls the database's other
+/// repositories make into the served repository's packages, as `callers --org` does.
+#[sqlx::test(migrations = false)]
+async fn with_org_find_callers_adds_the_other_repositories_calls(pool: sqlx::PgPool) {
+    use sqlx::ConnectOptions;
+    let url = pool.connect_options().to_url_lossy().to_string();
+    run_ok(&["migrate", "--database-url", &url]);
+    for name in ["library", "service", "private-app"] {
+        let dir = fixture(&format!("org/{name}"));
+        run_ok(&[
+            "index",
+            "--repo",
+            dir.to_str().unwrap(),
+            "--database-url",
+            &url,
+            "--name",
+            &format!("acme/{name}"),
+        ]);
+    }
+    let library = fixture("org/library");
+    let dir = library.to_str().unwrap();
+    let serve = |org: bool| {
+        let mut args = vec![
+            "mcp",
+            "--repo",
+            dir,
+            "--database-url",
+            &url,
+            "--name",
+            "acme/library",
+        ];
+        if org {
+            args.push("--org");
+        }
+        json!({ "stdio": { "command": BIN, "args": args } })
+    };
+    let who = call("find_callers", json!({ "target": "formatPrice" }));
+    let with = session(serve(true), std::slice::from_ref(&who));
+    let with = answer(&with[0]);
+    let elsewhere = with["elsewhere"].as_array().expect("an elsewhere list");
+    let places: Vec<String> = elsewhere
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}:{}",
+                c["repository"].as_str().unwrap(),
+                c["file"].as_str().unwrap(),
+                c["line"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "acme/private-app index.js:4",
+            "acme/service src/checkout.ts:7",
+            "acme/service src/receipt.ts:10",
+        ]
+    );
+    let cli = cli_json(
+        &library,
+        &[
+            "callers",
+            "formatPrice",
+            "--database-url",
+            &url,
+            "--name",
+            "acme/library",
+            "--org",
+        ],
+    );
+    assert_eq!(with, &cli);
+    let without = session(serve(false), &[who]);
+    assert!(answer(&without[0]).get("elsewhere").is_none());
+}
+
 /// `blast-radius mcp --http 127.0.0.1:0` on `root` with `extra` arguments: the process and
 /// the URL it listens on.
 fn serve_http(root: &Path, extra: &[&str]) -> (Child, String) {

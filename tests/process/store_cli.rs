@@ -138,3 +138,59 @@ async fn migrate_reads_the_server_s_database_url_when_given_no_flag(pool: PgPool
     assert!(!none.status.success());
     assert!(String::from_utf8_lossy(&none.stderr).contains("--database-url"));
 }
+
+/// `callers --org`: the calls the database's other repositories (here the command line's
+/// own, of no installation) make into the repository's packages and that reach the
+/// target, beside its own callers.
+#[sqlx::test(migrations = false)]
+async fn callers_with_org_adds_the_calls_from_the_other_repositories(pool: PgPool) {
+    let url = url_of(&pool);
+    run_ok(&["migrate", "--database-url", &url]);
+    for name in ["library", "service", "private-app"] {
+        let dir = common::fixture(&format!("org/{name}"));
+        run_ok(&[
+            "index",
+            "--repo",
+            dir.to_str().unwrap(),
+            "--database-url",
+            &url,
+            "--name",
+            &format!("acme/{name}"),
+        ]);
+    }
+    let ask = |org: bool, format: &str| {
+        let mut args = vec![
+            "callers",
+            "formatPrice",
+            "--database-url",
+            &url,
+            "--name",
+            "acme/library",
+            "--format",
+            format,
+        ];
+        if org {
+            args.push("--org");
+        }
+        run_ok(&args)
+    };
+    let out = ask(true, "text");
+    assert!(
+        out.contains("in other repositories: 3 call sites in 2 repositories"),
+        "{out}"
+    );
+    assert!(out.contains("acme/service src/checkout.ts:7:"), "{out}");
+    assert!(out.contains("acme/service src/receipt.ts:10:"), "{out}");
+    assert!(out.contains("acme/private-app index.js:4:"), "{out}");
+    assert!(out.contains("@acme/money ^2.1.0"), "{out}");
+    // receipt.ts line 10 also calls the service's own formatPrice: one site there.
+    assert_eq!(out.matches("src/receipt.ts:10:").count(), 1, "{out}");
+    assert!(!ask(false, "text").contains("other repositories"));
+
+    let json: serde_json::Value = serde_json::from_str(&ask(true, "json")).unwrap();
+    let elsewhere = json["elsewhere"].as_array().unwrap();
+    assert_eq!(elsewhere.len(), 3, "{json}");
+    assert_eq!(elsewhere[0]["repository"], "acme/private-app");
+    assert_eq!(elsewhere[0]["line"], 4);
+    assert_eq!(elsewhere[0]["confidence"], "exact");
+}

@@ -96,6 +96,16 @@ pub fn reached_by_changes(
     found
 }
 
+/// Which of `calls` reach `def` (a function of `owner`), as (index into `calls`,
+/// confidence), in the order of `calls`: the answer to "who else calls it".
+pub fn reaching(owner: &Graph, def: DefId, calls: &[CallElsewhere]) -> Vec<(usize, Confidence)> {
+    let refs: Vec<&ExternalCall> = calls.iter().map(|c| &c.call).collect();
+    link(owner, &refs, &[def])
+        .into_iter()
+        .map(|r| (r.call, r.confidence))
+        .collect()
+}
+
 /// Where the calls are laid over the owner's graph: a path no repository holds.
 const LAID_PATH: &str = "__blast_radius__/calls-from-other-repositories.ts";
 /// Calls linked at once, at most: the rest are not looked at (the caller says so).

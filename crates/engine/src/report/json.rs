@@ -32,6 +32,33 @@ pub fn callers(answer: &CallersAnswer) -> Value {
     })
 }
 
+/// The calls other repositories make that reach a definition (`reached`: index into
+/// `calls`, confidence), as the `elsewhere` list of a callers answer.
+pub fn calls_elsewhere(
+    calls: &[crate::org::CallElsewhere],
+    reached: &[(usize, crate::graph::Confidence)],
+) -> Value {
+    reached
+        .iter()
+        .map(|&(i, confidence)| {
+            let c = &calls[i];
+            json!({
+                "repository": c.repo,
+                "private": c.private,
+                "commit": c.commit,
+                "file": c.path,
+                "line": c.call.line,
+                "column": c.call.column,
+                "caller": c.call.caller,
+                "package": c.call.package,
+                "specifier": c.call.specifier,
+                "range": c.call.range,
+                "confidence": confidence.as_str(),
+            })
+        })
+        .collect()
+}
+
 pub fn callees(target: &Definition, callees: &[CalleeEntry]) -> Value {
     json!({ "target": target, "callees": callees })
 }

@@ -1,3 +1,4 @@
+pub mod calls_elsewhere;
 pub mod command_answers;
 pub mod graph_export;
 pub mod json;

@@ -1,8 +1,7 @@
 //! "In other repositories": the calls the installation's other repositories make into
 //! the functions a pull request changed, for the repository that owns the package.
-//!
-//! A public repository's outputs never name a private repository or its paths: those
-//! calls are counted, nothing more.
+//! A public repository's outputs never name a private repository or its paths
+//! ([`calls_elsewhere`]).
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -11,6 +10,7 @@ use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
 use crate::escape::code;
 use crate::org::{CallElsewhere, FoundElsewhere};
+use crate::report::calls_elsewhere::{self, plural, Audience};
 
 /// Call sites listed per changed function, at most.
 const LISTED: usize = 20;
@@ -30,8 +30,12 @@ pub struct Elsewhere<'a> {
 }
 
 impl Elsewhere<'_> {
-    fn named(&self, call: &CallElsewhere) -> bool {
-        !call.private || self.from_private
+    fn audience(&self) -> Audience<'_> {
+        Audience {
+            from_private: self.from_private,
+            web_url: self.web_url,
+            versions: self.versions,
+        }
     }
 
     /// Whether a call elsewhere still calls a function the change removed or renamed.
@@ -54,7 +58,6 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
     if e.found.is_empty() {
         return String::new();
     }
-    let web = e.web_url.trim_end_matches('/');
     let mut out = String::from("### In other repositories\n\n");
     let mut hidden_sites = 0;
     let mut hidden_repos = BTreeSet::new();
@@ -84,11 +87,12 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
             repos.len(),
             plural(repos.len(), "repository", "repositories"),
         );
+        let audience = e.audience();
         let mut listed = 0;
         let mut shown = 0;
         for f in &found {
             let call = &e.calls[f.call];
-            if !e.named(call) {
+            if !audience.names(call) {
                 hidden_sites += 1;
                 hidden_repos.insert(call.repo.as_str());
                 continue;
@@ -98,38 +102,11 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
                 continue;
             }
             listed += 1;
-            let place = format!("{} {}:{}", call.repo, call.path, call.call.line);
-            let _ = write!(block, "- {}", code(&place));
-            if let Some(commit) = &call.commit {
-                let _ = write!(
-                    block,
-                    " ([view]({web}/{}/blob/{}/{}#L{}))",
-                    url_path(&call.repo),
-                    url_path(commit),
-                    url_path(&call.path),
-                    call.call.line
-                );
-            }
-            if let Some(caller) = &call.call.caller {
-                let _ = write!(block, " in {}", code(caller));
-            }
-            let _ = write!(block, " [{}]", f.confidence.as_str());
-            if let Some(range) = &call.call.range {
-                let _ = write!(
-                    block,
-                    ", depends on {} {}",
-                    code(&call.call.package),
-                    code(range)
-                );
-                if let Some((_, version)) = e
-                    .versions
-                    .iter()
-                    .find(|(name, _)| *name == call.call.package)
-                {
-                    let _ = write!(block, " (this repository has {})", code(version));
-                }
-            }
-            block.push('\n');
+            let _ = writeln!(
+                block,
+                "- {}",
+                calls_elsewhere::site(call, f.confidence, &audience)
+            );
         }
         if shown > listed {
             let _ = writeln!(block, "- and {} more", shown - listed);
@@ -150,37 +127,10 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
             plural(unlisted, "is", "are"),
         );
     }
-    if hidden_sites > 0 {
-        let _ = writeln!(
-            out,
-            "{hidden_sites} call {} in {} private {} of this installation {} not named here.\n",
-            plural(hidden_sites, "site", "sites"),
-            hidden_repos.len(),
-            plural(hidden_repos.len(), "repository", "repositories"),
-            plural(hidden_sites, "is", "are"),
-        );
-    }
-    out
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
-}
-
-/// A path made safe inside a markdown link's URL: every byte but unreserved characters
-/// and `/` percent-encoded (a `)` or a space would end the link).
-fn url_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
+    let note = calls_elsewhere::hidden(hidden_sites, hidden_repos.len());
+    if !note.is_empty() {
+        out.push_str(&note);
+        out.push('\n');
     }
     out
 }

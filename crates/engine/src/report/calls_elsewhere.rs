@@ -1,0 +1,233 @@
+//! Calls that the installation's other repositories make, as markdown: one rendering for
+//! the pull request's "In other repositories" section and for the thread commands'
+//! answers. A public repository's outputs never name a private repository or its paths:
+//! those calls are counted, nothing more.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use crate::escape::code;
+use crate::graph::Confidence;
+use crate::org::CallElsewhere;
+
+/// Who reads what is written, and what it may link to.
+#[derive(Clone, Copy, Debug)]
+pub struct Audience<'a> {
+    /// Whether the asking repository is private: only then are other private
+    /// repositories named.
+    pub from_private: bool,
+    /// GitHub's web address, for permalinks.
+    pub web_url: &'a str,
+    /// The version each package has in the asking repository (package name, version).
+    pub versions: &'a [(String, String)],
+}
+
+impl Audience<'_> {
+    /// Whether `call` may be named to this audience.
+    pub fn names(&self, call: &CallElsewhere) -> bool {
+        !call.private || self.from_private
+    }
+}
+
+/// One call site, as a list item's text (without the bullet): where, a permalink at the
+/// calling repository's commit, the function it is in, the confidence, and the range of
+/// the package it depends on.
+pub fn site(call: &CallElsewhere, confidence: Confidence, to: &Audience) -> String {
+    let web = to.web_url.trim_end_matches('/');
+    let mut out = String::new();
+    let place = format!("{} {}:{}", call.repo, call.path, call.call.line);
+    out.push_str(&code(&place));
+    if let Some(commit) = &call.commit {
+        let _ = write!(
+            out,
+            " ([view]({web}/{}/blob/{}/{}#L{}))",
+            url_path(&call.repo),
+            url_path(commit),
+            url_path(&call.path),
+            call.call.line
+        );
+    }
+    if let Some(caller) = &call.call.caller {
+        let _ = write!(out, " in {}", code(caller));
+    }
+    let _ = write!(out, " [{}]", confidence.as_str());
+    if let Some(range) = &call.call.range {
+        let _ = write!(
+            out,
+            ", depends on {} {}",
+            code(&call.call.package),
+            code(range)
+        );
+        if let Some((_, version)) = to
+            .versions
+            .iter()
+            .find(|(name, _)| *name == call.call.package)
+        {
+            let _ = write!(out, " (this repository has {})", code(version));
+        }
+    }
+    out
+}
+
+/// The line that counts the calls not named to a public repository ("" when none).
+pub fn hidden(sites: usize, repos: usize) -> String {
+    if sites == 0 {
+        return String::new();
+    }
+    format!(
+        "{sites} call {} in {repos} private {} of this installation {} not named here.\n",
+        plural(sites, "site", "sites"),
+        plural(repos, "repository", "repositories"),
+        plural(sites, "is", "are"),
+    )
+}
+
+/// The calls from other repositories that reach one definition, as the end of a thread
+/// command's answer: at most `listed` sites named, the rest counted ("" when none).
+/// `reached` holds (index into `calls`, confidence).
+pub fn reaching(
+    calls: &[CallElsewhere],
+    reached: &[(usize, Confidence)],
+    to: &Audience,
+    listed: usize,
+) -> String {
+    if reached.is_empty() {
+        return String::new();
+    }
+    let repos: BTreeSet<&str> = reached
+        .iter()
+        .map(|&(i, _)| calls[i].repo.as_str())
+        .collect();
+    let mut out = format!(
+        "\n**In other repositories**: {} call {} in {} other {} of this installation.\n\n",
+        reached.len(),
+        plural(reached.len(), "site", "sites"),
+        repos.len(),
+        plural(repos.len(), "repository", "repositories"),
+    );
+    let (mut shown, mut hidden_sites) = (0, 0);
+    let mut hidden_repos = BTreeSet::new();
+    for &(i, confidence) in reached {
+        let call = &calls[i];
+        if !to.names(call) {
+            hidden_sites += 1;
+            hidden_repos.insert(call.repo.as_str());
+            continue;
+        }
+        shown += 1;
+        if shown <= listed {
+            let _ = writeln!(out, "- {}", site(call, confidence, to));
+        }
+    }
+    if shown > listed {
+        let _ = writeln!(out, "- … and {} more", shown - listed);
+    }
+    let note = hidden(hidden_sites, hidden_repos.len());
+    if !note.is_empty() {
+        out.push('\n');
+        out.push_str(&note);
+    }
+    out
+}
+
+pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+/// A path made safe inside a markdown link's URL: every byte but unreserved characters
+/// and `/` percent-encoded (a `)` or a space would end the link).
+fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::external::{ExternalCall, Imported};
+
+    fn call(repo: &str, private: bool, path: &str, line: u32) -> CallElsewhere {
+        CallElsewhere {
+            repo: repo.to_string(),
+            private,
+            commit: Some("c0ffee".to_string()),
+            path: path.to_string(),
+            call: ExternalCall {
+                package: "@acme/money".to_string(),
+                specifier: "@acme/money".to_string(),
+                imported: Imported::Named("formatPrice".to_string()),
+                steps: Vec::new(),
+                construct: false,
+                line,
+                column: 3,
+                caller: Some("checkout".to_string()),
+                range: Some("^2.1.0".to_string()),
+            },
+        }
+    }
+
+    #[test]
+    fn a_public_audience_gets_private_calls_counted_never_named() {
+        let calls = [
+            call("acme/service", false, "src/pay (1).ts", 4),
+            call("acme/secret-app", true, "src/hidden.ts", 9),
+            call("acme/secret-app", true, "src/hidden2.ts", 2),
+        ];
+        let reached = [
+            (0, Confidence::Exact),
+            (1, Confidence::Exact),
+            (2, Confidence::Likely),
+        ];
+        let versions = [("@acme/money".to_string(), "3.0.0-dev".to_string())];
+        let public = Audience {
+            from_private: false,
+            web_url: "https://github.com/",
+            versions: &versions,
+        };
+        let text = reaching(&calls, &reached, &public, 10);
+        assert!(
+            text.contains("3 call sites in 2 other repositories"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(https://github.com/acme/service/blob/c0ffee/src/pay%20%281%29.ts#L4)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("depends on `@acme/money` `^2.1.0` (this repository has `3.0.0-dev`)"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("secret") && !text.contains("hidden"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "2 call sites in 1 private repository of this installation are not named here"
+            ),
+            "{text}"
+        );
+
+        let private = Audience {
+            from_private: true,
+            ..public
+        };
+        let text = reaching(&calls, &reached, &private, 1);
+        assert!(text.contains("acme/service src/pay (1).ts:4"), "{text}");
+        assert!(!text.contains("hidden.ts"), "past the listed one: {text}");
+        assert!(text.contains("… and 2 more"), "{text}");
+        assert!(!text.contains("not named"), "{text}");
+        assert_eq!(reaching(&calls, &[], &private, 5), "");
+    }
+}
