@@ -405,7 +405,8 @@ impl Store {
             limit,
         )
         .await?;
-        rows.into_iter()
+        let mut calls = rows
+            .into_iter()
             .map(|r| {
                 let call = postcard::from_bytes(&r.call).map_err(|e| StoreError::Corrupt {
                     path: format!("{}: {}", r.full_name, r.path),
@@ -420,7 +421,18 @@ impl Store {
                     call,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<CallInto>>>()?;
+        // Read in key order (integers: Postgres sorts them in memory, where names and
+        // paths beside each call's bytes spilled to disk); handed out by name and place.
+        calls.sort_by(|a, b| {
+            (&a.full_name, &a.path, a.call.line, a.call.column).cmp(&(
+                &b.full_name,
+                &b.path,
+                b.call.line,
+                b.call.column,
+            ))
+        });
+        Ok(calls)
     }
 
     /// Every repository as the status page shows it.

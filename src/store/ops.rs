@@ -125,8 +125,8 @@ pub struct CallIntoRow {
 }
 
 /// The external calls into `packages` of the installation's repositories but `except`,
-/// in a stable order, at most `limit`. Reads the index by package, then each row's
-/// repository.
+/// in key order, at most `limit`. Reads the index by package and repository, then each
+/// row's repository and file.
 pub async fn calls_into(
     db: impl PgExecutor<'_>,
     installation: Option<i64>,
@@ -141,7 +141,7 @@ pub async fn calls_into(
          JOIN files f ON f.repo_id = c.repo_id AND f.file_id = c.file_id
          WHERE c.package = ANY($1) AND r.installation_id IS NOT DISTINCT FROM $2
            AND c.repo_id <> $3
-         ORDER BY r.full_name, f.path, c.line, c.col, c.site
+         ORDER BY c.repo_id, c.file_id, c.site
          LIMIT $4",
     )
     .bind(packages)

@@ -233,3 +233,37 @@ fn names_from_another_repository_stay_names() {
     let reached = org::link(&library, &[&hostile, &plain], &[format]);
     assert_eq!(reached.iter().map(|r| r.call).collect::<Vec<_>>(), vec![1]);
 }
+
+#[test]
+fn calls_of_one_shape_are_resolved_once_and_each_reported() {
+    // The service's calls three times over (three repositories making the same calls):
+    // every copy reaches what the first does, none is lost to the sharing.
+    let library = graph("library");
+    let made = calls(&graph("service"));
+    let format = def(&library, "packages/money/src/format.ts", "formatPrice");
+    let parse = def(&library, "packages/money/src/format.ts", "parsePrice");
+    let once: Vec<&ExternalCall> = made.iter().map(|(_, c)| c).collect();
+    let thrice: Vec<&ExternalCall> = once.iter().chain(&once).chain(&once).copied().collect();
+    let single = org::link(&library, &once, &[format, parse]);
+    let tripled = org::link(&library, &thrice, &[format, parse]);
+    assert_eq!(tripled.len(), 3 * single.len());
+    for (copy, chunk) in tripled
+        .iter()
+        .map(|r| {
+            (
+                r.call / once.len(),
+                (r.call % once.len(), r.target, r.confidence),
+            )
+        })
+        .collect::<Vec<_>>()
+        .chunk_by(|a, b| a.0 == b.0)
+        .enumerate()
+    {
+        let got: Vec<_> = chunk.iter().map(|(_, r)| *r).collect();
+        let want: Vec<_> = single
+            .iter()
+            .map(|r| (r.call, r.target, r.confidence))
+            .collect();
+        assert_eq!(got, want, "copy {copy}");
+    }
+}

@@ -141,19 +141,38 @@ pub fn link(owner: &Graph, calls: &[&ExternalCall], targets: &[DefId]) -> Vec<Re
         return Vec::new();
     }
     let owned = owned_packages(owner);
+    // Calls of one shape (the same specifier, name, path and `new`) reach the same
+    // functions wherever they are: each shape is written and resolved once. Across an
+    // org most calls into a package are a few shapes (`formatPrice(...)` in 50 places).
+    type Shape<'a> = (&'a str, &'a Imported, &'a [Step], bool);
+    let mut shapes: FxHashMap<Shape<'_>, usize> = FxHashMap::default();
+    let mut members: Vec<Vec<usize>> = Vec::new();
     let mut code = String::new();
-    // Line (0-based) of each call's last statement -> the call's index.
+    // Line (0-based) of each shape's last statement -> the shape's index.
     let mut final_lines: FxHashMap<u32, usize> = FxHashMap::default();
     let mut line = 0u32;
     for (i, call) in calls.iter().enumerate().take(MAX_LINKED_CALLS) {
         if !owned.contains(&call.package) {
             continue;
         }
-        let Some(lines) = write_call(call, i) else {
+        let key = (
+            call.specifier.as_str(),
+            &call.imported,
+            call.steps.as_slice(),
+            call.construct,
+        );
+        if let Some(&shape) = shapes.get(&key) {
+            members[shape].push(i);
+            continue;
+        }
+        let shape = members.len();
+        let Some(lines) = write_call(call, shape) else {
             continue;
         };
+        shapes.insert(key, shape);
+        members.push(vec![i]);
         line += lines.len() as u32;
-        final_lines.insert(line - 1, i);
+        final_lines.insert(line - 1, shape);
         for l in lines {
             code.push_str(&l);
             code.push('\n');
@@ -177,12 +196,12 @@ pub fn link(owner: &Graph, calls: &[&ExternalCall], targets: &[DefId]) -> Vec<Re
             let Some(site) = facts.calls.get(caller.site() as usize) else {
                 continue;
             };
-            if let Some(&call) = final_lines.get(&site.pos().line) {
-                out.push(Reached {
+            if let Some(&shape) = final_lines.get(&site.pos().line) {
+                out.extend(members[shape].iter().map(|&call| Reached {
                     call,
                     target,
                     confidence: caller.confidence(),
-                });
+                }));
             }
         }
     }
