@@ -207,8 +207,9 @@ async fn run() {
 
     let pool = sqlx::PgPool::connect(&url).await.unwrap();
     for (kind, id) in [("importer", 2i64), ("other service", repos as i64)] {
-        let rows: (i64, i64) = sqlx::query_as(
-            "SELECT (SELECT count(*) FROM external_calls WHERE repo_id = $1),
+        let rows: (i64, i64, i64) = sqlx::query_as(
+            "SELECT (SELECT count(*) FROM external_call_groups WHERE repo_id = $1),
+                    (SELECT coalesce(sum(sites), 0) FROM external_call_groups WHERE repo_id = $1),
                     (SELECT count(*) FROM edges WHERE repo_id = $1)",
         )
         .bind(id)
@@ -216,19 +217,19 @@ async fn run() {
         .await
         .unwrap();
         println!(
-            "{kind}: {} external-call rows, {} edge rows",
-            rows.0, rows.1
+            "{kind}: {} external-call rows holding {} calls, {} edge rows",
+            rows.0, rows.1, rows.2
         );
     }
     let total: (i64, i64, i64) = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM external_calls), (SELECT count(*) FROM edges),
-                pg_total_relation_size('external_calls')",
+        "SELECT (SELECT count(*) FROM external_call_groups), (SELECT count(*) FROM edges),
+                pg_total_relation_size('external_call_groups')",
     )
     .fetch_one(&pool)
     .await
     .unwrap();
     println!(
-        "all: {} external-call rows, {} edge rows; external_calls {:.1} MB with its indexes",
+        "all: {} external-call rows, {} edge rows; external_call_groups {:.1} MB with its indexes",
         total.0,
         total.1,
         total.2 as f64 / 1e6

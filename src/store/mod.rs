@@ -405,25 +405,28 @@ impl Store {
             limit,
         )
         .await?;
-        let mut calls = rows
-            .into_iter()
-            .map(|r| {
-                let call = postcard::from_bytes(&r.call).map_err(|e| StoreError::Corrupt {
-                    path: format!("{}: {}", r.full_name, r.path),
-                    reason: format!("an external call's row: {e}"),
-                })?;
-                Ok(CallInto {
+        let mut calls = Vec::new();
+        for r in rows {
+            let corrupt = |e: postcard::Error| StoreError::Corrupt {
+                path: format!("{}: {}", r.full_name, r.path),
+                reason: format!("an external call's row: {e}"),
+            };
+            let mut rest = r.calls.as_slice();
+            for _ in 0..r.within.clamp(0, i64::from(r.sites)) {
+                let (call, after) =
+                    postcard::take_from_bytes::<ExternalCall>(rest).map_err(corrupt)?;
+                rest = after;
+                calls.push(CallInto {
                     repo: RepoId(r.repo_id),
-                    full_name: r.full_name,
+                    full_name: r.full_name.clone(),
                     private: r.private,
-                    commit: r.commit_sha.map(CommitSha::from),
-                    path: r.path,
+                    commit: r.commit_sha.clone().map(CommitSha::from),
+                    path: r.path.clone(),
                     call,
-                })
-            })
-            .collect::<Result<Vec<CallInto>>>()?;
-        // Read in key order (integers: Postgres sorts them in memory, where names and
-        // paths beside each call's bytes spilled to disk); handed out by name and place.
+                });
+            }
+        }
+        // Bounded in key order; handed out by repository name, path and place.
         calls.sort_by(|a, b| {
             (&a.full_name, &a.path, a.call.line, a.call.column).cmp(&(
                 &b.full_name,
@@ -905,8 +908,8 @@ async fn write_rows(
             ("definitions", rows::DEFINITIONS_COLUMNS, &rows.definitions),
             ("edges", rows::EDGES_COLUMNS, &rows.edges),
             (
-                "external_calls",
-                rows::EXTERNAL_CALLS_COLUMNS,
+                "external_call_groups",
+                rows::EXTERNAL_CALL_GROUPS_COLUMNS,
                 &rows.external_calls,
             ),
         ] {

@@ -104,7 +104,7 @@ pub async fn delete_repository(db: &mut PgConnection, repo: RepoId) -> sqlx::Res
 /// rest go with it: files, removals, the facts cache). Each statement walks the
 /// repository's own range of an index that leads with `repo_id`, and locks only its rows.
 async fn delete_graph_rows(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<()> {
-    for table in ["edges", "definitions", "external_calls"] {
+    for table in ["edges", "definitions", "external_call_groups"] {
         sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
             .bind(repo.0)
             .execute(&mut *db)
@@ -113,7 +113,7 @@ async fn delete_graph_rows(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<
     Ok(())
 }
 
-/// A row of [`calls_into`].
+/// A row of [`calls_into`]: one file's calls into one package.
 #[derive(sqlx::FromRow)]
 pub struct CallIntoRow {
     pub repo_id: i64,
@@ -121,12 +121,16 @@ pub struct CallIntoRow {
     pub private: bool,
     pub commit_sha: Option<String>,
     pub path: String,
-    pub call: Vec<u8>,
+    /// How many calls `calls` holds, and of those how many fit the bound.
+    pub sites: i32,
+    pub within: i64,
+    pub calls: Vec<u8>,
 }
 
-/// The external calls into `packages` of the installation's repositories but `except`,
-/// in key order, at most `limit`. Reads the index by package and repository, then each
-/// row's repository and file.
+/// The calls into `packages` of the installation's repositories but `except`, by file
+/// and package in key order, up to `limit` calls (the last group read may hold more:
+/// `within` says how many of its calls are inside the bound). Reads the index by package
+/// and repository, then each row's repository and file.
 pub async fn calls_into(
     db: impl PgExecutor<'_>,
     installation: Option<i64>,
@@ -135,14 +139,18 @@ pub async fn calls_into(
     limit: i64,
 ) -> sqlx::Result<Vec<CallIntoRow>> {
     sqlx::query_as(
-        "SELECT c.repo_id, r.full_name, r.private, r.commit_sha, f.path, c.call
-         FROM external_calls c
-         JOIN repositories r ON r.id = c.repo_id
-         JOIN files f ON f.repo_id = c.repo_id AND f.file_id = c.file_id
-         WHERE c.package = ANY($1) AND r.installation_id IS NOT DISTINCT FROM $2
-           AND c.repo_id <> $3
-         ORDER BY c.repo_id, c.file_id, c.site
-         LIMIT $4",
+        "SELECT repo_id, full_name, private, commit_sha, path, sites,
+                LEAST(sites, $4 - (upto - sites)) AS within, calls
+         FROM (
+           SELECT g.repo_id, r.full_name, r.private, r.commit_sha, f.path, g.sites, g.calls,
+                  sum(g.sites) OVER (ORDER BY g.repo_id, g.file_id, g.package) AS upto
+           FROM external_call_groups g
+           JOIN repositories r ON r.id = g.repo_id
+           JOIN files f ON f.repo_id = g.repo_id AND f.file_id = g.file_id
+           WHERE g.package = ANY($1) AND r.installation_id IS NOT DISTINCT FROM $2
+             AND g.repo_id <> $3
+         ) bounded
+         WHERE upto - sites < $4",
     )
     .bind(packages)
     .bind(installation)
@@ -366,7 +374,7 @@ pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::R
     for table in [
         "edges",
         "definitions",
-        "external_calls",
+        "external_call_groups",
         "files",
         "removed_files",
     ] {
@@ -388,7 +396,7 @@ pub async fn delete_files(
     for (table, column) in [
         ("edges", "caller_file"),
         ("definitions", "file_id"),
-        ("external_calls", "file_id"),
+        ("external_call_groups", "file_id"),
     ] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE repo_id = $1 AND {column} = ANY($2)"

@@ -132,8 +132,7 @@ pub const FILES_COLUMNS: &str = "repo_id, file_id, path, blob_sha, language, sta
      skip_reason, parse_errors, variant, parser_version, content, resolution, version";
 pub const DEFINITIONS_COLUMNS: &str =
     "repo_id, file_id, def_index, name, qualified_name, kind, start_line, end_line, exported";
-pub const EXTERNAL_CALLS_COLUMNS: &str =
-    "repo_id, file_id, site, package, export_name, line, col, call";
+pub const EXTERNAL_CALL_GROUPS_COLUMNS: &str = "repo_id, file_id, package, sites, calls";
 pub const EDGES_COLUMNS: &str = "repo_id, caller_file, site, caller_def, line, col, kind, \
      callee_file, callee_def, confidence";
 
@@ -220,16 +219,21 @@ impl Rows {
                 .text(e.confidence().as_str());
             self.edges.end_row();
         }
-        for (site, call) in graph.external_calls(f).iter().enumerate() {
+        // One row per package the file calls into: its calls, back to back, in the
+        // file's order.
+        let mut calls = graph.external_calls(f);
+        calls.sort_by(|a, b| a.package.cmp(&b.package));
+        for group in calls.chunk_by(|a, b| a.package == b.package) {
+            let mut bytes = Vec::new();
+            for call in group {
+                bytes = postcard::to_extend(call, bytes).expect("a call serialises");
+            }
             self.external_calls
                 .int8(repo)
                 .int4(file_id)
-                .int4(int4(site as u32))
-                .text(&call.package)
-                .text(call.export_name())
-                .int4(int4(call.line))
-                .int4(int4(call.column))
-                .bytes(&postcard::to_stdvec(call).expect("a call serialises"));
+                .text(&group[0].package)
+                .int4(int4(group.len() as u32))
+                .bytes(&bytes);
             self.external_calls.end_row();
         }
     }

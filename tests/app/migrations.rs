@@ -95,6 +95,21 @@ async fn every_migration_applies_over_sample_data(pool: PgPool) {
             .await
             .unwrap();
     assert_eq!(cached, vec![(1, "b1".to_string()), (2, "b3".to_string())]);
+    // External calls, one row per call in 0010, are grouped by file and package, each
+    // group's calls back to back in site order.
+    let groups: Vec<(i64, i32, String, i32, Vec<u8>)> = sqlx::query_as(
+        "SELECT repo_id, file_id, package, sites, calls FROM external_call_groups ORDER BY 3",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        groups,
+        vec![
+            (1, 1, "@acme/money".to_string(), 2, vec![1, 1, 2, 2]),
+            (1, 1, "react".to_string(), 1, vec![3]),
+        ]
+    );
     // No partition and no table a dead writer left is left.
     let stray: Vec<String> = sqlx::query_scalar(
         "SELECT relname::text FROM pg_class

@@ -10,7 +10,7 @@ const BY_REPOSITORY: &[&str] = &[
     "files",
     "definitions",
     "edges",
-    "external_calls",
+    "external_call_groups",
     "removed_files",
     "facts_cache",
 ];

@@ -58,20 +58,42 @@ pub fn render_markdown_listing(
     link: Option<LineLink>,
     listed: Option<usize>,
 ) -> String {
-    let full = render(report, usize::MAX, 0, listed.unwrap_or(usize::MAX), link);
+    render_markdown_elsewhere(report, max_chars, link, listed, Elsewhere::default())
+}
+
+/// Call sites in the installation's other repositories that reach the changed
+/// functions, for the headline (their section is the pull request's own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Elsewhere {
+    pub sites: usize,
+    pub repositories: usize,
+}
+
+/// [`render_markdown_listing`] whose headline also counts the call sites elsewhere.
+pub fn render_markdown_elsewhere(
+    report: &BlastReport,
+    max_chars: usize,
+    link: Option<LineLink>,
+    listed: Option<usize>,
+    elsewhere: Elsewhere,
+) -> String {
+    let render = |limit, reserve, per_function| {
+        render(report, limit, reserve, per_function, link, elsewhere)
+    };
+    let full = render(usize::MAX, 0, listed.unwrap_or(usize::MAX));
     if full.len() <= max_chars {
         return full;
     }
     // Too long: first list at most a few callers per function, so every changed
     // function gets its section; only then cut what still does not fit.
     let few = listed.map_or(LISTED_PER_FUNCTION, |n| n.min(LISTED_PER_FUNCTION));
-    let capped = render(report, usize::MAX, 0, few, link);
+    let capped = render(usize::MAX, 0, few);
     if capped.len() <= max_chars {
         return capped;
     }
     // Keep room for the truncation note, sized for the largest counts it can hold.
     let reserve = truncation_note(report.callers.len(), report.changed.len()).len() + 2;
-    render(report, max_chars, reserve, few, link)
+    render(max_chars, reserve, few)
 }
 
 /// What is wrong in a repository's configuration file, as a section: the file, each
@@ -112,6 +134,7 @@ fn render(
     note_reserve: usize,
     per_function: usize,
     link: Option<LineLink>,
+    elsewhere: Elsewhere,
 ) -> String {
     let mut out = Out {
         buf: String::new(),
@@ -143,7 +166,7 @@ fn render(
     }
 
     let groups = groups(report);
-    headline(&mut out, &groups);
+    headline(&mut out, &groups, elsewhere);
     counts(&mut out, report, &groups);
     lower_bound_warning(&mut out, report);
     still_called(&mut out, &groups);
@@ -247,17 +270,24 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
 
 /// The first line under the heading: how many call sites outside the change call
 /// which changed functions, or that none do.
-fn headline(out: &mut Out, groups: &[Group]) {
+fn headline(out: &mut Out, groups: &[Group], elsewhere: Elsewhere) {
     let sites: BTreeSet<(&str, u32, u32)> = groups
         .iter()
         .flat_map(|g| &g.untouched)
         .map(|f| (f.file.as_str(), f.line, f.column))
         .collect();
-    let line = if sites.is_empty() {
+    // Where other repositories call the changed functions, "no caller" is only this
+    // repository's story.
+    let here = if elsewhere.sites > 0 {
+        " in this repository"
+    } else {
+        ""
+    };
+    let mut line = if sites.is_empty() {
         if groups.iter().any(|g| !g.touched.is_empty()) {
-            "Every caller of the changed functions was touched by this change.".to_string()
+            format!("Every caller{here} of the changed functions was touched by this change.")
         } else {
-            "No caller of the changed functions was found.".to_string()
+            format!("No caller{here} of the changed functions was found.")
         }
     } else {
         let called: Vec<&Group> = groups.iter().filter(|g| !g.untouched.is_empty()).collect();
@@ -280,6 +310,17 @@ fn headline(out: &mut Out, groups: &[Group]) {
         line.push('.');
         line
     };
+    if elsewhere.sites > 0 {
+        let _ = write!(
+            line,
+            " **{}** call {} in {} other {} of this installation {} them too (\"In other repositories\", below).",
+            elsewhere.sites,
+            plural(elsewhere.sites, "site", "sites"),
+            elsewhere.repositories,
+            plural(elsewhere.repositories, "repository", "repositories"),
+            plural(elsewhere.sites, "calls", "call"),
+        );
+    }
     out.line(&line, 0, 0);
     out.blank();
 }

@@ -335,7 +335,14 @@ fn a_long_report_lists_a_few_callers_per_function_to_show_more_functions() {
     let sections = |md: &str| md.lines().filter(|l| l.starts_with("### `")).count();
     let capped = sections(&render_markdown(&r, LIMIT, None));
     let reserve = truncation_note(r.callers.len(), r.changed.len()).len() + 2;
-    let uncapped = sections(&render(&r, LIMIT, reserve, usize::MAX, None));
+    let uncapped = sections(&render(
+        &r,
+        LIMIT,
+        reserve,
+        usize::MAX,
+        None,
+        Elsewhere::default(),
+    ));
     assert!(
         capped >= 2 * uncapped,
         "{capped} sections capped, {uncapped} not"

@@ -11,6 +11,7 @@ use crate::blast::report::BlastReport;
 use crate::escape::code;
 use crate::org::{CallElsewhere, FoundElsewhere};
 use crate::report::calls_elsewhere::{self, plural, Audience};
+use crate::report::markdown;
 
 /// Call sites listed per changed function, at most.
 const LISTED: usize = 20;
@@ -35,6 +36,20 @@ impl Elsewhere<'_> {
             from_private: self.from_private,
             web_url: self.web_url,
             versions: self.versions,
+        }
+    }
+
+    /// The call sites found and the repositories they are in, for the headline.
+    pub(super) fn counted(&self) -> markdown::Elsewhere {
+        let repositories: BTreeSet<&str> = self
+            .found
+            .iter()
+            .map(|f| self.calls[f.call].repo.as_str())
+            .collect();
+        let sites: BTreeSet<usize> = self.found.iter().map(|f| f.call).collect();
+        markdown::Elsewhere {
+            sites: sites.len(),
+            repositories: repositories.len(),
         }
     }
 

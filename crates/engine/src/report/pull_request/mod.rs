@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use crate::blast::report::BlastReport;
 use crate::model::{BlobSha, CommitSha};
 use crate::repo_config::{ConfigProblem, RepoConfig, REPO_CONFIG_PATH};
-use crate::report::markdown::{config_problems, render_markdown_listing, COMMENT_BUDGET, MARKER};
+use crate::report::markdown::{config_problems, render_markdown_elsewhere, COMMENT_BUDGET, MARKER};
 use crate::report::LineLink;
 
 pub use check_run::{CheckRunPlan, Note, NoteLevel, Verdict, CHECK_TEXT_CHARS, MAX_NOTES};
@@ -81,11 +81,12 @@ pub fn plan(analysis: &PrAnalysis) -> PrOutputs {
         .map(|e| elsewhere::section(report, &e, COMMENT_BUDGET / 4))
         .unwrap_or_default();
     let reserve = problems_in_comment.map_or(0, |p| p.len() + 2) + others.len() + 2;
-    let mut body = render_markdown_listing(
+    let mut body = render_markdown_elsewhere(
         report,
         COMMENT_BUDGET.saturating_sub(reserve),
         Some(analysis.link),
         config.max_callers,
+        analysis.elsewhere.map(|e| e.counted()).unwrap_or_default(),
     );
     if !others.is_empty() {
         body = format!("{}\n\n{}", body.trim_end(), others.trim_end());

@@ -399,6 +399,9 @@ fn a_public_repository_names_public_callers_elsewhere_and_counts_private_ones() 
     assert!(!comment.contains("secret-app") && !comment.contains("hidden/plan.ts"));
     assert!(comment.contains("1 call site in 1 private repository of this installation"));
     assert!(comment.contains("this repository has `3.0.0-dev`"));
+    // The headline counts them beside the repository's own.
+    assert!(comment
+        .contains("**3** call sites in 2 other repositories of this installation call them too"));
     // They count like the repository's own untouched callers.
     let run = outputs.check_run.unwrap();
     assert_eq!(
@@ -425,9 +428,18 @@ fn a_removed_function_still_called_elsewhere_fails_the_check() {
         call: 3,
         confidence: Confidence::Exact,
     }];
-    let run = pr.plan().check_run.unwrap();
+    let outputs = pr.plan();
+    let run = outputs.check_run.unwrap();
     assert_eq!(run.verdict, Verdict::Failure);
     assert!(run.summary.contains("src/legacy.ts:30"));
+    // No caller here, one elsewhere: the headline does not say "no caller" alone.
+    let comment = outputs.comment.unwrap();
+    assert!(
+        comment.contains(
+            "No caller in this repository of the changed functions was found. **1** call site in 1 other repository of this installation calls them too"
+        ),
+        "{comment}"
+    );
 }
 
 #[test]
