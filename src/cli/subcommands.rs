@@ -156,11 +156,19 @@ pub fn mcp(
 }
 
 pub fn migrate(url: &str) -> Result<()> {
-    runtime()?.block_on(async { Store::connect(url).await?.migrate().await })?;
+    let recorded = runtime()?.block_on(async {
+        let store = Store::connect(url).await?;
+        store.migrate().await?;
+        // Repositories stored before their calls into packages were kept get them now.
+        store.record_missing_calls().await
+    })?;
     println!(
         "database at {} is up to date",
         crate::store::describe_url(url)?
     );
+    if recorded > 0 {
+        println!("recorded the calls into packages of {recorded} repositories stored before they were kept");
+    }
     Ok(())
 }
 

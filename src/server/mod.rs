@@ -100,6 +100,18 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
     // enough, and several would only share the batches).
     if let Mode::Serve { .. } = mode {
         tokio::spawn(run_pruner(runtime.queue.clone(), stopped(stop.clone())));
+        // Repositories stored before their calls into packages were kept get them from
+        // their stored graphs, once, beside the server's work (`migrate` does the same).
+        let store = runtime.store.clone();
+        tokio::spawn(async move {
+            match store.record_missing_calls().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(repositories = n, "calls into packages recorded"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "recording the calls into packages failed; `blast-radius migrate` retries")
+                }
+            }
+        });
     }
     let Mode::Serve { .. } = mode else {
         tracing::info!(workers = runtime.config.workers, "working");

@@ -438,6 +438,49 @@ impl Store {
         Ok(calls)
     }
 
+    /// Stores the calls into packages of the repositories stored before they were kept
+    /// (migration 0010), from their stored graphs: an upgrade does not wait for each
+    /// repository's next full index. Each is written under its lock, from its graph as
+    /// stored then. Returns how many repositories were written.
+    pub async fn record_missing_calls(&self) -> Result<usize> {
+        let ids = ops::calls_unrecorded(&self.pool).await?;
+        for &id in &ids {
+            let repo = RepoId(id);
+            let mut tx = self.pool.begin().await?;
+            let lock = lock_repository(&mut tx, repo).await?;
+            let (graph, _) = self.load_graph(repo).await?;
+            let numbers: FxHashMap<String, i32> = ops::file_numbers(&mut *tx, repo)
+                .await?
+                .into_iter()
+                .collect();
+            let mut rows = Rows::new();
+            for f in graph.file_ids() {
+                if let Some(&number) = numbers.get(&graph.facts(f).path) {
+                    rows.add_external_calls(id, number, graph.external_calls(f));
+                }
+            }
+            sqlx::query("DELETE FROM external_call_groups WHERE repo_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            copy::copy_in(
+                &mut tx,
+                "external_call_groups",
+                rows::EXTERNAL_CALL_GROUPS_COLUMNS,
+                &rows.external_calls,
+            )
+            .await?;
+            ops::set_calls_recorded(&mut tx, &lock).await?;
+            tx.commit().await?;
+            tracing::info!(
+                repo = id,
+                groups = rows.external_calls.rows(),
+                "calls into packages recorded"
+            );
+        }
+        Ok(ids.len())
+    }
+
     /// Every repository as the status page shows it.
     pub async fn overview(&self) -> Result<Vec<RepoOverview>> {
         Ok(overview::overview(&self.pool).await?)
@@ -625,6 +668,7 @@ impl Store {
         // Facts of blobs no file holds now: earlier contents, earlier parser versions.
         ops::prune_facts_cache(&mut tx, &lock, None).await?;
         ops::set_graph_version(&mut tx, &lock, commit.map(CommitSha::as_str), version).await?;
+        ops::set_calls_recorded(&mut tx, &lock).await?;
         tx.commit().await?;
         Ok(Written {
             version,

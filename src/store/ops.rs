@@ -369,6 +369,28 @@ pub async fn set_graph_version(
     Ok(())
 }
 
+/// Says the repository's calls into packages are stored (a full write stored them).
+pub async fn set_calls_recorded(db: &mut PgConnection, lock: &RepoLock) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE repositories SET calls_recorded = true WHERE id = $1 AND NOT calls_recorded",
+    )
+    .bind(lock.repo().0)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Repositories with a stored graph whose calls into packages are not stored, by id.
+pub async fn calls_unrecorded(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<i64>> {
+    sqlx::query_scalar(
+        "SELECT r.id FROM repositories r
+         WHERE NOT r.calls_recorded AND EXISTS (SELECT 1 FROM files f WHERE f.repo_id = r.id)
+         ORDER BY r.id",
+    )
+    .fetch_all(db)
+    .await
+}
+
 /// Removes every row of the repository's files: edges, definitions, files, removals.
 pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::Result<()> {
     for table in [

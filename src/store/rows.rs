@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use super::copy::CopyBuf;
+use crate::graph::external::ExternalCall;
 use crate::graph::stored::StoredResolution;
 use crate::graph::{FileId, Graph};
 use crate::indexer::facts::{DefKind, FileFacts};
@@ -219,9 +220,12 @@ impl Rows {
                 .text(e.confidence().as_str());
             self.edges.end_row();
         }
-        // One row per package the file calls into: its calls, back to back, in the
-        // file's order.
-        let mut calls = graph.external_calls(f);
+        self.add_external_calls(repo, file_id, graph.external_calls(f));
+    }
+
+    /// The rows of a file's calls into packages: one per package, holding its calls
+    /// back to back in the file's order.
+    pub fn add_external_calls(&mut self, repo: i64, file_id: i32, mut calls: Vec<ExternalCall>) {
         calls.sort_by(|a, b| a.package.cmp(&b.package));
         for group in calls.chunk_by(|a, b| a.package == b.package) {
             let mut bytes = Vec::new();

@@ -1252,3 +1252,60 @@ async fn a_streamed_index_stores_what_a_full_index_stores_and_parses_only_new_bl
     let (loaded, _) = store.load_graph(saved.repo).await.unwrap();
     assert_eq!(loaded.edge_keys(), whole.graph.edge_keys());
 }
+
+/// Repositories stored before migration 0010 have a graph but no calls into packages:
+/// `record_missing_calls` (run by `migrate` and at `serve`'s start) writes them from the
+/// stored graph, as a full write would have, once.
+#[sqlx::test(migrations = false)]
+async fn calls_of_repositories_stored_before_they_were_kept_are_recorded_from_their_graphs(
+    pool: PgPool,
+) {
+    let store = store(pool.clone()).await;
+    let [_, (service, _), (private, _)] = org_saved(&store, 7).await;
+    let groups = |id: RepoId| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_as::<_, (i32, String, i32, Vec<u8>)>(
+                "SELECT file_id, package, sites, calls FROM external_call_groups
+                 WHERE repo_id = $1 ORDER BY 1, 2",
+            )
+            .bind(id.0)
+            .fetch_all(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let recorded = || {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, bool>("SELECT calls_recorded FROM repositories ORDER BY id")
+                .fetch_all(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert!(
+        recorded().await.iter().all(|&r| r),
+        "full writes record them"
+    );
+    let before = (groups(service).await, groups(private).await);
+    assert!(!before.0.is_empty() && !before.1.is_empty());
+    // As repositories stored before 0010 are: no rows, not recorded.
+    for id in [service, private] {
+        sqlx::query("DELETE FROM external_call_groups WHERE repo_id = $1")
+            .bind(id.0)
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query("UPDATE repositories SET calls_recorded = false WHERE id = $1")
+            .bind(id.0)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    assert!(groups(service).await.is_empty());
+    assert_eq!(store.record_missing_calls().await.unwrap(), 2);
+    assert_eq!((groups(service).await, groups(private).await), before);
+    assert!(recorded().await.iter().all(|&r| r));
+    assert_eq!(store.record_missing_calls().await.unwrap(), 0, "once");
+}
