@@ -81,6 +81,9 @@ pub struct FileIndex {
     /// An ES or CommonJS module (it imports or exports); a script's top-level functions
     /// are globals that other scripts can call by name.
     pub is_module: bool,
+    /// The specifiers of the modules the file declares (`declare module 'x' { ... }`):
+    /// a name free in such a block may be declared by another block of the same module.
+    pub ambient: ThinVec<NameId>,
 }
 
 impl FileIndex {
@@ -117,12 +120,21 @@ impl FileIndex {
         let is_module = !facts.imports.is_empty()
             || !facts.exports.is_empty()
             || facts.module_exports.is_some();
+        let mut ambient: ThinVec<NameId> = facts
+            .defs
+            .iter()
+            .filter(|d| d.reach == Reach::AmbientModule)
+            .map(|d| NameId(d.name))
+            .collect();
+        ambient.sort();
+        ambient.dedup();
         FileIndex {
             members,
             props,
             exports,
             stars,
             is_module,
+            ambient,
         }
     }
 }

@@ -104,7 +104,8 @@ impl Graph {
             p.file_index += index.members.heap_bytes()
                 + index.props.heap_bytes()
                 + index.exports.heap_bytes()
-                + thin(&index.stars);
+                + thin(&index.stars)
+                + thin(&index.ambient);
             if !slot.targets.is_empty() {
                 p.file_index += slot.targets.capacity() * (size_of::<(StrId, super::Target)>() + 1);
             }

@@ -27,7 +27,8 @@ impl Graph {
                 | u32::from(slot.index().is_module) << 11
                 | u32::from(d.reach == Reach::LooseMember) << 12
                 | u32::from(d.reach == Reach::Global) << 13
-                | u32::from(d.reach == Reach::ScriptGlobal) << 14;
+                | u32::from(d.reach == Reach::ScriptGlobal) << 14
+                | u32::from(d.reach == Reach::AmbientModule) << 15;
             out.entry(NameId(d.name))
                 .or_default()
                 .push((i as DefIdx, flags));
@@ -48,6 +49,8 @@ impl Graph {
             // The variables of a `declare global` block, as one object's members.
             Reach::Global => return true,
             Reach::ScriptGlobal => return !self.slot(f).index().is_module,
+            // Found by the specifier that imports it.
+            Reach::AmbientModule => return true,
             Reach::Scoped | Reach::LooseMember => {}
         }
         !declaration_only && d.kind.is_callable() && d.kind != DefKind::Constructor
@@ -67,6 +70,17 @@ impl Graph {
                 def.kind == DefKind::Interface
                     || matches!(def.reach, Reach::Global | Reach::ScriptGlobal)
             })
+    }
+
+    /// The objects of the `declare module 'x'` blocks of every file for specifier
+    /// `x`, whose members are what importing `x` gives.
+    pub(crate) fn ambient_modules(&self, specifier: NameId) -> impl Iterator<Item = DefId> + '_ {
+        self.by_name
+            .get(&specifier)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|d| self.slot(d.file).facts().def(d.def).reach == Reach::AmbientModule)
     }
 
     pub(crate) fn add_to_name_index(&mut self, f: FileId) {

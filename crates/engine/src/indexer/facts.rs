@@ -262,6 +262,10 @@ impl Repair {
 
 /// Where a definition is seen from beyond the scopes that hold it (one byte: a
 /// definition's two cases never meet).
+/// The member of a `declare module 'x'` object that holds its `export = X`: what
+/// requiring x (or importing its default or namespace) gives.
+pub const EXPORT_ASSIGNED: &str = "export =";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reach {
     /// Through its scopes, exports and containers only.
@@ -278,6 +282,9 @@ pub enum Reach {
     /// The object whose members are a file's top-level `declare var x: T` variables:
     /// of the global scope when the file is a script, not a module.
     ScriptGlobal,
+    /// The object whose members are the declarations of a `declare module 'x' { ... }`
+    /// block, named by its specifier: what importing `x` gives, whatever file declares it.
+    AmbientModule,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -68,6 +68,16 @@ impl Resolver<'_> {
                 for (d, _) in self.global_scope() {
                     self.def_member(d, NameId(n), true, depth + 1, out);
                 }
+                // Free in a `declare module 'x'` block: declared by another block of x
+                // (a module's declarations spread over files joined by references).
+                let index = self.index(f);
+                for &specifier in index.ambient.iter() {
+                    self.global_reads.insert(specifier);
+                    let blocks: SmallVec<[DefId; 4]> = self.g.ambient_modules(specifier).collect();
+                    for d in blocks {
+                        self.def_member(d, NameId(n), true, depth + 1, out);
+                    }
+                }
             }
             Sym::Unknown => {}
             Sym::Def(d) => Self::push(out, Value::Def(DefId::new(f, d))),

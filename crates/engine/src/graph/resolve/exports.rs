@@ -1,13 +1,63 @@
 //! What a module gives its importers: import values, `require`, named exports followed
 //! through re-exports and `export *`, and CommonJS `module.exports`.
 
+use smallvec::SmallVec;
+
 use super::{Resolver, Vals, Value, MAX_DEPTH};
 use crate::graph::interner::NameId;
-use crate::graph::{FileId, Target};
+use crate::graph::{DefId, FileId, Target};
 use crate::indexer::facts::*;
 
 impl Resolver<'_> {
     pub(super) fn import_value(&mut self, f: FileId, import: Import, depth: u32, out: &mut Vals) {
+        // A module some file declares (`declare module 'x' { ... }`): TypeScript reads
+        // that declaration before looking for a file. A name it does not declare (the
+        // block only augments the module: `declare module 'express' { interface
+        // Request ... }`) comes from where the specifier leads. Recorded as a read of the name, so a file that starts (or stops)
+        // declaring the module re-resolves this one.
+        let specifier = NameId(import.specifier);
+        if !is_relative(self.g.names.resolve(specifier)) {
+            self.global_reads.insert(specifier);
+            let blocks: SmallVec<[DefId; 4]> = self.g.ambient_modules(specifier).collect();
+            if !blocks.is_empty() {
+                let before = out.len();
+                // `export = X` in the declaration: X is the module, whole.
+                if !matches!(import.kind, ImportKind::Named(_)) {
+                    if let Some(assigned) = self.g.names.get(EXPORT_ASSIGNED) {
+                        for &d in &blocks {
+                            self.def_member(d, assigned, true, depth + 1, out);
+                        }
+                    }
+                    if out.len() > before {
+                        return;
+                    }
+                }
+                for d in blocks {
+                    match import.kind {
+                        ImportKind::Named(n) => self.def_member(d, NameId(n), true, depth + 1, out),
+                        ImportKind::Default => {
+                            if let Some(default) = self.g.names.get("default") {
+                                self.def_member(d, default, true, depth + 1, out);
+                            }
+                        }
+                        ImportKind::Namespace | ImportKind::Require => {
+                            Self::push(out, Value::Def(d))
+                        }
+                    }
+                }
+                // A whole module declared here for a package outside the repository may
+                // only add to it (its other members stay the package's); one the
+                // repository holds is what the declaration says.
+                let whole = matches!(import.kind, ImportKind::Namespace | ImportKind::Require);
+                let outside = matches!(
+                    self.target(f, import.specifier),
+                    Target::External | Target::Unresolved
+                );
+                if out.len() > before && !(whole && outside) {
+                    return;
+                }
+            }
+        }
         let target = self.target(f, import.specifier);
         let t = match target {
             Target::File(t) | Target::Typed(t, _) => t,
@@ -116,4 +166,12 @@ impl Resolver<'_> {
             }
         }
     }
+}
+
+/// `./x`, `../x`: a path, never the name of a declared module.
+fn is_relative(specifier: &str) -> bool {
+    specifier.starts_with("./")
+        || specifier.starts_with("../")
+        || specifier == "."
+        || specifier == ".."
 }

@@ -152,6 +152,12 @@ impl<'s> Extractor<'s> {
                     // TypeScript `export = X`
                     if !self.module_block {
                         self.facts.module_exports = Some(sym);
+                    } else if let Some(module) = self.namespace {
+                        // In `declare module 'x'`: what x is, whole.
+                        if self.facts.def(module).reach == Reach::AmbientModule {
+                            let whole = self.intern(EXPORT_ASSIGNED);
+                            self.add_prop(module, whole, sym);
+                        }
                     }
                 } else {
                     self.export(name, ExportValue::Local(sym));
@@ -190,6 +196,17 @@ impl<'s> Extractor<'s> {
         // In a namespace or an ambient module, `export` is not about this file.
         if !self.module_block {
             self.facts.exports.push(Export { name, value });
+            return;
+        }
+        // `declare module 'x' { ... export default mongoose; }`: what importing x's
+        // default gives, a member of the module's object.
+        // (Its declarations are its members already.)
+        if let (Some(module), ExportValue::Local(sym)) = (self.namespace, value) {
+            if self.facts.def(module).reach == Reach::AmbientModule
+                && self.facts.str(name) == "default"
+            {
+                self.add_prop(module, name, sym);
+            }
         }
     }
 

@@ -99,11 +99,35 @@ impl<'s> Extractor<'s> {
             return self.visit_children(node, depth);
         };
         if name_node.kind_str() == "string" {
-            // `declare module 'x' {}`: an ambient module, not a value; what it exports is
-            // module x's, not this file's.
-            let outer = std::mem::replace(&mut self.module_block, true);
-            self.visit_children(node, depth);
-            self.module_block = outer;
+            // `declare module 'x' {}`: an ambient module, not a value of this file; what
+            // it declares (all of it, `export` or not) is module x's: the members of an
+            // object named `x` that imports of `x` read from whichever files declare it.
+            let Some(specifier) = super::super::calls::string_literal(name_node, self.src)
+                .filter(|s| !s.is_empty() && !s.contains('*'))
+            else {
+                // `declare module '*.svg'`: a pattern, not one module.
+                let outer = std::mem::replace(&mut self.module_block, true);
+                self.visit_children(node, depth);
+                self.module_block = outer;
+                return;
+            };
+            let name = self.intern(&specifier);
+            let def = self.new_def(DefKind::Object, name, self.namespace, node, Some(name_node));
+            self.def_mut(def).reach = Reach::AmbientModule;
+            self.names.push(def);
+            let outer = self.namespace.take();
+            let outer_block = std::mem::replace(&mut self.module_block, true);
+            let outer_ambient = std::mem::replace(&mut self.ambient, true);
+            self.push_scope(ScopeKind::Function);
+            for statement in self.kids(body) {
+                self.namespace = Some(def);
+                self.visit(statement, depth + 1);
+            }
+            self.pop_scope();
+            self.ambient = outer_ambient;
+            self.module_block = outer_block;
+            self.namespace = outer;
+            self.names.pop();
             return;
         }
         let ambient = self.ambient
