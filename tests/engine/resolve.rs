@@ -566,6 +566,35 @@ fn a_call_of_an_overloaded_declaration_reaches_every_overload() {
     );
 }
 
+/// A call of a large overload set reaches every declaration of it, not only as many as
+/// a lookup keeps (mongoose's `Schema.post` has 27 overloads); a static member of the
+/// same name is another function.
+#[test]
+fn a_call_of_a_large_overload_set_reaches_all_of_it() {
+    let mut declared = String::from("export declare class Emitter {\n");
+    for i in 0..40 {
+        declared.push_str(&format!("  on(event: 'e{i}', fn: () => void): this;\n"));
+    }
+    declared.push_str("  static on(): void;\n  off(): void;\n}\n");
+    let wire = "import { Emitter } from './emitter';\n\
+                export function wire(e: Emitter) {\n  e.on('e7', () => {}).off();\n}\n";
+    let facts = vec![
+        blast_radius::indexer::extract_source("emitter.d.ts", &declared).unwrap(),
+        blast_radius::indexer::extract_source("wire.ts", wire).unwrap(),
+    ];
+    let g = Graph::build(facts, Vec::new());
+    let f = g.file_id("wire.ts").unwrap();
+    let facts = g.facts(f);
+    let mut targets: BTreeMap<String, BTreeSet<DefId>> = BTreeMap::new();
+    for e in g.edges(f) {
+        let name = facts.str(facts.calls[e.site() as usize].name).to_string();
+        targets.entry(name).or_default().insert(e.target);
+    }
+    let counts: BTreeMap<&str, usize> =
+        targets.iter().map(|(n, t)| (n.as_str(), t.len())).collect();
+    assert_eq!(counts, BTreeMap::from([("off", 1), ("on", 40)]));
+}
+
 /// Calls that resolve to the declarations beside a JavaScript file still break when its
 /// code changes: the code's callers include them (what `blast` and `callers` report).
 #[test]

@@ -24,6 +24,8 @@ use builtins::BUILTIN_METHODS;
 const MAX_DEPTH: u32 = 64;
 /// At most this many values are followed per expression.
 const MAX_VALUES: usize = 24;
+/// Declarations of one overload set a call reaches, at most.
+const MAX_OVERLOADS: usize = 64;
 /// Evaluation steps one call site may take. Ordinary sites take a few dozen; the bound
 /// keeps pathological code (dozens of fields assigned from one another) from taking
 /// exponential time. A site that runs out keeps what it found so far.
@@ -249,7 +251,38 @@ impl<'g> Resolver<'g> {
                 }
             }
         }
+        self.whole_overload_sets(&mut targets);
         (vals, targets, external)
+    }
+
+    /// Adds to each target the rest of its overload set: the declarations of its name
+    /// in the same container, which TypeScript names together. A set larger than the
+    /// values a lookup keeps (mongoose's `Schema.post` has 27) would otherwise lose its
+    /// tail. Bounded by [`MAX_OVERLOADS`] per target.
+    fn whole_overload_sets(&mut self, targets: &mut SmallVec<[DefId; 2]>) {
+        for i in 0..targets.len() {
+            let d = targets[i];
+            let facts = self.facts(d.file);
+            let def = facts.def(d.def);
+            let Some(container) = def.container() else {
+                continue;
+            };
+            if !matches!(def.kind, DefKind::Method | DefKind::Function) {
+                continue;
+            }
+            let index = self.index(d.file);
+            let set = index.members.get(&(container, NameId(def.name)));
+            for m in set.take(MAX_OVERLOADS) {
+                let other = facts.def(m);
+                let id = DefId::new(d.file, m);
+                if other.kind == def.kind
+                    && other.is_static == def.is_static
+                    && !targets.contains(&id)
+                {
+                    targets.push(id);
+                }
+            }
+        }
     }
 
     /// `f.call(this, x)` and `f.apply(this, args)` call `f` (when `f` has no member of
