@@ -100,8 +100,11 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
     // enough, and several would only share the batches).
     if let Mode::Serve { .. } = mode {
         tokio::spawn(run_pruner(runtime.queue.clone(), stopped(stop.clone())));
-        // Repositories stored before their calls into packages were kept get them from
-        // their stored graphs, once, beside the server's work (`migrate` does the same).
+    }
+    // Repositories stored before their calls into packages were kept get them from their
+    // stored graphs, once, one graph at a time, beside the server's work: by the process
+    // that migrates (`migrate` as a release step, or `serve` without `--no-migrate`).
+    if let Mode::Serve { migrate: true } = mode {
         let store = runtime.store.clone();
         tokio::spawn(async move {
             match store.record_missing_calls().await {
