@@ -13,8 +13,9 @@ impl Resolver<'_> {
         // A module some file declares (`declare module 'x' { ... }`): TypeScript reads
         // that declaration before looking for a file. A name it does not declare (the
         // block only augments the module: `declare module 'express' { interface
-        // Request ... }`) comes from where the specifier leads. Recorded as a read of the name, so a file that starts (or stops)
-        // declaring the module re-resolves this one.
+        // Request ... }`) comes from where the specifier leads. Recorded as a read of
+        // the name, so a file that starts (or stops) declaring the module re-resolves
+        // this one.
         let specifier = NameId(import.specifier);
         if !is_relative(self.g.names.resolve(specifier)) {
             self.global_reads.insert(specifier);
