@@ -16,8 +16,8 @@ impl<'s> Extractor<'s> {
             return;
         }
         let handled = match left.kind_str() {
-            "member_expression" => self.member_assignment(left, right, depth),
-            "identifier" => self.identifier_assignment(left, right, depth),
+            "member_expression" => self.member_assignment(node, left, right, depth),
+            "identifier" => self.identifier_assignment(node, left, right, depth),
             _ => false,
         };
         if handled {
@@ -66,19 +66,31 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// Walks `left = right` where the right side became a definition.
-    fn finish_defining_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) {
+    /// Walks `left = right` (the assignment `node`) where the right side became a
+    /// definition. (The node is handed down: `left.parent()` walks from the root of the
+    /// tree, across every statement before it in a file of prototype assignments.)
+    fn finish_defining_assignment(
+        &mut self,
+        node: Node<'s>,
+        left: Node<'s>,
+        right: Node<'s>,
+        depth: usize,
+    ) {
         self.assignment_target(left, depth);
-        if let Some(parent) = left.parent() {
-            for op in self.kids(parent) {
-                if op != left && op != right {
-                    self.visit(op, depth + 1);
-                }
+        for op in self.kids(node) {
+            if op != left && op != right {
+                self.visit(op, depth + 1);
             }
         }
     }
 
-    fn identifier_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) -> bool {
+    fn identifier_assignment(
+        &mut self,
+        node: Node<'s>,
+        left: Node<'s>,
+        right: Node<'s>,
+        depth: usize,
+    ) -> bool {
         let name = self.intern_node(left);
         if super::syntax::is_function_node(right.kind_str()) || right.kind_str() == "class" {
             let Some(def) = self.bound_value(right, name, None, Some(left), depth + 1) else {
@@ -86,7 +98,7 @@ impl<'s> Extractor<'s> {
             };
             let sym = self.sym(Sym::Def(def));
             self.set_if_unknown(name, sym);
-            self.finish_defining_assignment(left, right, depth);
+            self.finish_defining_assignment(node, left, right, depth);
             return true;
         }
         // `let x; x = new Foo()`: the first known value is the binding's.
@@ -107,7 +119,13 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    fn member_assignment(&mut self, left: Node<'s>, right: Node<'s>, depth: usize) -> bool {
+    fn member_assignment(
+        &mut self,
+        node: Node<'s>,
+        left: Node<'s>,
+        right: Node<'s>,
+        depth: usize,
+    ) -> bool {
         let Some(path) = member_path(left, self.src) else {
             return false;
         };
@@ -173,7 +191,7 @@ impl<'s> Extractor<'s> {
             }
             _ => return false,
         }
-        self.finish_defining_assignment(left, right, depth);
+        self.finish_defining_assignment(node, left, right, depth);
         true
     }
 
