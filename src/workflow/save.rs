@@ -104,7 +104,7 @@ pub async fn index_and_save_as(
 
 /// What a full index extracted before it is resolved and saved.
 pub struct Extracting {
-    pub extracted: Extracted,
+    extracted: Extracted,
     /// Every file the indexer wanted, with its blob (the rows keep them all, skipped too).
     blobs: Vec<(String, BlobSha)>,
     parsed: usize,

@@ -78,6 +78,24 @@ pub fn run(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `fixtures/org`'s three repositories indexed into the database at `url` (migrated) as
+/// `acme/library`, `acme/service` and `acme/private-app`, as the command line stores them.
+pub fn index_org_fixtures(url: &str) {
+    run_ok(&["migrate", "--database-url", url]);
+    for name in ["library", "service", "private-app"] {
+        let dir = fixture(&format!("org/{name}"));
+        run_ok(&[
+            "index",
+            "--repo",
+            dir.to_str().unwrap(),
+            "--database-url",
+            url,
+            "--name",
+            &format!("acme/{name}"),
+        ]);
+    }
+}
+
 pub fn run_ok(args: &[&str]) -> String {
     let out = run(args);
     assert!(

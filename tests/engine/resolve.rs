@@ -552,18 +552,23 @@ fn snapshot(g: &Graph) -> Vec<String> {
 fn a_call_of_an_overloaded_declaration_reaches_every_overload() {
     let g = load_case(&cases_root().join("declarations_merged"));
     let f = g.file_id("test/hooks.test.js").expect("the case has it");
+    let counts = targets_by_call_name(&g, f);
+    let counts: BTreeMap<&str, usize> = counts.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+    assert_eq!(
+        counts,
+        BTreeMap::from([("Server", 2), ("addHook", 2), ("ready", 1)])
+    );
+}
+
+/// How many definitions the calls of file `f` reach, by the called name.
+fn targets_by_call_name(g: &Graph, f: blast_radius::graph::FileId) -> BTreeMap<String, usize> {
     let facts = g.facts(f);
     let mut targets: BTreeMap<String, BTreeSet<DefId>> = BTreeMap::new();
     for e in g.edges(f) {
         let name = facts.str(facts.calls[e.site() as usize].name).to_string();
         targets.entry(name).or_default().insert(e.target);
     }
-    let counts: BTreeMap<&str, usize> =
-        targets.iter().map(|(n, t)| (n.as_str(), t.len())).collect();
-    assert_eq!(
-        counts,
-        BTreeMap::from([("Server", 2), ("addHook", 2), ("ready", 1)])
-    );
+    targets.into_iter().map(|(n, t)| (n, t.len())).collect()
 }
 
 /// A call of a large overload set reaches every declaration of it, not only as many as
@@ -584,14 +589,8 @@ fn a_call_of_a_large_overload_set_reaches_all_of_it() {
     ];
     let g = Graph::build(facts, Vec::new());
     let f = g.file_id("wire.ts").unwrap();
-    let facts = g.facts(f);
-    let mut targets: BTreeMap<String, BTreeSet<DefId>> = BTreeMap::new();
-    for e in g.edges(f) {
-        let name = facts.str(facts.calls[e.site() as usize].name).to_string();
-        targets.entry(name).or_default().insert(e.target);
-    }
-    let counts: BTreeMap<&str, usize> =
-        targets.iter().map(|(n, t)| (n.as_str(), t.len())).collect();
+    let counts = targets_by_call_name(&g, f);
+    let counts: BTreeMap<&str, usize> = counts.iter().map(|(n, c)| (n.as_str(), *c)).collect();
     assert_eq!(counts, BTreeMap::from([("off", 1), ("on", 40)]));
 }
 

@@ -545,19 +545,7 @@ async fn a_stored_graph_is_served_and_follows_the_store(pool: sqlx::PgPool) {
 async fn with_org_find_callers_adds_the_other_repositories_calls(pool: sqlx::PgPool) {
     use sqlx::ConnectOptions;
     let url = pool.connect_options().to_url_lossy().to_string();
-    run_ok(&["migrate", "--database-url", &url]);
-    for name in ["library", "service", "private-app"] {
-        let dir = fixture(&format!("org/{name}"));
-        run_ok(&[
-            "index",
-            "--repo",
-            dir.to_str().unwrap(),
-            "--database-url",
-            &url,
-            "--name",
-            &format!("acme/{name}"),
-        ]);
-    }
+    common::index_org_fixtures(&url);
     let library = fixture("org/library");
     let dir = library.to_str().unwrap();
     let serve = |org: bool| {

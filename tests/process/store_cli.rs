@@ -145,19 +145,7 @@ async fn migrate_reads_the_server_s_database_url_when_given_no_flag(pool: PgPool
 #[sqlx::test(migrations = false)]
 async fn callers_with_org_adds_the_calls_from_the_other_repositories(pool: PgPool) {
     let url = url_of(&pool);
-    run_ok(&["migrate", "--database-url", &url]);
-    for name in ["library", "service", "private-app"] {
-        let dir = common::fixture(&format!("org/{name}"));
-        run_ok(&[
-            "index",
-            "--repo",
-            dir.to_str().unwrap(),
-            "--database-url",
-            &url,
-            "--name",
-            &format!("acme/{name}"),
-        ]);
-    }
+    common::index_org_fixtures(&url);
     let ask = |org: bool, format: &str| {
         let mut args = vec![
             "callers",

@@ -114,21 +114,7 @@ impl<'s> Extractor<'s> {
             let name = self.intern(&specifier);
             let def = self.new_def(DefKind::Object, name, self.namespace, node, Some(name_node));
             self.def_mut(def).reach = Reach::AmbientModule;
-            self.names.push(def);
-            let outer = self.namespace.take();
-            let outer_block = std::mem::replace(&mut self.module_block, true);
-            let outer_ambient = std::mem::replace(&mut self.ambient, true);
-            self.push_scope(ScopeKind::Function);
-            for statement in self.kids(body) {
-                self.namespace = Some(def);
-                self.visit(statement, depth + 1);
-            }
-            self.pop_scope();
-            self.ambient = outer_ambient;
-            self.module_block = outer_block;
-            self.namespace = outer;
-            self.names.pop();
-            return;
+            return self.member_block(def, body, true, depth);
         }
         let ambient = self.ambient
             || self.declaration_only
@@ -140,13 +126,19 @@ impl<'s> Extractor<'s> {
         let value = self.sym(Sym::Def(def));
         self.declare(name, value, false);
         self.tokens.leaf(name_node, self.src);
+        self.member_block(def, body, ambient, depth);
+    }
+
+    /// Walks the statements of a namespace's or a declared module's `body` in a scope
+    /// of their own: what they export (in an ambient block, all they declare) becomes a
+    /// member of `def`.
+    fn member_block(&mut self, def: DefIdx, body: Node<'s>, ambient: bool, depth: usize) {
         self.names.push(def);
         let outer = self.namespace.take();
         let outer_block = std::mem::replace(&mut self.module_block, true);
         let outer_ambient = std::mem::replace(&mut self.ambient, ambient);
         self.push_scope(ScopeKind::Function);
-        let statements = self.kids(body);
-        for statement in statements {
+        for statement in self.kids(body) {
             let exported = ambient || statement.kind_str() == "export_statement";
             self.namespace = exported.then_some(def);
             self.visit(statement, depth + 1);
