@@ -507,6 +507,13 @@ pub fn facts(file: &Path) -> Result<()> {
             .unwrap_or_else(|| "the indexer did not read it".to_string());
         bail!("{path} is not indexed: {why}");
     };
+    if let Some(dir) = crate::indexer::select::vendored_dir(&path) {
+        eprintln!(
+            "note: {path} is vendored code (under `{dir}/`): it is indexed, and linked to \
+             the repository's own code only where an import or a declaration leads to it, \
+             never by a name-only match"
+        );
+    }
     print!(
         "{}",
         crate::indexer::dump::render(&loaded.graph.facts(f).to_file_facts())

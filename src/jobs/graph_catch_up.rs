@@ -33,8 +33,11 @@ pub(super) async fn catch_up(
         .await
         .map_err(errors::store)?;
     let branch = repo.default_branch.clone().unwrap_or_default();
-    // Not indexed yet, or its default branch changed: a full index.
-    let Some(state) = state.filter(|s| s.commit.is_some() && s.default_branch == branch) else {
+    // Not indexed yet, its default branch changed, or indexed under an older policy of
+    // which files to read: a full index.
+    let Some(state) =
+        state.filter(|s| s.commit.is_some() && s.default_branch == branch && s.selection_current())
+    else {
         index_current(app, installation, installation_id, repo).await?;
         return indexed(app, repo).await;
     };

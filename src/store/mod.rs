@@ -51,11 +51,15 @@ pub struct RepoState {
     pub github_id: Option<GithubRepoId>,
     pub installation: Option<InstallationId>,
     pub default_branch: String,
+    /// The policy of files to read its graph was built under
+    /// ([`crate::indexer::select::SELECTION_VERSION`]).
+    pub selection_version: i32,
 }
 
 impl RepoState {
     fn from_row(row: ops::RepoRow) -> RepoState {
-        let (id, full_name, commit, version, github_id, installation, default_branch) = row;
+        let (id, full_name, commit, version, github_id, installation, default_branch, selection) =
+            row;
         RepoState {
             id,
             full_name,
@@ -64,7 +68,14 @@ impl RepoState {
             github_id: github_id.map(GithubRepoId),
             installation: installation.map(InstallationId),
             default_branch,
+            selection_version: selection,
         }
+    }
+
+    /// Whether its graph was built under the policy of files to read in use now (or a
+    /// later one): if not, it lacks files the indexer reads now and is indexed again.
+    pub fn selection_current(&self) -> bool {
+        self.selection_version >= crate::indexer::select::SELECTION_VERSION
     }
 }
 
@@ -669,6 +680,8 @@ impl Store {
         ops::prune_facts_cache(&mut tx, &lock, None).await?;
         ops::set_graph_version(&mut tx, &lock, commit.map(CommitSha::as_str), version).await?;
         ops::set_calls_recorded(&mut tx, &lock).await?;
+        ops::set_selection_version(&mut tx, &lock, crate::indexer::select::SELECTION_VERSION)
+            .await?;
         tx.commit().await?;
         Ok(Written {
             version,

@@ -169,10 +169,11 @@ pub type RepoRow = (
     Option<i64>,
     Option<i64>,
     String,
+    i32,
 );
 
-const REPO_COLUMNS: &str =
-    "id, full_name, commit_sha, graph_version, github_id, installation_id, default_branch";
+const REPO_COLUMNS: &str = "id, full_name, commit_sha, graph_version, github_id, installation_id, \
+     default_branch, selection_version";
 
 fn repo_row(r: sqlx::postgres::PgRow) -> RepoRow {
     (
@@ -183,6 +184,7 @@ fn repo_row(r: sqlx::postgres::PgRow) -> RepoRow {
         r.get(4),
         r.get(5),
         r.get(6),
+        r.get(7),
     )
 }
 
@@ -366,6 +368,20 @@ pub async fn set_graph_version(
     .bind(version)
     .execute(db)
     .await?;
+    Ok(())
+}
+
+/// Says which policy of files to read the stored graph was built under (a full write).
+pub async fn set_selection_version(
+    db: &mut PgConnection,
+    lock: &RepoLock,
+    version: i32,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE repositories SET selection_version = $2 WHERE id = $1")
+        .bind(lock.repo().0)
+        .bind(version)
+        .execute(db)
+        .await?;
     Ok(())
 }
 

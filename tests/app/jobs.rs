@@ -661,6 +661,80 @@ async fn an_ambiguous_name_in_a_pr_thread_means_the_definition_the_pr_changes(po
     assert!(!reply.contains("ask again"), "{reply}");
 }
 
+/// Vendored code is indexed and its callers stored; a graph stored under an older policy
+/// of which files to read (before vendored code was read) is indexed again in full by
+/// the next push instead of being patched by its diff, and the push after that is a
+/// diff again.
+#[sqlx::test(migrations = false)]
+async fn a_graph_stored_under_an_older_file_policy_is_indexed_again_in_full(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    repo.write(
+        "services/vendor/pad/index.js",
+        "function pad(s, n) { return String(s).padStart(n); }\nmodule.exports = { pad };\n",
+    )
+    .write(
+        "routes/pad.js",
+        "const { pad } = require('../services/vendor/pad');\nexport function column(x) { return pad(x, 8); }\n",
+    );
+    let before = repo.commit("vendored pad");
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let app = Harness::start(pool.clone(), &fake).await;
+    app.deliver_and_settle("installation", "d-1", &installed(id, "acme/web"))
+        .await;
+    let (_, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(edges, local_edges(&repo, &before));
+    assert!(
+        edges
+            .iter()
+            .any(|e| e.from_file == "routes/pad.js" && e.to_file == "services/vendor/pad/index.js"),
+        "the call into vendored code: {edges:?}"
+    );
+    let selection = "SELECT selection_version::bigint FROM repositories";
+    assert_eq!(
+        count(&pool, selection).await,
+        i64::from(blast_radius::indexer::select::SELECTION_VERSION)
+    );
+
+    // As a graph stored by an earlier release: the next push reads the whole tree.
+    sqlx::query("UPDATE repositories SET selection_version = 0")
+        .execute(&pool)
+        .await
+        .unwrap();
+    fake.clear_requests();
+    repo.write("routes/extra.js", "export function extra() { return 1; }\n");
+    let head = repo.commit("extra");
+    app.deliver_and_settle(
+        "push",
+        "d-2",
+        &pushed(id, "acme/web", &before, &head, false),
+    )
+    .await;
+    assert_eq!(fake.requests_matching("/tarball/").len(), 1);
+    let (commit, edges) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(edges, local_edges(&repo, &head));
+    assert_eq!(
+        count(&pool, selection).await,
+        i64::from(blast_radius::indexer::select::SELECTION_VERSION)
+    );
+
+    // Current again: the next push is a diff.
+    fake.clear_requests();
+    let before = head;
+    repo.write("routes/extra.js", "export function extra() { return 2; }\n");
+    let head = repo.commit("extra 2");
+    app.deliver_and_settle(
+        "push",
+        "d-3",
+        &pushed(id, "acme/web", &before, &head, false),
+    )
+    .await;
+    assert!(fake.requests_matching("/tarball/").is_empty());
+    assert_eq!(stored(&pool, "acme/web").await.1, local_edges(&repo, &head));
+}
+
 /// What is stored: (installations, repositories, files).
 async fn held(pool: &PgPool) -> (i64, i64, i64) {
     (

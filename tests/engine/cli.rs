@@ -36,11 +36,26 @@ fn errors_are_one_clear_line() {
     assert!(err.contains("is not a directory"), "{err}");
 
     // `facts` of a file the indexer leaves out names the real reason.
+    let built = plain.path().join("packages/server/dist/x.js");
+    std::fs::create_dir_all(built.parent().unwrap()).unwrap();
+    std::fs::write(&built, "export function x() {}\n").unwrap();
+    let err = stderr_of(&["facts", built.to_str().unwrap()]);
+    assert!(err.contains("under a `dist/` directory"), "{err}");
+    // Vendored code is read; `facts` says how it is linked to the repository's own.
     let vendored = plain.path().join("src/vendor/lib/x.ts");
     std::fs::create_dir_all(vendored.parent().unwrap()).unwrap();
     std::fs::write(&vendored, "export function x() {}\n").unwrap();
-    let err = stderr_of(&["facts", vendored.to_str().unwrap()]);
-    assert!(err.contains("under a `vendor/` directory"), "{err}");
+    let out = run(&["facts", vendored.to_str().unwrap()]);
+    assert!(out.status.success());
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(stdout.contains("def function x exported"), "{stdout}");
+    assert!(
+        stderr.contains("vendored code (under `vendor/`)"),
+        "{stderr}"
+    );
     let readme = plain.path().join("README.md");
     std::fs::write(&readme, "# x\n").unwrap();
     let err = stderr_of(&["facts", readme.to_str().unwrap()]);

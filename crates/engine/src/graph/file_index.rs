@@ -81,6 +81,9 @@ pub struct FileIndex {
     /// An ES or CommonJS module (it imports or exports); a script's top-level functions
     /// are globals that other scripts can call by name.
     pub is_module: bool,
+    /// Lies in a vendored directory (`vendor/`): imports and declarations lead to its
+    /// code, name-only matches never cross between it and the repository's own.
+    pub vendored: bool,
     /// The specifiers of the modules the file declares (`declare module 'x' { ... }`):
     /// a name free in such a block may be declared by another block of the same module.
     pub ambient: ThinVec<NameId>,
@@ -134,6 +137,7 @@ impl FileIndex {
             exports,
             stars,
             is_module,
+            vendored: crate::indexer::select::vendored_dir(&facts.path).is_some(),
             ambient,
         }
     }

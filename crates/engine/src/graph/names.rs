@@ -117,7 +117,9 @@ impl Graph {
         }
     }
 
-    /// Definitions a name-only match may pick, in a stable order.
+    /// Definitions a name-only match may pick, in a stable order. A guess never crosses
+    /// between vendored code and the repository's own: only an import is evidence that
+    /// one calls the other.
     pub(crate) fn candidates(
         &self,
         name: NameId,
@@ -127,11 +129,15 @@ impl Graph {
         let Some(list) = self.by_name.get(&name) else {
             return Vec::new();
         };
+        let vendored = self.slot(from).index().vendored;
         let mut out: Vec<DefId> = list
             .iter()
             .copied()
             .filter(|d| {
                 let slot = self.slot(d.file);
+                if slot.index().vendored != vendored {
+                    return false;
+                }
                 let def = slot.facts().def(d.def);
                 let container_kind = def.container().map(|c| slot.facts().def(c).kind);
                 match scope {

@@ -5,14 +5,18 @@
 use super::language::Language;
 use super::skip::{SkipReason, SkipRules};
 
-/// Directories that hold other people's code or build output.
+/// The policy of which files are read, numbered: bumped when a change to it makes a
+/// graph built before lack files (or hold files) a full index would not. A stored graph
+/// built under an older one is indexed again in full rather than updated by diffs.
+/// 1: vendored code is read.
+pub const SELECTION_VERSION: i32 = 1;
+
+/// Directories that hold installed packages or build output: never the repository's
+/// own code, and never read.
 pub const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
     "bower_components",
     "jspm_packages",
-    "vendor",
-    "vendors",
-    "third_party",
     "dist",
     "build",
     ".git",
@@ -23,6 +27,12 @@ pub const SKIPPED_DIRS: &[&str] = &[
     ".cache",
     ".turbo",
 ];
+
+/// Directories that by convention hold code copied in from elsewhere. Such code is
+/// read like any other (it is often imported by relative paths and called all over a
+/// package), but only evidence links it to the repository's own code: an import or a
+/// declaration leads to it, a name-only match never does (see [`vendored_dir`]).
+pub const VENDORED_DIRS: &[&str] = &["vendor", "vendors", "third_party"];
 
 /// What a path is, before its bytes are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +82,17 @@ pub fn skipped_dir(path: &str) -> Option<&'static str> {
         .rev()
         .skip(1)
         .find_map(|part| SKIPPED_DIRS.iter().find(|d| **d == part).copied())
+}
+
+/// The vendored directory a repository-relative path lies in (the innermost), if any:
+/// the file is read, and name-only matches never cross between it and the
+/// repository's own code.
+pub fn vendored_dir(path: &str) -> Option<&'static str> {
+    clean(path)
+        .split('/')
+        .rev()
+        .skip(1)
+        .find_map(|part| VENDORED_DIRS.iter().find(|d| **d == part).copied())
 }
 
 /// Why the indexer does not read `path` as code when it does not: the directory that
@@ -156,12 +177,30 @@ mod tests {
     }
 
     #[test]
+    fn vendored_code_is_read_and_known_as_vendored() {
+        for path in [
+            "packages/server/src/vendor/lib/x.ts",
+            "third_party/semver/index.js",
+            "vendors/a.js",
+        ] {
+            assert!(vendored_dir(path).is_some(), "{path}");
+            assert!(wanted(path), "{path}");
+        }
+        assert_eq!(vendored_dir("src/vendor.ts"), None);
+        assert_eq!(vendored_dir("src/a.ts"), None);
+        assert_eq!(vendored_dir("third_party/x/lib/a.js"), Some("third_party"));
+        assert!(!wanted("vendor/pkg/node_modules/y/index.js"));
+        assert!(!wanted("third_party/pkg/dist/index.js"));
+    }
+
+    #[test]
     fn a_file_not_read_as_code_says_why() {
-        let vendored = why_not_code("packages/server/src/vendor/lib/x.ts").unwrap();
-        assert!(vendored.contains("`vendor/`"), "{vendored}");
-        // The innermost skipped directory is the one named.
+        // Vendored code is read; installed packages and build output are not.
+        assert_eq!(why_not_code("packages/server/src/vendor/lib/x.ts"), None);
         let nested = why_not_code("third_party/pkg/dist/index.js").unwrap();
         assert!(nested.contains("`dist/`"), "{nested}");
+        let installed = why_not_code("app/node_modules/x/vendor/y.js").unwrap();
+        assert!(installed.contains("`node_modules/`"), "{installed}");
         let config = why_not_code("tsconfig.json").unwrap();
         assert!(config.contains("configuration"), "{config}");
         let other = why_not_code("README.md").unwrap();
