@@ -155,7 +155,7 @@ impl<'t> Children<'t> {
     }
 }
 
-// The children of the two nodes asked about last, by node id and tree, while a tree is
+// The children of the few nodes asked about last, by node id and tree, while a tree is
 // being extracted: handlers read several fields of a node and then its children, and
 // one pass over them answers all. Only between `recent_open` and `recent_close` (what
 // `GrammarScope` does around one tree's extraction), so no entry outlives its tree:
@@ -166,8 +166,12 @@ thread_local! {
     static RECENT_OPEN: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Two entries and the index of the latest.
-type Recent = [((usize, usize), Children<'static>); 2];
+/// How many nodes' children the cache holds: a handler reading a member chain
+/// (`a.b.c()`) asks about each link before the walk comes back to the first.
+const RECENT_ENTRIES: usize = 4;
+
+/// The entries and the index of the latest.
+type Recent = [((usize, usize), Children<'static>); RECENT_ENTRIES];
 
 pub(crate) fn recent_open() {
     recent_forget();
@@ -207,13 +211,17 @@ pub(crate) fn with_recent<'t, R>(node: Node<'t>, f: impl FnOnce(&Children<'t>) -
     RECENT.with(|r| {
         let (entries, latest) = &mut *r.borrow_mut();
         if entries[*latest].0 != key {
-            // The other entry, whether it holds `node` or is the older one to replace.
-            *latest ^= 1;
-            let entry = &mut entries[*latest];
-            if entry.0 != key {
-                entry.0 = key;
-                // SAFETY: the entry is forgotten when the extraction of this tree ends.
-                entry.1.fill(unsafe { Node::from_raw(node.into_raw()) });
+            match entries.iter().position(|e| e.0 == key) {
+                Some(i) => *latest = i,
+                None => {
+                    // The oldest entry goes (they are filled in turn).
+                    *latest = (*latest + 1) % RECENT_ENTRIES;
+                    let entry = &mut entries[*latest];
+                    entry.0 = key;
+                    // SAFETY: the entry is forgotten when the extraction of this tree
+                    // ends.
+                    entry.1.fill(unsafe { Node::from_raw(node.into_raw()) });
+                }
             }
         }
         f(shorten(&entries[*latest].1))

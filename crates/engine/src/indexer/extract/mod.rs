@@ -184,6 +184,10 @@ pub(crate) struct Extractor<'s> {
     module_block: bool,
     /// Set while walking an ambient namespace, whose declarations are all exported.
     ambient: bool,
+    /// How many `declare ...` statements (`ambient_declaration`) enclose the node
+    /// walked: only inside one can a declaration belong to the global scope, so only
+    /// there is its parent asked for (`Node::parent` walks down from the root).
+    in_declare: u32,
     /// Token ranges of decorators walked before the definition they decorate: the next
     /// function definition takes them into its signature.
     decorators: Vec<(usize, usize)>,
@@ -231,6 +235,7 @@ impl<'s> Extractor<'s> {
             def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,
+            in_declare: 0,
             decorators: Vec::new(),
             children: Vec::new(),
             tokens: tokens::TokenHasher::reused(),
@@ -439,6 +444,13 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// `declare ...`: walked as its children are, counted (see `in_declare`).
+    fn ambient_declaration(&mut self, node: Node<'s>, depth: usize) {
+        self.in_declare += 1;
+        self.visit_children(node, depth);
+        self.in_declare -= 1;
+    }
+
     fn block(&mut self, node: Node<'s>, depth: usize) {
         self.push_scope(ScopeKind::Block);
         if let Some((name, value)) = self.narrowed.take() {
@@ -506,7 +518,7 @@ impl<'s> Extractor<'s> {
 type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 
 /// How many node kinds have a handler: the length of [`Extractor::HANDLERS`].
-const HANDLED: usize = 40;
+const HANDLED: usize = 41;
 
 impl<'s> Extractor<'s> {
     /// The node kinds that carry facts (the rest are walked through), each with its handler
@@ -539,6 +551,7 @@ impl<'s> Extractor<'s> {
         ("module", Self::namespace_declaration, 2),
         ("type_alias_declaration", Self::type_alias, 1),
         ("enum_declaration", Self::enum_declaration, 1),
+        ("ambient_declaration", Self::ambient_declaration, 0),
         // scopes
         ("statement_block", Self::block, 0),
         ("for_statement", Self::block, 0),

@@ -20,7 +20,7 @@ impl<'s> Extractor<'s> {
             node,
             Some(name_node),
         );
-        if in_declare_global(node) {
+        if self.in_declare > 0 && in_declare_global(node) {
             self.def_mut(def).reach = Reach::Global;
         }
         let value = self.sym(Sym::Def(def));
@@ -118,9 +118,10 @@ impl<'s> Extractor<'s> {
         }
         let ambient = self.ambient
             || self.declaration_only
-            || node
-                .parent()
-                .is_some_and(|p| p.kind_str() == "ambient_declaration");
+            || self.in_declare > 0
+                && node
+                    .parent()
+                    .is_some_and(|p| p.kind_str() == "ambient_declaration");
         let name = self.intern_node(name_node);
         let def = self.new_def(DefKind::Object, name, self.namespace, node, Some(name_node));
         let value = self.sym(Sym::Def(def));

@@ -102,7 +102,10 @@ impl<'s> Extractor<'s> {
             }
             // `declare global { var registry: Registry }`, or a script's top-level
             // `declare var registry: Registry`: a member of the global object.
-            if let (Some(value), Some(declaration)) = (typed, node.parent()) {
+            let declared = typed.filter(|_| self.in_declare > 0);
+            if let (Some(value), Some(declaration)) =
+                (declared, declared.and_then(|_| node.parent()))
+            {
                 let reach = if super::declarations::in_declare_global(declaration) {
                     Some(Reach::Global)
                 } else if is_top_level_declare(declaration) {
