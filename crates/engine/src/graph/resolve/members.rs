@@ -188,10 +188,9 @@ impl Resolver<'_> {
                     self.def_member(base, name, instance || object, depth + 1, out)
                 }
                 Value::External | Value::Platform => Self::push(out, Value::External),
-                Value::Module(_)
-                | Value::Elements(..)
-                | Value::Signature(..)
-                | Value::Shape(..) => {}
+                // A mapped type over `keyof typeof import('./x')`: x's exports.
+                Value::Module(_) => self.member(b, name, depth + 1, out),
+                Value::Elements(..) | Value::Signature(..) | Value::Shape(..) => {}
             }
         }
     }

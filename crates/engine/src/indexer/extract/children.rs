@@ -297,9 +297,20 @@ mod tests {
             missing += usize::from(node.is_missing());
             errors += usize::from(node.is_error());
             for id in 1..=grammar.field_count() as u16 {
+                let theirs = node.child_by_field_id(id);
+                // For an aliased hidden node under a type query (`(typeof
+                // import('./x'))[K]`), tree-sitter answers a field of that child's own
+                // children, which is no child of this node: the cursor and `Children`
+                // see no such field here.
+                if node.kind() == "type_query"
+                    && theirs.is_some_and(|t| !children.iter().any(|c| c == t))
+                    && children.by_field(id).is_none()
+                {
+                    continue;
+                }
                 assert_eq!(
                     children.by_field(id),
-                    node.child_by_field_id(id),
+                    theirs,
                     "field {:?} of {node:?} in {source:?}",
                     grammar.field_name_for_id(id)
                 );

@@ -312,7 +312,40 @@ impl<'s> Extractor<'s> {
             "function_type" => self.signature_at(ty, level),
             "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
             "lookup_type" => self.lookup_type_sym(ty, level),
+            // `typeof import('./handlers')`: the module's namespace.
+            "call_expression" => {
+                let import = self.module_call(ty)?;
+                Some(self.sym(Sym::Import(import)))
+            }
             _ => None,
+        }
+    }
+
+    /// `{ [K in keyof X]: ... }` (a homomorphic mapped type: `Partial`, `Readonly`, a
+    /// bridge typed after the functions it forwards to): its members are X's, each
+    /// declared where X declares it, as TypeScript links them. What the type extends,
+    /// as an interface's base: X (a class, an interface), or the value `typeof X`
+    /// names (an object, a module's namespace).
+    pub(crate) fn mapped_type_source(&mut self, object_type: Node<'s>) -> Option<SymId> {
+        let mut members = self.named_kids(object_type).into_iter();
+        let signature = members
+            .next()
+            .filter(|m| m.kind_str() == "index_signature")?;
+        if members.next().is_some() {
+            return None;
+        }
+        let clause = self
+            .named_kids(signature)
+            .into_iter()
+            .find(|c| c.kind_str() == "mapped_type_clause")?;
+        let keys = clause.field(Field::Type)?;
+        if keys.kind_str() != "index_type_query" {
+            return None;
+        }
+        let source = keys.named_child(0)?;
+        match source.kind_str() {
+            "type_query" => self.value_of_type(source, 0),
+            _ => self.type_sym(source),
         }
     }
 

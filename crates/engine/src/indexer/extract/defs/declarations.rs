@@ -172,6 +172,11 @@ impl<'s> Extractor<'s> {
                         node,
                         Some(name_node),
                     );
+                    // `type Api = { [K in keyof typeof import('./handlers')]: ... }`: the
+                    // members of what it maps.
+                    if let Some(source) = self.mapped_type_source(shape) {
+                        self.def_mut(def).set_extends(Some(source));
+                    }
                     self.names.push(def);
                     self.walk_around(node, shape, depth, |ex, v| {
                         ex.interface_members(v, def, depth + 1)
