@@ -168,7 +168,7 @@ impl Graph {
             let imported = match import.kind {
                 ImportKind::Named(name) => Imported::Named(facts.str(name).to_string()),
                 ImportKind::Default => Imported::Default,
-                ImportKind::Namespace => Imported::Namespace,
+                ImportKind::Namespace | ImportKind::TypeNamespace => Imported::Namespace,
                 ImportKind::Require => Imported::Require,
             };
             let pos = site.pos();

@@ -120,7 +120,11 @@ impl FileIndex {
             }
         }
         let exports = SortedMulti::build(exports);
-        let is_module = !facts.imports.is_empty()
+        // A type's `import('./x')` does not make a module (TypeScript's rule).
+        let is_module = facts
+            .imports
+            .iter()
+            .any(|i| i.kind != ImportKind::TypeNamespace)
             || !facts.exports.is_empty()
             || facts.module_exports.is_some();
         let mut ambient: ThinVec<NameId> = facts

@@ -66,6 +66,7 @@ fn modules(out: &mut String, facts: &FileFacts) {
             ImportKind::Named(n) => format!("{{{}}}", facts.str(n)),
             ImportKind::Default => "default".into(),
             ImportKind::Namespace => "*".into(),
+            ImportKind::TypeNamespace => "typeof *".into(),
             ImportKind::Require => "require".into(),
         };
         let _ = writeln!(out, "import {kind} from '{}'", facts.str(i.specifier));
@@ -77,7 +78,9 @@ fn modules(out: &mut String, facts: &FileFacts) {
                 let k = match kind {
                     ImportKind::Named(n) => format!("{{{}}}", facts.str(n)),
                     ImportKind::Default => "default".into(),
-                    ImportKind::Namespace | ImportKind::Require => "*".into(),
+                    ImportKind::Namespace | ImportKind::TypeNamespace | ImportKind::Require => {
+                        "*".into()
+                    }
                 };
                 format!("{k} from '{}'", facts.str(specifier))
             }

@@ -555,6 +555,10 @@ pub enum ImportKind {
     Namespace,
     /// `require('x')`, `import x = require('x')`: whatever `module.exports` is.
     Require,
+    /// `typeof import('x')` in a type: the module namespace, as `Namespace`; a file
+    /// whose only imports are these is still a script (TypeScript's rule), whose
+    /// top-level declarations are global. Last, so stored facts keep their encoding.
+    TypeNamespace,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -856,6 +860,7 @@ impl FileFacts {
                     ImportKind::Named(n) => format!("import {{{}}} '{spec}'", str(n)),
                     ImportKind::Default => format!("import default '{spec}'"),
                     ImportKind::Namespace => format!("import * '{spec}'"),
+                    ImportKind::TypeNamespace => format!("typeof import '{spec}'"),
                     ImportKind::Require => format!("require '{spec}'"),
                 }
             }

@@ -68,6 +68,18 @@ impl Resolver<'_> {
                 for (d, _) in self.global_scope() {
                     self.def_member(d, NameId(n), true, depth + 1, out);
                 }
+                // An interface a script declares (`interface Store` in a `.d.ts`
+                // without imports, or in `declare global`): a global type, as
+                // TypeScript reads it (`s: Store`).
+                self.global_reads.insert(NameId(n));
+                let interfaces: SmallVec<[DefId; 2]> = self
+                    .g
+                    .global_definitions(NameId(n))
+                    .filter(|d| self.facts(d.file).def(d.def).kind == DefKind::Interface)
+                    .collect();
+                for d in interfaces {
+                    Self::push(out, Value::Def(d));
+                }
                 // Free in a `declare module 'x'` block: declared by another block of x
                 // (a module's declarations spread over files joined by references).
                 let index = self.index(f);

@@ -41,7 +41,7 @@ impl Resolver<'_> {
                                 self.def_member(d, default, true, depth + 1, out);
                             }
                         }
-                        ImportKind::Namespace | ImportKind::Require => {
+                        ImportKind::Namespace | ImportKind::TypeNamespace | ImportKind::Require => {
                             Self::push(out, Value::Def(d))
                         }
                     }
@@ -49,7 +49,10 @@ impl Resolver<'_> {
                 // A whole module declared here for a package outside the repository may
                 // only add to it (its other members stay the package's); one the
                 // repository holds is what the declaration says.
-                let whole = matches!(import.kind, ImportKind::Namespace | ImportKind::Require);
+                let whole = matches!(
+                    import.kind,
+                    ImportKind::Namespace | ImportKind::TypeNamespace | ImportKind::Require
+                );
                 let outside = matches!(
                     self.target(f, import.specifier),
                     Target::External | Target::Unresolved
@@ -82,7 +85,7 @@ impl Resolver<'_> {
                     self.commonjs_value(t, depth + 1, out);
                 }
             }
-            ImportKind::Namespace => Self::push(out, Value::Module(t)),
+            ImportKind::Namespace | ImportKind::TypeNamespace => Self::push(out, Value::Module(t)),
             ImportKind::Require => self.commonjs_value(t, depth + 1, out),
         }
     }

@@ -259,6 +259,7 @@ impl<'s> Extractor<'s> {
     pub(crate) fn module_call(&mut self, call: Node<'s>) -> Option<ImportIdx> {
         let function = call.field(Field::Function)?;
         let kind = match function.kind_str() {
+            "import" if self.in_type_query > 0 => ImportKind::TypeNamespace,
             "import" => ImportKind::Namespace,
             "identifier" if self.text(function) == "require" => ImportKind::Require,
             _ => return None,

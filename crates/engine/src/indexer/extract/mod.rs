@@ -188,6 +188,9 @@ pub(crate) struct Extractor<'s> {
     /// walked: only inside one can a declaration belong to the global scope, so only
     /// there is its parent asked for (`Node::parent` walks down from the root).
     in_declare: u32,
+    /// How many type queries (`typeof x` in a type) enclose the node walked: an
+    /// `import('./x')` there is a type's, which does not make the file a module.
+    in_type_query: u32,
     /// Token ranges of decorators walked before the definition they decorate: the next
     /// function definition takes them into its signature.
     decorators: Vec<(usize, usize)>,
@@ -236,6 +239,7 @@ impl<'s> Extractor<'s> {
             module_block: false,
             ambient: false,
             in_declare: 0,
+            in_type_query: 0,
             decorators: Vec::new(),
             children: Vec::new(),
             tokens: tokens::TokenHasher::reused(),
@@ -451,6 +455,13 @@ impl<'s> Extractor<'s> {
         self.in_declare -= 1;
     }
 
+    /// `typeof x` in a type: walked as its children are, counted (see `in_type_query`).
+    fn type_query(&mut self, node: Node<'s>, depth: usize) {
+        self.in_type_query += 1;
+        self.visit_children(node, depth);
+        self.in_type_query -= 1;
+    }
+
     fn block(&mut self, node: Node<'s>, depth: usize) {
         self.push_scope(ScopeKind::Block);
         if let Some((name, value)) = self.narrowed.take() {
@@ -518,7 +529,7 @@ impl<'s> Extractor<'s> {
 type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 
 /// How many node kinds have a handler: the length of [`Extractor::HANDLERS`].
-const HANDLED: usize = 41;
+const HANDLED: usize = 42;
 
 impl<'s> Extractor<'s> {
     /// The node kinds that carry facts (the rest are walked through), each with its handler
@@ -552,6 +563,7 @@ impl<'s> Extractor<'s> {
         ("type_alias_declaration", Self::type_alias, 1),
         ("enum_declaration", Self::enum_declaration, 1),
         ("ambient_declaration", Self::ambient_declaration, 0),
+        ("type_query", Self::type_query, 0),
         // scopes
         ("statement_block", Self::block, 0),
         ("for_statement", Self::block, 0),

@@ -314,8 +314,10 @@ impl<'s> Extractor<'s> {
             "lookup_type" => self.lookup_type_sym(ty, level),
             // `typeof import('./handlers')`: the module's namespace.
             "call_expression" => {
-                let import = self.module_call(ty)?;
-                Some(self.sym(Sym::Import(import)))
+                self.in_type_query += 1;
+                let import = self.module_call(ty);
+                self.in_type_query -= 1;
+                Some(self.sym(Sym::Import(import?)))
             }
             _ => None,
         }
