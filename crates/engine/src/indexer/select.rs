@@ -77,22 +77,23 @@ pub fn in_skipped_dir(path: &str) -> bool {
 
 /// The skipped directory a repository-relative path lies in (the innermost), if any.
 pub fn skipped_dir(path: &str) -> Option<&'static str> {
-    clean(path)
-        .split('/')
-        .rev()
-        .skip(1)
-        .find_map(|part| SKIPPED_DIRS.iter().find(|d| **d == part).copied())
+    innermost_dir(path, SKIPPED_DIRS)
 }
 
 /// The vendored directory a repository-relative path lies in (the innermost), if any:
 /// the file is read, and name-only matches never cross between it and the
 /// repository's own code.
 pub fn vendored_dir(path: &str) -> Option<&'static str> {
+    innermost_dir(path, VENDORED_DIRS)
+}
+
+/// The innermost directory of `path` (its file name left out) named in `dirs`.
+fn innermost_dir(path: &str, dirs: &'static [&'static str]) -> Option<&'static str> {
     clean(path)
         .split('/')
         .rev()
         .skip(1)
-        .find_map(|part| VENDORED_DIRS.iter().find(|d| **d == part).copied())
+        .find_map(|part| dirs.iter().find(|d| **d == part).copied())
 }
 
 /// Why the indexer does not read `path` as code when it does not: the directory that

@@ -24,11 +24,7 @@ impl<'s> Extractor<'s> {
             return;
         }
         self.assignment_target(left, depth);
-        for child in self.kids(node) {
-            if child != left {
-                self.visit(child, depth + 1);
-            }
-        }
+        self.visit_kids_but(node, left, left, depth);
     }
 
     /// `using handle = open()` and `await using handle = open()` (TypeScript 5.2): the
@@ -49,11 +45,7 @@ impl<'s> Extractor<'s> {
         let value = self.expr_sym(right);
         self.declare(name, value, false);
         self.tokens.leaf(left, self.src);
-        for child in self.kids(node) {
-            if child != left {
-                self.visit(child, depth + 1);
-            }
-        }
+        self.visit_kids_but(node, left, left, depth);
         true
     }
 
@@ -77,9 +69,15 @@ impl<'s> Extractor<'s> {
         depth: usize,
     ) {
         self.assignment_target(left, depth);
-        for op in self.kids(node) {
-            if op != left && op != right {
-                self.visit(op, depth + 1);
+        self.visit_kids_but(node, left, right, depth);
+    }
+
+    /// Walks the children of `node` other than `a` and `b` (the sides of an
+    /// assignment that were walked already).
+    fn visit_kids_but(&mut self, node: Node<'s>, a: Node<'s>, b: Node<'s>, depth: usize) {
+        for child in self.kids(node) {
+            if child != a && child != b {
+                self.visit(child, depth + 1);
             }
         }
     }

@@ -102,10 +102,13 @@ impl<'s> Extractor<'s> {
             }
             // `declare global { var registry: Registry }`, or a script's top-level
             // `declare var registry: Registry`: a member of the global object.
-            let declared = typed.filter(|_| self.in_declare > 0);
-            if let (Some(value), Some(declaration)) =
-                (declared, declared.and_then(|_| node.parent()))
-            {
+            // Only inside a `declare` statement can it be (and `parent` walks from
+            // the root).
+            let declaration = match typed {
+                Some(_) if self.in_declare > 0 => node.parent(),
+                _ => None,
+            };
+            if let (Some(value), Some(declaration)) = (typed, declaration) {
                 let reach = if super::declarations::in_declare_global(declaration) {
                     Some(Reach::Global)
                 } else if is_top_level_declare(declaration) {
