@@ -295,14 +295,19 @@ for (const [key, es] of ours) {
 const VENDORED_DIRS = new Set(["vendor", "vendors", "third_party"]);
 const vendored = (file) => file.split("/").slice(0, -1).some((p) => VENDORED_DIRS.has(p));
 const intoVendored = { pairs: 0, found: 0 };
+// Caller files: (file, definition) pairs, the unit a reviewer reads a blast radius in.
+const callerFiles = { truth: new Set(), found: new Set() };
 for (const [key, t] of truth) {
   const got = new Set((ours.get(key) ?? []).map((e) => e.to));
-  const own = !vendored(key.slice(0, key.lastIndexOf(":", key.lastIndexOf(":") - 1)));
+  const file = key.slice(0, key.lastIndexOf(":", key.lastIndexOf(":") - 1));
+  const own = !vendored(file);
   for (const id of t.targets) {
     const into = own && vendored(nodeById.get(id)?.file ?? "");
     if (into) intoVendored.pairs++;
+    callerFiles.truth.add(`${file}\0${id}`);
     if (got.has(id)) {
       found++;
+      callerFiles.found.add(`${file}\0${id}`);
       if (into) intoVendored.found++;
     } else wrong.missing.push([key, id, ""]);
   }
@@ -336,6 +341,10 @@ for (const c of ["all", "exact", "likely", "possible"]) {
   );
 }
 console.log(`recall       ${pct(found, truthPairs)} (${found} of ${truthPairs})`);
+console.log(
+  `caller files recall ${pct(callerFiles.found.size, callerFiles.truth.size)} ` +
+    `(${callerFiles.found.size} of ${callerFiles.truth.size} (caller file, definition) pairs)`,
+);
 if (intoVendored.pairs) {
   console.log(
     `into vendor  recall ${pct(intoVendored.found, intoVendored.pairs)} (${intoVendored.found} of ` +

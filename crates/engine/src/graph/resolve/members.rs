@@ -24,14 +24,17 @@ impl Resolver<'_> {
                 self.def_member(d, name, false, depth + 1, out);
                 // `Animal.prototype` that nothing assigned: what `new Animal()` gets its
                 // methods from, so its members are an instance's
-                // (`Dog.prototype = Object.create(Animal.prototype)`).
-                if out.len() == before
+                // (`Dog.prototype = Object.create(Animal.prototype)`). A base from a
+                // package (`class Builder extends EventEmitter`) does not make it
+                // external: `Builder.prototype.table` is still Builder's own method.
+                if out[before..].iter().all(|v| matches!(v, Value::External))
                     && self.g.names.resolve(name) == "prototype"
                     && matches!(
                         self.facts(d.file).def(d.def).kind,
                         DefKind::Function | DefKind::Class
                     )
                 {
+                    out.truncate(before);
                     Self::push(out, Value::Instance(d));
                 }
             }

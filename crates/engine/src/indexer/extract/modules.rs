@@ -298,6 +298,17 @@ impl<'s> Extractor<'s> {
                     ExportValue::Local(self.reference(local))
                 }
             };
+            // `declare namespace knex { export { knex, knex as default, Knex }; }`: in a
+            // namespace or a declared module, the clause names members (what
+            // `import { Knex } from` a module with `export = knex` reads).
+            match (self.module_block, self.namespace, value) {
+                (true, Some(ns), ExportValue::Local(sym))
+                    if self.facts.str(exported) != "default" =>
+                {
+                    self.add_prop(ns, exported, sym)
+                }
+                _ => {}
+            }
             self.export(exported, value);
         }
         self.tokens_only(clause);
