@@ -172,12 +172,14 @@ impl Resolver<'_> {
                 Value::External | Value::Platform => Self::push(out, Value::External),
                 // A value of a function type is a function of that type; an
                 // instance of a type that names an instance (`ReturnType<typeof
-                // create>`) or an array (`Shelf['stores']`) is that instance or array.
+                // create>`), an array (`Shelf['stores']`) or a module's namespace
+                // (`type Api = typeof import('./api')`) is that instance, array or
+                // namespace.
                 Value::Signature(..)
                 | Value::Shape(..)
                 | Value::Instance(_)
-                | Value::Elements(..) => Self::push(out, c),
-                _ => {}
+                | Value::Elements(..)
+                | Value::Module(_) => Self::push(out, c),
             }
         }
     }

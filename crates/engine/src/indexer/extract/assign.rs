@@ -151,7 +151,7 @@ impl<'s> Extractor<'s> {
                 });
             }
             ["this", x] => {
-                if !self.this_member_assignment(x, right, property, depth) {
+                if !self.this_member_assignment(node, x, right, property, depth) {
                     return false;
                 }
             }
@@ -197,6 +197,7 @@ impl<'s> Extractor<'s> {
     /// field declared with a type. False outside a class.
     fn this_member_assignment(
         &mut self,
+        node: Node<'s>,
         x: &str,
         right: Node<'s>,
         property: Option<Node<'s>>,
@@ -206,7 +207,17 @@ impl<'s> Extractor<'s> {
             return false;
         };
         let name = self.intern(x);
+        // `/** @type {Client} */ this.client = client;`: the field holds a Client.
+        let stated = match self.reads_jsdoc && !is_function_like(right) {
+            true => self.doc_type_at(node.start_byte()),
+            false => None,
+        };
         let sym = self.define_or_value(right, name, Some(class), property, depth);
+        // (A JSDoc type adds to what the code says: nothing checks it.)
+        let sym = match stated {
+            Some(stated) => self.sym(Sym::Either(stated, sym)),
+            None => sym,
+        };
         match self.typed_fields.get(&(class, name)) {
             // `use: MiddlewareHandler` declared, `this.use = (...) => {..}` in the
             // constructor: the function is the field's implementation, named
@@ -300,7 +311,9 @@ impl<'s> Extractor<'s> {
         sym
     }
 
-    /// The definition a name is bound to right now (a function, class or object).
+    /// The definition a name is bound to right now (a function, class or object). A
+    /// name that is both a definition and something stated of it (`/** @type {Context}
+    /// */ const context = Object.create(proto)`) is that definition.
     pub(crate) fn local_def(&mut self, name: &str) -> Option<DefIdx> {
         let id = self.intern(name);
         let mut sym = self.lookup_now(id)?;
@@ -308,6 +321,12 @@ impl<'s> Extractor<'s> {
             match self.facts.sym(sym) {
                 Sym::Def(d) => return Some(d),
                 Sym::Binding(b) => sym = self.facts.bindings[b as usize].value,
+                Sym::Either(stated, value) => match self.facts.sym(value) {
+                    Sym::Def(d) if !matches!(self.facts.sym(stated), Sym::Def(_)) => {
+                        return Some(d)
+                    }
+                    _ => return None,
+                },
                 _ => return None,
             }
         }

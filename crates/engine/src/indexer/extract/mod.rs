@@ -18,8 +18,10 @@ mod assign;
 mod calls;
 mod children;
 mod defs;
+mod doc_comments;
 mod fields;
 mod finish;
+mod jsdoc;
 mod modules;
 mod repair;
 mod scopes;
@@ -173,6 +175,12 @@ pub(crate) struct Extractor<'s> {
     /// Per enclosing function: its stated return type, which a function literal it
     /// returns is (`cors = (): MiddlewareHandler => async (c, next) => ...`).
     stated_returns: Vec<Option<SymId>>,
+    /// JavaScript only: JSDoc comments state types (see `doc_comments`).
+    reads_jsdoc: bool,
+    /// The last typed JSDoc comment walked past.
+    doc: Option<Node<'s>>,
+    /// What the JSDoc of the function being entered states for its parameters, by name.
+    doc_params: Vec<doc_comments::DocParam<'s>>,
     /// Definitions by the node that defines them, so an expression that is a literal
     /// already bound (`var proto = module.exports = function () {}`) denotes it.
     def_of_node: FxHashMap<usize, DefIdx>,
@@ -230,6 +238,9 @@ impl<'s> Extractor<'s> {
             namespace: None,
             returns_to: Vec::new(),
             stated_returns: Vec::new(),
+            reads_jsdoc: language == Language::JavaScript,
+            doc: None,
+            doc_params: Vec::new(),
             param_hint: None,
             callback_of: None,
             narrowed: None,
@@ -436,8 +447,14 @@ impl<'s> Extractor<'s> {
     pub(crate) fn visit(&mut self, node: Node<'s>, depth: usize) {
         let info = children::Info::of(node);
         if info.is_leaf() {
-            // Leaves carry no facts of their own (their parents read them), only tokens.
-            return self.tokens.leaf_with(node, info, self.src);
+            // Leaves carry no facts of their own (their parents read them), only tokens;
+            // but a JSDoc comment states types for what follows it.
+            self.tokens.leaf_with(node, info, self.src);
+            if self.reads_jsdoc && self.src.as_bytes().get(info.start_byte as usize) == Some(&b'/')
+            {
+                self.note_comment(node);
+            }
+            return;
         }
         if depth >= MAX_DEPTH {
             return self.cut(node);

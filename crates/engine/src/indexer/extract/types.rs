@@ -17,7 +17,7 @@ const MAX_UNION_PARTS: usize = 4;
 /// Generic wrappers whose first type argument is the value that matters. `Omit` and
 /// `Pick` keep some of its members: all of them are looked up, and an interface that
 /// extends `Omit<Base, 'm'>` to redeclare `m` finds its own `m` first.
-const TRANSPARENT_GENERICS: &[&str] = &[
+pub(super) const TRANSPARENT_GENERICS: &[&str] = &[
     "Promise",
     "PromiseLike",
     "Awaited",
@@ -135,13 +135,13 @@ impl<'s> Extractor<'s> {
         self.new_shape(members)
     }
 
-    fn new_shape(&mut self, members: Vec<(StrId, SymId)>) -> Option<SymId> {
+    pub(super) fn new_shape(&mut self, members: Vec<(StrId, SymId)>) -> Option<SymId> {
         let index = u32::try_from(self.facts.shapes.len()).ok()?;
         self.facts.shapes.push(members);
         Some(self.sym(Sym::Shape(index)))
     }
 
-    fn new_signature(
+    pub(super) fn new_signature(
         &mut self,
         params: Vec<Option<SymId>>,
         returns: Option<SymId>,

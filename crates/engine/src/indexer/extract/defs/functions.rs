@@ -15,6 +15,11 @@ impl<'s> Extractor<'s> {
     /// if any, was already created: binds its parameters, hashes its signature and
     /// body, and attributes the calls inside to it.
     pub(crate) fn function_like(&mut self, node: Node<'s>, ctx: FnCtx, depth: usize) {
+        // Read in the enclosing scope, where the types it names are.
+        let doc_returns = match self.reads_jsdoc {
+            true => self.doc_function(node),
+            false => None,
+        };
         self.push_scope(ScopeKind::Function);
         if let Some(def) = ctx.def {
             self.callers.push(def);
@@ -33,10 +38,11 @@ impl<'s> Extractor<'s> {
         };
         let namespace = self.namespace.take();
         self.returns_to.push(ctx.def);
-        self.stated_returns.push(None);
+        self.stated_returns.push(doc_returns);
         self.declare_own_name(node, ctx.def);
 
         let parts = self.function_parts(node, ctx, depth);
+        self.doc_params.clear();
 
         self.namespace = namespace;
         self.returns_to.pop();
@@ -51,9 +57,14 @@ impl<'s> Extractor<'s> {
             let d = self.def_mut(def);
             d.signature_hash = signature_hash;
             d.body_hash = parts.body_hash.unwrap_or(0);
-            // A stated return type wins over what the `return`s say.
+            // A stated return type wins over what the `return`s say; a JSDoc one adds
+            // to them (nothing checks that the code does what its comment says).
             if parts.returns.is_some() {
                 d.set_returns(parts.returns);
+            } else if let Some(doc) = doc_returns {
+                let inferred = d.returns();
+                let returns = self.one_more(inferred, doc);
+                self.def_mut(def).set_returns(Some(returns));
             }
         }
         self.pop_scope();

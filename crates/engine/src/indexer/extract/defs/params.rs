@@ -38,8 +38,15 @@ impl<'s> Extractor<'s> {
                 })
                 .or_else(|| Some(ex.sym(Sym::ParamType(function_is?, at))))
         };
+        // The parameters' JSDoc types, read once: later functions (in default values)
+        // have their own.
+        let doc_params = std::mem::take(&mut self.doc_params);
         if params.kind_str() == "identifier" {
-            let value = hinted(self, 0).unwrap_or_else(|| self.unknown());
+            let value = self
+                .doc_param(&doc_params, params)
+                .and_then(|d| d.value)
+                .or_else(|| hinted(self, 0))
+                .unwrap_or_else(|| self.unknown());
             let name = self.intern_node(params);
             self.declare(name, value, false);
         } else {
@@ -56,13 +63,20 @@ impl<'s> Extractor<'s> {
                     continue;
                 }
                 let hint = hinted(self, index);
-                let stated = self.declare_parameter(p, constructor_of, hint);
+                let doc = self.doc_param(&doc_params, p);
+                let stated =
+                    self.declare_parameter(p, constructor_of, hint, doc.and_then(|d| d.value));
+                if let (Some(def), Some(doc)) = (def, doc) {
+                    self.doc_callback(def, index, doc);
+                }
                 if let Some(def) = def {
                     self.parameter_types(p, def, index, stated);
                 }
                 index += 1;
             }
         }
+        self.doc_params = doc_params;
+        self.doc_params.clear();
         self.visit(params, depth + 1);
     }
 
@@ -151,12 +165,14 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// Declares a parameter's names; returns its stated type, if it has one.
+    /// Declares a parameter's names; returns its stated type, if it has one (`doc`:
+    /// what JSDoc states for it, in JavaScript).
     fn declare_parameter(
         &mut self,
         p: Node<'s>,
         constructor_of: Option<DefIdx>,
         hint: Option<SymId>,
+        doc: Option<SymId>,
     ) -> Option<SymId> {
         match p.kind_str() {
             "required_parameter" | "optional_parameter" => {
@@ -180,9 +196,10 @@ impl<'s> Extractor<'s> {
                 }
                 stated
             }
+            // JavaScript: what the function's JSDoc states for it.
             _ => {
-                self.declare_pattern(p, hint, false);
-                None
+                self.declare_pattern(p, doc.or(hint), false);
+                doc
             }
         }
     }

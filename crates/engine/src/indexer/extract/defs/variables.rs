@@ -32,9 +32,17 @@ impl<'s> Extractor<'s> {
             let name = self.intern_node(target);
             self.tokens.leaf(target, self.src);
             let mut typed = None;
+            let mut doc_typed = false;
             if let Some(t) = annotation {
                 typed = self.type_annotation(t);
                 self.visit(t, depth + 1);
+                if let Some(typed) = typed {
+                    self.declare(name, typed, hoist);
+                }
+            } else if self.reads_jsdoc {
+                // `/** @type {Knex} */ let db = ...`
+                typed = self.doc_type_at(node.start_byte());
+                doc_typed = typed.is_some();
                 if let Some(typed) = typed {
                     self.declare(name, typed, hoist);
                 }
@@ -61,6 +69,10 @@ impl<'s> Extractor<'s> {
                         // whatever type it was given. (A name that is also a type keeps
                         // both meanings: `rebind` fills in the value's.)
                         self.facts.bindings[binding as usize].value = sym;
+                    } else if let (Some(typed), true) = (typed, doc_typed) {
+                        // A JSDoc type adds to what the code says: nothing checks it.
+                        let both = self.sym(Sym::Either(typed, sym));
+                        self.facts.bindings[binding as usize].value = both;
                     } else {
                         self.rebind(binding, sym);
                     }
@@ -85,6 +97,11 @@ impl<'s> Extractor<'s> {
                             if annotation.is_some_and(states_a_function)
                                 && is_alias(value.kind_str()) =>
                         {
+                            let both = self.sym(Sym::Either(typed, sym));
+                            self.facts.bindings[binding as usize].value = both;
+                        }
+                        // A JSDoc type adds to what the code says: nothing checks it.
+                        Some(typed) if doc_typed => {
                             let both = self.sym(Sym::Either(typed, sym));
                             self.facts.bindings[binding as usize].value = both;
                         }
