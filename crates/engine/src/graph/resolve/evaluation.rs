@@ -166,6 +166,9 @@ impl Resolver<'_> {
     fn eval_instance(&mut self, f: FileId, class: SymId, depth: u32, out: &mut Vals) {
         let mut classes = Vals::new();
         self.eval(f, class, depth + 1, &mut classes);
+        // `require('./mocha')` gives the function `module.exports` is and the namespace
+        // of `exports.run = ...`: a `Mocha` is an instance of the function.
+        let has_class = classes.iter().any(|c| matches!(c, Value::Def(_)));
         for c in classes {
             match c {
                 Value::Def(d) => Self::push(out, Value::Instance(d)),
@@ -178,8 +181,9 @@ impl Resolver<'_> {
                 Value::Signature(..)
                 | Value::Shape(..)
                 | Value::Instance(_)
-                | Value::Elements(..)
-                | Value::Module(_) => Self::push(out, c),
+                | Value::Elements(..) => Self::push(out, c),
+                Value::Module(_) if !has_class => Self::push(out, c),
+                Value::Module(_) => {}
             }
         }
     }
