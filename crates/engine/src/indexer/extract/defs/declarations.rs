@@ -187,6 +187,11 @@ impl<'s> Extractor<'s> {
                 None => {
                     let value = node.field(Field::Value).and_then(|v| self.type_sym(v));
                     self.visit_children(node, depth);
+                    // `namespace pino { export type Logger = Base & Extras }`: a member
+                    // of the namespace, as its interfaces are (`pino.Logger`).
+                    if let (Some(ns), Some(value)) = (self.namespace, value) {
+                        self.add_prop(ns, name, value);
+                    }
                     value
                 }
             };
