@@ -245,6 +245,16 @@ impl<'s> Extractor<'s> {
                 }
                 value
             }
+            // `{ up: Migrate }`: an object with those properties.
+            DocType::Object(members) => {
+                let mut values = Vec::with_capacity(members.len());
+                for (name, ty) in members {
+                    if let Some(value) = self.doc_value(ty, level + 1) {
+                        values.push((self.intern(name), value));
+                    }
+                }
+                self.new_shape(values)
+            }
             // A function of that type: calling it gives what it returns.
             DocType::Function { params, returns } => {
                 let mut values = Vec::with_capacity(params.len());
@@ -275,6 +285,9 @@ impl<'s> Extractor<'s> {
             DocType::Named { import, path, .. } | DocType::TypeOf { import, path } => {
                 self.doc_path(*import, path)
             }
+            // `@typedef {(knex: Knex) => Promise<void>} Migrate`: an instance of it is a
+            // function of that type, as for a TypeScript alias of a function type.
+            DocType::Function { .. } | DocType::Object(_) => self.doc_value(ty, level + 1),
             DocType::Union(parts) => {
                 let mut value = None;
                 for part in parts {

@@ -14,6 +14,9 @@ const MAX_DEPTH: usize = 16;
 /// A union of more parts than this is not followed (as for TypeScript's unions).
 const MAX_PARTS: usize = 8;
 
+/// An object type's properties past this many are not read.
+const MAX_MEMBERS: usize = 64;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TagKind {
     Param,
@@ -129,6 +132,8 @@ pub(crate) enum DocType<'a> {
     Array(Box<DocType<'a>>),
     /// `A|B`, and `A & B` (whose values have the members of each part too).
     Union(Vec<DocType<'a>>),
+    /// `{ a: A, b?: B }`: its properties' types.
+    Object(Vec<(&'a str, DocType<'a>)>),
     /// `(a: A, b: B) => R`, Closure's `function(A, B): R`.
     Function {
         params: Vec<DocType<'a>>,
@@ -270,6 +275,11 @@ impl<'a> Parser<'a> {
                 inner
             }
             Some(b'{') => {
+                let save = self.at;
+                if let Some(object) = self.object_type(depth) {
+                    return object;
+                }
+                self.at = save;
                 self.skip_group(b'{', b'}');
                 DocType::Unknown
             }
@@ -323,6 +333,40 @@ impl<'a> Parser<'a> {
             return DocType::Unknown;
         }
         DocType::Named { import, path, args }
+    }
+
+    /// `{ up: Migrate, down?: Migrate; name: string }` from its `{`: its properties'
+    /// types by name. None (to skip it whole) for what is not read: methods, index
+    /// signatures, quoted keys.
+    fn object_type(&mut self, depth: usize) -> Option<DocType<'a>> {
+        self.at += 1;
+        let mut members = Vec::new();
+        loop {
+            // A multi-line type inside a comment: each line starts with `*`.
+            while self.eat("*") {}
+            if self.eat("}") {
+                break;
+            }
+            let name = self.ident()?;
+            self.eat("?");
+            if !self.eat(":") {
+                return None;
+            }
+            let ty = self.union(depth + 1);
+            if members.len() < MAX_MEMBERS {
+                members.push((name, ty));
+            }
+            while self.eat("*") {}
+            if self.eat("}") {
+                break;
+            }
+            // A separator, or none for properties on lines of their own (the next
+            // one's name must follow, or the type is not read).
+            if !self.eat(",") {
+                self.eat(";");
+            }
+        }
+        Some(DocType::Object(members))
     }
 
     /// `(a: A, b?: B, ...c: C[]) => R` from its `(`; None (to read it again as a
@@ -527,13 +571,25 @@ mod tests {
                     import: Some("./context"),
                     path: SmallVec::new()
                 },
-                DocType::Unknown
+                DocType::Object(vec![("app", named(None, &["Application"]))])
+            ])
+        );
+        assert_eq!(
+            parse("{up: Migrate, down?: Migrate; config?: {transaction?: boolean}}"),
+            DocType::Object(vec![
+                ("up", named(None, &["Migrate"])),
+                ("down", named(None, &["Migrate"])),
+                (
+                    "config",
+                    DocType::Object(vec![("transaction", named(None, &["boolean"]))])
+                ),
             ])
         );
         for unknown in [
             "*",
             "?",
-            "{a: Foo}",
+            "{m(): Foo}",
+            "{[k: string]: Foo}",
             "({ a }) => B",
             "'a'",
             "1",
