@@ -15,6 +15,10 @@ use crate::indexer::facts::*;
 /// A comment documents what follows it only when no more than this lies between.
 const MAX_GAP: usize = 256;
 
+/// A comment longer than this is not read as JSDoc (real ones are a few lines; a
+/// generated or hostile one is not read once per function after it).
+const MAX_DOC_LEN: usize = 16 * 1024;
+
 /// Names of types that say nothing about which of our definitions a value is.
 const PREDEFINED: &[&str] = &[
     "string",
@@ -46,7 +50,7 @@ impl<'s> Extractor<'s> {
     /// JSDoc block; its `@typedef`s declare their names here.
     pub(crate) fn note_comment(&mut self, node: Node<'s>) {
         let text = &self.src[node.start_byte()..node.end_byte()];
-        if !jsdoc::is_typed_doc(text) {
+        if text.len() > MAX_DOC_LEN || !jsdoc::is_typed_doc(text) {
             return;
         }
         self.doc = Some(node);
@@ -57,7 +61,8 @@ impl<'s> Extractor<'s> {
 
     /// The JSDoc comment documenting the code that starts at byte `start`: the last
     /// one seen, if only the head of a declaration lies between (`const x =`,
-    /// `exports.f =`, `static async`), not a bracket, a statement's end or a comma.
+    /// `exports.f =`, `static async`), not a bracket, a statement's end, a comma or an
+    /// arrow (`x => y => ...`: only the first function is documented).
     pub(crate) fn doc_before(&self, start: usize) -> Option<&'s str> {
         let doc = self.doc?;
         let end = doc.end_byte();
@@ -68,7 +73,7 @@ impl<'s> Extractor<'s> {
         if gap.iter().any(|b| {
             matches!(
                 b,
-                b'(' | b')' | b'{' | b'}' | b'[' | b']' | b';' | b',' | b'/'
+                b'(' | b')' | b'{' | b'}' | b'[' | b']' | b';' | b',' | b'/' | b'>'
             )
         }) {
             return None;

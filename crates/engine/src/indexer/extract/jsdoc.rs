@@ -84,10 +84,15 @@ pub(crate) fn tags(comment: &str) -> SmallVec<[Tag<'_>; 4]> {
     out
 }
 
-/// The index of the `}` closing the `{` that `s` starts with.
+/// The index of the `}` closing the `{` that `s` starts with, if it is near enough to
+/// be read (each tag looks no further, so a comment of unclosed braces is read in
+/// linear time).
 fn balanced_end(s: &str) -> Option<usize> {
     let mut depth = 0usize;
     for (k, c) in s.char_indices() {
+        if k > MAX_TYPE_LEN + 1 {
+            return None;
+        }
         match c {
             '{' => depth += 1,
             '}' => {
@@ -96,7 +101,6 @@ fn balanced_end(s: &str) -> Option<usize> {
                     return Some(k);
                 }
             }
-            '\n' if k > MAX_TYPE_LEN => return None,
             _ => {}
         }
     }
@@ -607,6 +611,9 @@ mod tests {
         let wide = vec!["A"; 10_000].join("|");
         assert_eq!(parse(&wide), DocType::Unknown);
         let doc = format!("/** @type {{{}}} */", "x".repeat(100_000));
+        assert!(tags(&doc).is_empty());
+        // Unclosed braces, each after a tag: each tag reads at most a type's length.
+        let doc = format!("/** {} */", "@type {".repeat(50_000));
         assert!(tags(&doc).is_empty());
     }
 }
