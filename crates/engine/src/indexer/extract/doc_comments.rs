@@ -19,6 +19,9 @@ const MAX_GAP: usize = 256;
 /// generated or hostile one is not read once per function after it).
 const MAX_DOC_LEN: usize = 16 * 1024;
 
+/// Types nested deeper than this (through aliases' arguments and parts) denote nothing.
+const MAX_LEVEL: usize = 8;
+
 /// Names of types that say nothing about which of our definitions a value is.
 const PREDEFINED: &[&str] = &[
     "string",
@@ -206,33 +209,22 @@ impl<'s> Extractor<'s> {
     /// The value a type describes: an instance of the class or interface it names, an
     /// array of such values, one of a union's.
     fn doc_value(&mut self, ty: &DocType<'s>, level: usize) -> Option<SymId> {
-        if level > 8 {
+        if level > MAX_LEVEL {
             return None;
         }
         match ty {
-            DocType::Named {
-                import: None,
-                path,
-                args,
-            } if path.len() == 1 => {
-                let name = path[0];
-                if PREDEFINED.contains(&name) {
-                    return None;
-                }
-                match name {
-                    "Array" | "ReadonlyArray" => {
+            DocType::Named { import, path, args } => {
+                match (import, path.as_slice()) {
+                    (None, [name]) if PREDEFINED.contains(name) => return None,
+                    (None, ["Array" | "ReadonlyArray"]) => {
                         let element = self.doc_value(args.first()?, level + 1)?;
                         return Some(self.sym(Sym::Array(element)));
                     }
-                    _ if TRANSPARENT_GENERICS.contains(&name) => {
+                    (None, [name]) if TRANSPARENT_GENERICS.contains(name) => {
                         return self.doc_value(args.first()?, level + 1)
                     }
                     _ => {}
                 }
-                let t = self.doc_type(ty, level + 1)?;
-                Some(self.sym(Sym::Instance(t)))
-            }
-            DocType::Named { .. } => {
                 let t = self.doc_type(ty, level + 1)?;
                 Some(self.sym(Sym::Instance(t)))
             }
@@ -241,15 +233,7 @@ impl<'s> Extractor<'s> {
                 let element = self.doc_value(element, level + 1)?;
                 Some(self.sym(Sym::Array(element)))
             }
-            DocType::Union(parts) => {
-                let mut value = None;
-                for part in parts {
-                    if let Some(sym) = self.doc_value(part, level + 1) {
-                        value = Some(self.one_more(value, sym));
-                    }
-                }
-                value
-            }
+            DocType::Union(parts) => self.doc_union(parts, level, Self::doc_value),
             // `{ up: Migrate }`: an object with those properties.
             DocType::Object(members) => {
                 let mut values = Vec::with_capacity(members.len());
@@ -276,7 +260,7 @@ impl<'s> Extractor<'s> {
     /// What a type names: `Knex.QueryBuilder` (a member of what `Knex` is),
     /// `import('./x').Y` (an export of that module), `typeof x` (the value `x`).
     fn doc_type(&mut self, ty: &DocType<'s>, level: usize) -> Option<SymId> {
-        if level > 8 {
+        if level > MAX_LEVEL {
             return None;
         }
         match ty {
@@ -293,17 +277,25 @@ impl<'s> Extractor<'s> {
             // `@typedef {(knex: Knex) => Promise<void>} Migrate`: an instance of it is a
             // function of that type, as for a TypeScript alias of a function type.
             DocType::Function { .. } | DocType::Object(_) => self.doc_value(ty, level + 1),
-            DocType::Union(parts) => {
-                let mut value = None;
-                for part in parts {
-                    if let Some(sym) = self.doc_type(part, level + 1) {
-                        value = Some(self.one_more(value, sym));
-                    }
-                }
-                value
-            }
+            DocType::Union(parts) => self.doc_union(parts, level, Self::doc_type),
             _ => None,
         }
+    }
+
+    /// One of `parts`, each read by `read` (as a value or as a type).
+    fn doc_union(
+        &mut self,
+        parts: &[DocType<'s>],
+        level: usize,
+        read: fn(&mut Self, &DocType<'s>, usize) -> Option<SymId>,
+    ) -> Option<SymId> {
+        let mut value = None;
+        for part in parts {
+            if let Some(sym) = read(self, part, level + 1) {
+                value = Some(self.one_more(value, sym));
+            }
+        }
+        value
     }
 
     fn doc_path(&mut self, import: Option<&str>, path: &[&str]) -> Option<SymId> {

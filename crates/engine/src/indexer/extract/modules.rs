@@ -300,7 +300,8 @@ impl<'s> Extractor<'s> {
             };
             // `declare namespace knex { export { knex, knex as default, Knex }; }`: in a
             // namespace or a declared module, the clause names members (what
-            // `import { Knex } from` a module with `export = knex` reads).
+            // `import { Knex } from` a module with `export = knex` reads). A declared
+            // module's `default` is made a member by `export` below.
             match (self.module_block, self.namespace, value) {
                 (true, Some(ns), ExportValue::Local(sym))
                     if self.facts.str(exported) != "default" =>
