@@ -31,6 +31,11 @@ pub const SPREAD: &str = "...";
 /// it is calling one of them.
 pub const CALL: &str = "()";
 
+/// The property name under which an interface or object type records its construct
+/// signatures (`interface ModelCtor { new (doc?: D): Doc }`): `new` on an instance of it
+/// gives what one of them returns.
+pub const NEW: &str = "new()";
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     /// Repository-relative path with `/` separators. Not serialised: stored facts are
@@ -229,14 +234,19 @@ pub enum Repair {
     /// Type arguments after an import type: `import('./types.js').FPFn2<Date, D>`
     /// (TypeScript 2.9; what declaration emit writes, as in date-fns' `fp/*.d.ts`).
     ImportTypeArguments,
+    /// A decorator that calls a member of what a call returns: `@Returns(200,
+    /// String).Description("ok")` (TypeScript reads any call chain after `@`; the
+    /// grammar only names, members and one call).
+    ChainedDecorator,
 }
 
 impl Repair {
-    pub const ALL: [Repair; 4] = [
+    pub const ALL: [Repair; 5] = [
         Repair::GenericCallSignature,
         Repair::ExportTypeStar,
         Repair::ModifiedAccessor,
         Repair::ImportTypeArguments,
+        Repair::ChainedDecorator,
     ];
 
     /// What a person reads in a summary.
@@ -246,6 +256,7 @@ impl Repair {
             Repair::ExportTypeStar => "export type * (TS 5.0)",
             Repair::ModifiedAccessor => "static/override accessor (TS 4.9)",
             Repair::ImportTypeArguments => "import('./x').T<A> type arguments",
+            Repair::ChainedDecorator => "@a().b() chained decorator",
         }
     }
 
@@ -256,6 +267,7 @@ impl Repair {
             Repair::ExportTypeStar => "export_type_star",
             Repair::ModifiedAccessor => "modified_accessor",
             Repair::ImportTypeArguments => "import_type_arguments",
+            Repair::ChainedDecorator => "chained_decorator",
         }
     }
 }
@@ -724,6 +736,9 @@ fn pack(sym: Sym) -> (u8, [u32; 2]) {
         Sym::Unknown => (15, [0, 0]),
         Sym::Signature(i) => (16, [i, 0]),
         Sym::Shape(i) => (17, [i, 0]),
+        Sym::Apply(g, list) => (18, [g, list]),
+        Sym::Generic(body, key) => (19, [body, key]),
+        Sym::TypeArg(bound, slot) => (20, [bound, slot]),
     }
 }
 
@@ -747,6 +762,9 @@ fn unpack(tag: u8, [a, b]: [u32; 2]) -> Sym {
         14 => Sym::Either(a, b),
         16 => Sym::Signature(a),
         17 => Sym::Shape(a),
+        18 => Sym::Apply(a, b),
+        19 => Sym::Generic(a, b),
+        20 => Sym::TypeArg(a, b),
         // Only `pack` writes tags: 15 is the unknown value.
         _ => Sym::Unknown,
     }
@@ -793,6 +811,17 @@ pub enum Sym {
     Signature(u32),
     /// A value of an object type written inline: an index into [`FileFacts::shapes`].
     Shape(u32),
+    /// A generic type given type arguments (`HydratedDocument<User>`): the operand is
+    /// the generic; the arguments are the parameter list of signature `.1` (the table
+    /// of lists of types), `None` where one names nothing.
+    Apply(SymId, u32),
+    /// What a generic type alias denotes (`type IfAny<T, Y, N> = ...`): its body, whose
+    /// type parameters are [`Sym::TypeArg`]s of key `.1` (a number per file).
+    Generic(SymId, u32),
+    /// Type parameter `.1 & 0xff` of the generic alias of key `.1 >> 8`: the argument
+    /// it was given where the alias is applied, or else `.0`, its default or
+    /// constraint.
+    TypeArg(SymId, u32),
 }
 
 impl FileFacts {
@@ -890,6 +919,19 @@ impl FileFacts {
                 let part = |s: Option<SymId>| s.map_or_else(|| "?".into(), d);
                 let params: Vec<String> = sig.params.iter().map(|&p| part(p)).collect();
                 format!("fn({}) -> {}", params.join(", "), part(sig.returns))
+            }
+            Sym::Apply(g, list) => {
+                let part = |s: Option<SymId>| s.map_or_else(|| "?".into(), d);
+                let args: Vec<String> = self.signatures[list as usize]
+                    .params
+                    .iter()
+                    .map(|&p| part(p))
+                    .collect();
+                format!("{}<{}>", d(g), args.join(", "))
+            }
+            Sym::Generic(body, key) => format!("generic{key}({})", d(body)),
+            Sym::TypeArg(bound, slot) => {
+                format!("typearg{}.{}({})", slot >> 8, slot & 0xff, d(bound))
             }
         }
     }
@@ -1002,6 +1044,9 @@ impl FileFacts {
                 Sym::Either(a, b) => Sym::Either(map_sym(a, f), map_sym(b, f)),
                 Sym::CallbackParam(c, slot) => Sym::CallbackParam(map_sym(c, f), slot),
                 Sym::ParamType(c, i) => Sym::ParamType(map_sym(c, f), i),
+                Sym::Apply(g, list) => Sym::Apply(map_sym(g, f), list),
+                Sym::Generic(body, key) => Sym::Generic(map_sym(body, f), key),
+                Sym::TypeArg(bound, slot) => Sym::TypeArg(map_sym(bound, f), slot),
                 other @ (Sym::Binding(_)
                 | Sym::Def(_)
                 | Sym::Import(_)

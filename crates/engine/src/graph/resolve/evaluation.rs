@@ -4,7 +4,7 @@
 use smallvec::SmallVec;
 
 use super::builtins::PLATFORM_GLOBALS;
-use super::{Resolver, Vals, Value, MAX_DEPTH, MAX_VALUES};
+use super::{Resolver, TypeFrame, Vals, Value, MAX_DEPTH, MAX_VALUES};
 use crate::graph::interner::NameId;
 use crate::graph::{DefId, FileId, Graph};
 use crate::indexer::facts::*;
@@ -129,6 +129,18 @@ impl Resolver<'_> {
             Sym::CallbackParam(callee, slot) => {
                 self.eval_callback_param(f, callee, slot, depth, out)
             }
+            Sym::Apply(generic, list) => self.eval_applied(f, generic, list, depth, out),
+            Sym::Generic(body, key) => {
+                // The application under way, if its generic is this alias, binds the
+                // alias's parameters; evaluated bare, they are their bounds.
+                if let Some(frame) = self.type_frames.last_mut() {
+                    if frame.owner.is_none() {
+                        frame.owner = Some((f, key));
+                    }
+                }
+                self.eval(f, body, depth + 1, out)
+            }
+            Sym::TypeArg(bound, slot) => self.eval_type_arg(f, bound, slot, depth, out),
             Sym::Signature(i) => Self::push(out, Value::Signature(f, i)),
             Sym::Shape(i) => Self::push(out, Value::Shape(f, i)),
             Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
@@ -144,6 +156,50 @@ impl Resolver<'_> {
                 }
             }
         }
+    }
+
+    /// `generic<args>`: what `generic` denotes, with the parameters of the alias it
+    /// leads to bound to `args` (signature `list` of file `f`).
+    fn eval_applied(&mut self, f: FileId, generic: SymId, list: u32, depth: u32, out: &mut Vals) {
+        let outer = self.type_frames.len();
+        self.type_frames.push(TypeFrame {
+            file: f,
+            list,
+            owner: None,
+            outer,
+        });
+        self.eval(f, generic, depth + 1, out);
+        self.type_frames.truncate(outer);
+    }
+
+    /// Type parameter `slot & 0xff` of the generic alias of key `slot >> 8` in file
+    /// `f`: the argument the innermost application of that alias gave it, evaluated
+    /// where it was written; else its default or constraint, `bound`.
+    fn eval_type_arg(&mut self, f: FileId, bound: SymId, slot: u32, depth: u32, out: &mut Vals) {
+        let (key, index) = (slot >> 8, (slot & 0xff) as usize);
+        let frame = self
+            .type_frames
+            .iter()
+            .rev()
+            .find(|frame| frame.owner == Some((f, key)))
+            .copied();
+        if let Some(frame) = frame {
+            let arg = self.facts(frame.file).signatures[frame.list as usize]
+                .params
+                .get(index)
+                .copied()
+                .flatten();
+            if let Some(arg) = arg {
+                // The argument sees the frames open where it was written, not those
+                // of the alias's body.
+                let inner = self.type_frames.split_off(frame.outer);
+                self.eval(frame.file, arg, depth + 1, out);
+                self.type_frames.truncate(frame.outer);
+                self.type_frames.extend(inner);
+                return;
+            }
+        }
+        self.eval(f, bound, depth + 1, out)
     }
 
     /// What the repository declares of the global object: its `Window` interfaces (an
@@ -181,7 +237,24 @@ impl Resolver<'_> {
                 Value::Signature(..)
                 | Value::Shape(..)
                 | Value::Instance(_)
-                | Value::Elements(..) => Self::push(out, c),
+                | Value::Elements(..) => {
+                    // `new Model()` with `Model: ModelCtor`, an instance of an
+                    // interface with construct signatures: what they give. (Only an
+                    // instance: a type written inline, `C: { new (): Store }`, is a
+                    // shape here whether `C` is read or constructed.)
+                    let constructs = match c {
+                        Value::Instance(_) => self.stated_signatures(c, NEW, depth + 1),
+                        _ => SmallVec::new(),
+                    };
+                    if constructs.is_empty() {
+                        Self::push(out, c);
+                    }
+                    for (file, sig) in constructs {
+                        if let Some(r) = self.facts(file).signatures[sig as usize].returns {
+                            self.eval(file, r, depth + 1, out);
+                        }
+                    }
+                }
                 Value::Module(_) if !has_class => Self::push(out, c),
                 Value::Module(_) => {}
             }
@@ -365,19 +438,32 @@ impl Resolver<'_> {
     /// The stated signatures calling `v` goes through: a function type's own, or the
     /// call signatures of an interface it is an instance of.
     fn call_signatures(&mut self, v: Value, depth: u32) -> SmallVec<[(FileId, u32); 2]> {
+        match v {
+            Value::Signature(file, sig) => smallvec::smallvec![(file, sig)],
+            _ => self.stated_signatures(v, CALL, depth),
+        }
+    }
+
+    /// The signatures an interface or object type states under `name` (its call or
+    /// construct signatures: [`CALL`], [`NEW`]) that `v` is an instance of.
+    fn stated_signatures(
+        &mut self,
+        v: Value,
+        name: &str,
+        depth: u32,
+    ) -> SmallVec<[(FileId, u32); 2]> {
         let mut found = Vals::new();
         match v {
-            Value::Signature(..) => found.push(v),
             Value::Shape(file, shape) => {
-                for s in self.shape_members(file, shape, CALL) {
+                for s in self.shape_members(file, shape, name) {
                     self.eval(file, s, depth + 1, &mut found);
                 }
             }
             Value::Instance(d) | Value::Def(d)
                 if self.facts(d.file).def(d.def).kind == DefKind::Interface =>
             {
-                if let Some(call) = self.g.names.get(CALL) {
-                    self.def_member(d, call, true, depth + 1, &mut found);
+                if let Some(name) = self.g.names.get(name) {
+                    self.def_member(d, name, true, depth + 1, &mut found);
                 }
             }
             _ => {}

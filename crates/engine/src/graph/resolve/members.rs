@@ -95,19 +95,33 @@ impl Resolver<'_> {
         let facts = self.facts(d.file);
         let index = self.index(d.file);
         let owner = facts.def(d.def);
-        let is_class = matches!(owner.kind, DefKind::Class | DefKind::Interface);
+        // Classes keep their two sides apart, and so do constructor functions
+        // (`F.m = ...` beside `F.prototype.m = ...`), where the other side is a last
+        // resort (a function's statics are also what an object made from it is given
+        // by `Object.setPrototypeOf`); objects and interfaces have one side.
+        let sided = matches!(owner.kind, DefKind::Class | DefKind::Function);
         let before = out.len();
+        let mut other_side = false;
         for m in index.members.get(&(d.def, name)) {
             let member = facts.def(m);
-            // Classes keep their two sides apart; objects and functions have one.
-            if !is_class || member.is_static != instance || owner.kind == DefKind::Interface {
+            if !sided || member.is_static != instance {
                 Self::push(out, Value::Def(DefId::new(d.file, m)));
+            } else {
+                other_side = true;
             }
         }
         if out.len() > before {
             return;
         }
         for p in index.props.get(&(d.def, name)) {
+            // (A prototype method is also recorded as a property of its function.)
+            if let Sym::Def(m) = facts.sym(p) {
+                let member = facts.def(m);
+                if sided && member.container() == Some(d.def) && member.is_static == instance {
+                    other_side = true;
+                    continue;
+                }
+            }
             self.eval(d.file, p, depth + 1, out);
         }
         if out.len() > before {
@@ -124,6 +138,12 @@ impl Resolver<'_> {
             }
         }
         self.inherited_member(d, name, instance, depth, out);
+        if out.len() > before || !other_side || owner.kind != DefKind::Function {
+            return;
+        }
+        for m in index.members.get(&(d.def, name)) {
+            Self::push(out, Value::Def(DefId::new(d.file, m)));
+        }
     }
 
     /// `{ ...base }`: a member of what the object spreads.

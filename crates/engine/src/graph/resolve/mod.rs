@@ -112,6 +112,24 @@ pub(crate) struct Resolver<'g> {
     /// Names of global interfaces read (`Window`): one appearing or vanishing anywhere
     /// re-resolves this file, as for names matched by name only.
     global_reads: FxHashSet<NameId>,
+    /// Generic aliases being applied, innermost last (see [`TypeFrame`]).
+    type_frames: Vec<TypeFrame>,
+}
+
+/// An application of a generic type alias under evaluation (`Hydrated<User>`): where
+/// its arguments are, and which alias took them.
+#[derive(Clone, Copy, Debug)]
+struct TypeFrame {
+    /// The file of the application, whose signatures' table holds the arguments.
+    file: FileId,
+    /// The arguments: an entry of that table.
+    list: u32,
+    /// The alias that took them (its file and key), once the generic's evaluation
+    /// reached it; `None` while it has not (or never will: a class given arguments).
+    owner: Option<(FileId, u32)>,
+    /// How many frames were open at the application: the arguments are evaluated
+    /// with those alone (they were written outside the alias).
+    outer: usize,
 }
 
 impl<'g> Resolver<'g> {
@@ -127,6 +145,7 @@ impl<'g> Resolver<'g> {
             declarations: true,
             crossed_typed: false,
             global_reads: FxHashSet::default(),
+            type_frames: Vec::new(),
         }
     }
 

@@ -182,6 +182,12 @@ impl<'s> Extractor<'s> {
                     return false;
                 }
             }
+            // `exports.array = {}; exports.array.flatten = function flatten() {}`: a
+            // member of the object a path of this file's names leads to.
+            [owner @ .., m] if self.path_def(owner).is_some() => {
+                let c = self.path_def(owner).expect("checked");
+                self.member_of_def(c, m, right, property, depth);
+            }
             [.., m] if is_function_like(right) => {
                 let name = self.intern(m);
                 let qualified = segments.join(".");
@@ -247,15 +253,7 @@ impl<'s> Extractor<'s> {
     ) -> bool {
         let name = self.intern(m);
         match self.local_def(owner) {
-            Some(c) => {
-                let sym = self.define_or_value(right, name, Some(c), property, depth);
-                // `Model.create = ...` is static; an object has only one side.
-                let has_sides = self.facts.def(c).kind != DefKind::Object;
-                if let (Sym::Def(d), true) = (self.facts.sym(sym), has_sides) {
-                    self.facts.defs[d as usize].is_static = true;
-                }
-                self.add_prop(c, name, sym);
-            }
+            Some(c) => self.member_of_def(c, m, right, property, depth),
             None if is_function_like(right) => {
                 let qualified = format!("{owner}.{m}");
                 self.define_named(right, name, &qualified, property, depth);
@@ -263,6 +261,80 @@ impl<'s> Extractor<'s> {
             None => return false,
         }
         true
+    }
+
+    /// `C.m = right` with C this file's definition `c`: a static member of a class or
+    /// function, a member of an object.
+    fn member_of_def(
+        &mut self,
+        c: DefIdx,
+        m: &str,
+        right: Node<'s>,
+        property: Option<Node<'s>>,
+        depth: usize,
+    ) {
+        let name = self.intern(m);
+        let sym = self.define_or_value(right, name, Some(c), property, depth);
+        // `Model.create = ...` is static; an object has only one side.
+        let has_sides = self.facts.def(c).kind != DefKind::Object;
+        if let (Sym::Def(d), true) = (self.facts.sym(sym), has_sides) {
+            self.facts.defs[d as usize].is_static = true;
+        }
+        self.add_prop(c, name, sym);
+    }
+
+    /// The object definition a path of two or more names leads to in this file, each
+    /// step a property assigned an object: `exports.array` (an export of this module),
+    /// `utils.array`, `module.exports.array`.
+    fn path_def(&mut self, path: &[&str]) -> Option<DefIdx> {
+        let (mut def, rest) = match path {
+            ["module", "exports", first, rest @ ..] | ["exports", first, rest @ ..] => {
+                let name = self.intern(first);
+                let value = self
+                    .facts
+                    .exports
+                    .iter()
+                    .rev()
+                    .find_map(|e| match e.value {
+                        ExportValue::Local(v) if e.name == name => Some(v),
+                        _ => None,
+                    })?;
+                (self.object_def(value)?, rest)
+            }
+            [first, second, rest @ ..] if *first != "this" => {
+                let owner = self.local_def(first)?;
+                (self.prop_object(owner, second)?, rest)
+            }
+            _ => return None,
+        };
+        for step in rest {
+            def = self.prop_object(def, step)?;
+        }
+        Some(def)
+    }
+
+    /// The object definition property `name` of `owner` was last assigned, if any
+    /// (among the last few hundred properties: a path is set up right after its
+    /// objects).
+    fn prop_object(&mut self, owner: DefIdx, name: &str) -> Option<DefIdx> {
+        let name = self.intern(name);
+        let value = self
+            .facts
+            .props
+            .iter()
+            .rev()
+            .take(512)
+            .find(|p| p.object == owner && p.name == name)?
+            .value;
+        self.object_def(value)
+    }
+
+    /// `value` if it is an object literal's definition.
+    fn object_def(&self, value: SymId) -> Option<DefIdx> {
+        match self.facts.sym(value) {
+            Sym::Def(d) if self.facts.def(d).kind == DefKind::Object => Some(d),
+            _ => None,
+        }
     }
 
     /// Binds a literal to `name` (as a member of `container`), or walks a plain value.

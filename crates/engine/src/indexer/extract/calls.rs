@@ -527,12 +527,21 @@ impl<'s> Extractor<'s> {
     }
 
     pub(crate) fn decorator(&mut self, node: Node<'s>, depth: usize) {
+        // `@x(Returns(200).Of(String))`: a chain the repair wrapped in a call; the
+        // decorator is the chain.
+        let wrapped = self
+            .wrapped_decorators
+            .binary_search(&node.start_byte())
+            .is_ok();
         let children = self.kids(node);
         for child in children {
-            let target = if child.kind_str() == "parenthesized_expression" {
-                child.named_child(0).unwrap_or(child)
-            } else {
-                child
+            let target = match child.kind_str() {
+                "parenthesized_expression" => child.named_child(0).unwrap_or(child),
+                "call_expression" if wrapped => child
+                    .field(Field::Arguments)
+                    .and_then(|a| a.named_child(0))
+                    .unwrap_or(child),
+                _ => child,
             };
             match target.kind_str() {
                 "call_expression" => self.call_with_kind(target, CallKind::Decorator, depth + 1),

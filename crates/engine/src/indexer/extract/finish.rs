@@ -52,7 +52,7 @@ impl<'s> Extractor<'s> {
         let live = live_syms(f, &inline);
         // Signatures and shapes nothing refers to any more go too.
         let (sig_remap, sigs) = renumber_table(&f.syms, &live, f.signatures.len(), |s| match s {
-            Sym::Signature(i) => Some(i),
+            Sym::Signature(i) | Sym::Apply(_, i) => Some(i),
             _ => None,
         });
         let (shape_remap, shapes) = renumber_table(&f.syms, &live, f.shapes.len(), |s| match s {
@@ -82,6 +82,9 @@ impl<'s> Extractor<'s> {
                     Sym::ParamType(c, i) => Sym::ParamType(r(c), i),
                     Sym::Signature(i) => Sym::Signature(sig_remap[i as usize]),
                     Sym::Shape(i) => Sym::Shape(shape_remap[i as usize]),
+                    Sym::Apply(g, list) => Sym::Apply(r(g), sig_remap[list as usize]),
+                    Sym::Generic(body, key) => Sym::Generic(r(body), key),
+                    Sym::TypeArg(bound, slot) => Sym::TypeArg(r(bound), slot),
                     other @ (Sym::Binding(_)
                     | Sym::Global(_)
                     | Sym::Def(_)
@@ -238,6 +241,11 @@ fn live_syms(f: &FileFacts, inline: &[Option<SymId>]) -> Vec<bool> {
                 stack.extend(sig.returns);
             }
             Sym::Shape(i) => stack.extend(f.shapes[i as usize].iter().map(|m| m.1)),
+            Sym::Apply(g, list) => {
+                stack.push(g);
+                stack.extend(f.signatures[list as usize].params.iter().flatten());
+            }
+            Sym::Generic(x, _) | Sym::TypeArg(x, _) => stack.push(x),
             Sym::Binding(_)
             | Sym::Global(_)
             | Sym::Def(_)

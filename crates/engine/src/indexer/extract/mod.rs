@@ -70,13 +70,12 @@ fn parse_and_extract(path: &str, language: Language, source: &str) -> FileFacts 
         return FileFacts::default();
     };
     if language != Language::JavaScript && tree.root_node().has_error() {
-        if let Some((patched, repaired, repairs)) =
-            repair::reparse(&mut parser, language, source, &tree)
-        {
+        if let Some(second) = repair::reparse(&mut parser, language, source, &tree) {
             arena::discard(tree);
-            let mut facts = extract_tree(path, language, &patched, &repaired);
-            arena::discard(repaired);
-            facts.repaired = repairs.into();
+            let mut facts =
+                extract_repaired(path, language, &second.source, &second.tree, second.wrapped);
+            arena::discard(second.tree);
+            facts.repaired = second.repairs.into();
             return facts;
         }
     }
@@ -87,9 +86,22 @@ fn parse_and_extract(path: &str, language: Language, source: &str) -> FileFacts 
 
 /// Extracts from an already parsed tree.
 pub fn extract_tree(path: &str, language: Language, source: &str, tree: &Tree) -> FileFacts {
+    extract_repaired(path, language, source, tree, Vec::new())
+}
+
+/// Extracts from a tree, seeing through the calls a repair wrapped the decorators
+/// starting at `wrapped` in (see [`repair`]).
+fn extract_repaired(
+    path: &str,
+    language: Language,
+    source: &str,
+    tree: &Tree,
+    wrapped: Vec<usize>,
+) -> FileFacts {
     let _grammar = fields::GrammarScope::enter(language);
     let root = tree.root_node();
     let mut ex = Extractor::new(path, language, source);
+    ex.wrapped_decorators = wrapped;
     ex.facts.parse_errors = if root.has_error() {
         count_errors(root)
     } else {
@@ -199,6 +211,12 @@ pub(crate) struct Extractor<'s> {
     /// How many type queries (`typeof x` in a type) enclose the node walked: an
     /// `import('./x')` there is a type's, which does not make the file a module.
     in_type_query: u32,
+    /// Where the decorators a repair wrapped in a call start (see [`repair`]), sorted.
+    wrapped_decorators: Vec<usize>,
+    /// Generic type aliases numbered so far: the key of the next (see [`Sym::Generic`]).
+    generic_aliases: u32,
+    /// The key of the generic alias whose type parameters are being declared.
+    generic_alias: Option<u32>,
     /// Token ranges of decorators walked before the definition they decorate: the next
     /// function definition takes them into its signature.
     decorators: Vec<(usize, usize)>,
@@ -251,6 +269,9 @@ impl<'s> Extractor<'s> {
             ambient: false,
             in_declare: 0,
             in_type_query: 0,
+            wrapped_decorators: Vec::new(),
+            generic_aliases: 0,
+            generic_alias: None,
             decorators: Vec::new(),
             children: Vec::new(),
             tokens: tokens::TokenHasher::reused(),

@@ -36,6 +36,15 @@
 //! `readonly` before it loses the member. The `accessor` is blanked: the member reads as
 //! the field it is backed by, which is what the graph knows of an accessor anyway.
 //!
+//! **Chained decorators** (`@Returns(200, String).Description("ok")`): TypeScript
+//! reads any call chain after `@`; the grammar reads a name, a member or one call, and
+//! the rest of the class body is lost (tsed's schema decorators chain this way on
+//! every route). The grammar reads any expression as an argument, so the two blanks
+//! before the `@` and the `@` become `@x(`, and the first blank after the chain (on its
+//! line, or the next line's indentation) becomes `)`: the chain keeps its offsets, as
+//! the argument of a call the walk sees through (it is told where these decorators
+//! start: [`Reparsed::wrapped`]).
+//!
 //! **`import('./types.js').FPFn2<Date, D>`**: the grammar reads an import type's
 //! members but not type arguments after them, and the declaration is lost (each of
 //! date-fns' ~800 `fp/*.d.ts` files is one such declaration). The type arguments are
@@ -48,13 +57,23 @@ use tree_sitter::{Node, Parser, Tree};
 use crate::indexer::facts::Repair;
 use crate::indexer::Language;
 
-/// The repaired source, its tree, and the repairs made (sorted), when patching helps.
+/// A second parse that has fewer errors than the first.
+pub(crate) struct Reparsed {
+    pub(crate) source: String,
+    pub(crate) tree: Tree,
+    /// The repairs made, sorted.
+    pub(crate) repairs: Vec<Repair>,
+    /// Where the decorators wrapped in a call by the repair start (the `@`), sorted.
+    pub(crate) wrapped: Vec<usize>,
+}
+
+/// The repaired source and its tree, when patching helps.
 pub(crate) fn reparse(
     parser: &mut Parser,
     language: Language,
     source: &str,
     tree: &Tree,
-) -> Option<(String, Tree, Vec<Repair>)> {
+) -> Option<Reparsed> {
     let root = tree.root_node();
     // (offset, replacement of the same length, repair)
     let mut patches: Vec<(usize, &'static [u8], Repair)> = Vec::new();
@@ -77,6 +96,19 @@ pub(crate) fn reparse(
             .filter(|&(_, name)| inside_error(root, name))
             .map(|(at, _)| (at, b"        ".as_slice(), Repair::ModifiedAccessor)),
     );
+    // Each decorator's two patches go in together or not at all, and never over the
+    // close of the one before (a one-blank indentation has room for only one).
+    let mut closed = 0;
+    let mut wrapped = Vec::new();
+    for (open, chained_at, close) in chained_decorators(source) {
+        // (The grammar reads up to the first call; the error is at the `.` after it.)
+        if open >= closed && inside_error(root, chained_at) {
+            patches.push((open, b"@x(".as_slice(), Repair::ChainedDecorator));
+            patches.push((close, b")".as_slice(), Repair::ChainedDecorator));
+            wrapped.push(open);
+            closed = close + 1;
+        }
+    }
     // No rule of the grammar reads these type arguments: it ends the declaration before
     // them (a missing `;`, no error node) and reads them as an expression. Where they
     // did parse (an instantiation expression), blanking them changes no fact the graph
@@ -114,7 +146,12 @@ pub(crate) fn reparse(
     }
     repairs.sort();
     repairs.dedup();
-    Some((patched, second, repairs))
+    Some(Reparsed {
+        source: patched,
+        tree: second,
+        repairs,
+        wrapped,
+    })
 }
 
 /// Byte offsets of the `type` of each `export type *` (blanks, line breaks included,
@@ -201,6 +238,134 @@ fn import_type_arguments(source: &str) -> impl Iterator<Item = (usize, usize)> +
             }
             None
         })
+}
+
+/// For each decorator whose expression calls a member of a call's result (`@a(1).b(2)`,
+/// after two blanks): the offset of those blanks, of the first `.` after a call, and of
+/// the first blank after the chain (on its line, or the next line's indentation). Arguments are skipped with
+/// their strings and comments; a chain longer than a few kilobytes, or unbalanced, is
+/// left.
+fn chained_decorators(source: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    let bytes = source.as_bytes();
+    let blank = |b: u8| matches!(b, b' ' | b'\t');
+    source.match_indices('@').filter_map(move |(at, _)| {
+        if at < 2 || !blank(bytes[at - 1]) || !blank(bytes[at - 2]) {
+            return None;
+        }
+        let (chained_at, end) = decorator_chain(bytes, at + 1)?;
+        let close = match bytes.get(end)? {
+            b' ' | b'\t' => end,
+            b'\n' => end + 1,
+            b'\r' if bytes.get(end + 1) == Some(&b'\n') => end + 2,
+            _ => return None,
+        };
+        bytes
+            .get(close)
+            .is_some_and(|&b| blank(b))
+            .then_some((at - 2, chained_at, close))
+    })
+}
+
+/// Where the first member after a call is, and where the expression ends, of a decorator
+/// starting at `start` (after the `@`) that is such a call chain: `a.b(x)<T>.c(y)!.d`.
+fn decorator_chain(bytes: &[u8], start: usize) -> Option<(usize, usize)> {
+    const MAX_SPAN: usize = 8_192;
+    let name = |at: usize| -> usize {
+        match bytes.get(at) {
+            Some(b) if is_word(*b) && !b.is_ascii_digit() => {
+                bytes[at..].iter().take_while(|&&b| is_word(b)).count()
+            }
+            _ => 0,
+        }
+    };
+    let first = name(start);
+    if first == 0 {
+        return None;
+    }
+    let mut i = start + first;
+    let (mut calls, mut chained) = (0, None);
+    loop {
+        if i - start > MAX_SPAN {
+            return None;
+        }
+        match bytes.get(i) {
+            Some(b'.') => {
+                let n = name(i + 1);
+                if n == 0 {
+                    return None;
+                }
+                if calls > 0 && chained.is_none() {
+                    chained = Some(i);
+                }
+                i += 1 + n;
+            }
+            Some(b'(') => {
+                i = balanced_end(bytes, i, start + MAX_SPAN)?;
+                calls += 1;
+            }
+            Some(b'<') => {
+                // Type arguments: to the matching `>` (`=>` inside is an arrow).
+                let mut depth = 0usize;
+                loop {
+                    match bytes.get(i)? {
+                        b'<' => depth += 1,
+                        b'>' if bytes[i - 1] != b'=' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        b';' | b'{' | b'}' | b'\n' => return None,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            Some(b'!') => i += 1,
+            _ => break,
+        }
+    }
+    chained.map(|at| (at, i))
+}
+
+/// The offset after the bracket that closes the one at `open`, skipping strings,
+/// template literals and comments; `None` past `limit`.
+fn balanced_end(bytes: &[u8], open: usize, limit: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < limit.min(bytes.len()) {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            q @ (b'"' | b'\'' | b'`') => {
+                i += 1;
+                while *bytes.get(i)? != q {
+                    // An escaped character, and a line break ends an unclosed quote.
+                    match bytes[i] {
+                        b'\\' => i += 1,
+                        b'\n' if q != b'`' => return None,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += bytes[i..].iter().position(|&b| b == b'\n')?;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2 + bytes[i + 2..].windows(2).position(|w| w == b"*/")? + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn is_word(b: u8) -> bool {
@@ -316,8 +481,12 @@ mod tests {
         let source = "interface HandlerInterface {\n  (handler: H): Hono\n  <P extends string>(path: P, handler: H): Hono\n  m(): Promise<X>\n  <const T>(x: T): T\n  <\n    P extends string,\n    R = any,\n  >(path: P): R\n}\ntype B = {\n  a: string\n\t<T>(x: T): T\n}\n";
         let (mut parser, tree) = parse(source);
         assert!(tree.root_node().has_error(), "fixed upstream?");
-        let (patched, repaired, repairs) =
-            reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
+        let Reparsed {
+            source: patched,
+            tree: repaired,
+            repairs,
+            ..
+        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
         assert_eq!(repairs, [Repair::GenericCallSignature]);
         assert!(!repaired.root_node().has_error());
         assert_eq!(patched.len(), source.len());
@@ -328,6 +497,66 @@ mod tests {
             .filter(|&i| body.named_child(i).unwrap().kind() == "call_signature")
             .count();
         assert_eq!(signatures, 4);
+    }
+
+    #[test]
+    fn a_chained_decorator_reads_as_one_call_chain_after_the_repair() {
+        let source = "class C {\n  @OperationPath(\"POST\", \"/\")\n  @Returns(200, String).Description(\"a (b) 'c'\").Of<T>([1])   @In(\"x\").Name(`n`)\n  method() {}\n\n  @Returns(201).Of(String)\n  other() {}\n}\n";
+        let (mut parser, tree) = parse(source);
+        assert!(tree.root_node().has_error(), "fixed upstream?");
+        let Reparsed {
+            source: patched,
+            tree: repaired,
+            repairs,
+            wrapped,
+        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
+        assert_eq!(repairs, [Repair::ChainedDecorator]);
+        assert!(!repaired.root_node().has_error(), "{patched}");
+        assert_eq!(patched.len(), source.len());
+        assert_eq!(patched.lines().count(), source.lines().count());
+        // The chains are where they were, each the argument of a call after its `@`.
+        let mut starts = Vec::new();
+        for chain in ["Returns(200", "In(", "Returns(201"] {
+            let at = source.find(chain).unwrap();
+            assert_eq!(&patched[at - 3..at + chain.len()], format!("@x({chain}"));
+            starts.push(at - 3);
+        }
+        assert_eq!(wrapped, starts);
+        assert!(
+            patched.contains("@OperationPath("),
+            "a decorator that parsed is kept"
+        );
+        let body = repaired
+            .root_node()
+            .child(0)
+            .unwrap()
+            .child_by_field_name("body");
+        let methods = body.map_or(0, |b| {
+            (0..b.named_child_count())
+                .filter(|&i| b.named_child(i).unwrap().kind() == "method_definition")
+                .count()
+        });
+        assert_eq!(methods, 2);
+    }
+
+    #[test]
+    fn decorator_chains_that_cannot_be_patched_are_left() {
+        // No blank before the `@`, no blank after the chain, no call before a member,
+        // an unclosed argument list, a JSDoc tag.
+        for source in [
+            "class C {\n@a().b()\n m() {}\n}",
+            "class C {\n  @a().b()\nm() {}\n}",
+            "class C {\n  @a.b.c()\n  m() {}\n}",
+            "class C {\n  @a(\"x\".b()\n  m() {}\n}",
+            "/**\n * @param x the thing\n */",
+        ] {
+            assert_eq!(chained_decorators(source).count(), 0, "{source}");
+        }
+        let long = format!(
+            "class C {{\n  @a({}).b()\n  m() {{}}\n}}",
+            "1,".repeat(5_000)
+        );
+        assert_eq!(chained_decorators(&long).count(), 0);
     }
 
     #[test]
@@ -350,8 +579,12 @@ mod tests {
         for language in [Language::TypeScript, Language::Tsx] {
             let (mut parser, tree) = parse_as(language, source);
             assert!(tree.root_node().has_error(), "fixed upstream?");
-            let (patched, repaired, repairs) =
-                reparse(&mut parser, language, source, &tree).expect("a repair");
+            let Reparsed {
+                source: patched,
+                tree: repaired,
+                repairs,
+                ..
+            } = reparse(&mut parser, language, source, &tree).expect("a repair");
             assert_eq!(repairs, [Repair::ExportTypeStar]);
             assert!(!repaired.root_node().has_error());
             assert_eq!(patched.len(), source.len());
@@ -385,8 +618,12 @@ mod tests {
         let source = "class C {\n  static accessor count = 0;\n  override accessor #n: number;\n  accessor plain = 1;\n  static accessor(): void {}\n  m() { f(); }\n}\n";
         let (mut parser, tree) = parse(source);
         assert!(tree.root_node().has_error(), "fixed upstream?");
-        let (patched, repaired, repairs) =
-            reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
+        let Reparsed {
+            source: patched,
+            tree: repaired,
+            repairs,
+            ..
+        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
         assert_eq!(repairs, [Repair::ModifiedAccessor]);
         assert!(!repaired.root_node().has_error(), "{patched}");
         assert_eq!(patched.len(), source.len());
@@ -401,8 +638,12 @@ mod tests {
         let source = "export declare const add: import(\"./types.js\").FPFn2<\n  Date,\n  import(\"../fp.js\").Duration,\n  import(\"../fp.js\").DateArg<Date>,\n  (x: A) => B\n>;\nexport declare const sub: import('./t.js').A.B<C> | null;\nexport declare function after(): void;\n";
         let (mut parser, tree) = parse(source);
         assert!(tree.root_node().has_error(), "fixed upstream?");
-        let (patched, repaired, repairs) =
-            reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
+        let Reparsed {
+            source: patched,
+            tree: repaired,
+            repairs,
+            ..
+        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
         assert_eq!(repairs, [Repair::ImportTypeArguments]);
         assert!(!repaired.root_node().has_error(), "{patched}");
         assert_eq!(patched.len(), source.len());

@@ -14,6 +14,10 @@ const MAX_TYPE_DEPTH: usize = 32;
 /// not followed: its members would be guesses among many.
 const MAX_UNION_PARTS: usize = 4;
 
+/// Type arguments past this many are not read (a generic's parameters are counted in a
+/// byte: see [`Sym::TypeArg`]).
+const MAX_TYPE_ARGUMENTS: usize = 32;
+
 /// Generic wrappers whose first type argument is the value that matters. `Omit` and
 /// `Pick` keep some of its members: all of them are looked up, and an interface that
 /// extends `Omit<Base, 'm'>` to redeclare `m` finds its own `m` first.
@@ -146,13 +150,23 @@ impl<'s> Extractor<'s> {
         params: Vec<Option<SymId>>,
         returns: Option<SymId>,
     ) -> Option<SymId> {
+        let index = self.new_signature_entry(params, returns)?;
+        Some(self.sym(Sym::Signature(index)))
+    }
+
+    /// A new entry of the signatures' table (also the lists of type arguments).
+    fn new_signature_entry(
+        &mut self,
+        params: Vec<Option<SymId>>,
+        returns: Option<SymId>,
+    ) -> Option<u32> {
         let index = u32::try_from(self.facts.signatures.len()).ok()?;
         self.facts.signatures.push(Signature {
             params: params.into(),
             returns,
             rest: false,
         });
-        Some(self.sym(Sym::Signature(index)))
+        Some(index)
     }
 
     /// `Map<K, V>` (`new Map<K, V>()`, `cache: Map<string, Connection>`): `get` gives a
@@ -221,7 +235,15 @@ impl<'s> Extractor<'s> {
             self.push_scope(super::ScopeKind::Block);
             self.declare_type_parameters(tp);
         }
-        let returns = ty.field(Field::ReturnType).and_then(|r| stated(self, r));
+        // `new (doc?: D): Doc` states what it gives in field `type`.
+        let returns = ty
+            .field(Field::ReturnType)
+            .or_else(|| {
+                (ty.kind_str() == "construct_signature")
+                    .then(|| ty.field(Field::Type))
+                    .flatten()
+            })
+            .and_then(|r| stated(self, r));
         let list = self.named_kids(params);
         let mut types = Vec::with_capacity(list.len());
         let mut rest = false;
@@ -401,7 +423,27 @@ impl<'s> Extractor<'s> {
             let args = ty.field(Field::TypeArguments)?;
             return self.derived_type(text, args.named_child(0)?, level);
         }
-        self.type_sym_at(name, level)
+        let generic = self.type_sym_at(name, level)?;
+        // `Hydrated<User>`: an alias's parameters take these (see [`Sym::Apply`]); a
+        // class or interface given arguments is itself.
+        let Some(args) = ty.field(Field::TypeArguments) else {
+            return Some(generic);
+        };
+        let list = self.named_kids(args);
+        if list.len() > MAX_TYPE_ARGUMENTS {
+            return Some(generic);
+        }
+        let mut types = Vec::with_capacity(list.len());
+        for arg in list {
+            if arg.kind_str() != "comment" {
+                types.push(self.type_sym_at(arg, level));
+            }
+        }
+        if types.iter().all(Option::is_none) {
+            return Some(generic);
+        }
+        let list = self.new_signature_entry(types, None)?;
+        Some(self.sym(Sym::Apply(generic, list)))
     }
 
     /// `A | B | null`: a value of it is one of them, and has the members of either

@@ -77,6 +77,14 @@ impl<'s> Extractor<'s> {
                     }
                     self.visit(m, depth + 1);
                 }
+                // `{ new (doc?: D): Doc }`: what `new` on an instance gives.
+                "construct_signature" => {
+                    if let Some(value) = self.signature(m) {
+                        let name = self.intern(NEW);
+                        self.add_prop(def, name, value);
+                    }
+                    self.visit(m, depth + 1);
+                }
                 "property_signature" => {
                     let name = m.field(Field::Name).and_then(|n| self.key_name(n));
                     let typed = m.field(Field::Type).and_then(|t| self.type_annotation(t));
@@ -156,12 +164,25 @@ impl<'s> Extractor<'s> {
         if let Some(name_node) = node.field(Field::Name) {
             let name = self.intern_node(name_node);
             self.push_scope(ScopeKind::Block);
-            if let Some(params) = node.field(Field::TypeParameters) {
-                self.declare_type_parameters(params);
-            }
             let shape = node
                 .field(Field::Value)
                 .filter(|v| v.kind_str() == "object_type");
+            let params = node.field(Field::TypeParameters);
+            // `type Hydrated<T> = IfAny<T, any, Document & T>`: its parameters take the
+            // arguments it is given. (An object type is an interface by another name:
+            // its members are looked up later, where no arguments are at hand.)
+            let generic = match (params, shape) {
+                (Some(_), None) if self.generic_aliases < 1 << 24 => {
+                    self.generic_aliases += 1;
+                    Some(self.generic_aliases - 1)
+                }
+                _ => None,
+            };
+            if let Some(params) = params {
+                self.generic_alias = generic;
+                self.declare_type_parameters(params);
+                self.generic_alias = None;
+            }
             let value = match shape {
                 // `type Props = { user: User }` is an interface by another name.
                 Some(shape) => {
@@ -186,6 +207,10 @@ impl<'s> Extractor<'s> {
                 }
                 None => {
                     let value = node.field(Field::Value).and_then(|v| self.type_sym(v));
+                    let value = match (value, generic) {
+                        (Some(body), Some(key)) => Some(self.sym(Sym::Generic(body, key))),
+                        _ => value,
+                    };
                     self.visit_children(node, depth);
                     // `namespace pino { export type Logger = Base & Extras }`: a member
                     // of the namespace, as its interfaces are (`pino.Logger`).

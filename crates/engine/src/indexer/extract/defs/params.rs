@@ -211,7 +211,11 @@ impl<'s> Extractor<'s> {
     /// (every T has the constraint's members, as TypeScript reads them), else for its
     /// default.
     pub(crate) fn declare_type_parameters(&mut self, params: Node<'s>) {
+        // Only the alias's own parameters take its arguments, not those of a function
+        // type in a bound.
+        let alias = self.generic_alias.take();
         let list = self.named_kids(params);
+        let mut index = 0u32;
         for p in list {
             if p.kind_str() != "type_parameter" {
                 continue;
@@ -224,9 +228,15 @@ impl<'s> Extractor<'s> {
                 .field(Field::Constraint)
                 .or_else(|| p.field(Field::Value))
                 .and_then(|b| b.named_child(0));
-            let value = bound
+            let mut value = bound
                 .and_then(|b| self.type_sym(b))
                 .unwrap_or_else(|| self.unknown());
+            // `type IfAny<T, Y, N> = ...`: where the alias is applied, each parameter
+            // is the argument given for it.
+            if let Some(key) = alias.filter(|_| index <= 0xff) {
+                value = self.sym(Sym::TypeArg(value, key << 8 | index));
+            }
+            index += 1;
             self.declare(name, value, false);
         }
     }
