@@ -242,17 +242,21 @@ fn import_type_arguments(source: &str) -> impl Iterator<Item = (usize, usize)> +
 
 /// For each decorator whose expression calls a member of a call's result (`@a(1).b(2)`,
 /// after two blanks): the offset of those blanks, of the first `.` after a call, and of
-/// the first blank after the chain (on its line, or the next line's indentation). Arguments are skipped with
-/// their strings and comments; a chain longer than a few kilobytes, or unbalanced, is
-/// left.
+/// the first blank after the chain (on its line, or the next line's indentation).
+/// Arguments are skipped with their strings and comments; a chain longer than a few
+/// kilobytes, or unbalanced, is left. Linear: an `@` inside what an earlier one's scan
+/// read is not scanned again.
 fn chained_decorators(source: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
     let bytes = source.as_bytes();
     let blank = |b: u8| matches!(b, b' ' | b'\t');
+    let mut scanned = 0;
     source.match_indices('@').filter_map(move |(at, _)| {
-        if at < 2 || !blank(bytes[at - 1]) || !blank(bytes[at - 2]) {
+        if at < 2 || at < scanned || !blank(bytes[at - 1]) || !blank(bytes[at - 2]) {
             return None;
         }
-        let (chained_at, end) = decorator_chain(bytes, at + 1)?;
+        let (chain, reached) = decorator_chain(bytes, at + 1);
+        scanned = reached;
+        let (chained_at, end) = chain?;
         let close = match bytes.get(end)? {
             b' ' | b'\t' => end,
             b'\n' => end + 1,
@@ -267,9 +271,11 @@ fn chained_decorators(source: &str) -> impl Iterator<Item = (usize, usize, usize
 }
 
 /// Where the first member after a call is, and where the expression ends, of a decorator
-/// starting at `start` (after the `@`) that is such a call chain: `a.b(x)<T>.c(y)!.d`.
-fn decorator_chain(bytes: &[u8], start: usize) -> Option<(usize, usize)> {
+/// starting at `start` (after the `@`) that is such a call chain: `a.b(x)<T>.c(y)!.d`;
+/// with how far the scan read.
+fn decorator_chain(bytes: &[u8], start: usize) -> (Option<(usize, usize)>, usize) {
     const MAX_SPAN: usize = 8_192;
+    let limit = bytes.len().min(start + MAX_SPAN);
     let name = |at: usize| -> usize {
         match bytes.get(at) {
             Some(b) if is_word(*b) && !b.is_ascii_digit() => {
@@ -278,36 +284,38 @@ fn decorator_chain(bytes: &[u8], start: usize) -> Option<(usize, usize)> {
             _ => 0,
         }
     };
-    let first = name(start);
-    if first == 0 {
-        return None;
+    let mut i = start + name(start);
+    if i == start {
+        return (None, i);
     }
-    let mut i = start + first;
     let (mut calls, mut chained) = (0, None);
-    loop {
-        if i - start > MAX_SPAN {
-            return None;
-        }
-        match bytes.get(i) {
-            Some(b'.') => {
+    while i < limit {
+        match bytes[i] {
+            b'.' => {
                 let n = name(i + 1);
                 if n == 0 {
-                    return None;
+                    return (None, i);
                 }
                 if calls > 0 && chained.is_none() {
                     chained = Some(i);
                 }
                 i += 1 + n;
             }
-            Some(b'(') => {
-                i = balanced_end(bytes, i, start + MAX_SPAN)?;
-                calls += 1;
-            }
-            Some(b'<') => {
+            b'(' => match balanced_end(bytes, i, limit) {
+                Ok(end) => {
+                    i = end;
+                    calls += 1;
+                }
+                Err(reached) => return (None, reached),
+            },
+            b'<' => {
                 // Type arguments: to the matching `>` (`=>` inside is an arrow).
                 let mut depth = 0usize;
                 loop {
-                    match bytes.get(i)? {
+                    if i >= limit {
+                        return (None, i);
+                    }
+                    match bytes[i] {
                         b'<' => depth += 1,
                         b'>' if bytes[i - 1] != b'=' => {
                             depth -= 1;
@@ -315,57 +323,69 @@ fn decorator_chain(bytes: &[u8], start: usize) -> Option<(usize, usize)> {
                                 break;
                             }
                         }
-                        b';' | b'{' | b'}' | b'\n' => return None,
+                        b';' | b'{' | b'}' | b'\n' => return (None, i),
                         _ => {}
                     }
                     i += 1;
                 }
                 i += 1;
             }
-            Some(b'!') => i += 1,
-            _ => break,
+            b'!' => i += 1,
+            _ => return (chained.map(|at| (at, i)), i),
         }
     }
-    chained.map(|at| (at, i))
+    (None, i)
 }
 
 /// The offset after the bracket that closes the one at `open`, skipping strings,
-/// template literals and comments; `None` past `limit`.
-fn balanced_end(bytes: &[u8], open: usize, limit: usize) -> Option<usize> {
+/// template literals and comments; else how far it read (to `limit` at most).
+fn balanced_end(bytes: &[u8], open: usize, limit: usize) -> Result<usize, usize> {
+    /// What the scan is inside of.
+    enum In {
+        Code,
+        Quote(u8),
+        LineComment,
+        BlockComment,
+    }
+    let mut state = In::Code;
     let mut depth = 0usize;
     let mut i = open;
-    while i < limit.min(bytes.len()) {
-        match bytes[i] {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            q @ (b'"' | b'\'' | b'`') => {
-                i += 1;
-                while *bytes.get(i)? != q {
-                    // An escaped character, and a line break ends an unclosed quote.
-                    match bytes[i] {
-                        b'\\' => i += 1,
-                        b'\n' if q != b'`' => return None,
-                        _ => {}
+    while i < limit {
+        let b = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        match state {
+            In::Code => match b {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(i + 1);
                     }
+                }
+                b'"' | b'\'' | b'`' => state = In::Quote(b),
+                b'/' if next == Some(b'/') => state = In::LineComment,
+                b'/' if next == Some(b'*') => {
+                    state = In::BlockComment;
                     i += 1;
                 }
+                _ => {}
+            },
+            // An escaped character is skipped; a line break ends an unclosed quote.
+            In::Quote(_) if b == b'\\' => i += 1,
+            In::Quote(q) if b == q => state = In::Code,
+            In::Quote(q) if b == b'\n' && q != b'`' => return Err(i),
+            In::Quote(_) => {}
+            In::LineComment if b == b'\n' => state = In::Code,
+            In::LineComment => {}
+            In::BlockComment if b == b'*' && next == Some(b'/') => {
+                state = In::Code;
+                i += 1;
             }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i += bytes[i..].iter().position(|&b| b == b'\n')?;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2 + bytes[i + 2..].windows(2).position(|w| w == b"*/")? + 1;
-            }
-            _ => {}
+            In::BlockComment => {}
         }
         i += 1;
     }
-    None
+    Err(i)
 }
 
 fn is_word(b: u8) -> bool {
@@ -557,6 +577,14 @@ mod tests {
             "1,".repeat(5_000)
         );
         assert_eq!(chained_decorators(&long).count(), 0);
+        // Unclosed strings, comments and brackets end the scan; many of them are read
+        // once, not once per `@` (each `@` here is inside the previous one's reach).
+        for opener in ["(", "(`", "(/*", "(//"] {
+            let hostile = format!("  @a{opener}").repeat(200_000);
+            assert_eq!(chained_decorators(&hostile).count(), 0, "{opener}");
+        }
+        let after = "class C {\n  @a(\"unclosed\n  @b().c()\n  m() {}\n}";
+        assert_eq!(chained_decorators(after).count(), 1);
     }
 
     #[test]
