@@ -179,9 +179,9 @@ impl<'s> Extractor<'s> {
                 _ => None,
             };
             if let Some(params) = params {
+                // (Taken by the first list of parameters declared: these.)
                 self.generic_alias = generic;
                 self.declare_type_parameters(params);
-                self.generic_alias = None;
             }
             let value = match shape {
                 // `type Props = { user: User }` is an interface by another name.
