@@ -100,49 +100,47 @@ impl Resolver<'_> {
         // resort (a function's statics are also what an object made from it is given
         // by `Object.setPrototypeOf`); objects and interfaces have one side.
         let sided = matches!(owner.kind, DefKind::Class | DefKind::Function);
-        let before = out.len();
+        // What this lookup finds, apart from what `out` held before: each step below
+        // runs only if the ones before found nothing (a value already in `out` counts).
+        let mut found = Vals::new();
         let mut other_side = false;
         for m in index.members.get(&(d.def, name)) {
             let member = facts.def(m);
             if !sided || member.is_static != instance {
-                Self::push(out, Value::Def(DefId::new(d.file, m)));
+                Self::push(&mut found, Value::Def(DefId::new(d.file, m)));
             } else {
                 other_side = true;
             }
         }
-        if out.len() > before {
-            return;
-        }
-        for p in index.props.get(&(d.def, name)) {
-            // (A prototype method is also recorded as a property of its function.)
-            if let Sym::Def(m) = facts.sym(p) {
-                let member = facts.def(m);
-                if sided && member.container() == Some(d.def) && member.is_static == instance {
-                    other_side = true;
-                    continue;
+        if found.is_empty() {
+            for p in index.props.get(&(d.def, name)) {
+                // (A prototype method is also recorded as a property of its function.)
+                if let Sym::Def(m) = facts.sym(p) {
+                    let member = facts.def(m);
+                    if sided && member.container() == Some(d.def) && member.is_static == instance {
+                        other_side = true;
+                        continue;
+                    }
                 }
-            }
-            self.eval(d.file, p, depth + 1, out);
-        }
-        if out.len() > before {
-            return;
-        }
-        self.spread_member(d, name, depth, out);
-        if out.len() > before {
-            return;
-        }
-        if instance {
-            self.prototype_member(d, name, depth, out);
-            if out.len() > before {
-                return;
+                self.eval(d.file, p, depth + 1, &mut found);
             }
         }
-        self.inherited_member(d, name, instance, depth, out);
-        if out.len() > before || !other_side || owner.kind != DefKind::Function {
-            return;
+        if found.is_empty() {
+            self.spread_member(d, name, depth, &mut found);
         }
-        for m in index.members.get(&(d.def, name)) {
-            Self::push(out, Value::Def(DefId::new(d.file, m)));
+        if found.is_empty() && instance {
+            self.prototype_member(d, name, depth, &mut found);
+        }
+        if found.is_empty() {
+            self.inherited_member(d, name, instance, depth, &mut found);
+        }
+        if found.is_empty() && other_side && owner.kind == DefKind::Function {
+            for m in index.members.get(&(d.def, name)) {
+                Self::push(&mut found, Value::Def(DefId::new(d.file, m)));
+            }
+        }
+        for v in found {
+            Self::push(out, v);
         }
     }
 
