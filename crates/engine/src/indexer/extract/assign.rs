@@ -184,16 +184,16 @@ impl<'s> Extractor<'s> {
             }
             // `exports.array = {}; exports.array.flatten = function flatten() {}`: a
             // member of the object a path of this file's names leads to.
-            [owner @ .., m] if self.path_def(owner).is_some() => {
-                let c = self.path_def(owner).expect("checked");
-                self.member_of_def(c, m, right, property, depth);
-            }
-            [.., m] if is_function_like(right) => {
-                let name = self.intern(m);
-                let qualified = segments.join(".");
-                self.define_named(right, name, &qualified, property, depth);
-            }
-            _ => return false,
+            [owner @ .., m] => match self.path_def(owner) {
+                Some(c) => self.member_of_def(c, m, right, property, depth),
+                None if is_function_like(right) => {
+                    let name = self.intern(m);
+                    let qualified = segments.join(".");
+                    self.define_named(right, name, &qualified, property, depth);
+                }
+                None => return false,
+            },
+            [] => return false,
         }
         self.finish_defining_assignment(node, left, right, depth);
         true

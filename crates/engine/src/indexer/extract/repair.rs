@@ -496,20 +496,26 @@ mod tests {
         (parser, tree)
     }
 
+    /// `source`, which does not parse as `language`, after the one repair it needs:
+    /// parsed without errors, and as long as it was.
+    fn repaired_as(language: Language, source: &str, repair: Repair) -> Reparsed {
+        let (mut parser, tree) = parse_as(language, source);
+        assert!(tree.root_node().has_error(), "fixed upstream?");
+        let second = reparse(&mut parser, language, source, &tree).expect("a repair");
+        assert_eq!(second.repairs, [repair]);
+        assert!(!second.tree.root_node().has_error(), "{}", second.source);
+        assert_eq!(second.source.len(), source.len());
+        second
+    }
+
     #[test]
     fn a_generic_call_signature_after_a_member_parses_after_the_repair() {
         let source = "interface HandlerInterface {\n  (handler: H): Hono\n  <P extends string>(path: P, handler: H): Hono\n  m(): Promise<X>\n  <const T>(x: T): T\n  <\n    P extends string,\n    R = any,\n  >(path: P): R\n}\ntype B = {\n  a: string\n\t<T>(x: T): T\n}\n";
-        let (mut parser, tree) = parse(source);
-        assert!(tree.root_node().has_error(), "fixed upstream?");
         let Reparsed {
             source: patched,
             tree: repaired,
-            repairs,
             ..
-        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
-        assert_eq!(repairs, [Repair::GenericCallSignature]);
-        assert!(!repaired.root_node().has_error());
-        assert_eq!(patched.len(), source.len());
+        } = repaired_as(Language::TypeScript, source, Repair::GenericCallSignature);
         assert_eq!(patched.lines().count(), source.lines().count());
         assert_eq!(patched.matches(';').count(), 4);
         let body = repaired.root_node().child(0).unwrap().child(2).unwrap();
@@ -522,17 +528,12 @@ mod tests {
     #[test]
     fn a_chained_decorator_reads_as_one_call_chain_after_the_repair() {
         let source = "class C {\n  @OperationPath(\"POST\", \"/\")\n  @Returns(200, String).Description(\"a (b) 'c'\").Of<T>([1])   @In(\"x\").Name(`n`)\n  method() {}\n\n  @Returns(201).Of(String)\n  other() {}\n}\n";
-        let (mut parser, tree) = parse(source);
-        assert!(tree.root_node().has_error(), "fixed upstream?");
         let Reparsed {
             source: patched,
             tree: repaired,
-            repairs,
             wrapped,
-        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
-        assert_eq!(repairs, [Repair::ChainedDecorator]);
-        assert!(!repaired.root_node().has_error(), "{patched}");
-        assert_eq!(patched.len(), source.len());
+            ..
+        } = repaired_as(Language::TypeScript, source, Repair::ChainedDecorator);
         assert_eq!(patched.lines().count(), source.lines().count());
         // The chains are where they were, each the argument of a call after its `@`.
         let mut starts = Vec::new();
@@ -605,17 +606,11 @@ mod tests {
     fn export_type_star_reads_as_a_re_export_after_the_repair() {
         let source = "export type * from \"./types.js\";\nexport type *\n  as ns from './ns.js';\nexport type { A } from './a.js';\nexport function after(): void {}\n";
         for language in [Language::TypeScript, Language::Tsx] {
-            let (mut parser, tree) = parse_as(language, source);
-            assert!(tree.root_node().has_error(), "fixed upstream?");
             let Reparsed {
                 source: patched,
                 tree: repaired,
-                repairs,
                 ..
-            } = reparse(&mut parser, language, source, &tree).expect("a repair");
-            assert_eq!(repairs, [Repair::ExportTypeStar]);
-            assert!(!repaired.root_node().has_error());
-            assert_eq!(patched.len(), source.len());
+            } = repaired_as(language, source, Repair::ExportTypeStar);
             assert_eq!(patched.matches("export type").count(), 1, "{patched}");
             let root = repaired.root_node();
             let kinds: Vec<&str> = (0..root.named_child_count())
@@ -644,17 +639,7 @@ mod tests {
     #[test]
     fn an_accessor_after_a_modifier_reads_as_a_field_after_the_repair() {
         let source = "class C {\n  static accessor count = 0;\n  override accessor #n: number;\n  accessor plain = 1;\n  static accessor(): void {}\n  m() { f(); }\n}\n";
-        let (mut parser, tree) = parse(source);
-        assert!(tree.root_node().has_error(), "fixed upstream?");
-        let Reparsed {
-            source: patched,
-            tree: repaired,
-            repairs,
-            ..
-        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
-        assert_eq!(repairs, [Repair::ModifiedAccessor]);
-        assert!(!repaired.root_node().has_error(), "{patched}");
-        assert_eq!(patched.len(), source.len());
+        let patched = repaired_as(Language::TypeScript, source, Repair::ModifiedAccessor).source;
         // The plain one parsed, and a method named `accessor` is a name.
         assert_eq!(patched.matches("accessor").count(), 2, "{patched}");
         assert_eq!(modified_accessors("staticaccessor x").count(), 0);
@@ -664,17 +649,7 @@ mod tests {
     #[test]
     fn type_arguments_after_an_import_type_are_blanked() {
         let source = "export declare const add: import(\"./types.js\").FPFn2<\n  Date,\n  import(\"../fp.js\").Duration,\n  import(\"../fp.js\").DateArg<Date>,\n  (x: A) => B\n>;\nexport declare const sub: import('./t.js').A.B<C> | null;\nexport declare function after(): void;\n";
-        let (mut parser, tree) = parse(source);
-        assert!(tree.root_node().has_error(), "fixed upstream?");
-        let Reparsed {
-            source: patched,
-            tree: repaired,
-            repairs,
-            ..
-        } = reparse(&mut parser, Language::TypeScript, source, &tree).expect("a repair");
-        assert_eq!(repairs, [Repair::ImportTypeArguments]);
-        assert!(!repaired.root_node().has_error(), "{patched}");
-        assert_eq!(patched.len(), source.len());
+        let patched = repaired_as(Language::TypeScript, source, Repair::ImportTypeArguments).source;
         assert_eq!(patched.lines().count(), source.lines().count());
         assert!(
             patched.contains("import(\"./types.js\").FPFn2 "),
