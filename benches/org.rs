@@ -175,6 +175,7 @@ async fn run() {
         head: "head".into(),
         depth: 1,
         skipped_files: 0,
+        skipped: Vec::new(),
     };
     let report = blast(&library, &changes, &options);
 

@@ -120,6 +120,7 @@ fn main() {
         head: "head".into(),
         depth: 1,
         skipped_files: 0,
+        skipped: Vec::new(),
     };
     let mut times = Vec::new();
     let mut found = (0, 0);

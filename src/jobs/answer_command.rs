@@ -424,7 +424,7 @@ mod tests {
     fn graph(files: &[(&str, &str)]) -> Graph {
         let facts = files
             .iter()
-            .map(|(path, text)| extract(path, Language::TypeScript, text))
+            .map(|(path, text)| extract(path, Language::TypeScript, text).expect("read"))
             .collect();
         Graph::build(facts, Vec::new())
     }

@@ -462,15 +462,25 @@ pub fn lay_files(
             }
         })
         .collect();
-    push.code = code
+    let extracted = code
         .into_par_iter()
         .filter_map(|f| match select(&f.path, &f.bytes, rules) {
-            Selected::Code(language, text) => {
-                Some((crate::indexer::extract(&f.path, language, text), true))
-            }
+            Selected::Code(language, text) => Some(
+                crate::indexer::extract(&f.path, language, text)
+                    .map(|facts| (facts, true))
+                    .map_err(|reason| (f.path.clone(), reason)),
+            ),
             _ => None,
         })
         .collect();
+    let (code, too_costly) = crate::workflow::apply_push::split_skips(extracted);
+    push.code = code;
+    for (path, reason) in too_costly {
+        snapshot.skipped.insert(path.clone(), reason);
+        if in_graph(&path) {
+            push.meta.skipped.push((path, reason));
+        }
+    }
     drop(configs);
     lay_over(snapshot.graph_mut(), &mut push);
 }

@@ -323,7 +323,8 @@ mod tests {
             "lib/a.ts",
             "export function f(x: number) { return g(x) + g(x); }\nfunction g(y) { return y; }\n",
         )
-        .expect("parses");
+        .expect("parses")
+        .expect("read");
         let bytes = encode_facts(&facts);
         assert!(
             !bytes.windows(8).any(|w| w == b"lib/a.ts"),

@@ -91,6 +91,8 @@ pub async fn prepare(
         .collect();
     let cached = store.cached_facts(repo, &keys).await?;
     let code = super::cpu(|| extract(code, &cached, rules));
+    let (code, too_costly) = split_skips(code);
+    meta.skipped.extend(too_costly);
     Ok(PreparedPush {
         meta,
         configs,
@@ -99,24 +101,51 @@ pub async fn prepare(
     })
 }
 
+/// Each code file's facts (from the cache, or parsed now), or why it is skipped.
+type Extraction = Result<(FileFacts, bool), (String, SkipReason)>;
+
 fn extract(
     code: Vec<FileInput>,
     cached: &rustc_hash::FxHashMap<String, FileFacts>,
     rules: &SkipRules,
-) -> Vec<(FileFacts, bool)> {
+) -> Vec<Extraction> {
+    let cancel = crate::cancel::current();
     code.into_par_iter()
         .filter_map(|FileInput { file, .. }| {
             if let Some(f) = cached.get(&file.path) {
-                return Some((f.clone(), false));
+                return Some(Ok((f.clone(), false)));
             }
             match select_decided(&file.path, &file.bytes, file.skip, rules) {
-                Selected::Code(language, text) => {
-                    Some((crate::indexer::extract(&file.path, language, text), true))
-                }
+                Selected::Code(language, text) => Some(
+                    crate::cancel::scoped(cancel.clone(), || {
+                        crate::indexer::extract(&file.path, language, text)
+                    })
+                    .map(|facts| (facts, true))
+                    .map_err(|reason| (file.path.clone(), reason)),
+                ),
                 _ => None,
             }
         })
         .collect()
+}
+
+/// Files skipped, with why.
+type Skips = Vec<(String, SkipReason)>;
+
+/// The facts extracted, and the files extraction skipped (too costly to read): those
+/// leave the graph like any skipped file.
+pub(crate) fn split_skips(
+    extracted: Vec<Extraction>,
+) -> (Vec<(FileFacts, bool)>, Skips) {
+    let mut code = Vec::with_capacity(extracted.len());
+    let mut skipped = Vec::new();
+    for e in extracted {
+        match e {
+            Ok(facts) => code.push(facts),
+            Err(skip) => skipped.push(skip),
+        }
+    }
+    (code, skipped)
 }
 
 /// Lays a prepared push over `graph`: removed and skipped files go, configs and code

@@ -8,7 +8,7 @@ use super::index::{index, Indexed};
 use super::progress::Progress;
 use super::source::{Changes, Revision};
 use crate::blast::radius::{blast, BlastOptions, FileChange};
-use crate::blast::report::BlastReport;
+use crate::blast::report::{BlastReport, SkippedFile};
 use crate::graph::Graph;
 use crate::indexer::select::{classify, select_decided, PathKind, Selected};
 use crate::indexer::skip::SkipRules;
@@ -60,13 +60,14 @@ pub fn blast_revisions(
         base: request.base_label.to_string(),
         head: request.head_label.to_string(),
         depth: request.depth.max(1),
-        skipped_files: (base_skipped + skipped_in_head) as u32,
+        skipped_files: (base_skipped + skipped_in_head.len()) as u32,
+        skipped: skipped_in_head,
     };
     Ok(blast(base, &changes, &options))
 }
 
-/// Both versions of each changed path the indexer reads, and how many changed files
-/// head skips. A code file skipped in head (minified, too large...) keeps its base
+/// Both versions of each changed path the indexer reads, and the changed files head
+/// skips, with why. A code file skipped in head (minified, too large...) keeps its base
 /// version and is counted; a config skipped in head is gone, as in a full index. A base
 /// version that was not read (the job's fetch budget ran out) leaves its path out, and
 /// counted.
@@ -75,26 +76,29 @@ pub fn pair_versions(
     new: &impl Revision,
     changed: &[String],
     rules: &SkipRules,
-) -> Result<(Vec<FileChange>, usize)> {
+) -> Result<(Vec<FileChange>, Vec<SkippedFile>)> {
     let mut versions: BTreeMap<String, FileChange> = BTreeMap::new();
-    let mut unread = std::collections::BTreeSet::new();
+    let mut unread = BTreeMap::new();
     for f in old.read_paths(changed)? {
-        if f.skip.is_some() {
-            unread.insert(f.path);
+        if let Some(reason) = f.skip {
+            unread.insert(f.path, reason);
             continue;
         }
         entry(&mut versions, &f.path).old = String::from_utf8(f.bytes).ok();
     }
-    let mut skipped = unread.len();
+    let mut skipped: Vec<SkippedFile> = Vec::new();
     for f in new.read_paths(changed)? {
-        if unread.contains(&f.path) {
+        if unread.contains_key(&f.path) {
             continue;
         }
         let text = match select_decided(&f.path, &f.bytes, f.skip, rules) {
             Selected::Code(_, text) | Selected::Config(text) => Some(text.to_string()),
             Selected::Skipped(_) if classify(&f.path) == PathKind::Config => None,
-            Selected::Skipped(_) => {
-                skipped += 1;
+            Selected::Skipped(reason) => {
+                skipped.push(SkippedFile {
+                    file: f.path.clone(),
+                    reason,
+                });
                 versions.remove(&f.path);
                 continue;
             }
@@ -103,6 +107,12 @@ pub fn pair_versions(
         entry(&mut versions, &f.path).new = text;
     }
     let changes = versions.into_values().filter(|c| c.old != c.new).collect();
+    skipped.extend(
+        unread
+            .into_iter()
+            .map(|(file, reason)| SkippedFile { file, reason }),
+    );
+    skipped.sort_by(|a, b| a.file.cmp(&b.file));
     Ok((changes, skipped))
 }
 

@@ -113,7 +113,7 @@ pub fn graph_of<'a>(
     use blast_radius::indexer::{extract, Language};
     let facts = files
         .into_iter()
-        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
+        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s).expect("read"))
         .collect();
     blast_radius::graph::Graph::build(facts, Vec::new())
 }

@@ -17,8 +17,10 @@ const ENGINE_LAYERS: Layers = &[
     ("model", &[]),
     // Outside text made safe to show in markdown: below everything that echoes it.
     ("escape", &[]),
-    ("indexer", &["model"]),
-    ("graph", &["indexer", "model"]),
+    // Stopping CPU work from outside (a job's deadline): below everything that loops.
+    ("cancel", &[]),
+    ("indexer", &["model", "cancel"]),
+    ("graph", &["indexer", "model", "cancel"]),
     ("blast", &["graph", "indexer", "model"]),
     ("query", &["graph", "indexer", "model"]),
     // Across repositories: other repositories' calls linked to an owner's graph.
@@ -49,14 +51,14 @@ const APP_LAYERS: Layers = &[
     ("store", &["graph", "indexer", "model"]),
     // The app's IO edges: each speaks one protocol and knows no workflow.
     ("github", &["model"]),
-    ("queue", &["model"]),
+    ("queue", &["model", "cancel"]),
     // Which commands a comment holds is read by the (pure) command grammar.
     ("intake", &["queue", "model", "thread_commands"]),
     ("workspace", &["indexer", "model", "workflow::source"]),
     (
         "workflow",
         &[
-            "blast", "graph", "indexer", "model", "org", "report", "store",
+            "blast", "graph", "indexer", "model", "org", "report", "store", "cancel",
         ],
     ),
     (

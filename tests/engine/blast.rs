@@ -368,6 +368,7 @@ fn blast_reads_the_base_graph_and_leaves_it_as_it_was() {
             head: "head".into(),
             depth: 2,
             skipped_files: 0,
+            skipped: Vec::new(),
         };
         let first = blast(&graph, &changes, &options);
         assert!(

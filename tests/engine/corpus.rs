@@ -157,7 +157,7 @@ fn corpus_invariants_and_incremental_equals_full() {
             .iter()
             .map(|(p, s)| {
                 let lang = blast_radius::indexer::Language::from_path(p).unwrap();
-                blast_radius::indexer::extract(p, lang, s)
+                blast_radius::indexer::extract(p, lang, s).expect("the corpus reads")
             })
             .collect();
         let configs: Vec<(String, String)> =

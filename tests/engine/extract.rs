@@ -14,7 +14,7 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/extract");
 /// Extracts `source` as if it were the repository file `path`.
 fn extract_source(path: &str, source: &str) -> FileFacts {
     let language = Language::from_path(path).unwrap_or_else(|| panic!("{path}: no language"));
-    extract(path, language, source)
+    extract(path, language, source).expect("read")
 }
 
 /// The facts of `fixtures/extract/<rel>`.

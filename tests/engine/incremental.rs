@@ -426,7 +426,7 @@ fn with_package(files: &BTreeMap<String, String>, package: &str) -> Graph {
     use blast_radius::indexer::{extract, Language};
     let facts = files
         .iter()
-        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
+        .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s).expect("read"))
         .collect();
     Graph::build(facts, vec![("package.json".into(), package.to_string())])
 }

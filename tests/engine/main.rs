@@ -9,6 +9,7 @@ mod blast;
 mod cli;
 mod corpus;
 mod extract;
+mod hostile;
 mod implements;
 mod incremental;
 mod org;

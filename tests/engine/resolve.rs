@@ -584,8 +584,12 @@ fn a_call_of_a_large_overload_set_reaches_all_of_it() {
     let wire = "import { Emitter } from './emitter';\n\
                 export function wire(e: Emitter) {\n  e.on('e7', () => {}).off();\n}\n";
     let facts = vec![
-        blast_radius::indexer::extract_source("emitter.d.ts", &declared).unwrap(),
-        blast_radius::indexer::extract_source("wire.ts", wire).unwrap(),
+        blast_radius::indexer::extract_source("emitter.d.ts", &declared)
+            .unwrap()
+            .unwrap(),
+        blast_radius::indexer::extract_source("wire.ts", wire)
+            .unwrap()
+            .unwrap(),
     ];
     let g = Graph::build(facts, Vec::new());
     let f = g.file_id("wire.ts").unwrap();

@@ -4,6 +4,7 @@
 //!
 //! From the bottom up:
 //! - `model`: the values every layer shares (paths, blob ids, spans).
+//! - `cancel`: stopping CPU work from outside (a job's deadline).
 //! - `escape`: outside text made safe to show in markdown.
 //! - `indexer`: source files to per-file facts (tree-sitter extraction).
 //! - `graph`: per-file facts resolved into one call graph, and its reverse index.
@@ -15,6 +16,7 @@
 //! - `report`: blast radius and answers rendered as markdown, JSON and graph exports.
 
 pub mod blast;
+pub mod cancel;
 pub mod escape;
 pub mod graph;
 pub mod indexer;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::diff::Change;
 use crate::graph::Confidence;
 use crate::indexer::facts::{CallKind, DefKind};
+use crate::indexer::skip::SkipReason;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlastReport {
@@ -21,6 +22,16 @@ pub struct BlastReport {
     /// Files skipped (minified, too large, binary...), so "0 callers" is never silently
     /// incomplete; 0 when none.
     pub skipped_files: u32,
+    /// The changed files among them, by name, with why each could not be read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// A changed file the report could not read, and why (`too_large`, `too_costly`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    pub file: String,
+    pub reason: SkipReason,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +154,7 @@ mod tests {
             depth: 2,
             unresolved_same_name: 1,
             skipped_files: 2,
+            skipped: Vec::new(),
         };
         report.retain(|p| !p.starts_with("gen/"), Confidence::Likely);
         let names: Vec<&str> = report.changed.iter().map(|c| c.name.as_str()).collect();

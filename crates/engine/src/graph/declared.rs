@@ -219,7 +219,7 @@ mod tests {
             files.iter().partition(|(p, _)| p.ends_with("package.json"));
         let facts = sources
             .iter()
-            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
+            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s).expect("read"))
             .collect();
         let configs = configs
             .iter()

@@ -75,7 +75,10 @@ impl Graph {
             return self.update_config(path, Some(source));
         }
         match crate::indexer::extract_source(path, source) {
-            Some(facts) => self.update_facts(facts),
+            Some(Ok(facts)) => self.update_facts(facts),
+            // Skipped (too costly to read): gone from the graph, as a full index of the
+            // same file leaves it out.
+            Some(Err(_)) => self.remove_file(path),
             None => Vec::new(),
         }
     }

@@ -179,8 +179,16 @@ impl StringTable {
     /// Appends a string; returns its id.
     pub fn push(&mut self, s: &str) -> StrId {
         self.buf.extend_from_slice(s.as_bytes());
-        self.ends.push(self.buf.len() as u32);
+        // Extraction's budget keeps a file's strings far below 4 GiB (see
+        // `extract::budget`): an end that does not fit is a bug, not a wrap.
+        let end = u32::try_from(self.buf.len()).expect("a string table under 4 GiB");
+        self.ends.push(end);
         (self.ends.len() - 1) as StrId
+    }
+
+    /// Bytes of all the strings together.
+    pub fn byte_len(&self) -> usize {
+        self.buf.len()
     }
 
     pub fn get(&self, id: StrId) -> &str {
@@ -825,6 +833,31 @@ pub enum Sym {
 }
 
 impl FileFacts {
+    /// Bytes the facts take, near enough to bound them (each list's length times its
+    /// element's size, and the strings' bytes; a signature or shape counted by its
+    /// header, its members being bounded by the tokens that wrote them): what
+    /// extraction's budget counts, in constant time.
+    pub fn weight(&self) -> usize {
+        use std::mem::size_of;
+        fn bytes<T>(v: &ThinVec<T>) -> usize {
+            v.len() * size_of::<T>()
+        }
+        self.strings.byte_len()
+            + 4 * self.strings.len()
+            + bytes(&self.defs)
+            + bytes(&self.calls)
+            + bytes(&self.imports)
+            + bytes(&self.exports)
+            + bytes(&self.bindings)
+            + bytes(&self.props)
+            + bytes(&self.implements)
+            + bytes(&self.callback_params)
+            + bytes(&self.param_types)
+            + bytes(&self.signatures)
+            + bytes(&self.shapes)
+            + 9 * self.syms.len()
+    }
+
     pub fn str(&self, id: StrId) -> &str {
         self.strings.get(id)
     }

@@ -11,9 +11,9 @@ pub mod skip;
 
 pub use extract::extract;
 
-/// The facts of `source` as the file at `path` (see [`extract()`]); None
-/// when the path is not JavaScript or TypeScript.
-pub fn extract_source(path: &str, source: &str) -> Option<FileFacts> {
+/// The facts of `source` as the file at `path`, or why it is skipped (see
+/// [`extract()`]); None when the path is not JavaScript or TypeScript.
+pub fn extract_source(path: &str, source: &str) -> Option<Result<FileFacts, skip::SkipReason>> {
     let language = Language::from_path(path)?;
     Some(extract(path, language, source))
 }
@@ -21,5 +21,5 @@ pub use facts::FileFacts;
 
 /// Bumped whenever extraction changes what it produces: cached facts of an older
 /// version are not used.
-pub const PARSER_VERSION: i32 = 39;
+pub const PARSER_VERSION: i32 = 40;
 pub use language::Language;

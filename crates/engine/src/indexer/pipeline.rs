@@ -37,6 +37,14 @@ pub struct Extracted {
     pub bytes: u64,
 }
 
+/// What one file gave.
+enum Out {
+    Facts(Box<FileFacts>, u64),
+    Config(String, String),
+    Skipped(String, SkipReason),
+    Ignored,
+}
+
 /// Classifies and extracts every file in parallel. `progress` is called once per file.
 pub fn extract_all(
     files: Vec<SourceFile>,
@@ -56,36 +64,25 @@ pub fn extract_each<T: Send, E: Send>(
     rules: &SkipRules,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Extracted, E> {
-    enum Out {
-        Facts(Box<FileFacts>, u64),
-        Config(String, String),
-        Skipped(String, SkipReason),
-        Ignored,
-    }
     // A bulk extraction keeps less of each thread's arena between files (see
     // `arena::set_bulk`); after it, the arenas' memory sits idle while the graph is
     // built: give it back (a few files' worth is not worth faulting in again).
     let bulk = items.len() > 256;
+    // A job's deadline stops the work between files and inside each (see `cancel`).
+    let cancel = crate::cancel::current();
     if bulk {
         rayon::broadcast(|_| super::arena::set_bulk(true));
     }
     let outs: Vec<Result<Out, E>> = items
         .into_par_iter()
         .map(|item| {
-            let file = read(item)?;
-            let out = match select_decided(&file.path, &file.bytes, file.skip, rules) {
-                Selected::Code(language, text) => {
-                    let facts = super::extract(&file.path, language, text);
-                    Out::Facts(Box::new(facts), file.bytes.len() as u64)
-                }
-                Selected::Config(text) => Out::Config(file.path.clone(), text.to_string()),
-                Selected::Skipped(reason) => Out::Skipped(file.path, reason),
-                Selected::Ignored => Out::Ignored,
-            };
-            progress();
-            Ok(out)
+            crate::cancel::scoped(cancel.clone(), || {
+                crate::cancel::checkpoint();
+                extract_one(read(item)?, rules, progress)
+            })
         })
         .collect();
+
     if bulk {
         rayon::broadcast(|_| {
             super::arena::set_bulk(false);
@@ -108,4 +105,23 @@ pub fn extract_each<T: Send, E: Send>(
     extracted.configs.sort();
     extracted.skipped.sort();
     Ok(extracted)
+}
+
+/// One file's facts, or why it is not read.
+fn extract_one<E>(
+    file: SourceFile,
+    rules: &SkipRules,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Out, E> {
+    let out = match select_decided(&file.path, &file.bytes, file.skip, rules) {
+        Selected::Code(language, text) => match super::extract(&file.path, language, text) {
+            Ok(facts) => Out::Facts(Box::new(facts), file.bytes.len() as u64),
+            Err(reason) => Out::Skipped(file.path, reason),
+        },
+        Selected::Config(text) => Out::Config(file.path.clone(), text.to_string()),
+        Selected::Skipped(reason) => Out::Skipped(file.path, reason),
+        Selected::Ignored => Out::Ignored,
+    };
+    progress();
+    Ok(out)
 }

@@ -16,6 +16,9 @@ pub enum SkipReason {
     /// Not fetched: the job had fetched as many bytes as it may (a pull request or a
     /// push of more code than one job reads; a push then re-reads the whole tree).
     OverBudget,
+    /// Extracting it would have cost more than its size allows (a parse, a walk or facts
+    /// out of proportion to its bytes): a hostile or pathological file.
+    TooCostly,
 }
 
 /// A skip reason's name that is not one of ours.
@@ -32,6 +35,7 @@ impl std::str::FromStr for SkipReason {
             SkipReason::NotUtf8,
             SkipReason::Minified,
             SkipReason::OverBudget,
+            SkipReason::TooCostly,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -47,6 +51,7 @@ impl SkipReason {
             SkipReason::NotUtf8 => "not_utf8",
             SkipReason::Minified => "minified",
             SkipReason::OverBudget => "over_budget",
+            SkipReason::TooCostly => "too_costly",
         }
     }
 }
@@ -114,6 +119,7 @@ mod tests {
             SkipReason::NotUtf8,
             SkipReason::Minified,
             SkipReason::OverBudget,
+            SkipReason::TooCostly,
         ] {
             assert_eq!(r.as_str().parse::<SkipReason>(), Ok(r));
         }

@@ -96,7 +96,7 @@ mod tests {
         ];
         let facts = files
             .iter()
-            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
+            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s).expect("read"))
             .collect();
         let g = Graph::build(facts, Vec::new());
         let index = NameIndex::build(&g);

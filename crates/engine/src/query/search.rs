@@ -121,7 +121,7 @@ mod tests {
         ];
         let facts = files
             .iter()
-            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s))
+            .map(|(p, s)| extract(p, Language::from_path(p).unwrap(), s).expect("read"))
             .collect();
         Graph::build(facts, Vec::new())
     }

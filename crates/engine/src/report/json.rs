@@ -143,6 +143,7 @@ mod tests {
             depth: 1,
             unresolved_same_name: 0,
             skipped_files: 0,
+            skipped: Vec::new(),
         };
         let json = render_json(&report);
         let value: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");

@@ -26,6 +26,7 @@ pub(super) fn report(
         depth: options.depth,
         unresolved_same_name: 0,
         skipped_files: options.skipped_files,
+        skipped: options.skipped.clone(),
     };
     for p in planned {
         let head_def = p

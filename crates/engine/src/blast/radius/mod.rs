@@ -13,7 +13,7 @@ mod findings;
 mod overlay;
 mod plan;
 
-use super::report::BlastReport;
+use super::report::{BlastReport, SkippedFile};
 use crate::graph::Graph;
 
 /// One changed file: its path and both versions (None: absent on that side).
@@ -29,6 +29,8 @@ pub struct BlastOptions {
     /// 1: direct callers only.
     pub depth: u32,
     pub skipped_files: u32,
+    /// The changed files head could not read (counted in `skipped_files`), by name.
+    pub skipped: Vec<SkippedFile>,
 }
 
 /// Computes the blast radius of `changes` on `graph`, which holds the base revision
@@ -36,5 +38,9 @@ pub struct BlastOptions {
 pub fn blast(graph: &Graph, changes: &[FileChange], options: &BlastOptions) -> BlastReport {
     let plan = plan::plan(graph, changes, options.depth);
     let head = overlay::head(graph, changes, plan.head_facts);
-    findings::report(&head, plan.planned, &plan.head_files, options)
+    let mut report = findings::report(&head, plan.planned, &plan.head_files, options);
+    report.skipped_files += plan.skipped.len() as u32;
+    report.skipped.extend(plan.skipped);
+    report.skipped.sort_by(|a, b| a.file.cmp(&b.file));
+    report
 }

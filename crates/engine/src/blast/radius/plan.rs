@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::FileChange;
 use crate::blast::diff::{changed_lines, diff_functions, Change};
-use crate::blast::report::ChangedFunction;
+use crate::blast::report::{ChangedFunction, SkippedFile};
 use crate::graph::{Caller, Confidence, DefId, Facts, Graph};
 use crate::indexer::facts::*;
 
@@ -50,6 +50,8 @@ pub(super) struct Plan {
     pub(super) head_files: FxHashMap<String, HeadFile>,
     /// The head facts of each change, in order (what the overlay lays over the base).
     pub(super) head_facts: Vec<Option<FileFacts>>,
+    /// Changed files whose head version could not be read: they keep their base version.
+    pub(super) skipped: Vec<SkippedFile>,
 }
 
 pub(super) fn plan(graph: &Graph, changes: &[FileChange], depth: u32) -> Plan {
@@ -57,16 +59,31 @@ pub(super) fn plan(graph: &Graph, changes: &[FileChange], depth: u32) -> Plan {
         planned: Vec::new(),
         head_files: FxHashMap::default(),
         head_facts: Vec::with_capacity(changes.len()),
+        skipped: Vec::new(),
     };
     for change in changes {
         let base_file = graph.file_id(&change.path);
         let old_facts = base_file.map(|f| graph.facts(f));
-        let new_facts = change
+        let old_own = old_facts.map(|f| f.to_file_facts());
+        let new_facts = match change
             .new
             .as_deref()
-            .and_then(|src| crate::indexer::extract_source(&change.path, src));
+            .and_then(|src| crate::indexer::extract_source(&change.path, src))
+        {
+            Some(Ok(facts)) => Some(facts),
+            // Head could not be read (a file that would cost more than its size
+            // allows): it keeps its base version, as a file skipped in head does, and
+            // the report names it.
+            Some(Err(reason)) => {
+                plan.skipped.push(SkippedFile {
+                    file: change.path.clone(),
+                    reason,
+                });
+                old_own.clone()
+            }
+            None => None,
+        };
         let mut changed_defs = FxHashSet::default();
-        let old_own = old_facts.map(|f| f.to_file_facts());
         for d in diff_functions(old_own.as_ref(), new_facts.as_ref()) {
             changed_defs.extend(d.new);
             let old = match (old_facts, d.old) {

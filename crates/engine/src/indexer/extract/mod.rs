@@ -15,6 +15,7 @@
 //! share, and `fields` and `children` the fast lookups every handler goes through.
 
 mod assign;
+mod budget;
 mod calls;
 mod children;
 mod defs;
@@ -38,6 +39,7 @@ use tree_sitter::{Node, Parser, Tree};
 use super::arena;
 use super::facts::*;
 use super::language::{is_declaration_file, Language};
+use super::skip::SkipReason;
 use children::Children;
 use fields::{Field, FieldExt};
 use scopes::Scope;
@@ -50,42 +52,77 @@ pub(crate) use scopes::ScopeKind;
 /// default). `tests/engine/extract.rs` checks it on every recursive shape.
 pub(crate) const MAX_DEPTH: usize = 1_500;
 
-/// Parses `source` as `language` and extracts its facts. Never fails: a file with syntax
-/// errors gives what tree-sitter recovered, with `parse_errors` counting the error nodes.
-pub fn extract(path: &str, language: Language, source: &str) -> FileFacts {
+/// Parses `source` as `language` and extracts its facts. A file with syntax errors
+/// gives what tree-sitter recovered, with `parse_errors` counting the error nodes; a
+/// file that would cost more than its size allows ([`budget`]) is skipped as
+/// `too_costly`. Unwinds with [`crate::cancel::Cancelled`] if the work is cancelled.
+pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts, SkipReason> {
     // SAFETY: the parser and its trees are made and dropped inside the scope; the facts
     // own their data.
-    let mut facts = unsafe { arena::scope(|| parse_and_extract(path, language, source)) };
+    let facts = unsafe { arena::scope(|| parse_and_extract(path, language, source)) };
+    crate::cancel::checkpoint();
+    let mut facts = facts?;
     facts.path = path.to_string();
     facts.language = Some(language);
-    facts
+    Ok(facts)
 }
 
-fn parse_and_extract(path: &str, language: Language, source: &str) -> FileFacts {
+fn parse_and_extract(
+    path: &str,
+    language: Language,
+    source: &str,
+) -> Result<FileFacts, SkipReason> {
     let mut parser = Parser::new();
     parser
         .set_language(&language.grammar())
         .expect("grammar version matches tree-sitter");
-    let Some(tree) = parser.parse(source, None) else {
-        return FileFacts::default();
+    let mut meter = budget::ParseMeter::for_source(source.len());
+    let Some(tree) = parse(&mut parser, source, &mut meter) else {
+        return Err(SkipReason::TooCostly);
     };
     if language != Language::JavaScript && tree.root_node().has_error() {
-        if let Some(second) = repair::reparse(&mut parser, language, source, &tree) {
+        if let Some(second) = repair::reparse(&mut parser, language, source, &tree, &mut meter) {
             arena::discard(tree);
-            let mut facts =
+            let facts =
                 extract_repaired(path, language, &second.source, &second.tree, second.wrapped);
             arena::discard(second.tree);
+            let mut facts = facts?;
             facts.repaired = second.repairs.into();
-            return facts;
+            return Ok(facts);
+        }
+        if meter.exceeded() {
+            arena::discard(tree);
+            return Err(SkipReason::TooCostly);
         }
     }
-    let facts = extract_tree(path, language, source, &tree);
+    let facts = extract_repaired(path, language, source, &tree, Vec::new());
     arena::discard(tree);
     facts
 }
 
+/// Parses `source` within what `meter` allows; None once it is spent (or the work was
+/// cancelled: the caller's checkpoint then unwinds).
+pub(crate) fn parse(
+    parser: &mut Parser,
+    source: &str,
+    meter: &mut budget::ParseMeter,
+) -> Option<Tree> {
+    let bytes = source.as_bytes();
+    let mut progress = |_: &tree_sitter::ParseState| meter.report();
+    parser.parse_with_options(
+        &mut |at, _| bytes.get(at..).unwrap_or_default(),
+        None,
+        Some(tree_sitter::ParseOptions::new().progress_callback(&mut progress)),
+    )
+}
+
 /// Extracts from an already parsed tree.
-pub fn extract_tree(path: &str, language: Language, source: &str, tree: &Tree) -> FileFacts {
+pub fn extract_tree(
+    path: &str,
+    language: Language,
+    source: &str,
+    tree: &Tree,
+) -> Result<FileFacts, SkipReason> {
     extract_repaired(path, language, source, tree, Vec::new())
 }
 
@@ -97,10 +134,11 @@ fn extract_repaired(
     source: &str,
     tree: &Tree,
     wrapped: Vec<usize>,
-) -> FileFacts {
+) -> Result<FileFacts, SkipReason> {
     let _grammar = fields::GrammarScope::enter(language);
     let root = tree.root_node();
     let mut ex = Extractor::new(path, language, source);
+    let max_fact_bytes = ex.meter.max_fact_bytes;
     ex.wrapped_decorators = wrapped;
     ex.facts.parse_errors = if root.has_error() {
         count_errors(root)
@@ -109,8 +147,15 @@ fn extract_repaired(
     };
     ex.push_scope(ScopeKind::Function);
     ex.visit_children(root, 0);
+    if ex.meter.spent {
+        return Err(SkipReason::TooCostly);
+    }
     ex.pop_scope();
-    ex.finish()
+    let facts = ex.finish();
+    if facts.weight() > max_fact_bytes {
+        return Err(SkipReason::TooCostly);
+    }
+    Ok(facts)
 }
 
 fn count_errors(root: Node) -> u32 {
@@ -231,6 +276,11 @@ pub(crate) struct Extractor<'s> {
     /// what the field holds, whatever `this.namingStrategy = ...` assigns. With where
     /// the field's name is: a function assigned to it later is declared there.
     pub(crate) typed_fields: FxHashMap<(DefIdx, StrId), Pos>,
+    /// What the walk may still spend on this file (see [`budget`]).
+    meter: budget::Meter,
+    /// The qualified name of the next definition made, when its maker names it (see
+    /// `name_next_after_call_of`).
+    pub(crate) next_qualified: Option<StrId>,
     /// The objects whose members are this file's `declare global { var x: T }`
     /// variables and its top-level `declare var x: T` ones, made at the first.
     pub(crate) global_objects: [Option<DefIdx>; 2],
@@ -278,6 +328,8 @@ impl<'s> Extractor<'s> {
             truncated: 0,
             typed_fields: Default::default(),
             global_objects: [None, None],
+            next_qualified: None,
+            meter: budget::Meter::for_source(src.len()),
         };
         // StrId 0 is the empty string, so "no name" needs no Option.
         ex.intern("");
@@ -293,6 +345,9 @@ impl<'s> Extractor<'s> {
             return id;
         }
         let id = self.facts.strings.push(s);
+        if self.facts.strings.byte_len() > self.meter.max_fact_bytes {
+            self.meter.spent = true;
+        }
         let table = &self.facts.strings;
         self.strings
             .insert_unique(hash(s), id, |&i| hash(table.get(i)));
@@ -466,6 +521,12 @@ impl<'s> Extractor<'s> {
     /// nested in objects) `bound_value`, which is where depth is bounded. Kept small: its
     /// frame is paid once per tree level.
     pub(crate) fn visit(&mut self, node: Node<'s>, depth: usize) {
+        if self.meter.spent {
+            return;
+        }
+        if self.meter.step() {
+            self.meter.weigh(self.facts.weight());
+        }
         let info = children::Info::of(node);
         if info.is_leaf() {
             // Leaves carry no facts of their own (their parents read them), only tokens;

@@ -73,27 +73,29 @@ pub(crate) fn reparse(
     language: Language,
     source: &str,
     tree: &Tree,
+    meter: &mut super::budget::ParseMeter,
 ) -> Option<Reparsed> {
     let root = tree.root_node();
+    let errors = ErrorSpans::of(root);
     // (offset, replacement of the same length, repair)
     let mut patches: Vec<(usize, &'static [u8], Repair)> = Vec::new();
     if language == Language::TypeScript {
         // The blank before the `<`: a space or a tab, never a line break.
         patches.extend(
             candidates(source)
-                .filter(|&at| inside_error(root, at))
+                .filter(|&at| errors.contain(at))
                 .map(|at| (at - 1, b";".as_slice(), Repair::GenericCallSignature)),
         );
     }
     patches.extend(
         type_stars(source)
-            .filter(|&at| inside_error(root, at))
+            .filter(|&at| errors.contain(at))
             .map(|at| (at, b"    ".as_slice(), Repair::ExportTypeStar)),
     );
     // The grammar reads `static` as the member's name; the error is at the real name.
     patches.extend(
         modified_accessors(source)
-            .filter(|&(_, name)| inside_error(root, name))
+            .filter(|&(_, name)| errors.contain(name))
             .map(|(at, _)| (at, b"        ".as_slice(), Repair::ModifiedAccessor)),
     );
     // Each decorator's two patches go in together or not at all, and never over the
@@ -102,7 +104,7 @@ pub(crate) fn reparse(
     let mut wrapped = Vec::new();
     for (open, chained_at, close) in chained_decorators(source) {
         // (The grammar reads up to the first call; the error is at the `.` after it.)
-        if open >= closed && inside_error(root, chained_at) {
+        if open >= closed && errors.contain(chained_at) {
             patches.push((open, b"@x(".as_slice(), Repair::ChainedDecorator));
             patches.push((close, b")".as_slice(), Repair::ChainedDecorator));
             wrapped.push(open);
@@ -136,7 +138,8 @@ pub(crate) fn reparse(
     }
     // ASCII bytes and whole characters were replaced by ASCII bytes: still UTF-8.
     let patched = String::from_utf8(patched).ok()?;
-    let second = parser.parse(&patched, None)?;
+    // Within the same allowance as the first parse: a file pays for its repair.
+    let second = super::parse(parser, &patched, meter)?;
     if super::count_errors(second.root_node()) >= super::count_errors(root) {
         return None;
     }
@@ -468,15 +471,38 @@ fn ends_a_type(b: Option<u8>) -> bool {
 /// Whether the byte at `at` lies in an error node (what parsed fine is left alone).
 /// Down from the root, one step per level (`Node::parent` searches from the root at
 /// every call).
-fn inside_error(root: Node, at: usize) -> bool {
-    let mut cursor = root.walk();
-    loop {
-        if cursor.node().is_error() {
-            return true;
+/// The byte spans of a tree's outermost error nodes, sorted and disjoint: whether a
+/// candidate lies in an error is a binary search, not a walk down from the root (which,
+/// on a tree as deep as the file is long, made the pass quadratic).
+struct ErrorSpans(Vec<(usize, usize)>);
+
+impl ErrorSpans {
+    /// One walk of the tree, entering only the nodes that hold an error.
+    fn of(root: Node) -> ErrorSpans {
+        let mut spans = Vec::new();
+        let mut cursor = root.walk();
+        'walk: loop {
+            let node = cursor.node();
+            if node.is_error() {
+                spans.push((node.start_byte(), node.end_byte()));
+            } else if node.has_error() && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
         }
-        if cursor.goto_first_child_for_byte(at).is_none() {
-            return false;
-        }
+        ErrorSpans(spans)
+    }
+
+    /// Whether the token at byte `at` lies inside an error node. (The candidates are
+    /// tokens, never blanks, so the node holding `at` and its ancestors are what the
+    /// grammar made of it.)
+    fn contain(&self, at: usize) -> bool {
+        let after = self.0.partition_point(|&(start, _)| start <= at);
+        after > 0 && at < self.0[after - 1].1
     }
 }
 
@@ -484,6 +510,17 @@ fn inside_error(root: Node, at: usize) -> bool {
 mod tests {
     use super::*;
     use crate::indexer::Language;
+
+    /// A repair with a whole megabyte's parse allowance.
+    fn reparse_unmetered(
+        parser: &mut Parser,
+        language: Language,
+        source: &str,
+        tree: &Tree,
+    ) -> Option<Reparsed> {
+        let mut meter = crate::indexer::extract::budget::ParseMeter::for_source(1 << 20);
+        reparse(parser, language, source, tree, &mut meter)
+    }
 
     fn parse(source: &str) -> (Parser, Tree) {
         parse_as(Language::TypeScript, source)
@@ -501,7 +538,7 @@ mod tests {
     fn repaired_as(language: Language, source: &str, repair: Repair) -> Reparsed {
         let (mut parser, tree) = parse_as(language, source);
         assert!(tree.root_node().has_error(), "fixed upstream?");
-        let second = reparse(&mut parser, language, source, &tree).expect("a repair");
+        let second = reparse_unmetered(&mut parser, language, source, &tree).expect("a repair");
         assert_eq!(second.repairs, [repair]);
         assert!(!second.tree.root_node().has_error(), "{}", second.source);
         assert_eq!(second.source.len(), source.len());
@@ -594,12 +631,12 @@ mod tests {
         let source = "const a = b\n  < c;\nconst f =\n  <T>(x: T) => x;\n";
         let (mut parser, tree) = parse(source);
         assert!(!tree.root_node().has_error());
-        assert!(reparse(&mut parser, Language::TypeScript, source, &tree).is_none());
+        assert!(reparse_unmetered(&mut parser, Language::TypeScript, source, &tree).is_none());
         // Errors elsewhere do not patch what parsed: the `<` here is in no error node.
         let broken = "const a = b\n  < c;\nfunction (\n";
         let (mut parser, tree) = parse(broken);
         assert!(tree.root_node().has_error());
-        assert!(reparse(&mut parser, Language::TypeScript, broken, &tree).is_none());
+        assert!(reparse_unmetered(&mut parser, Language::TypeScript, broken, &tree).is_none());
     }
 
     #[test]
@@ -631,7 +668,7 @@ mod tests {
         assert_eq!(type_stars(source).count(), 2);
         let (mut parser, tree) = parse(source);
         assert!(tree.root_node().has_error());
-        assert!(reparse(&mut parser, Language::TypeScript, source, &tree).is_none());
+        assert!(reparse_unmetered(&mut parser, Language::TypeScript, source, &tree).is_none());
         assert_eq!(type_stars("reexport type * from './z.js'").count(), 0);
         assert_eq!(type_stars("export typeof * from").count(), 0);
     }

@@ -54,6 +54,7 @@ fn report(changed: Vec<ChangedFunction>) -> BlastReport {
         depth: 1,
         unresolved_same_name: 0,
         skipped_files: 0,
+        skipped: Vec::new(),
     }
 }
 

@@ -321,6 +321,7 @@ mod tests {
             depth: 2,
             unresolved_same_name: 0,
             skipped_files: 0,
+            skipped: Vec::new(),
         };
         let files = vec![
             pr_file(

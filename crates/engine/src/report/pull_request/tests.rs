@@ -69,6 +69,7 @@ fn money_report() -> BlastReport {
         depth: 2,
         unresolved_same_name: 0,
         skipped_files: 0,
+        skipped: Vec::new(),
     }
 }
 

@@ -37,12 +37,13 @@ impl<'s> Extractor<'s> {
         name_node: Option<Node<'s>>,
     ) -> DefIdx {
         let parent = container.or_else(|| self.names.last().copied());
-        let qualified = match parent {
-            Some(p) => {
+        let qualified = match (self.next_qualified.take(), parent) {
+            (Some(qualified), _) => qualified,
+            (None, Some(p)) => {
                 let q = format!("{}.{}", self.facts.def_qualified(p), self.facts.str(name));
                 self.intern(&q)
             }
-            None => name,
+            (None, None) => name,
         };
         let name_pos = self.pos(name_node.unwrap_or(node));
         let (start, end) = (node.start_position(), node.end_position());

@@ -56,10 +56,8 @@ impl<'s> Extractor<'s> {
                 self.walk_around(node, value, depth, |ex, value| {
                     let label = format!("{}()", ex.facts.def_name(def));
                     let name = ex.intern(&label);
+                    ex.name_next_after_call_of(def);
                     let object = ex.object_literal(value, name, None, None, depth + 1);
-                    let qualified = format!("{}()", ex.facts.def_qualified(def));
-                    let qualified = ex.intern(&qualified);
-                    ex.rename_object(object, qualified);
                     let sym = ex.sym(Sym::Def(object));
                     ex.add_return(def, sym);
                 });
@@ -122,6 +120,8 @@ impl<'s> Extractor<'s> {
             Some(n) => self.intern_node(n),
             None => {
                 let label = format!("{}()", self.facts.def_name(def));
+                // Named after the call that makes it: `makeSelector()`, not nested in it.
+                self.name_next_after_call_of(def);
                 self.intern(&label)
             }
         };
@@ -140,29 +140,17 @@ impl<'s> Extractor<'s> {
                 depth,
             )
         };
-        if value.field(Field::Name).is_none() {
-            // Named after the call that makes it: `makeSelector()`, not nested in it.
-            let qualified = format!("{}()", self.facts.def_qualified(def));
-            let qualified = self.intern(&qualified);
-            self.rename_object(inner, qualified);
-        }
         let sym = self.sym(Sym::Def(inner));
         self.add_return(def, sym);
     }
 
-    /// Gives an object definition and its members a new qualified name prefix.
-    fn rename_object(&mut self, object: DefIdx, qualified: StrId) {
-        let old = self.facts.def_qualified(object).to_string();
-        let new = self.facts.str(qualified).to_string();
-        self.def_mut(object).qualified = qualified;
-        let prefix = format!("{old}.");
-        for i in 0..self.facts.defs.len() {
-            let q = self.facts.str(self.facts.defs[i].qualified).to_string();
-            if let Some(rest) = q.strip_prefix(&prefix) {
-                let renamed = format!("{new}.{rest}");
-                let id = self.intern(&renamed);
-                self.facts.defs[i].qualified = id;
-            }
-        }
+    /// The next definition made (a literal `def` returns) is qualified as the result of
+    /// calling `def` (`makeSelector()`), and its members under that name. Named before
+    /// it is walked, never renamed after: a rename would rescan the file's definitions
+    /// at each level of nested factories (`() => () => ...`), quadratic in time, and
+    /// keep every renamed copy in the string table.
+    fn name_next_after_call_of(&mut self, def: DefIdx) {
+        let qualified = format!("{}()", self.facts.def_qualified(def));
+        self.next_qualified = Some(self.intern(&qualified));
     }
 }

@@ -1,0 +1,116 @@
+//! Stopping CPU work from outside: a job's deadline.
+//!
+//! The caller (a job's worker) holds a [`Cancel`] and installs it around the work with
+//! [`scoped`]; the engine's loops ask [`checkpoint`] now and then (between files, every
+//! few thousand nodes of a walk, between resolution rounds). Once the token is cancelled
+//! a checkpoint unwinds the work with [`Cancelled`] as its payload, through rayon and
+//! back to the caller, so nothing half done can be mistaken for a result. The unwind
+//! uses `resume_unwind`, which runs no panic hook: a stop is not reported as a crash.
+//!
+//! The token lives in a thread-local of the thread that runs the work. Parallel loops
+//! carry it to their worker threads with [`current`] and [`scoped`].
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// A flag that stops the work it is installed around.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    /// Asks the work to stop at its next checkpoint.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The payload of the unwind that stops cancelled work.
+#[derive(Debug)]
+pub struct Cancelled;
+
+impl std::fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped: the work was cancelled (its deadline passed)")
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Cancel>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` with `cancel` installed on this thread (None: nothing can stop it).
+pub fn scoped<R>(cancel: Option<Cancel>, work: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Cancel>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.with(|c| *c.borrow_mut() = self.0.take());
+        }
+    }
+    let _restore = Restore(CURRENT.with(|c| c.replace(cancel)));
+    work()
+}
+
+/// The token installed on this thread, to carry into parallel work.
+pub fn current() -> Option<Cancel> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// Whether the work running on this thread was asked to stop.
+pub fn is_cancelled() -> bool {
+    CURRENT.with(|c| c.borrow().as_ref().is_some_and(Cancel::is_cancelled))
+}
+
+/// Unwinds with [`Cancelled`] if the work running on this thread was asked to stop.
+pub fn checkpoint() {
+    if is_cancelled() {
+        std::panic::resume_unwind(Box::new(Cancelled));
+    }
+}
+
+/// Whether a caught unwind is a stop rather than a crash.
+pub fn is_cancellation(payload: &(dyn std::any::Any + Send)) -> bool {
+    payload.is::<Cancelled>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_unwinds_only_once_cancelled_and_only_where_installed() {
+        let cancel = Cancel::new();
+        scoped(Some(cancel.clone()), checkpoint);
+        cancel.cancel();
+        // Not installed here: nothing stops.
+        checkpoint();
+        let stopped = std::panic::catch_unwind(|| scoped(Some(cancel.clone()), checkpoint));
+        assert!(is_cancellation(&*stopped.unwrap_err()));
+        // The scope is left as it was found, even by an unwind.
+        assert!(current().is_none());
+    }
+
+    #[test]
+    fn parallel_work_carries_the_token_to_its_threads() {
+        use rayon::prelude::*;
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let stopped = std::panic::catch_unwind(|| {
+            scoped(Some(cancel.clone()), || {
+                let token = current();
+                (0..64).into_par_iter().for_each(|_| {
+                    scoped(token.clone(), checkpoint);
+                });
+            })
+        });
+        assert!(is_cancellation(&*stopped.unwrap_err()));
+    }
+}
