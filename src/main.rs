@@ -1,7 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
     // Like other Unix tools, end quietly when the reader of our output goes away
     // (`blast-radius graph | head`) instead of failing on every write after it.
@@ -11,7 +9,8 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     blast_radius::cli::logs::init();
-    let cli = blast_radius::cli::Cli::parse();
+    // Secrets read from their `_FILE`s, a warning for each given as a flag.
+    let cli = blast_radius::cli::parse();
     // Deep syntax trees recurse deeply: run on a thread with room for them.
     let result = std::thread::Builder::new()
         .stack_size(256 * 1024 * 1024)

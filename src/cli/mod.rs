@@ -4,11 +4,13 @@ mod deliver;
 mod jobs;
 pub mod logs;
 mod progress;
+mod secrets;
 mod subcommands;
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+pub use secrets::parse;
 
 #[derive(Parser)]
 #[command(

@@ -89,8 +89,20 @@ impl Annotation {
     /// This annotation within GitHub's limits: a title of at most 255 characters, a
     /// message and raw details of at most 64 KB, each cut with `…`. A called function's
     /// name is the analysed code's and can be any length; GitHub refuses the whole
-    /// request for one field too long.
+    /// request for one field too long. Each text is first [`cleaned`].
     pub fn fitted(mut self) -> Annotation {
+        for text in [
+            Some(&mut self.message),
+            self.title.as_mut(),
+            self.raw_details.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if text.chars().any(unwanted) {
+                *text = cleaned(text);
+            }
+        }
         if let Some(title) = &mut self.title {
             if title.chars().count() > MAX_ANNOTATION_TITLE_CHARS {
                 *title = cut_chars(title, MAX_ANNOTATION_TITLE_CHARS - 1) + "…";
@@ -111,6 +123,22 @@ impl Annotation {
         }
         self
     }
+}
+
+/// `text` without control characters (C0 and C1, but for the newline and the tab, which
+/// GitHub shows as such) and without the characters that reorder text as it is shown
+/// (bidi embeddings, overrides, isolates and marks): the names in an annotation are the
+/// analysed code's, and such characters could make one read as another.
+pub fn cleaned(text: &str) -> String {
+    text.chars().filter(|&c| !unwanted(c)).collect()
+}
+
+fn unwanted(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+        )
 }
 
 fn cut_chars(s: &str, n: usize) -> String {
@@ -690,6 +718,25 @@ mod tests {
             title: None,
             raw_details: None,
         }
+    }
+
+    #[test]
+    fn annotation_texts_lose_control_and_bidi_characters() {
+        let a = Annotation {
+            path: "src/a.ts".into(),
+            start_line: 1,
+            end_line: 1,
+            level: AnnotationLevel::Notice,
+            message: "calls\u{202E}nimda\u{202C} from\r\n\tb\u{7}\u{1b}[31m".into(),
+            title: Some("f\u{2066}x\u{2069}\u{200F}\u{061C}\u{85}\u{0}".into()),
+            raw_details: Some("\u{200E}ok\u{9b}\nline".into()),
+        }
+        .fitted();
+        assert_eq!(a.message, "callsnimda from\n\tb[31m");
+        assert_eq!(a.title.as_deref(), Some("fx"));
+        assert_eq!(a.raw_details.as_deref(), Some("ok\nline"));
+        // Plain text, accents and other scripts stay as they are.
+        assert_eq!(cleaned("héllo – 名前 שלום"), "héllo – 名前 שלום");
     }
 
     #[test]

@@ -8,19 +8,25 @@
 //! for any job: GitHub gives up on a delivery after 10 seconds and does not retry it.
 //!
 //! Anyone who can reach `/webhook` can send a body, and a body cannot be verified before
-//! it is whole: the bodies not yet verified share one byte budget
-//! ([`IntakeLimits::unverified_bytes`], counted as the bytes arrive, never reserved from
-//! a `Content-Length`), and each must arrive within [`IntakeLimits::body_timeout`].
+//! it is whole. So the headers are checked first, before a byte of the body is read (a
+//! signature that is not `sha256=` and 64 hex digits, an event or delivery id that is no
+//! GitHub name, is refused at once); the bodies not yet verified share one byte budget,
+//! with a share per client address ([`budget`], [`IntakeLimits`]), counted as the bytes
+//! arrive (never reserved from a `Content-Length`); and each must arrive within
+//! [`IntakeLimits::body_timeout`]. A full budget drops its slowest reader rather than
+//! refuse a newcomer, so junk that holds the budget cannot refuse GitHub's deliveries.
 //!
 //! | request | answer |
 //! |---|---|
 //! | no App set up on this server yet (`/setup`) | 503 (redeliver it once the App exists) |
-//! | body over 25 MB (by `Content-Length`, or as it streams in) | 413 |
-//! | the bodies being read, with this one, over the unverified budget | 503 |
-//! | `X-Hub-Signature-256` missing or wrong | 401, nothing stored, nothing of the body logged |
-//! | `X-GitHub-Event` or `X-GitHub-Delivery` missing, or the body not a JSON object | 400 |
-//! | a handled event whose payload lacks a field we read | 400 |
+//! | body over 25 MB (by `Content-Length`) | 413 |
+//! | `X-Hub-Signature-256` missing, or not `sha256=` and 64 hex digits | 401, body not read |
+//! | `X-GitHub-Event` or `X-GitHub-Delivery` missing or not a GitHub name | 400, body not read |
+//! | body over 25 MB as it streams in | 413 |
+//! | dropped for a faster body while the budget is full, or one body over its address's share | 503 |
 //! | a body still arriving after the body timeout (10 s) | 408 |
+//! | `X-Hub-Signature-256` not the body's | 401, nothing stored, nothing of the body logged |
+//! | the body not a JSON object, or a handled event's payload lacks a field we read | 400 |
 //! | a handled event: delivery recorded, jobs enqueued | 202 |
 //! | `ping`, other events and actions: delivery recorded as ignored, no job | 200 |
 //! | a delivery id seen before (a redelivery) | 200, nothing done again |
@@ -30,6 +36,8 @@
 //! the database answers and every migration is applied, else 503 (the cause is logged,
 //! not told to whoever asks).
 
+pub mod budget;
+pub mod client;
 pub mod delivery_jobs;
 pub mod events;
 pub mod signature;
@@ -45,9 +53,10 @@ use axum::routing::{get, post};
 use axum::Router;
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::queue::{Delivery, Queue, QueueError, Recorded};
+use budget::{Budget, Share};
+use client::ClientAddr;
 pub use signature::{sign, SignatureError, WebhookSecrets};
 
 /// GitHub caps payloads at 25 MB (it drops larger events rather than cut them).
@@ -56,8 +65,6 @@ pub const MAX_BODY: usize = 25 * 1024 * 1024;
 /// Recording a delivery must answer well inside GitHub's 10 seconds.
 const RECORD_TIMEOUT: Duration = Duration::from_secs(8);
 const READY_TIMEOUT: Duration = Duration::from_secs(3);
-/// The unverified budget is counted in units of this many bytes.
-const PERMIT_BYTES: usize = 1024;
 
 pub const EVENT_HEADER: &str = "x-github-event";
 pub const DELIVERY_HEADER: &str = "x-github-delivery";
@@ -65,10 +72,14 @@ pub const DELIVERY_HEADER: &str = "x-github-delivery";
 /// What `/webhook` lets unverified callers cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IntakeLimits {
-    /// Bytes of bodies read but not yet verified, across all requests at once. A body
-    /// that would pass it is refused (503): the server's memory stays bounded whatever
-    /// number of callers post at once.
+    /// Bytes of bodies read but not yet verified, across all requests at once: the
+    /// server's memory stays bounded whatever number of callers post at once. When a
+    /// body's bytes would pass it, the slowest reader is dropped (503) to make room.
     pub unverified_bytes: usize,
+    /// The most of that one client address holds (its slowest reader is dropped past it).
+    /// At least a whole delivery (25 MB) by default, so that GitHub, which may post from
+    /// one address, is never refused a delivery it may send.
+    pub unverified_bytes_per_address: usize,
     /// A body still arriving after this long is not GitHub's (GitHub gives up on a
     /// delivery after 10 seconds).
     pub body_timeout: Duration,
@@ -78,6 +89,7 @@ impl Default for IntakeLimits {
     fn default() -> Self {
         IntakeLimits {
             unverified_bytes: 64 * 1024 * 1024,
+            unverified_bytes_per_address: 32 * 1024 * 1024,
             body_timeout: Duration::from_secs(10),
         }
     }
@@ -90,8 +102,7 @@ pub struct Intake {
     /// None until the App is set up (`/setup`): deliveries are answered 503.
     secrets: Option<Arc<WebhookSecrets>>,
     limits: IntakeLimits,
-    /// The unverified budget, in [`PERMIT_BYTES`] units.
-    unverified: Arc<Semaphore>,
+    unverified: Arc<Budget>,
 }
 
 impl Intake {
@@ -110,12 +121,11 @@ impl Intake {
         secrets: Option<WebhookSecrets>,
         limits: IntakeLimits,
     ) -> Intake {
-        let permits = limits.unverified_bytes.div_ceil(PERMIT_BYTES).max(1);
         Intake {
             queue,
             secrets: secrets.map(Arc::new),
             limits,
-            unverified: Arc::new(Semaphore::new(permits.min(Semaphore::MAX_PERMITS))),
+            unverified: Budget::new(limits.unverified_bytes, limits.unverified_bytes_per_address),
         }
     }
 
@@ -179,6 +189,10 @@ enum Unverified {
     TooLarge,
     Busy,
     SignatureMissing,
+    SignatureMalformed,
+    EventMissing,
+    EventMalformed,
+    DeliveryMissing,
     TooSlow,
     Unreadable(axum::Error),
     BadSignature(SignatureError),
@@ -189,10 +203,6 @@ enum Refusal {
     /// Before the signature was checked, counted as `unverified` (the headers are anyone's
     /// text until then); with the delivery id shown in the log (`-` when it is none).
     Unverified(Unverified, String),
-    EventMissing,
-    DeliveryMissing {
-        event: String,
-    },
     /// A handled event whose payload lacks a field we read.
     Unparsed {
         delivery: String,
@@ -200,31 +210,15 @@ enum Refusal {
         error: events::ParseError,
     },
     /// The database failed: GitHub shows the failure, to be redelivered.
-    NotRecorded {
-        record: Delivery,
-        error: QueueError,
-    },
+    NotRecorded { record: Delivery, error: QueueError },
     /// The database did not answer within [`RECORD_TIMEOUT`].
-    RecordTimedOut {
-        record: Delivery,
-    },
+    RecordTimedOut { record: Delivery },
 }
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
         match self {
             Refusal::Unverified(why, delivery) => unverified(why, &delivery),
-            Refusal::EventMissing => {
-                count("unverified", "bad_request");
-                answer(StatusCode::BAD_REQUEST, "X-GitHub-Event missing\n")
-            }
-            Refusal::DeliveryMissing { event } => {
-                count(&event, "bad_request");
-                answer(
-                    StatusCode::BAD_REQUEST,
-                    "X-GitHub-Delivery missing or invalid\n",
-                )
-            }
             Refusal::Unparsed {
                 delivery,
                 event,
@@ -287,6 +281,26 @@ fn unverified(why: Unverified, delivery: &str) -> Response {
             "bad_signature",
             "signature missing\n",
         ),
+        Unverified::SignatureMalformed => (
+            StatusCode::UNAUTHORIZED,
+            "bad_signature",
+            "signature not sha256= and 64 hex digits\n",
+        ),
+        Unverified::EventMissing => (
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "X-GitHub-Event missing\n",
+        ),
+        Unverified::EventMalformed => (
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "X-GitHub-Event is not an event's name\n",
+        ),
+        Unverified::DeliveryMissing => (
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "X-GitHub-Delivery missing or invalid\n",
+        ),
         Unverified::TooSlow => (StatusCode::REQUEST_TIMEOUT, "too_slow", "body too slow\n"),
         Unverified::Unreadable(_) => (StatusCode::BAD_REQUEST, "unreadable", "body unreadable\n"),
         Unverified::BadSignature(_) => (
@@ -347,6 +361,7 @@ impl IntoResponse for Accepted {
 /// delivery with what was done ([`Accepted`]).
 async fn webhook(
     State(intake): State<Intake>,
+    client: ClientAddr,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Accepted, Refusal> {
@@ -357,22 +372,22 @@ async fn webhook(
         .map(str::trim)
         .filter(|d| valid_delivery_id(d))
         .map(str::to_string);
+    let refuse = |why| Refusal::Unverified(why, delivery.as_deref().unwrap_or("-").into());
+    let event = checked_headers(&intake, &headers)
+        .map_err(refuse)?
+        .to_string();
+    let delivery = delivery
+        .clone()
+        .ok_or_else(|| refuse(Unverified::DeliveryMissing))?;
     // Held until the answer: the body counts against the unverified budget while it is
     // in memory.
-    let (bytes, _held) = verified_body(&intake, &headers, body)
+    let (bytes, _held) = verified_body(&intake, client, &headers, body)
         .await
-        .map_err(|why| Refusal::Unverified(why, delivery.as_deref().unwrap_or("-").into()))?;
+        .map_err(|why| Refusal::Unverified(why, delivery.clone()))?;
 
-    let event = headers
-        .get(EVENT_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .ok_or(Refusal::EventMissing)?;
-    let delivery = delivery.ok_or_else(|| Refusal::DeliveryMissing {
-        event: event.to_string(),
-    })?;
-    let parsed = events::parse(event, &bytes).map_err(|error| Refusal::Unparsed {
+    let parsed = events::parse(&event, &bytes).map_err(|error| Refusal::Unparsed {
         delivery: delivery.clone(),
-        event: event.to_string(),
+        event: event.clone(),
         error,
     })?;
     let jobs = parsed
@@ -382,7 +397,7 @@ async fn webhook(
         .unwrap_or_default();
     let record = Delivery {
         id: delivery,
-        event: event.to_string(),
+        event,
         action: parsed.envelope.action.clone(),
         installation_id: parsed.envelope.installation.as_ref().map(|i| i.id.0),
         repository_id: parsed.envelope.repository.as_ref().map(|r| r.id),
@@ -399,6 +414,34 @@ async fn webhook(
     }
 }
 
+/// What can be judged from the headers alone, before any byte of the body is read: that
+/// the App exists, the declared length, and that the signature and the event have
+/// GitHub's form (the delivery id is checked by the caller). The event's name.
+fn checked_headers<'h>(intake: &Intake, headers: &'h HeaderMap) -> Result<&'h str, Unverified> {
+    if intake.secrets.is_none() {
+        return Err(Unverified::NoApp);
+    }
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(Unverified::TooLarge);
+    }
+    let signature = headers
+        .get(signature::SIGNATURE_HEADER)
+        .ok_or(Unverified::SignatureMissing)?;
+    signature::well_formed(signature.as_bytes()).map_err(|_| Unverified::SignatureMalformed)?;
+    let event = headers
+        .get(EVENT_HEADER)
+        .ok_or(Unverified::EventMissing)?
+        .to_str()
+        .ok()
+        .filter(|e| valid_event_name(e))
+        .ok_or(Unverified::EventMalformed)?;
+    Ok(event)
+}
+
 /// A GUID, or at least something short and plain enough to be a key and be logged.
 fn valid_delivery_id(d: &str) -> bool {
     !d.is_empty()
@@ -407,69 +450,65 @@ fn valid_delivery_id(d: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
 }
 
-/// The body, read within the limits and checked against the webhook secrets; with the
-/// permits it holds of the unverified budget.
+/// GitHub's event names are short snake_case words (`pull_request_review_comment`); any
+/// such name is let through (unknown ones are recorded as ignored), nothing else.
+fn valid_event_name(e: &str) -> bool {
+    (1..=64).contains(&e.len())
+        && e.as_bytes()[0].is_ascii_lowercase()
+        && e.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The body, read within the limits and checked against the webhook secrets; with its
+/// share of the unverified budget.
 async fn verified_body(
     intake: &Intake,
+    client: ClientAddr,
     headers: &HeaderMap,
     body: Body,
-) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Unverified> {
+) -> Result<(Bytes, Share), Unverified> {
     let Some(secrets) = &intake.secrets else {
         return Err(Unverified::NoApp);
     };
-    let declared = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(Unverified::TooLarge);
-    }
-    let Some(signature) = headers.get(signature::SIGNATURE_HEADER) else {
-        return Err(Unverified::SignatureMissing);
-    };
-    let read = read_limited(body, MAX_BODY, &intake.unverified);
-    let (bytes, held) = tokio::time::timeout(intake.limits.body_timeout, read)
+    let signature = headers.get(signature::SIGNATURE_HEADER);
+    let share = intake.unverified.reader(client.key());
+    let read = read_limited(body, MAX_BODY, share);
+    let (bytes, share) = tokio::time::timeout(intake.limits.body_timeout, read)
         .await
         .unwrap_or(Err(Unverified::TooSlow))?;
     secrets
-        .verify(&bytes, Some(signature.as_bytes()))
+        .verify(&bytes, signature.map(|s| s.as_bytes()))
         .map_err(Unverified::BadSignature)?;
-    Ok((bytes, held))
+    Ok((bytes, share))
 }
 
 /// Reads the body, stopping as soon as it passes `limit` (a chunked body has no length
-/// to check up front), taking a permit of `budget` for every [`PERMIT_BYTES`] as they
-/// arrive. Nothing is reserved from a declared length: a caller who announces 25 MB
-/// and sends nothing costs nothing.
+/// to check up front), its `share` of the budget covering the bytes as they arrive.
+/// Nothing is reserved from a declared length: a caller who announces 25 MB and sends
+/// nothing costs nothing. Dropped for a faster reader, it gives up at once.
 async fn read_limited(
     body: Body,
     limit: usize,
-    budget: &Arc<Semaphore>,
-) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Unverified> {
+    mut share: Share,
+) -> Result<(Bytes, Share), Unverified> {
     let mut buf = BytesMut::new();
-    let mut held: Option<OwnedSemaphorePermit> = None;
     let mut stream = body.into_data_stream();
-    while let Some(chunk) = stream.next().await {
+    loop {
+        let chunk = tokio::select! {
+            biased;
+            () = share.dropped() => return Err(Unverified::Busy),
+            chunk = stream.next() => chunk,
+        };
+        let Some(chunk) = chunk else { break };
         let chunk = chunk.map_err(Unverified::Unreadable)?;
         let len = buf.len() + chunk.len();
         if len > limit {
             return Err(Unverified::TooLarge);
         }
-        let have = held.as_ref().map_or(0, |p| p.num_permits());
-        let need = len.div_ceil(PERMIT_BYTES).saturating_sub(have);
-        if need > 0 {
-            let more = u32::try_from(need)
-                .ok()
-                .and_then(|n| budget.clone().try_acquire_many_owned(n).ok())
-                .ok_or(Unverified::Busy)?;
-            match &mut held {
-                Some(p) => p.merge(more),
-                None => held = Some(more),
-            }
-        }
+        share.cover(len).map_err(|_| Unverified::Busy)?;
         buf.extend_from_slice(&chunk);
     }
-    Ok((buf.freeze(), held))
+    Ok((buf.freeze(), share))
 }
 
 async fn healthz() -> Response {
@@ -502,6 +541,21 @@ mod tests {
         assert!(!valid_delivery_id("a b"));
         assert!(!valid_delivery_id("<script>"));
         assert!(!valid_delivery_id(&"a".repeat(101)));
+    }
+
+    #[test]
+    fn event_names() {
+        for ok in [
+            "push",
+            "pull_request_review_comment",
+            "star",
+            "security_advisory",
+        ] {
+            assert!(valid_event_name(ok), "{ok}");
+        }
+        for bad in ["", "Push", "push\n", "a b", "_x", "x-y", &"x".repeat(65)] {
+            assert!(!valid_event_name(bad), "{bad:?}");
+        }
     }
 
     #[test]

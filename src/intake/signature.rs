@@ -105,6 +105,12 @@ fn mac(key: &[u8]) -> HmacSha256 {
     HmacSha256::new_from_slice(key).expect("HMAC takes a key of any length")
 }
 
+/// Whether `header` has the form of a signature (`sha256=` and 64 hex digits), before
+/// there is a body to check it against.
+pub fn well_formed(header: &[u8]) -> Result<(), SignatureError> {
+    parse_header(header).map(drop)
+}
+
 fn parse_header(header: &[u8]) -> Result<[u8; 32], SignatureError> {
     let hex_digits = header
         .strip_prefix(b"sha256=")

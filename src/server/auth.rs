@@ -4,18 +4,23 @@
 //!
 //! The cookie never holds the token: it holds an expiry and an HMAC of it under a key
 //! derived from the token. The server keeps no session table, a copied cookie lapses
-//! within [`SESSION`], and a new token ends every session at once. Wrong tokens (the
-//! form's or a Bearer header's) are counted per client address: past [`GUESSES`] in
-//! [`WINDOW`], that address gets 429 until the window ends, even with the right token
-//! (a live session still opens the pages: its MAC cannot be guessed).
+//! within [`SESSION`], and a new token ends every session at once.
+//!
+//! Wrong tokens (the form's or a Bearer header's) are counted per client address
+//! ([`Peer`]): past [`GUESSES`] in [`WINDOW`], each further wrong token from that address
+//! is answered 429, after [`SLOWDOWN`]. The right token always opens the pages, at once:
+//! behind a proxy every client may share one address, and an attacker's guesses must not
+//! lock the operators out. What keeps guessing hopeless is the token's length (at least
+//! [`MIN_TOKEN_CHARS`], checked at start); the slowdown makes each guess past the
+//! allowance cost the guesser a connection held for seconds.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -23,12 +28,18 @@ use hmac::{Hmac, Mac};
 use secrecy::{ExposeSecret, SecretString};
 use sha2::Sha256;
 
+use crate::intake::client::ClientAddr;
+
 pub const COOKIE: &str = "blast_status";
 /// How long a sign-in lasts.
 pub const SESSION: Duration = Duration::from_secs(12 * 3600);
 /// Wrong tokens an address may send in one window.
 pub const GUESSES: u32 = 10;
 pub const WINDOW: Duration = Duration::from_secs(10 * 60);
+/// How long a wrong token past the allowance waits for its answer.
+pub const SLOWDOWN: Duration = Duration::from_secs(2);
+/// The shortest status token the server starts with.
+pub const MIN_TOKEN_CHARS: usize = 16;
 /// Addresses counted one by one; past this many, new ones share one count, so memory
 /// stays bounded however many addresses guess (and guessing from many stays limited).
 const ADDRESSES: usize = 4096;
@@ -51,7 +62,8 @@ pub enum Access {
     Granted,
     /// No token, a wrong one, or an expired session: the sign-in form.
     Denied,
-    /// Too many wrong tokens from this address: come back after this long.
+    /// A wrong token, past the address's allowance: answered 429 (after [`SLOWDOWN`]);
+    /// the allowance comes back after this long.
     Limited(Duration),
 }
 
@@ -69,9 +81,10 @@ impl Guard {
     }
 
     /// Whether the request carries the token (Bearer) or a live session (cookie). A
-    /// wrong Bearer token counts as a guess from `peer`.
-    pub fn check(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Access {
-        self.check_at(headers, peer, SystemTime::now(), Instant::now())
+    /// wrong Bearer token counts as a guess from `peer`; past the allowance, its answer
+    /// comes after [`SLOWDOWN`].
+    pub async fn check(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Access {
+        slowed(self.check_at(headers, peer, SystemTime::now(), Instant::now())).await
     }
 
     fn check_at(
@@ -101,25 +114,26 @@ impl Guard {
         let Some(given) = bearer else {
             return Access::Denied;
         };
-        if let Some(wait) = self.guesses.blocked(peer, instant) {
-            return Access::Limited(wait);
-        }
+        self.judge(given, peer, instant)
+    }
+
+    /// The right token is granted whatever came before it from `peer`; a wrong one is
+    /// counted, and limited past the allowance.
+    fn judge(&self, given: &str, peer: Option<IpAddr>, instant: Instant) -> Access {
         if same(given.trim(), self.token.expose_secret()) {
             return Access::Granted;
         }
+        let limited = self.guesses.blocked(peer, instant);
         self.guesses.failed(peer, instant);
-        Access::Denied
+        limited.map_or(Access::Denied, Access::Limited)
     }
 
-    /// The form's sign-in: the `Set-Cookie` value that opens the pages, or why not.
-    pub fn sign_in(&self, given: &str, peer: Option<IpAddr>) -> Result<String, Access> {
-        let instant = Instant::now();
-        if let Some(wait) = self.guesses.blocked(peer, instant) {
-            return Err(Access::Limited(wait));
-        }
-        if !same(given.trim(), self.token.expose_secret()) {
-            self.guesses.failed(peer, instant);
-            return Err(Access::Denied);
+    /// The form's sign-in: the `Set-Cookie` value that opens the pages, or why not (past
+    /// the allowance, after [`SLOWDOWN`]).
+    pub async fn sign_in(&self, given: &str, peer: Option<IpAddr>) -> Result<String, Access> {
+        match self.judge(given, peer, Instant::now()) {
+            Access::Granted => {}
+            refused => return Err(slowed(refused).await),
         }
         // Lax: GitHub sends the person back here (the App's setup URL) after installing
         // it; every page behind the cookie only reads, so a cross-site GET can do no harm.
@@ -162,6 +176,14 @@ impl Guard {
         mac.update(format!("v1.{expiry}").as_bytes());
         mac
     }
+}
+
+/// `access`, once [`SLOWDOWN`] has passed when it is a limited guess.
+async fn slowed(access: Access) -> Access {
+    if let Access::Limited(_) = access {
+        tokio::time::sleep(SLOWDOWN).await;
+    }
+    access
 }
 
 fn unix(t: SystemTime) -> u64 {
@@ -210,20 +232,15 @@ pub fn limited(wait: Duration) -> Response {
         .into_response()
 }
 
-/// The client's address (the TCP peer's: behind a proxy, the proxy's, so all its clients
-/// share one count).
+/// The client's address ([`ClientAddr`]: the TCP peer's, or the one the proxy in front
+/// names when `BLAST_CLIENT_IP_HEADER` says which header holds it).
 pub struct Peer(pub Option<IpAddr>);
 
 impl<S: Send + Sync> FromRequestParts<S> for Peer {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Peer(
-            parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| c.0.ip()),
-        ))
+        Ok(Peer(ClientAddr::of(parts).0))
     }
 }
 
@@ -343,16 +360,27 @@ mod tests {
             Access::Denied
         );
 
-        // Guesses from the address limit tokens, not a live session.
-        for _ in 0..GUESSES {
+        // Guesses from the address limit wrong tokens, not the right one, nor a live
+        // session.
+        for _ in 0..GUESSES * 2 {
             g.guesses.failed(None, Instant::now());
         }
-        let mut bearer = HeaderMap::new();
-        bearer.insert(header::AUTHORIZATION, "Bearer the token".parse().unwrap());
+        let bearer = |token: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(
+                header::AUTHORIZATION,
+                format!("Bearer {token}").parse().unwrap(),
+            );
+            h
+        };
         assert!(matches!(
-            g.check_at(&bearer, None, now, Instant::now()),
+            g.check_at(&bearer("a guess"), None, now, Instant::now()),
             Access::Limited(_)
         ));
+        assert_eq!(
+            g.check_at(&bearer("the token"), None, now, Instant::now()),
+            Access::Granted
+        );
         assert_eq!(
             g.check_at(&with_cookie(&session), None, now, Instant::now()),
             Access::Granted

@@ -6,12 +6,12 @@ pub mod auth;
 mod catch_up;
 pub mod check;
 pub mod headers;
+pub mod listen;
 pub mod prometheus;
 pub mod settings;
 pub mod setup;
 pub mod status;
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -159,15 +159,18 @@ async fn serve_http(runtime: &Arc<Runtime>, stop: watch::Receiver<bool>) -> anyh
         .await
         .with_context(|| format!("listening on port {port}"))?;
     tracing::info!(port, workers = runtime.config.workers, "serving");
-    // The peer's address: what wrong status tokens are counted by.
-    let service = runtime
-        .clone()
-        .service()
-        .into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, service)
-        .with_graceful_shutdown(stopped(stop))
-        .await
-        .context("serving webhooks")
+    let listening = listen::Listening {
+        clients: runtime.config.clients.clone(),
+        ..listen::Listening::default()
+    };
+    listen::serve(
+        listener,
+        runtime.clone().service(),
+        listening,
+        stopped(stop),
+    )
+    .await;
+    Ok(())
 }
 
 async fn stopped(mut stop: watch::Receiver<bool>) {

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use secrecy::{ExposeSecret, SecretString};
 
+use super::auth::MIN_TOKEN_CHARS;
 use super::setup::seal::CredentialsKey;
 use super::setup::SetupConfig;
 use crate::github::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
+use crate::intake::client::ClientAddrSource;
 use crate::intake::signature::WebhookSecrets;
 use crate::queue::Retention;
 
@@ -76,6 +78,12 @@ pub struct ServerArgs {
     /// that `/setup` stores in Postgres.
     #[arg(long, env = "BLAST_CREDENTIALS_KEY", hide_env_values = true)]
     pub credentials_key: Option<SecretString>,
+    /// The header in which the proxy in front of the server names the client's address
+    /// (`Fly-Client-IP` on Fly.io; `X-Forwarded-For`, read from its last entry). Set it
+    /// only when every request comes through that proxy: the header is anyone's text
+    /// otherwise. Unset: the TCP peer's address.
+    #[arg(long, env = "BLAST_CLIENT_IP_HEADER")]
+    pub client_ip_header: Option<String>,
 }
 
 /// The App's credentials given in the environment.
@@ -103,6 +111,8 @@ pub struct ServerConfig {
     /// How long finished jobs and deliveries are kept.
     pub retention: Retention,
     pub status_token: Option<SecretString>,
+    /// Where a request's client address is read from (BLAST_CLIENT_IP_HEADER).
+    pub clients: ClientAddrSource,
     /// PUBLIC_URL, checked: whether browsers come over https (the cookie's `Secure`,
     /// HSTS).
     pub public_url: Option<String>,
@@ -143,6 +153,18 @@ impl ServerArgs {
             .status_token
             .clone()
             .filter(|t| !t.expose_secret().trim().is_empty());
+        if let Some(token) = &status_token {
+            let chars = token.expose_secret().trim().chars().count();
+            if chars < MIN_TOKEN_CHARS {
+                problems.push(format!(
+                    "BLAST_STATUS_TOKEN is {chars} characters long: it must be at least \
+                     {MIN_TOKEN_CHARS} (make one with `openssl rand -hex 16`)"
+                ));
+            }
+        }
+        let clients = ClientAddrSource::parse(self.client_ip_header.as_deref().unwrap_or(""))
+            .map_err(|e| problems.push(e))
+            .unwrap_or_default();
         let setup = self.check_setup(&mut problems);
         let app = self.check_app_source(status_token.is_some(), &mut problems);
         let database_url = self.check_database_url(&mut problems);
@@ -176,6 +198,7 @@ impl ServerArgs {
                 ..Retention::default()
             },
             status_token,
+            clients,
             public_url: self
                 .public_url
                 .as_deref()
@@ -378,6 +401,7 @@ mod tests {
             status_token: None,
             public_url: None,
             credentials_key: None,
+            client_ip_header: None,
         }
     }
 
@@ -409,7 +433,7 @@ mod tests {
         let mut a = args();
         a.public_url = Some("https://blast.example.com/".into());
         a.credentials_key = Some(KEY.to_string().into());
-        a.status_token = Some("t".to_string().into());
+        a.status_token = Some("a status token of some length".to_string().into());
         let config = a.check_all().unwrap_or_else(|p| panic!("{p:?}"));
         assert!(config.app.is_none());
         let setup = config.setup.unwrap();
@@ -425,6 +449,39 @@ mod tests {
         assert!(
             found.iter().any(|p| p.starts_with("BLAST_CREDENTIALS_KEY")),
             "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_short_status_token_or_a_bad_client_header_is_refused_at_start() {
+        let mut a = args();
+        a.public_url = Some("https://blast.example.com".into());
+        a.credentials_key = Some(KEY.to_string().into());
+        a.status_token = Some("  short token   ".to_string().into());
+        let found = problems(&a);
+        assert!(
+            found
+                .iter()
+                .any(|p| p.starts_with("BLAST_STATUS_TOKEN is 11 characters")
+                    && p.contains("at least 16")),
+            "{found:?}"
+        );
+        a.status_token = Some("0123456789abcdef".to_string().into());
+        assert!(a.check_all().is_ok());
+
+        a.client_ip_header = Some("Fly Client IP".into());
+        let found = problems(&a);
+        assert!(
+            found
+                .iter()
+                .any(|p| p.starts_with("BLAST_CLIENT_IP_HEADER")),
+            "{found:?}"
+        );
+        a.client_ip_header = Some("Fly-Client-IP".into());
+        let config = a.check_all().unwrap_or_else(|p| panic!("{p:?}"));
+        assert_eq!(
+            config.clients,
+            ClientAddrSource::Header("fly-client-ip".parse().unwrap())
         );
     }
 

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, State};
+use axum::extract::{DefaultBodyLimit, Form, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -17,6 +17,9 @@ use maud::{html, Markup};
 use super::auth::{self, Access, Guard, Peer};
 use crate::queue::{DeliveryRecord, JobFailure, Queue, QueueStatus};
 use crate::store::{InstallationOverview, RepoOverview, Store};
+
+/// The largest sign-in form read.
+const LOGIN_FORM_BYTES: usize = 4096;
 
 #[derive(Clone)]
 struct StatusState {
@@ -36,7 +39,12 @@ pub fn router(
 ) -> Router {
     Router::new()
         .route("/", get(page))
-        .route("/login", post(login))
+        // A token and a page's path: a form any larger is no sign-in (and each wrong
+        // one is held for seconds, so its size is bounded here).
+        .route(
+            "/login",
+            post(login).layer(DefaultBodyLimit::max(LOGIN_FORM_BYTES)),
+        )
         .with_state(StatusState {
             store,
             queue,
@@ -65,7 +73,7 @@ async fn page(State(st): State<StatusState>, Peer(peer): Peer, headers: HeaderMa
         )
             .into_response();
     };
-    if let Some(refused) = refusal(guard.check(&headers, peer), "/") {
+    if let Some(refused) = refusal(guard.check(&headers, peer).await, "/") {
         return refused;
     }
     let gathered = async {
@@ -81,11 +89,15 @@ async fn page(State(st): State<StatusState>, Peer(peer): Peer, headers: HeaderMa
     };
     match gathered.await {
         Ok(page) => html(&render(&page)).into_response(),
-        Err(e) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("The database did not answer: {e}\n"),
-        )
-            .into_response(),
+        Err(e) => {
+            // The cause goes to the log: a database error can name hosts and users.
+            tracing::warn!(error = %e, "status page: the database did not answer");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The database did not answer: see the server's log.\n",
+            )
+                .into_response()
+        }
     }
 }
 
@@ -109,7 +121,7 @@ async fn login(
         "/setup" => "/setup",
         _ => "/",
     };
-    let cookie = match guard.sign_in(&form.token, peer) {
+    let cookie = match guard.sign_in(&form.token, peer).await {
         Ok(cookie) => cookie,
         Err(access) => return refusal(access, next).unwrap_or_else(|| login_refused(next)),
     };

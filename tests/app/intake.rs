@@ -1,11 +1,15 @@
-//! The webhook router served on loopback with a real Postgres, driven by signed
-//! requests as GitHub sends them.
+//! The webhook router served on loopback with a real Postgres, by the server's own
+//! listener, driven by signed requests as GitHub sends them. The listener is told that a
+//! proxy names the client in `X-Forwarded-For`, so that requests from loopback can stand
+//! for several addresses.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use blast_radius::intake::{self, sign, Intake, IntakeLimits, WebhookSecrets, MAX_BODY};
+use blast_radius::intake::client::ClientAddrSource;
+use blast_radius::intake::{sign, Intake, IntakeLimits, WebhookSecrets, MAX_BODY};
 use blast_radius::queue::{Queue, QueueConfig};
+use blast_radius::server::listen::{self, Listening};
 use reqwest::StatusCode;
 use secrecy::SecretString;
 use serde_json::json;
@@ -26,17 +30,31 @@ async fn serve(pool: PgPool) -> Server {
 }
 
 async fn serve_with(pool: PgPool, limits: Option<IntakeLimits>) -> Server {
+    serve_listening(pool, limits, listen::HEADER_TIMEOUT).await
+}
+
+async fn serve_listening(
+    pool: PgPool,
+    limits: Option<IntakeLimits>,
+    header_timeout: Duration,
+) -> Server {
     let queue = Queue::new(pool.clone(), QueueConfig::default());
     // Two secrets, as during a rotation.
     let secrets =
         WebhookSecrets::parse(&SecretString::from(format!("previous-secret,{SECRET}"))).unwrap();
-    let app = match limits {
-        None => intake::router(queue, secrets),
-        Some(limits) => Intake::with_limits(queue, Some(secrets), limits).router(),
-    };
+    let app = Intake::with_limits(queue, Some(secrets), limits.unwrap_or_default()).router();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let listening = Listening {
+        header_timeout,
+        clients: ClientAddrSource::parse("X-Forwarded-For").unwrap(),
+    };
+    tokio::spawn(listen::serve(
+        listener,
+        app,
+        listening,
+        std::future::pending(),
+    ));
     let client = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(30))
@@ -456,9 +474,15 @@ fn hold_request(addr: SocketAddr, head: String, sent: usize) -> tokio::task::Joi
 }
 
 fn chunked_head(addr: SocketAddr, id: &str) -> String {
+    chunked_head_from(addr, id, "127.0.0.1")
+}
+
+/// A chunked post with a well-formed (wrong) signature, from `client` as the proxy names it.
+fn chunked_head_from(addr: SocketAddr, id: &str, client: &str) -> String {
     format!(
         "POST /webhook HTTP/1.1\r\nHost: {addr}\r\nX-GitHub-Event: ping\r\nX-GitHub-Delivery: {id}\r\n\
-         X-Hub-Signature-256: sha256={}\r\nTransfer-Encoding: chunked\r\n\r\n",
+         X-Hub-Signature-256: sha256={}\r\nX-Forwarded-For: {client}\r\n\
+         Transfer-Encoding: chunked\r\n\r\n",
         "0".repeat(64),
     )
 }
@@ -472,12 +496,13 @@ fn ping(id: &str) -> Delivery<'_> {
 }
 
 #[sqlx::test]
-async fn bodies_not_yet_verified_share_one_budget(pool: PgPool) {
+async fn a_full_budget_drops_its_slowest_reader_rather_than_refuse_a_delivery(pool: PgPool) {
     const MB: usize = 1024 * 1024;
     let s = serve_with(
         pool,
         Some(IntakeLimits {
             unverified_bytes: 3 * MB,
+            unverified_bytes_per_address: 3 * MB,
             body_timeout: Duration::from_secs(3),
         }),
     )
@@ -487,23 +512,181 @@ async fn bodies_not_yet_verified_share_one_budget(pool: PgPool) {
         .map(|i| hold_request(s.addr, chunked_head(s.addr, &format!("slow-{i}")), MB))
         .collect();
     tokio::time::sleep(Duration::from_millis(700)).await;
-    // A fourth body does not fit: refused at once, not buffered.
-    let status = raw_request(
-        s.addr,
-        chunked_head(s.addr, "d-fourth").as_bytes(),
-        Some(MB),
-    )
-    .await;
-    assert_eq!(status, 503);
+    // A signed delivery is not refused: the slowest stalled reader makes room (503).
     let (status, _) = s.post(ping("d-during")).await;
-    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
-    // The stalled ones run out of time, and give their bytes back.
+    assert_eq!(status, StatusCode::OK);
+    let mut answers = Vec::new();
     for task in stalled {
-        assert_eq!(task.await.unwrap(), 408);
+        answers.push(task.await.unwrap());
     }
+    answers.sort();
+    // The others run out of time, and give their bytes back.
+    assert_eq!(answers, vec![408, 408, 503]);
     let (status, _) = s.post(ping("d-after")).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(s.rows().await, (1, 0));
+    assert_eq!(s.rows().await, (2, 0));
+}
+
+/// `n` callers, from the addresses `client(i)` names, each send `each` bytes of a body
+/// and stall; the tasks end with their answers.
+fn stall_many(
+    addr: SocketAddr,
+    n: usize,
+    each: usize,
+    client: impl Fn(usize) -> String,
+) -> Vec<tokio::task::JoinHandle<u16>> {
+    (0..n)
+        .map(|i| {
+            hold_request(
+                addr,
+                chunked_head_from(addr, &format!("junk-{i}"), &client(i)),
+                each,
+            )
+        })
+        .collect()
+}
+
+async fn answers_of(
+    tasks: Vec<tokio::task::JoinHandle<u16>>,
+) -> std::collections::BTreeMap<u16, usize> {
+    let mut answers = std::collections::BTreeMap::new();
+    for task in tasks {
+        *answers.entry(task.await.unwrap()).or_default() += 1;
+    }
+    answers
+}
+
+/// Every junk caller was answered: dropped (503), or, at most `room` of them, out of time
+/// (408).
+fn assert_junk_answers(answers: &std::collections::BTreeMap<u16, usize>, room: usize) {
+    let (dropped, timed_out) = (
+        answers.get(&503).copied().unwrap_or(0),
+        answers.get(&408).copied().unwrap_or(0),
+    );
+    assert_eq!(dropped + timed_out, 66, "{answers:?}");
+    assert!((1..=room).contains(&timed_out), "{answers:?}");
+}
+
+/// The measured attack, scaled down: 66 connections of junk, each with a well-formed
+/// signature header, from one address, stall with their bytes held. That address holds
+/// its share at most (its own slowest readers are dropped past it), and a signed delivery
+/// from another address is taken.
+#[sqlx::test]
+async fn junk_from_one_address_cannot_refuse_a_signed_delivery(pool: PgPool) {
+    const KB: usize = 1024;
+    let s = serve_with(
+        pool,
+        Some(IntakeLimits {
+            unverified_bytes: 8 * 1024 * KB,
+            unverified_bytes_per_address: 4 * 1024 * KB,
+            body_timeout: Duration::from_secs(4),
+        }),
+    )
+    .await;
+    let junk = stall_many(s.addr, 66, 256 * KB, |_| "203.0.113.66".into());
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let (status, text) = s
+        .post(delivery("push", "d-real", &push(&"2".repeat(40))))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{text}");
+    let answers = answers_of(junk).await;
+    // 4 MB holds 16 of the 256 KB bodies: the others were dropped as they came (which
+    // ones, and so how many whole ones stay, depends on how their bytes interleaved).
+    assert_junk_answers(&answers, 16);
+    assert_eq!(s.rows().await, (1, 1));
+}
+
+/// Junk from many addresses, each within its share, fills the whole budget: a signed
+/// delivery from yet another address is still taken, the slowest junk dropped for it.
+#[sqlx::test]
+async fn junk_from_many_addresses_cannot_refuse_a_signed_delivery(pool: PgPool) {
+    const KB: usize = 1024;
+    let s = serve_with(
+        pool,
+        Some(IntakeLimits {
+            unverified_bytes: 8 * 1024 * KB,
+            unverified_bytes_per_address: 4 * 1024 * KB,
+            body_timeout: Duration::from_secs(4),
+        }),
+    )
+    .await;
+    let junk = stall_many(s.addr, 66, 256 * KB, |i| format!("203.0.113.{i}"));
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let (status, text) = s
+        .post(delivery("push", "d-real", &push(&"2".repeat(40))))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{text}");
+    let answers = answers_of(junk).await;
+    // 8 MB holds 32 of them; the rest were dropped.
+    assert_junk_answers(&answers, 32);
+    assert_eq!(s.rows().await, (1, 1));
+}
+
+/// Headers that are not GitHub's are refused before a byte of the body is read: each of
+/// these announces a body it never sends, and is answered at once, not at the body
+/// timeout.
+#[sqlx::test]
+async fn malformed_headers_are_refused_before_the_body_is_read(pool: PgPool) {
+    let s = serve_with(
+        pool,
+        Some(IntakeLimits {
+            body_timeout: Duration::from_secs(20),
+            ..IntakeLimits::default()
+        }),
+    )
+    .await;
+    let good_signature = format!("sha256={}", "0".repeat(64));
+    let long_event = "x".repeat(65);
+    let cases: [(&str, &str, Option<&str>, u16); 6] = [
+        ("push", "sha256=xyz", Some("d-1"), 401),
+        (
+            "push",
+            "sha1=0000000000000000000000000000000000000000",
+            Some("d-2"),
+            401,
+        ),
+        ("Push Event!", &good_signature, Some("d-3"), 400),
+        (&long_event, &good_signature, Some("d-4"), 400),
+        ("push", &good_signature, None, 400),
+        ("push", &good_signature, Some("<script>"), 400),
+    ];
+    for (event, signature, id, expected) in cases {
+        let id_header = id
+            .map(|id| format!("X-GitHub-Delivery: {id}\r\n"))
+            .unwrap_or_default();
+        let head = format!(
+            "POST /webhook HTTP/1.1\r\nHost: {}\r\nX-GitHub-Event: {event}\r\n{id_header}\
+             X-Hub-Signature-256: {signature}\r\nContent-Length: 100000\r\n\r\n{{",
+            s.addr
+        );
+        let began = std::time::Instant::now();
+        let status = raw_request(s.addr, head.as_bytes(), None).await;
+        assert_eq!(status, expected, "{event} {signature} {id:?}");
+        // Well before the body timeout: nothing waited for the body.
+        assert!(
+            began.elapsed() < Duration::from_secs(10),
+            "{event} {signature} {id:?}"
+        );
+    }
+    assert_eq!(s.rows().await, (0, 0));
+}
+
+/// A caller that sends half its headers and stops has its connection closed after the
+/// header timeout (hyper's, which `axum::serve` leaves unset).
+#[sqlx::test]
+async fn a_request_whose_headers_never_end_is_closed(pool: PgPool) {
+    let s = serve_listening(pool, None, Duration::from_secs(1)).await;
+    let mut stream = TcpStream::connect(s.addr).await.unwrap();
+    stream
+        .write_all(b"POST /webhook HTTP/1.1\r\nHost: x\r\nX-GitHub-Ev")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(15), stream.read_to_end(&mut rest)).await;
+    assert!(closed.is_ok(), "the connection was still open after 15 s");
+    // It never became a request.
+    assert!(!String::from_utf8_lossy(&rest).contains(" 20"), "{rest:?}");
+    assert_eq!(s.rows().await, (0, 0));
 }
 
 #[sqlx::test]
@@ -512,6 +695,7 @@ async fn a_declared_length_reserves_nothing(pool: PgPool) {
         pool,
         Some(IntakeLimits {
             unverified_bytes: 1024 * 1024,
+            unverified_bytes_per_address: 1024 * 1024,
             body_timeout: Duration::from_secs(3),
         }),
     )

@@ -1223,3 +1223,73 @@ async fn catch_up_finds_an_installation_the_store_lost_and_indexes_it(pool: PgPo
         report.assert_clean();
     }
 }
+
+/// A secret is read from a file named by its variable with `_FILE` (here the database's
+/// URL, which holds a password); given as a flag it still works, with a warning that it
+/// can be read by every user of the machine.
+#[sqlx::test(migrations = false)]
+async fn secrets_come_from_files_and_a_secret_flag_warns(pool: PgPool) {
+    let db = url_of(&pool);
+    let migrate = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_blast-radius"));
+        cmd.arg("migrate")
+            .args(args)
+            .env_remove("DATABASE_URL")
+            .env_remove("BLAST_DATABASE_URL");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let applied = || async {
+        count(
+            &pool,
+            "SELECT count(*) FROM pg_tables WHERE tablename = '_sqlx_migrations'",
+        )
+        .await
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("database-url");
+    std::fs::write(&file, format!("{db}\n")).unwrap();
+    let path = file.to_str().unwrap();
+    let from_file = migrate(&[], &[("BLAST_DATABASE_URL_FILE", path)]);
+    let stderr = String::from_utf8_lossy(&from_file.stderr);
+    assert!(from_file.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert_eq!(applied().await, 1);
+
+    // Both the variable and its file: which one is meant? Refused, in one line.
+    let both = migrate(
+        &[],
+        &[
+            ("BLAST_DATABASE_URL_FILE", path),
+            ("BLAST_DATABASE_URL", &db),
+        ],
+    );
+    assert!(!both.status.success());
+    let stderr = String::from_utf8_lossy(&both.stderr);
+    assert!(
+        stderr.contains("both BLAST_DATABASE_URL and BLAST_DATABASE_URL_FILE"),
+        "{stderr}"
+    );
+
+    let missing = migrate(&[], &[("BLAST_DATABASE_URL_FILE", "/nonexistent/secret")]);
+    assert!(!missing.status.success());
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        stderr.contains("BLAST_DATABASE_URL_FILE: cannot read"),
+        "{stderr}"
+    );
+
+    let flag = migrate(&["--database-url", &db], &[]);
+    let stderr = String::from_utf8_lossy(&flag.stderr);
+    assert!(flag.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: --database-url on the command line")
+            && stderr.contains("BLAST_DATABASE_URL_FILE"),
+        "{stderr}"
+    );
+    // The warning never repeats the secret.
+    assert!(!stderr.contains(&db), "{stderr}");
+}

@@ -103,7 +103,7 @@ async fn setup_page(
         )
             .into_response();
     };
-    if let Some(refused) = refusal(guard.check(&headers, peer), "/setup") {
+    if let Some(refused) = refusal(guard.check(&headers, peer).await, "/setup") {
         return refused;
     }
     if let Some(id) = st.env_app {
@@ -120,7 +120,7 @@ async fn setup_page(
         );
     };
     match st.store.stored_app().await {
-        Err(e) => return unavailable(&e.to_string()),
+        Err(e) => return unavailable("reading the stored App", &e),
         Ok(Some(app)) => return set_up_page(&app, *st.activation.running.borrow()),
         Ok(None) => {}
     }
@@ -169,7 +169,7 @@ async fn create_app_page(
 ) -> Response {
     let state = new_state();
     if let Err(e) = st.store.begin_setup(&state).await {
-        return unavailable(&e.to_string());
+        return unavailable("recording the setup's state", &e);
     }
     let manifest =
         manifest::manifest_json(&config.public_url, Some(name).filter(|n| !n.is_empty()));
@@ -218,7 +218,7 @@ async fn callback(State(st): State<SetupState>, Query(q): Query<CallbackQuery>) 
                 "This setup link was not started here, or is older than an hour: start again at /setup.",
             );
         }
-        Err(e) => return unavailable(&e.to_string()),
+        Err(e) => return unavailable("checking the setup's state", &e),
     }
     let app = match crate::github::convert_manifest(&st.api_url, &code).await {
         Ok(app) => app,
@@ -226,10 +226,9 @@ async fn callback(State(st): State<SetupState>, Query(q): Query<CallbackQuery>) 
             tracing::error!(error = %e, "setup: GitHub did not hand over the App's credentials");
             return refused(
                 StatusCode::BAD_GATEWAY,
-                &format!(
-                    "GitHub did not hand over the new App's credentials ({e}). Start again at \
-                     /setup (if GitHub created the App, delete it in its settings first)."
-                ),
+                "GitHub did not hand over the new App's credentials (the server's log says \
+                 why). Start again at /setup (if GitHub created the App, delete it in its \
+                 settings first).",
             );
         }
     };
@@ -248,10 +247,14 @@ async fn callback(State(st): State<SetupState>, Query(q): Query<CallbackQuery>) 
         }
         Err(e) => {
             tracing::error!(error = %e, app = app.id, "setup: the App's credentials could not be stored");
-            return unavailable(&format!(
-                "{e}. GitHub created the App {}: delete it in its settings and start again.",
-                app.slug
-            ));
+            return refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!(
+                    "The database did not answer (the server's log says why). GitHub created \
+                     the App {}: delete it in its settings and start again.",
+                    app.slug
+                ),
+            );
         }
     }
     tracing::info!(app = app.id, slug = %app.slug, owner = %app.owner_login, "App created from the manifest: credentials stored");
@@ -306,9 +309,12 @@ fn refused(status: StatusCode, message: &str) -> Response {
     response
 }
 
-fn unavailable(error: &str) -> Response {
+/// The database failed while `doing`: the cause goes to the log (a database error can
+/// name hosts, users and tables), the page says only that.
+fn unavailable(doing: &str, error: &dyn std::fmt::Display) -> Response {
+    tracing::error!(error = %error, "setup: {doing} failed");
     refused(
         StatusCode::SERVICE_UNAVAILABLE,
-        &format!("The database did not answer: {error}"),
+        "The database did not answer (the server's log says why): try again shortly.",
     )
 }
