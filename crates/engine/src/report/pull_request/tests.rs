@@ -132,6 +132,7 @@ impl Pr {
                     from_private: *from_private,
                     web_url: "https://github.test/",
                     versions: &self.versions,
+                    ambiguous: &[],
                 }),
         })
     }
