@@ -145,7 +145,16 @@ async fn a_package_json_a_pr_adds_claims_no_other_repositorys_callers(pool: PgPo
     .await;
     tools.git(&["checkout", "-q", "-b", "claim"]);
     copy_money_package(&tools, "packages/money");
-    tools.commit("a package named @acme/money, exporting formatPrice");
+    // And a package no repository of the installation owns, that the service calls.
+    tools.write(
+        "packages/pad/package.json",
+        "{ \"name\": \"left-pad\", \"main\": \"index.js\" }\n",
+    );
+    tools.write(
+        "packages/pad/index.js",
+        "export default function leftPad(s, n) {\n  return s;\n}\n",
+    );
+    tools.commit("packages named @acme/money and left-pad");
     tools.git(&["checkout", "-q", "main"]);
     fake.open_pr("acme/tools", 1, "main", "claim");
 
@@ -165,6 +174,12 @@ async fn a_package_json_a_pr_adds_claims_no_other_repositorys_callers(pool: PgPo
     assert!(!reply.contains("acme/service"), "{reply}");
     assert!(!reply.contains("private-app"), "{reply}");
     assert!(!reply.contains("call site in"), "{reply}");
+    // Claimed by the PR alone (no repository owns it on its default branch): nothing
+    // across either.
+    let reply = ask_in(&app, &fake, "acme/tools", ids[3], "d-3", "/callers leftPad").await;
+    assert!(reply.contains("**Callers of"), "{reply}");
+    assert!(!reply.contains("In other repositories"), "{reply}");
+    assert!(!reply.contains("acme/service"), "{reply}");
 }
 
 #[sqlx::test(migrations = false)]
