@@ -186,7 +186,8 @@ async fn run() {
         let start = Instant::now();
         let calls = calls_into_packages(&store, Some(INSTALLATION), library_id, &library)
             .await
-            .unwrap();
+            .unwrap()
+            .calls;
         reads.push(start.elapsed().as_secs_f64() * 1e3);
         let found = org::reached_by_changes(&library, &report.changed, &calls);
         let versions = org::package_versions(&library);

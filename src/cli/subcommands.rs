@@ -368,6 +368,7 @@ fn calls_elsewhere(
         let state = store.repository(&name).await?;
         crate::workflow::elsewhere::calls_into_packages(store, state.installation, state.id, g)
             .await
+            .map(|e| e.calls)
     })?;
     let reached = crate::org::reaching(g, def, &calls);
     Ok((calls, reached))

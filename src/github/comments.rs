@@ -22,6 +22,10 @@ use super::transport::Call;
 /// whether it was.
 const MAX_CREATE_ATTEMPTS: u32 = 3;
 
+/// Pages of 100 comments (or reviews, or review comments) read at most when looking for
+/// our own in a thread: past them, ours is taken as not there.
+pub const MAX_LISTED_PAGES: u32 = 20;
+
 /// An issue (or pull request conversation) comment's id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CommentId(pub u64);
@@ -134,6 +138,22 @@ impl From<IssueCommentJson> for IssueComment {
     }
 }
 
+/// The route listing the comments of `number`, only those updated at or after `since`
+/// when given.
+fn comments_route(repo: &RepoName, number: u64, since: Option<DateTime<Utc>>) -> String {
+    let route = format!("{}/issues/{number}/comments", repo.route());
+    match since {
+        Some(since) => super::transport::with_query(
+            &route,
+            &format!(
+                "since={}",
+                since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+        ),
+        None => route,
+    }
+}
+
 /// `body` with `marker` in it: as is if it holds it already, else with the marker on a line
 /// of its own at the end.
 pub fn with_marker(body: &str, marker: &str) -> String {
@@ -195,16 +215,7 @@ impl Installation {
         number: u64,
         since: Option<DateTime<Utc>>,
     ) -> Result<Vec<IssueComment>> {
-        let mut route = format!("{}/issues/{number}/comments", repo.route());
-        if let Some(since) = since {
-            route = super::transport::with_query(
-                &route,
-                &format!(
-                    "since={}",
-                    since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-                ),
-            );
-        }
+        let route = comments_route(repo, number, since);
         self.sender()
             .get_all_pages(&route, |page: Vec<IssueCommentJson>| {
                 page.into_iter().map(IssueComment::from).collect()
@@ -236,10 +247,24 @@ impl Installation {
         since: Option<DateTime<Utc>>,
     ) -> Result<Option<IssueComment>> {
         let bot = self.bot_login().await?;
-        let comments = self.list_issue_comments_since(repo, number, since).await?;
-        Ok(comments
-            .into_iter()
-            .find(|c| c.user_login.eq_ignore_ascii_case(&bot) && c.body.contains(marker)))
+        let route = comments_route(repo, number, since);
+        // Only ours with the marker are kept, page by page: a thread of long comments by
+        // others is never held whole.
+        let (ours, complete) = self
+            .sender()
+            .get_pages_kept(&route, MAX_LISTED_PAGES, |c: IssueCommentJson| {
+                let ours = c
+                    .user
+                    .as_ref()
+                    .is_some_and(|u| u.login.eq_ignore_ascii_case(&bot));
+                let marked = c.body.as_deref().is_some_and(|b| b.contains(marker));
+                (ours && marked).then(|| IssueComment::from(c))
+            })
+            .await?;
+        if !complete && ours.is_empty() {
+            tracing::warn!(repo = %repo, number, pages = MAX_LISTED_PAGES, "comments past the pages read were not looked at for our marker");
+        }
+        Ok(ours.into_iter().next())
     }
 
     /// The one comment of ours on `number` that carries `marker`: edited to `body` if it

@@ -81,6 +81,13 @@ pub enum GithubError {
     #[error("{what}: unexpected answer from GitHub: {message}")]
     Decode { what: String, message: String },
 
+    /// A commit's tree that GitHub lists only truncated, and that takes more than the
+    /// per-job bound of requests to walk directory by directory: read the archive instead.
+    #[error(
+        "{what}: the tree takes more than {requests} requests to list; read the archive instead"
+    )]
+    TreeTooLarge { what: String, requests: usize },
+
     /// A tarball that cannot be read (corrupt, cut short, or a path escaping the
     /// repository).
     #[error("{what}: cannot read the archive: {message}")]
@@ -110,6 +117,12 @@ impl GithubError {
     /// diff, a validation failure); sending it again will not help.
     pub fn is_unprocessable(&self) -> bool {
         matches!(self, GithubError::Http { status: 422, .. })
+    }
+
+    /// A tree too large to list within the bound of requests (see
+    /// [`GithubError::TreeTooLarge`]).
+    pub fn is_tree_too_large(&self) -> bool {
+        matches!(self, GithubError::TreeTooLarge { .. })
     }
 
     /// A 404: the object is gone or invisible (a repository deleted or renamed, an

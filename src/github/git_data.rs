@@ -90,6 +90,10 @@ struct BlobJson {
     content: String,
 }
 
+/// Tree requests one listing of a commit makes at most (a truncated tree is walked one
+/// request per directory): past them the archive is read instead, in one request.
+pub const MAX_TREE_REQUESTS: usize = 100;
+
 impl Installation {
     /// `GET /repos/{owner}/{repo}/git/trees/{sha}[?recursive=1]`. `sha` is a tree or a
     /// commit.
@@ -118,7 +122,9 @@ impl Installation {
 
     /// Every entry (blobs, trees, submodules) of a commit, sorted by path. One recursive
     /// request when GitHub can list it whole; when it answers `truncated`, that tree is
-    /// listed one level and each sub-tree is asked for the same way.
+    /// listed one level and each sub-tree is asked for the same way, in at most
+    /// [`MAX_TREE_REQUESTS`] requests in all: past them (or for a single directory GitHub
+    /// cannot list) [`GithubError::TreeTooLarge`], and the caller reads the archive.
     pub async fn get_full_tree(
         &self,
         repo: &RepoName,
@@ -126,18 +132,29 @@ impl Installation {
     ) -> Result<Vec<TreeEntry>> {
         let mut out = Vec::new();
         let mut todo = vec![(commit.as_str().to_string(), String::new())];
+        let mut requests = 0;
+        let too_large = |requests| GithubError::TreeTooLarge {
+            what: format!("GET {}/git/trees/{}", repo.route(), commit.as_str()),
+            requests,
+        };
         while let Some((sha, prefix)) = todo.pop() {
+            if requests == MAX_TREE_REQUESTS {
+                return Err(too_large(requests));
+            }
+            requests += 1;
             let whole = self.get_tree(repo, &sha, true).await?;
             if !whole.truncated {
                 out.extend(whole.entries.into_iter().map(|e| under(&prefix, e)));
                 continue;
             }
+            if requests == MAX_TREE_REQUESTS {
+                return Err(too_large(requests));
+            }
+            requests += 1;
             let level = self.get_tree(repo, &sha, false).await?;
             if level.truncated {
-                return Err(GithubError::Decode {
-                    what: format!("GET {}/git/trees/{sha}", repo.route()),
-                    message: "a single directory too large for GitHub to list".into(),
-                });
+                // A single directory GitHub cannot list: only the archive holds it.
+                return Err(too_large(requests));
             }
             for entry in level.entries {
                 let entry = under(&prefix, entry);

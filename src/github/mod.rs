@@ -62,7 +62,7 @@ pub use comments::{
 };
 pub use compare::{ChangedFile, Comparison, FileStatus, COMPARE_FILE_LIMIT};
 pub use error::{GithubError, Result};
-pub use git_data::{CappedBlob, EntryKind, Tree, TreeEntry};
+pub use git_data::{CappedBlob, EntryKind, Tree, TreeEntry, MAX_TREE_REQUESTS};
 pub use installation::Installation;
 pub use limits::{fits, MAX_ANNOTATIONS_PER_REQUEST, MAX_BODY_CHARS, MAX_CHECK_TEXT_CHARS};
 pub use manifest::{convert_manifest, NewApp};

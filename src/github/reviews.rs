@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::comments::{AuthorJson, MarkedOutcome, Reaction};
+use super::comments::{AuthorJson, MarkedOutcome, Reaction, MAX_LISTED_PAGES};
 use super::error::{GithubError, Result};
 use super::installation::Installation;
 use super::limits::{check_length, MAX_BODY_CHARS};
@@ -292,12 +292,41 @@ impl Installation {
         marker: &str,
     ) -> Result<Option<Review>> {
         let bot = self.bot_login().await?;
-        let reviews = self.list_reviews(repo, number).await?;
-        Ok(reviews.into_iter().find(|r| {
-            r.state != ReviewState::Pending
-                && r.user_login.eq_ignore_ascii_case(&bot)
-                && r.body.contains(marker)
-        }))
+        let route = format!("{}/pulls/{number}/reviews", repo.route());
+        // Only ours with the marker are kept, page by page, at most MAX_LISTED_PAGES.
+        let (ours, _) = self
+            .sender()
+            .get_pages_kept(&route, MAX_LISTED_PAGES, |r: ReviewJson| {
+                let ours = r
+                    .user
+                    .as_ref()
+                    .is_some_and(|u| u.login.eq_ignore_ascii_case(&bot));
+                let marked = r.body.as_deref().is_some_and(|b| b.contains(marker));
+                (ours && marked && r.state != ReviewState::Pending).then(|| Review::from(r))
+            })
+            .await?;
+        Ok(ours.into_iter().next())
+    }
+
+    /// The inline comments `login` (our bot) left on `number`, from at most
+    /// [`MAX_LISTED_PAGES`] pages; the others' are dropped page by page, never held.
+    pub async fn list_review_comments_by(
+        &self,
+        repo: &RepoName,
+        number: u64,
+        login: &str,
+    ) -> Result<Vec<ReviewComment>> {
+        let route = format!("{}/pulls/{number}/comments", repo.route());
+        let (ours, _) = self
+            .sender()
+            .get_pages_kept(&route, MAX_LISTED_PAGES, |c: ReviewCommentJson| {
+                c.user
+                    .as_ref()
+                    .is_some_and(|u| u.login.eq_ignore_ascii_case(login))
+                    .then(|| ReviewComment::from(c))
+            })
+            .await?;
+        Ok(ours)
     }
 
     /// `GET /repos/{owner}/{repo}/pulls/{number}/reviews`, every page, oldest first.

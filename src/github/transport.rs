@@ -328,6 +328,37 @@ impl Sender<'_> {
             message: format!("more than {MAX_PAGES} pages"),
         })
     }
+
+    /// The items of a list, at most `max_pages` pages of it (as
+    /// [`get_all_pages`](Self::get_all_pages) reads them), that `keep` keeps; and whether
+    /// the list ended within them. Each page is filtered as it arrives: what `keep` drops
+    /// is never held past its page.
+    pub(crate) async fn get_pages_kept<J, T>(
+        &self,
+        route: &str,
+        max_pages: u32,
+        keep: impl Fn(J) -> Option<T>,
+    ) -> Result<(Vec<T>, bool)>
+    where
+        J: DeserializeOwned,
+    {
+        const PER_PAGE: u32 = 100;
+        let mut kept = Vec::new();
+        for page in 1..=max_pages {
+            let call = Call::get(with_query(
+                route,
+                &format!("per_page={PER_PAGE}&page={page}"),
+            ));
+            let got = self.send_buffered(&call).await?;
+            let items: Vec<J> = got.json(&call.what())?;
+            let empty = items.is_empty();
+            kept.extend(items.into_iter().filter_map(&keep));
+            if empty || !has_next_page(&got.headers) {
+                return Ok((kept, true));
+            }
+        }
+        Ok((kept, false))
+    }
 }
 
 /// Counts a request by method and class of status (`no_answer` without one), and times it.

@@ -32,7 +32,7 @@ use crate::workflow::source::Revision;
 
 pub async fn answer_command(
     app: &App,
-    job: &RunningJob,
+    _job: &RunningJob,
     cmd: &AnswerCommand,
 ) -> Result<(), JobError> {
     let comments = comments(cmd);
@@ -76,17 +76,33 @@ pub async fn answer_command(
     crate::workflow::cpu(|| lay_over(&mut graph, &view, &rules)).map_err(JobError::retry)?;
     let link = view.link(&app.web_url);
     // Other repositories' calls into this repository's packages, for `/callers` and
-    // `/blast`: read once for every comment of the job.
-    let calls = calls_into_packages(&app.store, Some(cmd.installation), view.state.id, &graph)
-        .await
-        .map_err(JobError::retry)?;
+    // `/blast`: read once for every comment of the job. The packages it owns are the
+    // stored graph's (its default branch's): a package.json the pull request adds
+    // claims nothing.
+    let elsewhere = calls_into_packages(
+        &app.store,
+        Some(cmd.installation),
+        view.state.id,
+        &snapshot.graph,
+    )
+    .await
+    .map_err(JobError::retry)?;
+    let ambiguous = snapshot
+        .graph
+        .resolver()
+        .packages()
+        .into_iter()
+        .filter(|(name, _)| elsewhere.ambiguous.iter().any(|a| a == name))
+        .map(|(name, dir)| (name.to_string(), dir.to_string()))
+        .collect();
     let org = OrgCalls {
-        versions: if calls.is_empty() {
+        versions: if elsewhere.calls.is_empty() {
             Vec::new()
         } else {
             org::package_versions(&graph)
         },
-        calls,
+        calls: elsewhere.calls,
+        ambiguous,
         from_private: view.repo.private,
         web_url: &app.web_url,
     };
@@ -99,7 +115,6 @@ pub async fn answer_command(
             &link,
             &org,
             comment,
-            job.attempt > 1,
         )
         .await?;
     }
@@ -110,6 +125,8 @@ pub async fn answer_command(
 /// repository a command is asked in.
 pub(super) struct OrgCalls<'a> {
     calls: Vec<CallElsewhere>,
+    /// The packages (name, directory) another repository of the installation owns too.
+    ambiguous: Vec<(String, String)>,
     versions: Vec<(String, String)>,
     from_private: bool,
     web_url: &'a str,
@@ -118,6 +135,18 @@ pub(super) struct OrgCalls<'a> {
 impl OrgCalls<'_> {
     /// The calls that reach `def` and that `config` shows, as the end of an answer.
     fn reaching(&self, g: &Graph, def: DefId, config: &RepoConfig) -> String {
+        // A function of a package another repository owns too: nothing is listed
+        // across, and the answer says why.
+        let path = &g.facts(def.file).path;
+        let ambiguous: Vec<String> = self
+            .ambiguous
+            .iter()
+            .filter(|(_, dir)| dir.is_empty() || path.starts_with(&format!("{dir}/")))
+            .map(|(name, _)| name.clone())
+            .collect();
+        if !ambiguous.is_empty() {
+            return format!("\n{}", calls_elsewhere::ambiguous(&ambiguous));
+        }
         if self.calls.is_empty() {
             return String::new();
         }
@@ -151,8 +180,9 @@ fn comments(cmd: &AnswerCommand) -> Vec<CommandComment> {
 }
 
 /// The comments whose authors `config` answers; with no config yet, the one at the
-/// stored graph's commit when there is one (else all pass, to be checked again once the
-/// pull request's base is known). Those left out are logged, never answered.
+/// stored graph's commit, or the defaults when there is no stored graph yet (answering
+/// would index the repository: a commenter it may not answer never starts that). Those
+/// left out are logged, never answered.
 async fn allowed(
     app: &App,
     installation: &Installation,
@@ -161,6 +191,7 @@ async fn allowed(
     config: Option<&RepoConfig>,
 ) -> Result<Vec<CommandComment>, JobError> {
     let stored;
+    let defaults = RepoConfig::default();
     let config = match config {
         Some(c) => c,
         None => {
@@ -169,17 +200,19 @@ async fn allowed(
                 .repository_by_github_id(cmd.repository)
                 .await
                 .map_err(errors::store)?;
-            let Some((state, commit)) = state.and_then(|s| {
+            let found = state.and_then(|s| {
                 let commit = s.commit.clone()?;
-                Some((s, commit))
-            }) else {
-                return Ok(comments);
-            };
-            let Ok(name) = state.full_name.parse::<RepoName>() else {
-                return Ok(comments);
-            };
-            stored = repo_config_of(app, installation, cmd.repository, &name, &commit).await?;
-            &stored.config
+                let name = s.full_name.parse::<RepoName>().ok()?;
+                Some((name, commit))
+            });
+            match found {
+                Some((name, commit)) => {
+                    stored =
+                        repo_config_of(app, installation, cmd.repository, &name, &commit).await?;
+                    &stored.config
+                }
+                None => &defaults,
+            }
         }
     };
     let (yes, no): (Vec<_>, Vec<_>) = comments
@@ -207,7 +240,6 @@ async fn reply(
     link: &(dyn Fn(&str, u32) -> String + Sync),
     org: &OrgCalls<'_>,
     comment: &CommandComment,
-    retried: bool,
 ) -> Result<(), JobError> {
     let context = PrContext::of(view);
     let id = CommentId(comment.comment_id as u64);
@@ -250,18 +282,20 @@ async fn reply(
             if comment.more == 1 { "was" } else { "were" },
         );
     }
-    // One reply per command comment, found again by its marker: a redelivery or a
-    // retried job edits it instead of answering twice. A first attempt knows there is
-    // none yet; a retry looks only at comments newer than the command.
+    // One reply per command comment, found again by its marker among the comments newer
+    // than the command: a retried job, a redelivery, or the same comment sent again under
+    // another delivery id edits it instead of answering twice. Even a job's first
+    // attempt looks: a delivery id proves nothing about the comment.
     let marker = format!("<!-- blast-radius:command:{} -->", comment.comment_id);
     let body = command_answers::fit_comment(&body);
-    let lookup = if retried {
-        Lookup::Since(comment.created_at)
-    } else {
-        Lookup::NoneYet(comment.created_at)
-    };
     installation
-        .post_marked_comment(&view.repo.name, view.pr.number, &marker, &body, lookup)
+        .post_marked_comment(
+            &view.repo.name,
+            view.pr.number,
+            &marker,
+            &body,
+            Lookup::Since(comment.created_at),
+        )
         .await
         .map_err(errors::github)?;
     let done = if failed {

@@ -68,7 +68,14 @@ pub(super) async fn catch_up(
     if from == head {
         return Ok(Some(state));
     }
-    let (changed, removed) = changes(app, installation, &repo.name, &state, &from, &head).await?;
+    let Some((changed, removed)) =
+        changes(app, installation, &repo.name, &state, &from, &head).await?
+    else {
+        // A tree too large to walk within the job's requests: the archive, in one.
+        tracing::info!(repo = %repo.name, "head's tree too large to list: indexing the archive");
+        index_current(app, installation, installation_id, repo).await?;
+        return indexed(app, repo).await;
+    };
     let budget = FetchBudget::new(app.rules.max_bytes, JOB_FETCH_BUDGET);
     let inputs = fetch_blobs(installation, &repo.name, changed, &budget).await?;
     if inputs
@@ -120,7 +127,8 @@ async fn indexed(app: &App, repo: &Repository) -> Result<Option<RepoState>, JobE
 /// Files to fetch (path, blob) and paths removed between the stored commit and head.
 /// The compare API when head is simply ahead and GitHub listed every file; else the
 /// head's tree against the blobs stored for each path (forced pushes, a stored commit
-/// GitHub no longer has, more than 300 files, type changes).
+/// GitHub no longer has, more than 300 files, type changes). None when the head's tree
+/// is too large to list within [`crate::github::MAX_TREE_REQUESTS`].
 async fn changes(
     app: &App,
     installation: &Installation,
@@ -128,7 +136,7 @@ async fn changes(
     state: &RepoState,
     from: &CommitSha,
     head: &CommitSha,
-) -> Result<(Vec<Wanted>, Vec<String>), JobError> {
+) -> Result<Option<(Vec<Wanted>, Vec<String>)>, JobError> {
     match installation.compare(name, from, head).await {
         Ok(cmp)
             if cmp.status == "ahead"
@@ -156,7 +164,7 @@ async fn changes(
                     (_, None) => {}
                 }
             }
-            Ok((changed, removed))
+            Ok(Some((changed, removed)))
         }
         Ok(_) => tree_changes(app, installation, name, state, head).await,
         Err(e) if e.is_not_found() => tree_changes(app, installation, name, state, head).await,
@@ -170,11 +178,12 @@ async fn tree_changes(
     name: &RepoName,
     state: &RepoState,
     head: &CommitSha,
-) -> Result<(Vec<Wanted>, Vec<String>), JobError> {
-    let tree = installation
-        .get_full_tree(name, head)
-        .await
-        .map_err(errors::github)?;
+) -> Result<Option<(Vec<Wanted>, Vec<String>)>, JobError> {
+    let tree = match installation.get_full_tree(name, head).await {
+        Ok(tree) => tree,
+        Err(e) if e.is_tree_too_large() => return Ok(None),
+        Err(e) => return Err(errors::github(e)),
+    };
     // Regular files only: a full index reads the tarball, which holds no symlinks.
     let at_head: BTreeMap<String, (BlobSha, Option<u64>)> = tree
         .into_iter()
@@ -198,5 +207,5 @@ async fn tree_changes(
         .filter(|p| !at_head.contains_key(*p))
         .cloned()
         .collect();
-    Ok((changed, removed))
+    Ok(Some((changed, removed)))
 }

@@ -29,7 +29,7 @@ use crate::report::pull_request::{
 };
 use crate::store::RepoState;
 use crate::workflow::blast_change::{blast_revisions, BlastRequest};
-use crate::workflow::elsewhere::calls_into_packages;
+use crate::workflow::elsewhere::{calls_into_packages, Elsewhere as CallsElsewhere};
 use crate::workflow::source::InMemory;
 
 /// The hidden marker that finds our summary comment again, whatever the database knows.
@@ -297,6 +297,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
             from_private: view.repo.private,
             web_url: &app.web_url,
             versions: &o.versions,
+            ambiguous: &o.ambiguous,
         }),
     });
 
@@ -321,11 +322,10 @@ async fn our_review_comments(
 ) -> Result<Vec<String>, JobError> {
     let bot = installation.bot_login().await.map_err(errors::github)?;
     Ok(installation
-        .list_review_comments(&view.repo.name, view.pr.number)
+        .list_review_comments_by(&view.repo.name, view.pr.number, &bot)
         .await
         .map_err(errors::github)?
         .into_iter()
-        .filter(|c| c.user_login.eq_ignore_ascii_case(&bot))
         .map(|c| c.body)
         .collect())
 }
@@ -376,6 +376,8 @@ struct Others {
     calls: Vec<CallElsewhere>,
     found: Vec<FoundElsewhere>,
     versions: Vec<(String, String)>,
+    /// Package names another repository owns too: nothing listed for them.
+    ambiguous: Vec<String>,
 }
 
 /// [`Others`], from the stored external calls linked to the base graph; None when the
@@ -390,10 +392,11 @@ async fn calls_elsewhere(
     if report.changed.is_empty() {
         return Ok(None);
     }
-    let calls = calls_into_packages(&app.store, Some(installation), view.state.id, base)
-        .await
-        .map_err(JobError::retry)?;
-    if calls.is_empty() {
+    let CallsElsewhere { calls, ambiguous } =
+        calls_into_packages(&app.store, Some(installation), view.state.id, base)
+            .await
+            .map_err(JobError::retry)?;
+    if calls.is_empty() && ambiguous.is_empty() {
         return Ok(None);
     }
     let (found, versions) = crate::workflow::cpu(|| {
@@ -406,6 +409,7 @@ async fn calls_elsewhere(
         calls,
         found,
         versions,
+        ambiguous,
     }))
 }
 
@@ -523,11 +527,17 @@ async fn new_versions(
     files: &[crate::github::PrFile],
     changed: &[String],
 ) -> Result<Vec<Wanted>, JobError> {
-    if let Some(merge) = merge_commit(pr) {
-        let tree = installation
-            .get_full_tree(name, merge)
-            .await
-            .map_err(errors::github)?;
+    // The merge commit's versions when its tree lists within the job's requests; else
+    // the head's, as GitHub lists the PR's files.
+    let merged = match merge_commit(pr) {
+        Some(merge) => match installation.get_full_tree(name, merge).await {
+            Ok(tree) => Some(tree),
+            Err(e) if e.is_tree_too_large() => None,
+            Err(e) => return Err(errors::github(e)),
+        },
+        None => None,
+    };
+    if let Some(tree) = merged {
         return Ok(tree
             .into_iter()
             .filter(|e| e.kind == EntryKind::Blob && e.mode != "120000")

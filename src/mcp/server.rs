@@ -148,7 +148,8 @@ impl GraphServer {
             .map_err(|e| unavailable(e.into()))?;
         let calls = calls_into_packages(store, state.installation, state.id, &snapshot.graph)
             .await
-            .map_err(unavailable)?;
+            .map_err(unavailable)?
+            .calls;
         let reached = org::reaching(&snapshot.graph, def, &calls);
         Ok(Some(json::calls_elsewhere(&calls, &reached)))
     }

@@ -13,7 +13,9 @@
 //! - **Coalescing.** A new job with the `coalesce_key` of a waiting job replaces it (three
 //!   pushes in a row become one catch-up), and marks a running job with that key
 //!   superseded, so its worker can see it ([`RunningJob::is_superseded`]) and not post a
-//!   stale result.
+//!   stale result. The waiting job keeps its attempts, its deferrals, and a wait it has a
+//!   reason for (a backoff, a rate limit's reset): newer work never resets what older
+//!   work spent.
 //! - **Leases.** A claim holds the job until `locked_until`, which the worker's heartbeat
 //!   moves on. A running job whose lease ran out (its worker crashed, was killed, or lost
 //!   the database) is claimable again; a fencing token keeps the old worker from then
@@ -223,9 +225,14 @@ pub struct NewJob {
     /// With a coalescing key: a waiting job with that key takes this job's `batch` (a
     /// JSON array in the payload) after its own, instead of being replaced; a running
     /// one is not superseded (its batch is not this one's). Many comments on one pull
-    /// request become one job that answers them all.
+    /// request become one job that answers them all, at most [`MAX_BATCH`] of them.
     pub merge_batches: bool,
 }
+
+/// Items a joined batch holds at most: the comments one command job answers. Past it a
+/// newcomer's items are dropped (a flood of comments on one pull request buys one job
+/// of bounded size, not a job that grows without end).
+pub const MAX_BATCH: i32 = 50;
 
 impl NewJob {
     pub fn new(kind: impl Into<String>, payload: serde_json::Value) -> NewJob {

@@ -5,11 +5,17 @@ use sqlx::postgres::PgRow;
 use sqlx::{PgExecutor, Row};
 
 use super::{
-    ClaimedJob, Delivery, JobFailure, JobId, JobState, NewJob, QueueStatus, NOTIFY_CHANNEL,
+    ClaimedJob, Delivery, JobFailure, JobId, JobState, NewJob, QueueStatus, MAX_BATCH,
+    NOTIFY_CHANNEL,
 };
 
 /// Inserts a job, or replaces the waiting job with its coalescing key (keeping that job's
 /// id, so its place in line). Returns the id and whether it replaced one.
+///
+/// The waiting job keeps what it has spent: its attempts, its deferrals, and its time
+/// when it waits for a reason (a retry's backoff, a rate limit's reset). A newcomer
+/// never buys a failing job fresh attempts, nor runs a deferred one early. A batch
+/// joined holds at most [`MAX_BATCH`] items: past it, newcomers' items are dropped.
 pub(super) async fn upsert_job(
     ex: impl PgExecutor<'_>,
     job: &NewJob,
@@ -25,14 +31,14 @@ pub(super) async fn upsert_job(
                  WHEN $8 AND jsonb_typeof(jobs.payload->'batch') = 'array'
                       AND jsonb_typeof(EXCLUDED.payload->'batch') = 'array'
                  THEN jsonb_set(EXCLUDED.payload, '{batch}',
-                                (jobs.payload->'batch') || (EXCLUDED.payload->'batch'))
+                      CASE WHEN jsonb_array_length(jobs.payload->'batch') >= $9
+                           THEN jobs.payload->'batch'
+                           ELSE (jobs.payload->'batch') || (EXCLUDED.payload->'batch') END)
                  ELSE EXCLUDED.payload END,
              serial_key = EXCLUDED.serial_key,
              max_attempts = EXCLUDED.max_attempts,
-             run_at = LEAST(jobs.run_at, EXCLUDED.run_at),
-             attempts = 0,
-             deferrals = 0,
-             last_error = NULL,
+             run_at = CASE WHEN jobs.attempts > 0 OR jobs.deferrals > 0 THEN jobs.run_at
+                           ELSE LEAST(jobs.run_at, EXCLUDED.run_at) END,
              delivery_id = EXCLUDED.delivery_id,
              updated_at = now()
          RETURNING id, (xmax <> 0) AS replaced",
@@ -45,6 +51,7 @@ pub(super) async fn upsert_job(
     .bind(job.delay.as_secs_f64())
     .bind(delivery)
     .bind(job.merge_batches)
+    .bind(MAX_BATCH)
     .fetch_one(ex)
     .await?;
     Ok((JobId(row.get("id")), row.get("replaced")))

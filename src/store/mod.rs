@@ -36,6 +36,10 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
 
 pub use crate::model::RepoId;
+
+/// package.json files of other repositories read to learn who else owns a package name,
+/// at most (those that mention one of its names).
+pub const MAX_MANIFESTS_READ: i64 = 2_000;
 pub use ops::CallerRow;
 pub use rows::FileMeta;
 
@@ -447,6 +451,38 @@ impl Store {
             ))
         });
         Ok(calls)
+    }
+
+    /// Which of `packages` another repository of the installation (of none: those the
+    /// command line indexed) also names in a package.json: names a call from elsewhere
+    /// cannot be told apart by. Reads at most [`MAX_MANIFESTS_READ`] files, one at a time.
+    pub async fn packages_owned_elsewhere(
+        &self,
+        installation: Option<InstallationId>,
+        except: RepoId,
+        packages: &[String],
+    ) -> Result<Vec<String>> {
+        use futures_util::TryStreamExt;
+        let mut found: Vec<String> = Vec::new();
+        if packages.is_empty() {
+            return Ok(found);
+        }
+        let mut manifests = ops::package_manifests_mentioning(
+            &self.pool,
+            installation.map(|i| i.0),
+            except.0,
+            packages,
+            MAX_MANIFESTS_READ,
+        );
+        while let Some(text) = manifests.try_next().await? {
+            if let Some(name) = crate::org::package_name(&text) {
+                if packages.contains(&name) && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
     }
 
     /// Stores the calls into packages of the repositories stored before they were kept

@@ -160,6 +160,33 @@ pub async fn calls_into(
     .await
 }
 
+/// The text of the package.json files of the installation's repositories but `except`
+/// that mention one of `packages`, at most `limit` of them, one at a time: who else may
+/// own one of the names (the caller reads each file's `name`).
+pub fn package_manifests_mentioning<'a>(
+    db: &'a sqlx::PgPool,
+    installation: Option<i64>,
+    except: i64,
+    packages: &'a [String],
+    limit: i64,
+) -> futures_util::stream::BoxStream<'a, sqlx::Result<String>> {
+    sqlx::query_scalar(
+        "SELECT f.content
+         FROM files f
+         JOIN repositories r ON r.id = f.repo_id
+         WHERE r.installation_id IS NOT DISTINCT FROM $1 AND f.repo_id <> $2
+           AND f.status = 'config' AND f.content IS NOT NULL
+           AND (f.path = 'package.json' OR f.path LIKE '%/package.json')
+           AND EXISTS (SELECT 1 FROM unnest($3::text[]) p WHERE strpos(f.content, p) > 0)
+         LIMIT $4",
+    )
+    .bind(installation)
+    .bind(except)
+    .bind(packages)
+    .bind(limit)
+    .fetch(db)
+}
+
 /// A repository row as the store hands it out.
 pub type RepoRow = (
     RepoId,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use blast_radius::github::{
     AppPrivateKey, CappedBlob, EntryKind, FileStatus, GithubApp, GithubConfig, GithubError,
-    Installation, RepoName, RetryPolicy,
+    Installation, RepoName, RetryPolicy, MAX_TREE_REQUESTS,
 };
 use blast_radius::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use fake_github::{
@@ -533,6 +533,22 @@ async fn the_full_tree_matches_git_even_when_github_truncates_it() {
         non_recursive >= 2,
         "the truncated trees were walked level by level"
     );
+}
+
+#[tokio::test]
+async fn a_truncated_tree_is_walked_within_a_bound_of_requests() {
+    let w = world().await;
+    // More directories than the walk may ask for, each listed truncated.
+    for d in 0..MAX_TREE_REQUESTS + 20 {
+        w.repo.write(&format!("d{d}/x/f.js"), "f;\n");
+    }
+    let head = CommitSha(w.repo.commit("many directories"));
+    w.fake.set_tree_limit(Some(3));
+    w.fake.clear_requests();
+    let err = w.inst.get_full_tree(&w.name, &head).await.unwrap_err();
+    assert!(err.is_tree_too_large(), "{err}");
+    let asked = w.fake.requests_matching("/git/trees/").len();
+    assert_eq!(asked, MAX_TREE_REQUESTS, "stopped at the bound");
 }
 
 #[tokio::test]

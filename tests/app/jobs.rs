@@ -322,11 +322,9 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
         .collect();
     assert_eq!(replies.len(), 1, "one reply");
-    assert_eq!(
-        fake.requests_to("GET", "/issues/1/comments").len(),
-        listed,
-        "a first attempt posts its reply without listing the thread"
-    );
+    // The thread is looked at once for an earlier reply (one page here).
+    let lists = fake.requests_to("GET", "/issues/1/comments");
+    assert_eq!(lists.len(), listed + 1, "{lists:?}");
     assert_eq!(
         fake.requests_matching("/git/blobs/").len(),
         blobs_fetched,
@@ -378,6 +376,24 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         .count();
     assert_eq!(replies, 1);
     assert!(fake.reactions_on(quiet).is_empty());
+    // The same comment captured and sent again under new delivery ids: still one reply.
+    for replay in ["d-4-replay-1", "d-4-replay-2"] {
+        app.deliver_and_settle(
+            "issue_comment",
+            replay,
+            &ask(asked, "/callers classifyFields\n/callers classifyFeilds"),
+        )
+        .await;
+    }
+    let replies = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .filter(|c| c.by_app && c.body.contains(&format!("blast-radius:command:{asked} ")))
+        .count();
+    assert_eq!(
+        replies, 1,
+        "one reply per comment id, whatever the delivery id"
+    );
 
     // Someone with no say in the repository: no reply, no reaction, no GitHub call for it.
     let outsider_body = "/callers classifyFields";
@@ -848,4 +864,71 @@ async fn replayed_repository_removals_purge_nothing_and_real_ones_purge_it(pool:
     if let Some(report) = fake.check_against_openapi() {
         report.assert_clean();
     }
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_command_from_someone_not_answered_indexes_nothing_before_the_first_graph(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let app = Harness::start(pool.clone(), &fake).await;
+    open_classify_pr(&fake, &repo, "classifyFields always returns an array");
+    // No graph stored yet (the installation's delivery has not come): a stranger's
+    // command on the public repository is refused by the default rules, before the pull
+    // request is read or the repository indexed.
+    let body = "/callers classifyFields";
+    let asked = fake.add_comment_as("acme/web", 1, "stranger", body);
+    let event = json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": asked, "body": body, "user": { "login": "stranger", "type": "User" }, "author_association": "NONE" },
+        "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    });
+    app.deliver_and_settle("issue_comment", "d-1", &event).await;
+    assert!(fake.requests_matching("/tarball/").is_empty());
+    assert!(fake.requests_matching("/pulls/1").is_empty());
+    assert!(app.app.store.repository("acme/web").await.is_err());
+    assert!(fake.issue_comments("acme/web", 1).iter().all(|c| !c.by_app));
+    assert!(fake.reactions_on(asked).is_empty());
+}
+
+#[sqlx::test(migrations = false)]
+async fn an_alias_bomb_of_a_config_is_a_problem_reported_not_memory_spent(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    let app = Harness::start(pool.clone(), &fake).await;
+    // 28 KB, one anchor used by 4,000 aliases: 20 million values if expanded.
+    let anchored = vec!["x"; 5_000].join(", ");
+    let uses = vec!["*a"; 4_000].join(", ");
+    let bomb = format!("paths:\n  include: &a [{anchored}]\n  exclude: [{uses}]\n");
+    let (id, _, _) = classify_pr_with_config(&fake, &app, &repo, &bomb).await;
+
+    // The analysis is posted as without the file, and the check run says why.
+    let body = &fake.issue_comments("acme/web", 1)[0].body;
+    assert!(body.contains("routes/posts.js"), "{body}");
+    let runs = fake.check_runs("acme/web");
+    let summary = runs[0].summary.as_deref().unwrap_or_default();
+    assert!(summary.contains("### Configuration"), "{summary}");
+    assert!(
+        summary.contains("the file expands to more than 10000 values (aliases repeat what an anchor holds); every default was used"),
+        "{summary}"
+    );
+    // A member's command, which reads the file to decide who may ask: answered by the
+    // defaults.
+    let asked = fake.add_comment_as("acme/web", 1, "dev", "/callers classifyFields");
+    let ask = json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": asked, "body": "/callers classifyFields", "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+        "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    });
+    app.deliver_and_settle("issue_comment", "d-3", &ask).await;
+    let marker = format!("blast-radius:command:{asked} ");
+    assert!(fake
+        .issue_comments("acme/web", 1)
+        .iter()
+        .any(|c| c.by_app && c.body.contains(&marker)));
 }

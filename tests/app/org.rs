@@ -51,22 +51,183 @@ fn section(fake: &FakeGithub) -> String {
 
 /// Asks `body` in the library's PR #1 thread as a member; the App's reply.
 async fn ask(app: &Harness, fake: &FakeGithub, lib_id: i64, delivery: &str, body: &str) -> String {
-    let asked = fake.add_comment_as("acme/library", 1, "dev", body);
+    ask_in(app, fake, "acme/library", lib_id, delivery, body).await
+}
+
+/// Asks `body` in PR #1's thread of `repo` (GitHub id `id`) as a member; the App's reply.
+async fn ask_in(
+    app: &Harness,
+    fake: &FakeGithub,
+    repo: &str,
+    id: i64,
+    delivery: &str,
+    body: &str,
+) -> String {
+    let asked = fake.add_comment_as(repo, 1, "dev", body);
     let event = json!({
         "action": "created",
         "issue": { "number": 1, "pull_request": { "url": "x" } },
         "comment": { "id": asked, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
-        "repository": { "id": lib_id, "full_name": "acme/library", "default_branch": "main" },
+        "repository": { "id": id, "full_name": repo, "default_branch": "main" },
         "installation": { "id": INSTALLATION },
     });
     app.deliver_and_settle("issue_comment", delivery, &event)
         .await;
     let marker = format!("blast-radius:command:{asked} ");
-    fake.issue_comments("acme/library", 1)
+    fake.issue_comments(repo, 1)
         .into_iter()
         .find(|c| c.by_app && c.body.contains(&marker))
         .expect("a reply")
         .body
+}
+
+/// The org's library, service and private app, with `more` (name, repository, public)
+/// beside them, all installed and indexed: their GitHub ids, in that order.
+async fn installed_org(
+    fake: &FakeGithub,
+    app: &Harness,
+    org: &[(&str, &TestRepo, bool)],
+) -> Vec<i64> {
+    fake.add_installation(INSTALLATION, "acme");
+    let mut ids = Vec::new();
+    let mut listed = Vec::new();
+    for &(name, repo, public) in org {
+        let id = fake.add_repo(INSTALLATION, name, repo.path());
+        if public {
+            fake.make_public(id);
+        }
+        ids.push(id);
+        listed.push(json!({ "id": id, "full_name": name }));
+    }
+    let installed = json!({
+        "action": "created",
+        "installation": { "id": INSTALLATION, "account": { "login": "acme" } },
+        "repositories": listed,
+    });
+    app.deliver_and_settle("installation", "d-1", &installed)
+        .await;
+    ids
+}
+
+/// Copies the library's `@acme/money` package into `repo` under `dir`.
+fn copy_money_package(repo: &TestRepo, dir: &str) {
+    let to = repo.path().join(dir);
+    std::fs::create_dir_all(&to).unwrap();
+    common::copy_dir(&common::fixture("org/library/packages/money"), &to);
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_package_json_a_pr_adds_claims_no_other_repositorys_callers(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let (library, service, private) = (
+        repo_of("library"),
+        repo_of("service"),
+        repo_of("private-app"),
+    );
+    // A private repository of the same org whose PR claims the library's package.
+    let tools = TestRepo::new();
+    tools.write(
+        "src/util.ts",
+        "export function pad(s: string) {\n  return s;\n}\n",
+    );
+    tools.commit("base");
+    let app = Harness::start(pool.clone(), &fake).await;
+    let ids = installed_org(
+        &fake,
+        &app,
+        &[
+            ("acme/library", &library, true),
+            ("acme/service", &service, true),
+            ("acme/private-app", &private, false),
+            ("acme/tools", &tools, false),
+        ],
+    )
+    .await;
+    tools.git(&["checkout", "-q", "-b", "claim"]);
+    copy_money_package(&tools, "packages/money");
+    // And a package no repository of the installation owns, that the service calls.
+    tools.write(
+        "packages/pad/package.json",
+        "{ \"name\": \"left-pad\", \"main\": \"index.js\" }\n",
+    );
+    tools.write(
+        "packages/pad/index.js",
+        "export default function leftPad(s, n) {\n  return s;\n}\n",
+    );
+    tools.commit("packages named @acme/money and left-pad");
+    tools.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/tools", 1, "main", "claim");
+
+    // The PR's own formatPrice is answered for; no other repository's call is, neither
+    // the public service's nor the private app's.
+    let reply = ask_in(
+        &app,
+        &fake,
+        "acme/tools",
+        ids[3],
+        "d-2",
+        "/callers formatPrice",
+    )
+    .await;
+    assert!(reply.contains("**Callers of"), "{reply}");
+    assert!(!reply.contains("In other repositories"), "{reply}");
+    assert!(!reply.contains("acme/service"), "{reply}");
+    assert!(!reply.contains("private-app"), "{reply}");
+    assert!(!reply.contains("call site in"), "{reply}");
+    // Claimed by the PR alone (no repository owns it on its default branch): nothing
+    // across either.
+    let reply = ask_in(&app, &fake, "acme/tools", ids[3], "d-3", "/callers leftPad").await;
+    assert!(reply.contains("**Callers of"), "{reply}");
+    assert!(!reply.contains("In other repositories"), "{reply}");
+    assert!(!reply.contains("acme/service"), "{reply}");
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_package_two_repositories_own_is_ambiguous_and_nothing_is_listed_across(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let (library, service) = (repo_of("library"), repo_of("service"));
+    // A second repository that owns `@acme/money` on its default branch too.
+    let copy = TestRepo::new();
+    copy_money_package(&copy, "money");
+    copy.commit("a copy of the money package");
+    library.git(&["checkout", "-q", "-b", "fix"]);
+    library.git(&["checkout", "-q", "main"]);
+    let app = Harness::start(pool.clone(), &fake).await;
+    let ids = installed_org(
+        &fake,
+        &app,
+        &[
+            ("acme/library", &library, true),
+            ("acme/service", &service, true),
+            ("acme/money-copy", &copy, true),
+        ],
+    )
+    .await;
+    let base = library.head();
+    let head = push_library_pr(&fake, &library, 1);
+    app.deliver_and_settle(
+        "pull_request",
+        "d-2",
+        &pr_event("opened", ids[0], 1, &head, &base),
+    )
+    .await;
+    // The summary says why no call elsewhere is listed, naming neither repository.
+    let text = section(&fake);
+    assert!(
+        text.contains("`@acme/money` is also the name of a package in another repository of this installation"),
+        "{text}"
+    );
+    assert!(!text.contains("acme/service"), "{text}");
+    assert!(!text.contains("money-copy"), "{text}");
+
+    let reply = ask(&app, &fake, ids[0], "d-3", "/callers formatPrice").await;
+    assert!(reply.contains("**Callers of"), "{reply}");
+    assert!(
+        reply.contains("`@acme/money` is also the name of a package in another repository of this installation"),
+        "{reply}"
+    );
+    assert!(!reply.contains("acme/service"), "{reply}");
+    assert!(!reply.contains("In other repositories"), "{reply}");
 }
 
 #[sqlx::test(migrations = false)]

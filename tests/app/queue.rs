@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use blast_radius::queue::{
     run_pruner, run_workers, Delivery, Failed, JobError, JobId, JobState, NewJob, Pruned, Queue,
-    QueueConfig, QueueError, Recorded, Retention, RunningJob,
+    QueueConfig, QueueError, Recorded, Retention, RunningJob, MAX_BATCH,
 };
 use serde_json::json;
 use sqlx::postgres::PgPoolOptions;
@@ -1086,4 +1086,88 @@ async fn not_ready_without_migrations(pool: PgPool) {
     let q = queue(&pool);
     let err = q.check_ready().await.unwrap_err();
     assert!(err.to_string().contains("not applied"), "{err}");
+}
+
+#[sqlx::test]
+async fn coalescing_keeps_attempts_deferrals_and_a_rate_limit_wait(pool: PgPool) {
+    let mut cfg = config();
+    cfg.max_deferrals = 2;
+    cfg.max_defer = Duration::from_secs(75 * 60);
+    // Backoffs of minutes: a wait pulled back to now is plain to see.
+    cfg.backoff_base = Duration::from_secs(600);
+    cfg.backoff_max = Duration::from_secs(1200);
+    let q = Queue::new(pool.clone(), cfg);
+    let comment = |id: u64| {
+        job(
+            "answer_command",
+            json!({ "number": 5, "batch": [{ "comment_id": id }] }),
+        )
+        .serial("commands:42:5")
+        .batched("commands:42:5")
+    };
+    let id = q.enqueue(&comment(1)).await.unwrap().id;
+    // Deferred to GitHub's reset, an hour ahead.
+    let j = q.claim("w").await.unwrap().unwrap();
+    let reset = chrono::Utc::now() + chrono::Duration::hours(1);
+    q.defer(&j, "rate limit spent", reset).await.unwrap();
+    let (_, attempts, deferrals, ahead) = deferral_row(&pool, id).await;
+    assert_eq!((attempts, deferrals), (0, 1));
+    // A new comment joins it: the deferral stands, and it still waits for the reset.
+    assert_eq!(q.enqueue(&comment(2)).await.unwrap().id, id);
+    let (state, attempts, deferrals, still) = deferral_row(&pool, id).await;
+    assert_eq!((state.as_str(), attempts, deferrals), ("waiting", 0, 1));
+    assert!(
+        still > ahead - 60.0,
+        "not pulled back to now: {still} vs {ahead}"
+    );
+    assert!(
+        q.claim("w").await.unwrap().is_none(),
+        "not before the reset"
+    );
+
+    // A failed attempt: a new comment buys it no fresh attempts, and its backoff stands.
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 1);
+    q.fail(&j, "GitHub said 502", false).await.unwrap();
+    let (_, attempts, _, backoff) = deferral_row(&pool, id).await;
+    assert_eq!(attempts, 1);
+    assert!(backoff > 60.0, "{backoff}");
+    assert_eq!(q.enqueue(&comment(3)).await.unwrap().id, id);
+    let (_, attempts, deferrals, after) = deferral_row(&pool, id).await;
+    assert_eq!((attempts, deferrals), (1, 1));
+    assert!(after > backoff - 1.0, "{after} vs {backoff}");
+    make_due(&pool, id).await;
+    let j = q.claim("w").await.unwrap().unwrap();
+    assert_eq!(j.attempt, 2, "the attempts go on from where they were");
+    assert_eq!(
+        j.payload["batch"],
+        json!([{ "comment_id": 1 }, { "comment_id": 2 }, { "comment_id": 3 }])
+    );
+}
+
+#[sqlx::test]
+async fn a_batch_of_commands_holds_at_most_its_cap(pool: PgPool) {
+    let q = queue(&pool);
+    let comment = |id: i32| {
+        job(
+            "answer_command",
+            json!({ "number": 5, "batch": [{ "comment_id": id }] }),
+        )
+        .serial("commands:42:5")
+        .batched("commands:42:5")
+    };
+    let first = q.enqueue(&comment(0)).await.unwrap().id;
+    for id in 1..MAX_BATCH + 30 {
+        assert_eq!(q.enqueue(&comment(id)).await.unwrap().id, first);
+    }
+    let j = q.claim("w").await.unwrap().unwrap();
+    let batch = j.payload["batch"].as_array().unwrap();
+    assert_eq!(batch.len(), MAX_BATCH as usize);
+    // The first ones, in order: a flood after them does not push them out.
+    assert_eq!(batch[0], json!({ "comment_id": 0 }));
+    assert_eq!(
+        batch[MAX_BATCH as usize - 1],
+        json!({ "comment_id": MAX_BATCH - 1 })
+    );
 }

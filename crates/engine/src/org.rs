@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 use crate::blast::diff::Change;
 use crate::blast::report::ChangedFunction;
 use crate::graph::external::{ExternalCall, Imported, Step};
+use crate::graph::modules::ModuleResolver;
 use crate::graph::{Confidence, DefId, Graph};
 
 /// A call another repository of the installation makes into a package, where it is.
@@ -131,6 +132,14 @@ pub fn owned_packages(owner: &Graph) -> Vec<String> {
         .into_iter()
         .map(|(name, _)| name.to_string())
         .collect()
+}
+
+/// The package a package.json text names, read as the repository's own resolution
+/// reads it; None when it names none.
+pub fn package_name(package_json: &str) -> Option<String> {
+    let resolver = ModuleResolver::new(&[("package.json".to_string(), package_json.to_string())]);
+    let name = resolver.packages().first()?.0.to_string();
+    Some(name)
 }
 
 /// Which of `calls` (made by other repositories) reach which of `targets` (functions of

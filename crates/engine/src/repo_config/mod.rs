@@ -16,6 +16,8 @@ use yaml_serde::Value;
 
 use crate::graph::Confidence;
 
+mod bounded;
+
 /// Where the file lives in a repository.
 pub const REPO_CONFIG_PATH: &str = ".github/blast-radius.yml";
 
@@ -202,6 +204,19 @@ pub fn parse_bytes(bytes: &[u8]) -> (RepoConfig, Vec<ConfigProblem>) {
 pub fn parse(text: &str) -> (RepoConfig, Vec<ConfigProblem>) {
     let mut config = RepoConfig::default();
     let mut problems = Vec::new();
+    // Counted before a value is built: what aliases expand to is not bounded by the
+    // file's size.
+    if bounded::expands_past(text, bounded::MAX_VALUES) {
+        problems.push(problem(
+            "",
+            &format!(
+                "the file expands to more than {} values (aliases repeat what an anchor holds); every default was used",
+                bounded::MAX_VALUES
+            ),
+            None,
+        ));
+        return (config, problems);
+    }
     let value: Value = match yaml_serde::from_str(text) {
         Ok(value) => value,
         Err(e) => {

@@ -317,3 +317,23 @@ fn commands_are_answered_from_members_unless_the_file_says_whom() {
     assert_eq!(config, RepoConfig::default());
     assert_eq!(problems.len(), 1);
 }
+
+#[test]
+fn an_alias_bomb_is_a_problem_and_the_defaults() {
+    // 28 KB: one anchor of 5,000 values used by 4,000 aliases (20 million values).
+    let anchored = vec!["x"; 5_000].join(", ");
+    let uses = vec!["*a"; 4_000].join(", ");
+    let text =
+        format!("commands_from: [NONE]\npaths:\n  include: &a [{anchored}]\n  exclude: [{uses}]\n");
+    assert!(text.len() < 64 * 1024);
+    let (config, problem) = only_problem(&text);
+    assert_eq!(
+        config,
+        RepoConfig::default(),
+        "not even commands_from applies"
+    );
+    assert_eq!(
+        problem.to_string(),
+        "the file expands to more than 10000 values (aliases repeat what an anchor holds); every default was used"
+    );
+}

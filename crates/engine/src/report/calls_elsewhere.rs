@@ -130,6 +130,32 @@ pub fn reaching(
     out
 }
 
+/// Ambiguous package names named at most, the rest counted.
+const AMBIGUOUS_NAMED: usize = 5;
+
+/// The line that says which of `packages` another repository of the installation owns
+/// too, so that no call from elsewhere is listed for them ("" when none). The other
+/// owners are not named: one may be private.
+pub fn ambiguous(packages: &[String]) -> String {
+    if packages.is_empty() {
+        return String::new();
+    }
+    let mut names: Vec<String> = packages
+        .iter()
+        .take(AMBIGUOUS_NAMED)
+        .map(|p| code(p))
+        .collect();
+    if packages.len() > AMBIGUOUS_NAMED {
+        names.push(format!("{} more", packages.len() - AMBIGUOUS_NAMED));
+    }
+    format!(
+        "_{} {} also the name of a package in another repository of this installation: a call from elsewhere cannot say which it means, so none is listed for {}._\n",
+        names.join(", "),
+        plural(packages.len(), "is", "are"),
+        plural(packages.len(), "it", "them"),
+    )
+}
+
 pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 {
         one
@@ -175,6 +201,20 @@ mod tests {
                 range: Some("^2.1.0".to_string()),
             },
         }
+    }
+
+    #[test]
+    fn ambiguous_names_are_escaped_and_bounded() {
+        assert_eq!(ambiguous(&[]), "");
+        let one = ambiguous(&["@acme/money".to_string()]);
+        assert_eq!(
+            one,
+            "_`@acme/money` is also the name of a package in another repository of this installation: a call from elsewhere cannot say which it means, so none is listed for it._\n"
+        );
+        let many: Vec<String> = (0..8).map(|i| format!("p`{i}")).collect();
+        let text = ambiguous(&many);
+        assert!(text.contains("3 more are also"), "{text}");
+        assert!(!text.contains("p`5"), "{text}");
     }
 
     #[test]

@@ -9,6 +9,11 @@ use crate::escape::code;
 /// The deepest caller chain a command may ask for: deeper answers are lists nobody reads.
 pub const MAX_DEPTH: u32 = 5;
 
+/// The longest name a command may ask about, in bytes: longer than any real function's
+/// (or `Class.method`, or `FILE:LINE`), and refused before any search ("did you mean"
+/// compares a name with every name of the graph, in time that grows with its length).
+pub const MAX_NAME_BYTES: usize = 256;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
 pub enum Command {
@@ -109,6 +114,13 @@ fn command(known: &str, usage: &str, args: &[String]) -> Result<Command, String>
             if max_args == 1 { "" } else { "s" }
         ));
     }
+    // Every argument but a depth is a name.
+    if let Some(long) = args.iter().find(|a| a.len() > MAX_NAME_BYTES) {
+        return Err(format!(
+            "a name of {} bytes is longer than any function's: names are at most {MAX_NAME_BYTES} bytes",
+            long.len()
+        ));
+    }
     Ok(match known {
         "help" => Command::Help,
         "callers" | "blast" => {
@@ -190,6 +202,31 @@ mod tests {
             Some(Err(e)) => e.message,
             other => panic!("expected an error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_name_longer_than_any_function_name_is_refused() {
+        let long = "a".repeat(990);
+        for body in [
+            format!("/callers {long}"),
+            format!("/callees {long}"),
+            format!("/blast {long} 2"),
+            format!("/path f {long}"),
+        ] {
+            assert_eq!(
+                err(&body),
+                "a name of 990 bytes is longer than any function's: names are at most 256 bytes",
+                "{body}"
+            );
+        }
+        let longest = "a".repeat(MAX_NAME_BYTES);
+        assert_eq!(
+            ok(&format!("/callers {longest}")),
+            vec![Command::Callers {
+                target: longest,
+                depth: 1
+            }]
+        );
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub struct Elsewhere<'a> {
     pub web_url: &'a str,
     /// The version each package has in this repository (package name, version).
     pub versions: &'a [(String, String)],
+    /// Its package names another repository of the installation owns too: no call is
+    /// listed for them, and the section says so.
+    pub ambiguous: &'a [String],
 }
 
 impl Elsewhere<'_> {
@@ -70,10 +73,15 @@ impl Elsewhere<'_> {
 /// The section within about `max_chars`, or "" when no other repository calls a
 /// changed function. Functions past the budget are counted, not listed.
 pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> String {
-    if e.found.is_empty() {
+    if e.found.is_empty() && e.ambiguous.is_empty() {
         return String::new();
     }
     let mut out = String::from("### In other repositories\n\n");
+    let ambiguous = calls_elsewhere::ambiguous(e.ambiguous);
+    if !ambiguous.is_empty() {
+        out.push_str(&ambiguous);
+        out.push('\n');
+    }
     let mut hidden_sites = 0;
     let mut hidden_repos = BTreeSet::new();
     let mut unlisted = 0;

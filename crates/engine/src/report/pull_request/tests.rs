@@ -133,6 +133,7 @@ impl Pr {
                     from_private: *from_private,
                     web_url: "https://github.test/",
                     versions: &self.versions,
+                    ambiguous: &[],
                 }),
         })
     }
