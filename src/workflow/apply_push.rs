@@ -134,9 +134,7 @@ type Skips = Vec<(String, SkipReason)>;
 
 /// The facts extracted, and the files extraction skipped (too costly to read): those
 /// leave the graph like any skipped file.
-pub(crate) fn split_skips(
-    extracted: Vec<Extraction>,
-) -> (Vec<(FileFacts, bool)>, Skips) {
+pub(crate) fn split_skips(extracted: Vec<Extraction>) -> (Vec<(FileFacts, bool)>, Skips) {
     let mut code = Vec::with_capacity(extracted.len());
     let mut skipped = Vec::new();
     for e in extracted {
