@@ -100,7 +100,10 @@ fn flag_warnings(command: &Command, matches: &ArgMatches) -> BTreeSet<String> {
         else {
             continue;
         };
-        if matches.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
+        let id = arg.get_id().as_str();
+        if matches.value_source(id) == Some(ValueSource::CommandLine)
+            && !plainly_public(matches, id)
+        {
             let env = env.to_string_lossy();
             warnings.insert(format!(
                 "--{long} on the command line can be read by every user of this machine \
@@ -114,6 +117,19 @@ fn flag_warnings(command: &Command, matches: &ArgMatches) -> BTreeSet<String> {
         }
     }
     warnings
+}
+
+/// A URL with no password in it (`postgres://postgres@127.0.0.1/db`, trust auth) holds no
+/// secret: given as a flag, it is not warned about.
+fn plainly_public(matches: &ArgMatches, id: &str) -> bool {
+    let Some(mut values) = matches.get_raw(id) else {
+        return false;
+    };
+    values.all(|v| {
+        v.to_str()
+            .and_then(|v| url::Url::parse(v).ok())
+            .is_some_and(|u| u.password().is_none() && u.query().is_none())
+    })
 }
 
 #[cfg(test)]

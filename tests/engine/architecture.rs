@@ -48,7 +48,7 @@ const ENGINE_LAYERS: Layers = &[
 /// `workflow::source` is named apart: the traits that `workspace` (and later `github`)
 /// implement for the workflows.
 const APP_LAYERS: Layers = &[
-    ("store", &["graph", "indexer", "model"]),
+    ("store", &["graph", "indexer", "model", "org"]),
     // The app's IO edges: each speaks one protocol and knows no workflow.
     ("github", &["model"]),
     ("queue", &["model", "cancel"]),
