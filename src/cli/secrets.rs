@@ -128,7 +128,9 @@ fn plainly_public(matches: &ArgMatches, id: &str) -> bool {
     values.all(|v| {
         v.to_str()
             .and_then(|v| url::Url::parse(v).ok())
-            .is_some_and(|u| u.password().is_none() && u.query().is_none())
+            .is_some_and(|u| {
+                u.password().is_none() && !u.query_pairs().any(|(k, _)| k.contains("password"))
+            })
     })
 }
 
