@@ -12,11 +12,18 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// A flag that stops the work it is installed around.
+/// A flag that stops the work it is installed around, and the files that work was
+/// reading when it stopped.
 #[derive(Clone, Debug, Default)]
-pub struct Cancel(Arc<AtomicBool>);
+pub struct Cancel(Arc<Inner>);
+
+#[derive(Debug, Default)]
+struct Inner {
+    stop: AtomicBool,
+    stalled: Mutex<Vec<String>>,
+}
 
 impl Cancel {
     pub fn new() -> Cancel {
@@ -25,11 +32,48 @@ impl Cancel {
 
     /// Asks the work to stop at its next checkpoint.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0.stop.store(true, Ordering::Relaxed);
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.stop.load(Ordering::Relaxed)
+    }
+
+    /// The files being read (see [`reading`]) when the work stopped, sorted: where a
+    /// deadline found it, so a retry can leave them out and say so.
+    pub fn stalled(&self) -> Vec<String> {
+        let mut files = self.0.stalled.lock().map(|s| s.clone()).unwrap_or_default();
+        files.sort();
+        files.dedup();
+        files
+    }
+}
+
+/// Marks `path` as being read until the guard drops. If the work is stopped meanwhile
+/// (the guard drops in the unwind), the path is recorded in the token's
+/// [`Cancel::stalled`]. With no token installed it costs nothing.
+pub fn reading(path: &str) -> Reading<'_> {
+    Reading {
+        path,
+        cancel: current(),
+    }
+}
+
+/// See [`reading`].
+pub struct Reading<'a> {
+    path: &'a str,
+    cancel: Option<Cancel>,
+}
+
+impl Drop for Reading<'_> {
+    fn drop(&mut self) {
+        if let Some(cancel) = &self.cancel {
+            if cancel.is_cancelled() && std::thread::panicking() {
+                if let Ok(mut stalled) = cancel.0.stalled.lock() {
+                    stalled.push(self.path.to_string());
+                }
+            }
+        }
     }
 }
 
@@ -96,6 +140,25 @@ mod tests {
         assert!(is_cancellation(&*stopped.unwrap_err()));
         // The scope is left as it was found, even by an unwind.
         assert!(current().is_none());
+    }
+
+    #[test]
+    fn a_stop_records_the_files_being_read_and_only_those() {
+        let cancel = Cancel::new();
+        let stopped = std::panic::catch_unwind(|| {
+            scoped(Some(cancel.clone()), || {
+                drop(reading("done.ts"));
+                let _busy = reading("slow.ts");
+                cancel.cancel();
+                checkpoint();
+            })
+        });
+        assert!(is_cancellation(&*stopped.unwrap_err()));
+        assert_eq!(cancel.stalled(), vec!["slow.ts".to_string()]);
+        // Without a stop nothing is recorded, even when a reading guard drops.
+        let calm = Cancel::new();
+        scoped(Some(calm.clone()), || drop(reading("a.ts")));
+        assert!(calm.stalled().is_empty());
     }
 
     #[test]

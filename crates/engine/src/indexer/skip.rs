@@ -19,6 +19,8 @@ pub enum SkipReason {
     /// Extracting it would have cost more than its size allows (a parse, a walk or facts
     /// out of proportion to its bytes): a hostile or pathological file.
     TooCostly,
+    /// Left out of a job's retry: the job's time limit passed while it was being read.
+    TimedOut,
 }
 
 /// A skip reason's name that is not one of ours.
@@ -36,6 +38,7 @@ impl std::str::FromStr for SkipReason {
             SkipReason::Minified,
             SkipReason::OverBudget,
             SkipReason::TooCostly,
+            SkipReason::TimedOut,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -52,6 +55,20 @@ impl SkipReason {
             SkipReason::Minified => "minified",
             SkipReason::OverBudget => "over_budget",
             SkipReason::TooCostly => "too_costly",
+            SkipReason::TimedOut => "timed_out",
+        }
+    }
+
+    /// What the reason means, for a reader of a comment or a check run.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "larger than the size limit",
+            SkipReason::Binary => "binary",
+            SkipReason::NotUtf8 => "not UTF-8",
+            SkipReason::Minified => "minified or generated",
+            SkipReason::OverBudget => "past the bytes one job may fetch",
+            SkipReason::TooCostly => "reading it would cost more than its size allows",
+            SkipReason::TimedOut => "the time limit passed while it was read",
         }
     }
 }
@@ -120,6 +137,7 @@ mod tests {
             SkipReason::Minified,
             SkipReason::OverBudget,
             SkipReason::TooCostly,
+            SkipReason::TimedOut,
         ] {
             assert_eq!(r.as_str().parse::<SkipReason>(), Ok(r));
         }

@@ -57,6 +57,8 @@ pub(crate) const MAX_DEPTH: usize = 1_500;
 /// file that would cost more than its size allows ([`budget`]) is skipped as
 /// `too_costly`. Unwinds with [`crate::cancel::Cancelled`] if the work is cancelled.
 pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts, SkipReason> {
+    // Named if a deadline stops the work while this file is read.
+    let _reading = crate::cancel::reading(path);
     // SAFETY: the parser and its trees are made and dropped inside the scope; the facts
     // own their data.
     let facts = unsafe { arena::scope(|| parse_and_extract(path, language, source)) };

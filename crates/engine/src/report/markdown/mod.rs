@@ -369,6 +369,9 @@ fn counts(out: &mut Out, report: &BlastReport, groups: &[Group]) {
     out.blank();
 }
 
+/// Skipped changed files a comment names, at most.
+pub const SKIPPED_NAMED: usize = 20;
+
 /// Unresolved same-name calls and skipped files mean the counts are lower bounds.
 fn lower_bound_warning(out: &mut Out, report: &BlastReport) {
     let mut reasons = Vec::new();
@@ -382,22 +385,35 @@ fn lower_bound_warning(out: &mut Out, report: &BlastReport) {
     if report.skipped_files > 0 {
         let n = report.skipped_files as usize;
         reasons.push(format!(
-            "{n} {} skipped (minified, too large or binary)",
+            "{n} {} skipped",
             plural(n, "file was", "files were")
         ));
     }
     if reasons.is_empty() {
         return;
     }
-    out.block(
-        &[
-            "> [!WARNING]".to_string(),
-            format!("> The counts are lower bounds: {}.", reasons.join(", and ")),
-            String::new(),
-        ],
-        0,
-        0,
-    );
+    let mut lines = vec![
+        "> [!WARNING]".to_string(),
+        format!("> The counts are lower bounds: {}.", reasons.join(", and ")),
+    ];
+    // The changed files that could not be read are named, with why: a reviewer can
+    // look at them by hand (and an attacker's file does not hide behind a count).
+    for skipped in report.skipped.iter().take(SKIPPED_NAMED) {
+        lines.push(format!(
+            "> - {} skipped: {} ({})",
+            code(&skipped.file),
+            skipped.reason.describe(),
+            skipped.reason.as_str()
+        ));
+    }
+    if report.skipped.len() > SKIPPED_NAMED {
+        lines.push(format!(
+            "> - and {} more skipped",
+            report.skipped.len() - SKIPPED_NAMED
+        ));
+    }
+    lines.push(String::new());
+    out.block(&lines, 0, 0);
 }
 
 /// The loud part: removed or renamed functions that code outside the change still calls.

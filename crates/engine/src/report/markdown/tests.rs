@@ -727,3 +727,48 @@ fn config_problems_quote_the_file_s_text_in_code_spans() {
     assert!(md.contains("- `colour`: unknown key, ignored\n"), "{md}");
     assert!(md.contains("(found `9 @octocat <img>`)"), "{md}");
 }
+
+#[test]
+fn skipped_changed_files_are_named_with_their_reason_escaped_and_capped() {
+    use crate::blast::report::SkippedFile;
+    use crate::indexer::skip::SkipReason;
+    let mut r = typical();
+    let hostile = "src/a`b\u{202E}<img src=x>.ts";
+    r.skipped = vec![
+        SkippedFile {
+            file: hostile.into(),
+            reason: SkipReason::TooCostly,
+        },
+        SkippedFile {
+            file: "src/slow.ts".into(),
+            reason: SkipReason::TimedOut,
+        },
+    ];
+    r.skipped_files = 2;
+    let md = render_markdown(&r, LIMIT, None);
+    assert_balanced(&md);
+    assert!(md.contains("2 files were skipped"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "{} skipped: reading it would cost more than its size allows (too_costly)",
+            code(hostile)
+        )),
+        "{md}"
+    );
+    assert!(md.contains("`src/slow.ts` skipped: the time limit passed while it was read (timed_out)"));
+    // The name is inert: no bidi override and no HTML of its own.
+    assert!(!md.contains('\u{202E}'));
+    assert!(code(hostile).starts_with("``"));
+
+    // Past the cap, the rest are counted, not named.
+    r.skipped = (0..SKIPPED_NAMED + 5)
+        .map(|i| SkippedFile {
+            file: format!("src/f{i:03}.ts"),
+            reason: SkipReason::TooCostly,
+        })
+        .collect();
+    r.skipped_files = r.skipped.len() as u32;
+    let md = render_markdown(&r, LIMIT, None);
+    assert_eq!(md.matches("skipped: reading it").count(), SKIPPED_NAMED);
+    assert!(md.contains("> - and 5 more skipped"));
+}
