@@ -66,7 +66,9 @@ impl Handler for Jobs {
             repository = repository.as_deref(),
             pr
         );
-        tracing::Instrument::instrument(dispatch(&self.0, job), span)
+        let cancel = job.cancel_token();
+        let work = crate::workflow::cancellable(cancel, dispatch(&self.0, job));
+        tracing::Instrument::instrument(work, span)
             .await
             .map_err(errors::defer_rate_limits)
     }

@@ -11,7 +11,7 @@ use super::graph_catch_up::catch_up;
 use super::pr_files::{PrFetched, PrKey};
 use super::repo_config_cache::repo_config;
 use super::{errors, App};
-use crate::blast::report::BlastReport;
+use crate::blast::report::{BlastReport, SkippedFile};
 use crate::github::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
     Installation, NewCheckRun, NewReview, NewReviewComment, PullRequest, RepoName, Repository,
@@ -19,6 +19,7 @@ use crate::github::{
 };
 use crate::graph::Graph;
 use crate::indexer::select::wanted;
+use crate::indexer::skip::SkipReason;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 use crate::org::{self, CallElsewhere, FoundElsewhere};
 use crate::queue::payloads::AnalyzePr;
@@ -262,7 +263,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         .get_fresh(view.state.id)
         .await
         .map_err(errors::store)?;
-    let report = blast(app, &base.graph, &view, config)?;
+    let report = blast(app, &base.graph, &view, config, &job.stalled_files)?;
     let others = calls_elsewhere(app, pr_job.installation, &base.graph, &view, &report).await?;
     // A newer push to this PR wins: nothing older is posted over it.
     if job.is_superseded().await.map_err(JobError::retry)? {
@@ -337,6 +338,7 @@ fn blast(
     base: &Graph,
     view: &PrView,
     config: &RepoConfig,
+    stalled: &[String],
 ) -> Result<BlastReport, JobError> {
     let base_label = format!(
         "{}@{}",
@@ -350,19 +352,26 @@ fn blast(
         depth: config.depth,
     };
     let rules = app.rules;
+    // The files an earlier attempt was reading when its deadline stopped it are left
+    // out, and named: the PR gets its comment without them rather than no comment.
+    let (changed, timed_out): (Vec<String>, Vec<String>) = view
+        .fetched
+        .changed
+        .iter()
+        .cloned()
+        .partition(|path| stalled.binary_search(path).is_err());
     crate::workflow::cpu(|| {
         let fetched = &view.fetched;
         let old = fetched.old.as_ref().expect("fetched with the old versions");
-        blast_revisions(
-            base,
-            0,
-            old,
-            &fetched.new,
-            &fetched.changed,
-            &rules,
-            &request,
-        )
-        .map(|mut report| {
+        blast_revisions(base, 0, old, &fetched.new, &changed, &rules, &request).map(|mut report| {
+            report.skipped_files += timed_out.len() as u32;
+            report
+                .skipped
+                .extend(timed_out.iter().map(|file| SkippedFile {
+                    file: file.clone(),
+                    reason: SkipReason::TimedOut,
+                }));
+            report.skipped.sort_by(|a, b| a.file.cmp(&b.file));
             report.retain(|path| config.paths.allows(path), config.min_confidence);
             report
         })

@@ -157,6 +157,12 @@ pub struct QueueConfig {
     /// job's lease forever): then its handler is stopped and the attempt fails, to be
     /// retried like any failure.
     pub job_timeout: Duration,
+    /// After its deadline a job's work is asked to stop; how long the worker waits for it
+    /// (heartbeating) before settling the attempt anyway.
+    pub stop_grace: Duration,
+    /// Stops at the deadline a job gets on one input before it is dead: a file that
+    /// stalls every attempt must not pin a worker forever.
+    pub max_timeouts: i32,
     /// Kinds that may run longer (or must run shorter) than `job_timeout`.
     pub job_timeouts: Vec<(String, Duration)>,
     /// How long finished jobs and deliveries are kept ([`run_pruner`]).
@@ -188,6 +194,8 @@ impl Default for QueueConfig {
             max_defer: Duration::from_secs(75 * 60),
             max_deferrals: 24,
             job_timeout: Duration::from_secs(15 * 60),
+            stop_grace: Duration::from_secs(30),
+            max_timeouts: 2,
             job_timeouts: Vec::new(),
             retention: Retention::default(),
         }
@@ -228,6 +236,9 @@ pub struct NewJob {
     /// request become one job that answers them all, at most [`MAX_BATCH`] of them.
     pub merge_batches: bool,
 }
+
+/// Files one stop records at most (a job reads one file per thread at a time).
+pub const MAX_STALLED_FILES: usize = 64;
 
 /// Items a joined batch holds at most: the comments one command job answers. Past it a
 /// newcomer's items are dropped (a flood of comments on one pull request buys one job
@@ -312,6 +323,11 @@ pub struct ClaimedJob {
     /// A newer job with the same coalescing key existed when it was claimed.
     pub superseded: bool,
     pub delivery_id: Option<String>,
+    /// Earlier attempts on this input stopped at their deadline.
+    pub timeouts: i32,
+    /// The files those attempts were reading when stopped, sorted: a retry leaves them
+    /// out (and says so) rather than stall on them again.
+    pub stalled_files: Vec<String>,
     pub claimed_by: String,
     /// Fences this claim: only its holder may heartbeat, complete, fail or release it.
     token: i64,
@@ -593,6 +609,49 @@ impl Queue {
             job.token,
             &error,
             permanent,
+            wait.as_secs_f64(),
+        )
+        .await?;
+        let Some((state, superseded)) = state else {
+            return Err(QueueError::LeaseLost(job.id));
+        };
+        sql::notify(&self.pool).await?;
+        Ok(match state {
+            JobState::Waiting => Failed::Retry { after: wait },
+            JobState::Done if superseded => Failed::Superseded,
+            _ => Failed::Dead,
+        })
+    }
+
+    /// The attempt ran past its deadline and was stopped while reading `stalled`: it
+    /// runs again after a backoff, leaving those files out, unless this was its
+    /// [`QueueConfig::max_timeouts`]-th stop on this input: then it is dead with `error`.
+    pub async fn time_out(
+        &self,
+        job: &ClaimedJob,
+        error: &str,
+        stalled: &[String],
+    ) -> Result<Failed> {
+        let wait = backoff(
+            job.attempt,
+            self.config.backoff_base,
+            self.config.backoff_max,
+            rand::random::<f64>(),
+        );
+        let error = truncate(error, 8 * 1024);
+        // A bounded list of bounded names: what a stop records is the work's own.
+        let stalled: Vec<String> = stalled
+            .iter()
+            .take(MAX_STALLED_FILES)
+            .map(|f| truncate(&f.replace('\0', "\u{FFFD}"), 1024))
+            .collect();
+        let state = sql::time_out(
+            &self.pool,
+            job.id,
+            job.token,
+            &error,
+            &stalled,
+            self.config.max_timeouts,
             wait.as_secs_f64(),
         )
         .await?;

@@ -40,6 +40,9 @@ pub(super) async fn upsert_job(
              run_at = CASE WHEN jobs.attempts > 0 OR jobs.deferrals > 0 THEN jobs.run_at
                            ELSE LEAST(jobs.run_at, EXCLUDED.run_at) END,
              delivery_id = EXCLUDED.delivery_id,
+             timeouts = CASE WHEN jobs.payload = EXCLUDED.payload THEN jobs.timeouts ELSE 0 END,
+             stalled_files = CASE WHEN jobs.payload = EXCLUDED.payload THEN jobs.stalled_files
+                                  ELSE '{}' END,
              updated_at = now()
          RETURNING id, (xmax <> 0) AS replaced",
     )
@@ -123,7 +126,8 @@ pub(super) async fn retire_expired(ex: impl PgExecutor<'_>) -> sqlx::Result<u64>
 }
 
 const CLAIMED_COLUMNS: &str = "jobs.id, jobs.kind, jobs.payload, jobs.serial_key, \
-     jobs.coalesce_key, jobs.attempts, jobs.max_attempts, jobs.superseded, jobs.delivery_id";
+     jobs.coalesce_key, jobs.attempts, jobs.max_attempts, jobs.superseded, jobs.delivery_id, \
+     jobs.timeouts, jobs.stalled_files";
 
 fn claimed(row: PgRow, worker: &str, token: i64) -> ClaimedJob {
     ClaimedJob {
@@ -136,6 +140,8 @@ fn claimed(row: PgRow, worker: &str, token: i64) -> ClaimedJob {
         max_attempts: row.get("max_attempts"),
         superseded: row.get("superseded"),
         delivery_id: row.get("delivery_id"),
+        timeouts: row.get("timeouts"),
+        stalled_files: row.get("stalled_files"),
         claimed_by: worker.to_string(),
         token,
     }
@@ -265,6 +271,51 @@ pub(super) async fn fail(
     .bind(token)
     .bind(error)
     .bind(permanent)
+    .bind(wait_secs)
+    .fetch_optional(ex)
+    .await?;
+    Ok(row.map(|r| {
+        (
+            JobState::parse(r.get::<&str, _>("state")),
+            r.get("superseded"),
+        )
+    }))
+}
+
+/// An attempt stopped at its deadline, having read `stalled` then: the first time on
+/// this input it waits `wait_secs` and runs again (an attempt spent); the
+/// `max_timeouts`-th time it is dead. Done if superseded. None if the claim is not held.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn time_out(
+    ex: impl PgExecutor<'_>,
+    id: JobId,
+    token: i64,
+    error: &str,
+    stalled: &[String],
+    max_timeouts: i32,
+    wait_secs: f64,
+) -> sqlx::Result<Option<(JobState, bool)>> {
+    let row = sqlx::query(
+        "UPDATE jobs SET
+             state = CASE WHEN superseded THEN 'done'
+                          WHEN timeouts + 1 >= $5 OR attempts >= max_attempts THEN 'dead'
+                          ELSE 'waiting' END,
+             run_at = CASE WHEN superseded OR timeouts + 1 >= $5 OR attempts >= max_attempts
+                           THEN run_at ELSE now() + make_interval(secs => $6) END,
+             finished_at = CASE WHEN superseded OR timeouts + 1 >= $5 OR attempts >= max_attempts
+                                THEN now() END,
+             timeouts = timeouts + 1,
+             stalled_files = ARRAY(SELECT DISTINCT f FROM unnest(stalled_files || $4::text[]) f
+                                   ORDER BY f),
+             last_error = $3, claim_token = NULL, locked_until = NULL, updated_at = now()
+         WHERE id = $1 AND claim_token = $2 AND state = 'running'
+         RETURNING state, superseded",
+    )
+    .bind(id.0)
+    .bind(token)
+    .bind(error)
+    .bind(stalled)
+    .bind(max_timeouts)
     .bind(wait_secs)
     .fetch_optional(ex)
     .await?;

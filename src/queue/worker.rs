@@ -14,6 +14,7 @@ use tokio::sync::{watch, Notify};
 use tokio::time::{sleep, sleep_until, Instant};
 
 use super::{ClaimedJob, Failed, JobError, Queue, QueueError, NOTIFY_CHANNEL};
+use crate::cancel::Cancel;
 
 /// What runs a job. Closures `Fn(RunningJob) -> impl Future<Output = Result<(), JobError>>`
 /// are handlers; so is any type that implements this.
@@ -44,6 +45,9 @@ struct Signals {
     superseded: AtomicBool,
     lease_lost: AtomicBool,
     shutdown: watch::Receiver<bool>,
+    /// Cancelled at the job's deadline (and at the end of the shutdown grace): CPU work
+    /// run under it stops at its next checkpoint.
+    cancel: Cancel,
 }
 
 impl RunningJob {
@@ -59,6 +63,7 @@ impl RunningJob {
                 superseded: AtomicBool::new(job.superseded),
                 lease_lost: AtomicBool::new(false),
                 shutdown,
+                cancel: Cancel::new(),
             }),
             job: Arc::new(job),
             queue,
@@ -99,6 +104,12 @@ impl RunningJob {
     /// is retried), or finish within the grace period.
     pub fn shutting_down(&self) -> bool {
         *self.signals.shutdown.borrow()
+    }
+
+    /// What stops this job's CPU work when its time is up: install it around the work
+    /// (`workflow::cancellable` does, for `workflow::cpu`).
+    pub fn cancel_token(&self) -> Cancel {
+        self.signals.cancel.clone()
     }
 
     /// The queue, to enqueue follow-up jobs.
@@ -255,10 +266,17 @@ impl Worker {
             tokio::time::interval_at(Instant::now() + config.heartbeat, config.heartbeat);
         let far = Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600);
         let mut deadline: Option<Instant> = None;
+        let mut stop_by: Option<Instant> = None;
         let mut stop = self.stop.clone();
         loop {
             tokio::select! {
                 result = &mut task => {
+                    // Stopped at the deadline (a stop unwinds as a panic; a handler that
+                    // saw it may return an error): settled as a time-out.
+                    if stop_by.is_some() && !matches!(result, Ok(Ok(()))) {
+                        self.time_out(&job, limit, began, &signals.cancel).await;
+                        return;
+                    }
                     let outcome = match &result {
                         Ok(Ok(())) => "done",
                         Ok(Err(e)) if e.is_permanent() => "failed_permanently",
@@ -282,24 +300,34 @@ impl Worker {
                     // The lease may still hold: try again at the next beat.
                     Err(e) => tracing::warn!("queue: heartbeat of {} failed: {e}", job.id),
                 },
-                _ = sleep_until(time_up) => {
+                _ = sleep_until(time_up), if stop_by.is_none() => {
+                    // Ask the work to stop, and keep the lease (the beats go on) while it
+                    // does: a job whose lease lapsed would be taken by another worker.
+                    // CPU work stops at its next checkpoint; a hung await is aborted when
+                    // the grace ends. (Not at once: the work must get to record where it
+                    // stood before its task ends.)
+                    signals.cancel.cancel();
+                    stop_by = Some(Instant::now() + config.stop_grace);
+                }
+                _ = sleep_until(stop_by.unwrap_or(far)), if stop_by.is_some() => {
                     task.abort();
-                    let _ = (&mut task).await;
-                    metrics::histogram!("blast_job_seconds", "kind" => job.kind.clone(), "outcome" => "timed_out")
-                        .record(began.elapsed().as_secs_f64());
-                    let error = anyhow::anyhow!(
-                        "the job ran longer than its time limit of {} s and was stopped",
-                        limit.as_secs_f64()
+                    tracing::error!(
+                        "queue: {} did not stop within {:?} of its deadline; its attempt is settled, its work may still hold a thread",
+                        job.id,
+                        config.stop_grace
                     );
-                    self.settle(&job, Ok(Err(JobError::retry(error)))).await;
+                    self.time_out(&job, limit, began, &signals.cancel).await;
                     return;
                 }
                 () = stopped(&mut stop), if deadline.is_none() => {
                     deadline = Some(Instant::now() + config.shutdown_grace);
                 }
                 _ = sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
+                    signals.cancel.cancel();
                     task.abort();
-                    let _ = (&mut task).await;
+                    // CPU work stops at its next checkpoint; do not wait on one that
+                    // does not (the process is going anyway).
+                    let _ = tokio::time::timeout(Duration::from_secs(5), &mut task).await;
                     match self.queue.release(&job).await {
                         Ok(()) => tracing::info!("queue: released {} at shutdown", job.id),
                         Err(e) => tracing::warn!("queue: releasing {} at shutdown: {e}", job.id),
@@ -307,6 +335,32 @@ impl Worker {
                     return;
                 }
             }
+        }
+    }
+
+    /// Settles an attempt stopped at its deadline, naming the files its work was
+    /// reading: retried without them, or dead if it was stopped on this input before.
+    async fn time_out(&self, job: &ClaimedJob, limit: Duration, began: Instant, cancel: &Cancel) {
+        metrics::histogram!("blast_job_seconds", "kind" => job.kind.clone(), "outcome" => "timed_out")
+            .record(began.elapsed().as_secs_f64());
+        let stalled = cancel.stalled();
+        let reading = match stalled.as_slice() {
+            [] => String::new(),
+            files => format!(" while reading {}", files.join(", ")),
+        };
+        let error = format!(
+            "the job ran longer than its time limit of {} s and was stopped{reading} (stop {} of {} on this input)",
+            limit.as_secs_f64(),
+            job.timeouts + 1,
+            self.queue.config().max_timeouts
+        );
+        match self.queue.time_out(job, &error, &stalled).await {
+            Ok(Failed::Dead) => tracing::error!("queue: {} is dead: {error}", job.id),
+            Ok(Failed::Superseded) => {
+                tracing::info!("queue: {} timed out but was superseded", job.id)
+            }
+            Ok(_) => tracing::warn!("queue: {} timed out, retried: {error}", job.id),
+            Err(e) => tracing::warn!("queue: recording the time-out of {}: {e}", job.id),
         }
     }
 

@@ -3,6 +3,7 @@
 //! error, shutdown gives work back, and a dead worker's job is taken over.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -622,6 +623,8 @@ async fn a_job_past_its_time_limit_is_stopped_and_retried(pool: PgPool) {
     let mut cfg = config();
     cfg.job_timeout = Duration::from_secs(3600);
     cfg.job_timeouts = vec![("hangs".into(), Duration::from_millis(300))];
+    // A hung await never reaches a checkpoint: it is aborted when the grace ends.
+    cfg.stop_grace = Duration::from_millis(200);
     assert_eq!(cfg.timeout_for("other"), Duration::from_secs(3600));
     let q = Queue::new(pool.clone(), cfg);
     let id = q.enqueue(&job("hangs", json!({}))).await.unwrap().id;
@@ -1170,4 +1173,125 @@ async fn a_batch_of_commands_holds_at_most_its_cap(pool: PgPool) {
         batch[MAX_BATCH as usize - 1],
         json!({ "comment_id": MAX_BATCH - 1 })
     );
+}
+
+/// CPU work that checks its token now and then, as the engine's loops do, reading
+/// `path`; it counts its turns so the test can see it stop.
+fn spin_reading(
+    job: &RunningJob,
+    path: &'static str,
+    turns: Arc<AtomicU64>,
+) -> impl std::future::Future<Output = Result<(), JobError>> {
+    let token = job.cancel_token();
+    async move {
+        tokio::task::spawn_blocking(move || {
+            blast_radius::cancel::scoped(Some(token), || {
+                let _reading = blast_radius::cancel::reading(path);
+                loop {
+                    turns.fetch_add(1, Ordering::Relaxed);
+                    blast_radius::cancel::checkpoint();
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            })
+        })
+        .await
+        .map_err(|e| JobError::retry(anyhow::anyhow!("{e}")))
+    }
+}
+
+#[sqlx::test]
+async fn cpu_work_past_its_deadline_stops_keeps_its_lease_and_dies_the_second_time(pool: PgPool) {
+    let mut cfg = config();
+    cfg.job_timeouts = vec![("spins".into(), Duration::from_millis(600))];
+    // A lease shorter than the stop: only the beats going on keep the job from being
+    // claimed by another worker meanwhile.
+    cfg.lease = Duration::from_millis(800);
+    cfg.heartbeat = Duration::from_millis(100);
+    cfg.stop_grace = Duration::from_secs(10);
+    let q = Queue::new(pool.clone(), cfg);
+    let id = q.enqueue(&job("spins", json!({}))).await.unwrap().id;
+    let turns = Arc::new(AtomicU64::new(0));
+    let seen: Arc<Mutex<Vec<(i32, i32, Vec<String>)>>> = Arc::default();
+    let handler = {
+        let (turns, seen) = (turns.clone(), seen.clone());
+        move |job: RunningJob| {
+            seen.lock()
+                .unwrap()
+                .push((job.attempt, job.timeouts, job.stalled_files.clone()));
+            spin_reading(&job, "src/slow.ts", turns.clone())
+        }
+    };
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let workers = tokio::spawn(run_workers(q.clone(), 2, handler, async {
+        let _ = rx.await;
+    }));
+    wait_until("dead", || async {
+        q.state(id).await.unwrap() == Some(JobState::Dead)
+    })
+    .await;
+    // The work really stopped: its turns no longer move.
+    let after = turns.load(Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        turns.load(Ordering::Relaxed),
+        after,
+        "the CPU work still runs"
+    );
+    assert!(after > 0);
+    stop.send(()).unwrap();
+    workers.await.unwrap();
+
+    // Two attempts, one after the other (never two at once), the second told where the
+    // first stalled.
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        vec![(1, 0, vec![]), (2, 1, vec!["src/slow.ts".to_string()])]
+    );
+    let (timeouts, stalled, error): (i32, Vec<String>, String) =
+        sqlx::query_as("SELECT timeouts, stalled_files, last_error FROM jobs WHERE id = $1")
+            .bind(id.0)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!((timeouts, stalled), (2, vec!["src/slow.ts".to_string()]));
+    assert!(error.contains("time limit of 0.6 s"), "{error}");
+    assert!(error.contains("while reading src/slow.ts"), "{error}");
+    assert!(error.contains("stop 2 of 2"), "{error}");
+}
+
+#[sqlx::test]
+async fn a_new_input_starts_the_time_outs_afresh(pool: PgPool) {
+    let mut cfg = config();
+    cfg.job_timeouts = vec![("spins".into(), Duration::from_millis(300))];
+    let q = Queue::new(pool.clone(), cfg);
+    let first = q
+        .enqueue(&job("spins", json!({"head": "a"})).coalesce("pr-1"))
+        .await
+        .unwrap()
+        .id;
+    let claimed = q.claim("w").await.unwrap().unwrap();
+    q.time_out(&claimed, "stopped", &["src/slow.ts".to_string()])
+        .await
+        .unwrap();
+    // The same input coalesced keeps what it learnt; a new one does not.
+    let same = q
+        .enqueue(&job("spins", json!({"head": "a"})).coalesce("pr-1"))
+        .await
+        .unwrap();
+    assert_eq!(same.id, first);
+    let row = || async {
+        sqlx::query_as::<_, (i32, Vec<String>)>(
+            "SELECT timeouts, stalled_files FROM jobs WHERE id = $1",
+        )
+        .bind(first.0)
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+    };
+    assert_eq!(row().await, (1, vec!["src/slow.ts".to_string()]));
+    q.enqueue(&job("spins", json!({"head": "b"})).coalesce("pr-1"))
+        .await
+        .unwrap();
+    assert_eq!(row().await, (0, vec![]));
 }
