@@ -932,3 +932,50 @@ async fn an_alias_bomb_of_a_config_is_a_problem_reported_not_memory_spent(pool: 
         .iter()
         .any(|c| c.by_app && c.body.contains(&marker)));
 }
+
+/// A PR analysis whose first attempt was stopped at its deadline while reading a file:
+/// the retry leaves that file out, and the comment and the check run name it, with why,
+/// over what the rest of the PR changed.
+#[sqlx::test(migrations = false)]
+async fn a_retry_after_a_deadline_names_the_file_it_stalled_on_and_reports_the_rest(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    let app = Harness::start(pool.clone(), &fake).await;
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    app.deliver_and_settle("installation", "d-1", &installed(id, "acme/web"))
+        .await;
+    let base = repo.git(&["rev-parse", "HEAD"]);
+    let head = open_classify_pr(&fake, &repo, "classifyFields always returns an array");
+    let event = pr_event("opened", id, 1, &head, base.trim());
+    assert_eq!(app.deliver("pull_request", "d-2", &event).await, 202);
+    // As the worker records a first stop: one time-out, reading image.js.
+    let marked = sqlx::query(
+        "UPDATE jobs SET timeouts = 1, stalled_files = '{routes/services/image.js}'
+          WHERE kind = 'analyze_pr' AND state = 'waiting'",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    assert_eq!(marked.rows_affected(), 1);
+    app.settle().await;
+
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    assert!(
+        body.contains("classifyFields"),
+        "the rest is analysed: {body}"
+    );
+    assert!(
+        body.contains("`routes/services/image.js` skipped: the time limit passed while it was read (timed_out)"),
+        "{body}"
+    );
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 1);
+    let summary = runs[0].summary.clone().unwrap_or_default();
+    assert!(
+        summary.contains("`routes/services/image.js` skipped"),
+        "{summary}"
+    );
+}

@@ -755,7 +755,9 @@ fn skipped_changed_files_are_named_with_their_reason_escaped_and_capped() {
         )),
         "{md}"
     );
-    assert!(md.contains("`src/slow.ts` skipped: the time limit passed while it was read (timed_out)"));
+    assert!(
+        md.contains("`src/slow.ts` skipped: the time limit passed while it was read (timed_out)")
+    );
     // The name is inert: no bidi override and no HTML of its own.
     assert!(!md.contains('\u{202E}'));
     assert!(code(hostile).starts_with("``"));
