@@ -979,3 +979,52 @@ async fn a_retry_after_a_deadline_names_the_file_it_stalled_on_and_reports_the_r
         "{summary}"
     );
 }
+
+/// A fork's pull request of attacker-shaped code (5 KB of nested arrows, 240 KB of `<`
+/// lines that drive the TypeScript repair pass) beside a real change: the analysis
+/// ends, and the PR gets its comment and check run, with every file either read or
+/// named as skipped.
+#[sqlx::test(migrations = false)]
+async fn a_pull_request_of_hostile_code_still_gets_its_comment_and_check_run(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    let app = Harness::start(pool.clone(), &fake).await;
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    app.deliver_and_settle("installation", "d-1", &installed(id, "acme/web"))
+        .await;
+    let base = repo.git(&["rev-parse", "HEAD"]);
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    crate::common::copy_dir(&crate::common::fixture("blast/classify/head"), repo.path());
+    let depth = 1_000;
+    let arrows = format!("export const nest = {}1;\n", "() =>\n".repeat(depth));
+    assert!(arrows.len() >= 5_000);
+    repo.write("src/arrows.js", &arrows);
+    repo.write(
+        "src/angles.ts",
+        &format!("const x = a\n{});\n", " <b\n".repeat(60_000)),
+    );
+    let head = repo.commit("classifyFields always returns an array, and hostile files");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    app.deliver_and_settle(
+        "pull_request",
+        "d-2",
+        &pr_event("opened", id, 1, &head, base.trim()),
+    )
+    .await;
+
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    assert!(body.contains("classifyFields"), "{body}");
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].head_sha, head);
+    // A file not read is named, with why: no skipped file goes unnamed.
+    let named = body.matches("` skipped: ").count();
+    match named {
+        0 => assert!(!body.contains("skipped"), "{body}"),
+        n => assert!(body.contains(&format!("{n} file")), "{body}"),
+    }
+}
