@@ -1002,7 +1002,7 @@ async fn a_pull_request_of_hostile_code_still_gets_its_comment_and_check_run(poo
     repo.write("src/arrows.js", &arrows);
     repo.write(
         "src/angles.ts",
-        &format!("const x = a\n{});\n", " <b\n".repeat(60_000)),
+        format!("const x = a\n{});\n", " <b\n".repeat(60_000)),
     );
     let head = repo.commit("classifyFields always returns an array, and hostile files");
     repo.git(&["checkout", "-q", "main"]);

@@ -1211,7 +1211,9 @@ async fn cpu_work_past_its_deadline_stops_keeps_its_lease_and_dies_the_second_ti
     let q = Queue::new(pool.clone(), cfg);
     let id = q.enqueue(&job("spins", json!({}))).await.unwrap().id;
     let turns = Arc::new(AtomicU64::new(0));
-    let seen: Arc<Mutex<Vec<(i32, i32, Vec<String>)>>> = Arc::default();
+    // Each attempt as its handler saw it: (attempt, earlier stops, stalled files).
+    type Seen = Vec<(i32, i32, Vec<String>)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
     let handler = {
         let (turns, seen) = (turns.clone(), seen.clone());
         move |job: RunningJob| {
