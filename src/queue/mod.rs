@@ -52,6 +52,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
+use crate::store::text::storable;
+
 pub use backoff::backoff;
 pub use job_error::JobError;
 pub use prune::{run_pruner, Pruned, Retention};
@@ -602,7 +604,7 @@ impl Queue {
             self.config.backoff_max,
             rand::random::<f64>(),
         );
-        let error = truncate(error, 8 * 1024);
+        let error = storable(&truncate(error, 8 * 1024)).into_owned();
         let state = sql::fail(
             &self.pool,
             job.id,
@@ -677,7 +679,7 @@ impl Queue {
         until: DateTime<Utc>,
     ) -> Result<Failed> {
         let wait = defer_wait(until, Utc::now(), self.config.max_defer);
-        let error = truncate(error, 8 * 1024);
+        let error = storable(&truncate(error, 8 * 1024)).into_owned();
         let settled = sql::defer(
             &self.pool,
             job.id,

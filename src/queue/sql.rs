@@ -4,6 +4,8 @@
 use sqlx::postgres::PgRow;
 use sqlx::{PgExecutor, Row};
 
+use crate::store::text::{storable, storable_json};
+
 use super::{
     ClaimedJob, Delivery, JobFailure, JobId, JobState, NewJob, QueueStatus, MAX_BATCH,
     NOTIFY_CHANNEL,
@@ -47,7 +49,7 @@ pub(super) async fn upsert_job(
          RETURNING id, (xmax <> 0) AS replaced",
     )
     .bind(&job.kind)
-    .bind(&job.payload)
+    .bind(storable_json(&job.payload).as_ref())
     .bind(&job.serial_key)
     .bind(&job.coalesce_key)
     .bind(max_attempts)
@@ -95,7 +97,7 @@ pub(super) async fn insert_delivery(
     )
     .bind(&d.id)
     .bind(&d.event)
-    .bind(&d.action)
+    .bind(d.action.as_deref().map(storable))
     .bind(d.installation_id)
     .bind(d.repository_id)
     .bind(outcome)

@@ -59,8 +59,10 @@ impl CopyBuf {
         }
     }
 
+    /// A TEXT, through the store's rule for text ([`super::text::storable`]): a NUL
+    /// in it would fail the whole COPY.
     pub fn text(&mut self, s: &str) -> &mut Self {
-        self.bytes(s.as_bytes())
+        self.bytes(super::text::storable(s).as_bytes())
     }
 
     pub fn opt_text(&mut self, s: Option<&str>) -> &mut Self {

@@ -11,6 +11,7 @@ mod lock;
 mod ops;
 mod overview;
 mod rows;
+pub mod text;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -412,11 +413,16 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<CallInto>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // Package names are stored by the rule for text: asked for by it too.
+        let stored: Vec<String> = packages
+            .iter()
+            .map(|p| text::storable(p).into_owned())
+            .collect();
         let rows = ops::calls_into(
             &self.pool,
             installation.map(|i| i.0),
             except.0,
-            packages,
+            &stored,
             limit,
         )
         .await?;
@@ -467,17 +473,26 @@ impl Store {
         if packages.is_empty() {
             return Ok(found);
         }
+        // Manifests are stored by the rule for text: the names are matched under it.
+        let stored: Vec<String> = packages
+            .iter()
+            .map(|p| text::storable(p).into_owned())
+            .collect();
         let mut manifests = ops::package_manifests_mentioning(
             &self.pool,
             installation.map(|i| i.0),
             except.0,
-            packages,
+            &stored,
             MAX_MANIFESTS_READ,
         );
-        while let Some(text) = manifests.try_next().await? {
-            if let Some(name) = crate::org::package_name(&text) {
-                if packages.contains(&name) && !found.contains(&name) {
-                    found.push(name);
+        while let Some(content) = manifests.try_next().await? {
+            let Some(name) = crate::org::package_name(&content) else {
+                continue;
+            };
+            let name = text::storable(&name);
+            if let Some(i) = stored.iter().position(|p| *p == name) {
+                if !found.contains(&packages[i]) {
+                    found.push(packages[i].clone());
                 }
             }
         }

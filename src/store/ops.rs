@@ -355,7 +355,7 @@ pub async fn set_repository_error(
 ) -> sqlx::Result<()> {
     sqlx::query("UPDATE repositories SET last_error = $2 WHERE id = $1")
         .bind(repo.0)
-        .bind(error)
+        .bind(error.map(super::text::storable))
         .execute(db)
         .await?;
     Ok(())
@@ -825,7 +825,7 @@ pub async fn callers_of(
          ORDER BY cf.path, e.site",
     )
     .bind(repo.0)
-    .bind(callee_path)
+    .bind(super::text::storable(callee_path))
     .bind(callee_def)
     .fetch_all(db)
     .await?;

@@ -11,7 +11,8 @@ use crate::model::CommitSha;
 use crate::workflow::source::{FileEntry, Revision};
 
 /// Repository-relative paths (with `/`) of every wanted file under `root`, honouring
-/// .gitignore files (a working tree's ignored files are not the repository's).
+/// .gitignore files (a working tree's ignored files are not the repository's). Paths
+/// that are not UTF-8 are left out.
 pub fn list(root: &Path) -> Result<Vec<String>> {
     Ok(list_tree(root)?.0)
 }
@@ -37,7 +38,12 @@ pub fn list_tree(root: &Path) -> Result<(Vec<String>, Vec<String>)> {
         let Ok(rel) = entry.path().strip_prefix(root) else {
             continue;
         };
-        let rel = rel.to_string_lossy().replace('\\', "/");
+        // A name that is not UTF-8 could not be read again by its text: left out, as
+        // a git tree read leaves it out, rather than failing the whole walk.
+        let Some(rel) = rel.to_str() else {
+            continue;
+        };
+        let rel = rel.replace('\\', "/");
         if kind.is_dir() {
             dirs.push(rel);
         } else if kind.is_file() && wanted(&rel) {

@@ -1309,3 +1309,97 @@ async fn calls_of_repositories_stored_before_they_were_kept_are_recorded_from_th
     assert!(recorded().await.iter().all(|&r| r));
     assert_eq!(store.record_missing_calls().await.unwrap(), 0, "once");
 }
+
+/// 8 KB and more of ordinary code, so a NUL after it is not taken for a binary file.
+fn ordinary_code(prefix: &str) -> String {
+    let code: String = (0..120)
+        .map(|i| {
+            format!(
+                "export function {prefix}{i}(x) {{ return {prefix}Twice{i}(x) + {i}; }}\n\
+                 function {prefix}Twice{i}(y) {{ return y * 2; }}\n"
+            )
+        })
+        .collect();
+    assert!(code.len() > 8 * 1024);
+    code
+}
+
+#[sqlx::test(migrations = false)]
+async fn names_holding_nul_are_stored_and_read_back(pool: PgPool) {
+    let store = store(pool.clone()).await;
+    // A path that was not UTF-8 arrives decoded lossily; a NUL in a name arrives as is
+    // (a real NUL byte in a string literal), or as an escape the extractor keeps.
+    let odd_path = String::from_utf8_lossy(b"src/odd\xff.js").into_owned();
+    let mut repo = Repo {
+        files: Default::default(),
+    };
+    repo.files.insert(
+        odd_path.clone(),
+        format!(
+            "{}export class K {{\n  \"a\0b\"() {{ return f1(1); }}\n  \"c\\0d\"() {{ return 2; }}\n  \
+             run() {{ return this[\"a\0b\"]() + this[\"c\\0d\"](); }}\n}}\n",
+            ordinary_code("f")
+        ),
+    );
+    repo.files.insert(
+        "src/user.js".to_string(),
+        format!(
+            "{}import {{ f2, K }} from \"./odd\u{FFFD}.js\";\n\
+             export function user() {{ return f2(3) + new K().run(); }}\n",
+            ordinary_code("u")
+        ),
+    );
+    repo.files
+        .insert("src/binary.js".to_string(), "var a = 1;\0\n".to_string());
+    let (id, built) = saved(&store, "o/odd", &repo).await;
+    let (loaded, _) = store.load_graph(id).await.unwrap();
+    assert_eq!(loaded.edge_keys(), built.edge_keys());
+    assert_eq!(loaded.reverse_keys(), built.reverse_keys());
+    // The graph keeps the names as parsed; the definitions' rows hold them by the rule.
+    let blast_radius::graph::Found::One(d) = loaded.find("K.a\0b") else {
+        panic!("the method named with a NUL is found by its name");
+    };
+    let odd = loaded.file_id(&odd_path).unwrap();
+    assert_eq!(
+        loaded.callers_of(d).len(),
+        1,
+        "run calls it, across the 8 KB"
+    );
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT qualified_name FROM definitions WHERE repo_id = $1 AND (name LIKE 'c%d' OR name LIKE 'a%b') ORDER BY 1",
+    )
+    .bind(id.0)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(names, ["K.a\u{FFFD}b", "K.c\\0d"]);
+    let callers = store.callers_sql(id, &odd_path, d.def).await.unwrap();
+    assert_eq!(callers.len(), 1, "{callers:?}");
+    assert_eq!(d.file, odd);
+    // A package.json may name a package with a NUL (imports never can): asking who
+    // else calls or owns it is no error.
+    let named = ["pk\0g".to_string()];
+    let calls = store.calls_into(None, RepoId(0), &named, 10).await.unwrap();
+    assert!(calls.is_empty(), "{calls:?}");
+    let owners = store.packages_owned_elsewhere(None, RepoId(0), &named);
+    assert_eq!(owners.await.unwrap(), Vec::<String>::new());
+    let (files, _, edges) = store.counts(id).await.unwrap();
+    assert_eq!(files, 3, "the binary file is stored as skipped");
+    assert_eq!(edges as usize, built.edge_keys().len());
+    // Later pushes of the file write too, and the graph stays the full build's.
+    apply_and_check(
+        &store,
+        id,
+        loaded,
+        1,
+        &mut repo,
+        vec![(
+            odd_path.as_str(),
+            Some(&format!(
+                "{}export class K {{\n  \"a\0b\"() {{ return f3(1); }}\n  run() {{ return this[\"a\0b\"](); }}\n}}\n",
+                ordinary_code("f")
+            )),
+        )],
+    )
+    .await;
+}

@@ -241,6 +241,155 @@ async fn serve_without_workers_leaves_jobs_to_work_processes(pool: PgPool) {
     );
 }
 
+/// Intake in a process of its own (`serve --workers 0`, as fly.toml runs it) takes
+/// every delivery while the worker process is killed mid-job; the worker restarted
+/// reclaims the killed job after its lease and completes every job.
+#[sqlx::test(migrations = false)]
+async fn intake_answers_every_delivery_while_its_worker_is_killed(pool: PgPool) {
+    const DELIVERIES: usize = 40;
+    let fake = FakeGithub::start().await;
+    fake.add_installation(INSTALLATION, "acme");
+    let repo = classify_repo();
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let db = url_of(&pool);
+    let intake = start_with(
+        "serve",
+        &db,
+        &fake,
+        &[("BLAST_WORKERS", "0")],
+        Stdio::inherit(),
+    )
+    .await;
+    // Forty replies need not be a second apart against the fake.
+    let work = || {
+        start_with(
+            "work",
+            &db,
+            &fake,
+            &[("BLAST_NOTIFY_SPACING_MS", "10")],
+            Stdio::inherit(),
+        )
+    };
+    let worker = work().await;
+    assert_eq!(
+        deliver(&intake, "installation", "d-0", &installed(id, "acme/web")).await,
+        202
+    );
+    settle(&pool).await;
+    let base = repo.head();
+    let head = open_classify_pr(&fake, &repo, "classifyFields always returns an array");
+    // The worker's PR job is held while it publishes its check run.
+    fake.inject("/check-runs", 1, Fault::Delay(Duration::from_secs(3)));
+    let pr = pr_event("opened", id, 1, &head, &base);
+    assert_eq!(deliver(&intake, "pull_request", "d-pr", &pr).await, 202);
+    // The stream: a command in the PR's thread per delivery.
+    let asks: Vec<serde_json::Value> = (0..DELIVERIES)
+        .map(|_| {
+            let body = "/callers classifyFields";
+            let comment = fake.add_comment_as("acme/web", 1, "dev", body);
+            json!({
+                "action": "created",
+                "issue": { "number": 1, "pull_request": { "url": "x" } },
+                "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+                "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
+                "installation": { "id": INSTALLATION },
+            })
+        })
+        .collect();
+    let send = |asks: Vec<(usize, serde_json::Value)>| {
+        let url = intake.url.clone();
+        async move {
+            let mut answers = Vec::new();
+            for (n, ask) in asks {
+                let started = std::time::Instant::now();
+                let bytes = serde_json::to_vec(&ask).unwrap();
+                let status = reqwest::Client::new()
+                    .post(format!("{url}/webhook"))
+                    .header("X-GitHub-Event", "issue_comment")
+                    .header("X-GitHub-Delivery", format!("ask-{n}"))
+                    .header("X-Hub-Signature-256", sign(SECRET, &bytes))
+                    .header("Content-Type", "application/json")
+                    .body(bytes)
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16();
+                answers.push((status, started.elapsed()));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            answers
+        }
+    };
+    let (first, rest): (Vec<_>, Vec<_>) = asks
+        .into_iter()
+        .enumerate()
+        .partition(|(n, _)| *n < DELIVERIES / 2);
+    let mut answers = send(first).await;
+    while fake.requests_matching("/check-runs").is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let killed: (i64, Option<String>) =
+        sqlx::query_as("SELECT id, claimed_by FROM jobs WHERE state = 'running'")
+            .fetch_one(&pool)
+            .await
+            .expect("the worker is mid-job when killed");
+    // The rest stream in while the worker dies.
+    let rest = tokio::spawn(send(rest));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    drop(worker); // SIGKILL
+    answers.extend(rest.await.unwrap());
+    assert_eq!(answers.len(), DELIVERIES);
+    assert!(
+        answers.iter().all(|(s, _)| (200..300).contains(s)),
+        "{answers:?}"
+    );
+    let slowest = answers.iter().map(|(_, t)| *t).max().unwrap();
+    assert!(slowest < Duration::from_secs(2), "{slowest:?}");
+    eprintln!("{DELIVERIES} deliveries, the slowest answered in {slowest:?}");
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) FROM deliveries WHERE delivery_id LIKE 'ask-%' AND outcome = 'queued'"
+        )
+        .await,
+        DELIVERIES as i64
+    );
+    // Nothing ran while no worker lived: the killed job still holds its lease.
+    let state: String = sqlx::query_scalar("SELECT state FROM jobs WHERE id = $1")
+        .bind(killed.0)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(state, "running");
+    let _worker = work().await;
+    settle(&pool).await;
+    let (state, owner, attempts): (String, Option<String>, i32) =
+        sqlx::query_as("SELECT state, claimed_by, attempts FROM jobs WHERE id = $1")
+            .bind(killed.0)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(state, "done", "the killed job was reclaimed and finished");
+    assert_ne!(owner, killed.1, "by the new worker");
+    assert_eq!(attempts, 2);
+    assert_eq!(
+        count(&pool, "SELECT count(*) FROM jobs WHERE state <> 'done'").await,
+        0
+    );
+    assert_eq!(
+        fake.check_runs("acme/web").len(),
+        1,
+        "one check run per head"
+    );
+    let replies = fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
+        .count();
+    assert_eq!(replies, DELIVERIES, "every command answered once");
+}
+
 async fn stored_commit(pool: &PgPool, name: &str) -> Option<String> {
     sqlx::query_scalar::<_, Option<String>>(
         "SELECT commit_sha FROM repositories WHERE full_name = $1",

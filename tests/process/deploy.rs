@@ -1,7 +1,7 @@
 //! The deployment files agree with the code: the Dockerfile's dependency layer stubs
 //! every bench Cargo.toml declares (else it does not build) and copies what the build
-//! compiles in; fly.toml migrates on release, health-checks `/healthz` and runs both
-//! processes; the manifest asks for what the App's features need. (No Docker daemon runs
+//! compiles in; fly.toml migrates on release, health-checks `/healthz` and runs
+//! intake (no workers) and workers as separate processes; the manifest asks for what the App's features need. (No Docker daemon runs
 //! in CI: what can be checked without one is checked here.)
 
 use std::path::Path;
@@ -71,6 +71,12 @@ fn fly_migrates_on_release_and_checks_health() {
     let fly = read("fly.toml");
     assert!(fly.contains("release_command = \"blast-radius migrate\""));
     assert!(fly.contains("path = \"/healthz\""));
-    assert!(fly.contains("web = \"blast-radius serve"));
     assert!(fly.contains("worker = \"blast-radius work\""));
+    // Intake runs no workers: a worker killed for memory never takes intake with it.
+    let web = fly
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("web = "))
+        .expect("a web process");
+    assert_eq!(web, "\"blast-radius serve --no-migrate --workers 0\"");
+    assert!(fly.contains("BLAST_CLIENT_IP_HEADER = \"Fly-Client-IP\""));
 }

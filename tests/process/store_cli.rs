@@ -182,3 +182,97 @@ async fn callers_with_org_adds_the_calls_from_the_other_repositories(pool: PgPoo
     assert_eq!(elsewhere[0]["line"], 4);
     assert_eq!(elsewhere[0]["confidence"], "exact");
 }
+
+/// A NUL in a name past the first 8 KB of a file (before them the file is binary and
+/// skipped), and a file name that is not UTF-8, are no reason to fail a repository's
+/// index: its other files' edges are all stored.
+#[sqlx::test(migrations = false)]
+async fn index_stores_a_repository_holding_nul_names_and_odd_paths(pool: PgPool) {
+    use std::os::unix::ffi::OsStrExt;
+    let url = url_of(&pool);
+    run_ok(&["migrate", "--database-url", &url]);
+    let repo = tempfile::tempdir().unwrap();
+    let src = repo.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let ordinary: String = (0..120)
+        .map(|i| {
+            format!(
+                "export function f{i}(x) {{ return twice{i}(x) + {i}; }}\n\
+                 function twice{i}(y) {{ return y * 2; }}\n"
+            )
+        })
+        .collect();
+    assert!(ordinary.len() > 8 * 1024);
+    // A real NUL byte in one method's name, an escaped one in another's.
+    let a = format!(
+        "{ordinary}export class K {{\n  \"a\0b\"() {{ return f1(1); }}\n  \"c\\0d\"() {{ return 2; }}\n  \
+         run() {{ return this[\"a\0b\"]() + this[\"c\\0d\"](); }}\n}}\n"
+    );
+    std::fs::write(src.join("a.js"), a).unwrap();
+    std::fs::write(
+        src.join("user.js"),
+        "import { f2, K } from './a.js';\nexport function user() { return f2(3) + new K().run(); }\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("early.js"), "var a = 1;\0\nf1();\n").unwrap();
+    let odd = std::ffi::OsStr::from_bytes(b"odd\xff.js");
+    std::fs::write(src.join(odd), "export function z() { return 1; }\n").unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-qm", "odd names"]);
+    let dir = repo.path().to_str().unwrap();
+    let index = || {
+        run_ok(&[
+            "index",
+            "--repo",
+            dir,
+            "--database-url",
+            &url,
+            "--name",
+            "o/odd",
+        ])
+    };
+    let out = index();
+    // a.js's 120 calls of twiceN, the NUL-named method's call of f1 and run's two calls
+    // of the NUL-named methods; user.js's call of f2 (and of K's constructor and run).
+    let edges: i64 = sqlx::query_scalar("SELECT count(*) FROM edges")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(out.contains("stored       o/odd version 1"), "{out}");
+    assert!(out.contains(&format!("{edges} edges")), "{out}");
+    assert!(edges >= 124, "{edges}");
+    let files: Vec<(String, String)> =
+        sqlx::query_as("SELECT path, status FROM files ORDER BY path")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        files,
+        [
+            ("src/a.js".to_string(), "indexed".to_string()),
+            ("src/early.js".to_string(), "skipped".to_string()),
+            ("src/user.js".to_string(), "indexed".to_string()),
+        ]
+    );
+    // Answered from the stored graph: the method named with a NUL calls f1.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let callers = |name: &str| {
+        run_ok(&[
+            "callers",
+            name,
+            "--repo",
+            elsewhere.path().to_str().unwrap(),
+            "--database-url",
+            &url,
+            "--name",
+            "o/odd",
+        ])
+    };
+    let f1 = callers("f1");
+    assert!(f1.contains("src/a.js:242:"), "{f1}");
+    let f2 = callers("f2");
+    assert!(f2.contains("src/user.js:2:"), "{f2}");
+    // Every later write of the repository goes through too.
+    assert!(index().contains("version 2"));
+}
