@@ -3,6 +3,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/hostile_shapes.rs"]
+mod hostile_shapes;
 
 mod architecture;
 mod blast;
