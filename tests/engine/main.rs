@@ -16,3 +16,4 @@ mod implements;
 mod incremental;
 mod org;
 mod resolve;
+mod resolve_bounds;
