@@ -11,6 +11,7 @@ mod blast;
 mod cli;
 mod corpus;
 mod extract;
+mod fuzz;
 mod hostile;
 mod implements;
 mod incremental;
