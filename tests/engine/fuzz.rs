@@ -3,7 +3,8 @@
 //! stack. Each file must be read within its allowances per byte (walk steps, parse
 //! progress, fact bytes) or skipped as `too_costly`, and nothing may panic.
 //!   cargo test --test engine fuzz                      a few hundred cases
-//!   BLAST_FUZZ_CASES=20000 cargo test --release --test engine fuzz -- --nocapture
+//!   BLAST_FUZZ_CASES=1500 BLAST_FUZZ_SCALE=1500 cargo test --test engine fuzz -- --nocapture
+//!   BLAST_FUZZ_SEED=711 BLAST_FUZZ_SCALE=1500 BLAST_FUZZ_DUMP=/some/dir ...  one case, kept
 
 use std::time::{Duration, Instant};
 
@@ -142,13 +143,18 @@ fn case(seed: u64, scale: usize) -> (&'static str, Language, String) {
 }
 
 /// Extracts each case on a 2 MiB stack (a test thread's); the slowest, for the report.
-fn run(cases: u64, scale: usize) -> (Duration, usize) {
+fn run(seeds: std::ops::Range<u64>, scale: usize) -> (Duration, usize) {
+    let dump = std::env::var_os("BLAST_FUZZ_DUMP").map(std::path::PathBuf::from);
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
             let mut slowest = (Duration::ZERO, 0);
-            for seed in 0..cases {
+            for seed in seeds {
                 let (path, lang, source) = case(seed, scale);
+                if let Some(dir) = &dump {
+                    // To run a case through `blast-radius index` or a profiler.
+                    std::fs::write(dir.join(format!("{seed}-{path}")), &source).unwrap();
+                }
                 let started = Instant::now();
                 let result = extract(path, lang, &source);
                 let took = started.elapsed();
@@ -195,7 +201,15 @@ fn random_nestings_and_repetitions_stay_within_their_allowances() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(400);
-    let (took, seed) = run(cases, scale);
+    // One case alone: BLAST_FUZZ_SEED=711.
+    let seeds = match std::env::var("BLAST_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        Some(seed) => seed..seed + 1,
+        None => 0..cases,
+    };
+    let (took, seed) = run(seeds, scale);
     eprintln!("fuzz: {cases} cases at scale {scale}, slowest {took:?} (seed {seed})");
 }
 
