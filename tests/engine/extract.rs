@@ -596,6 +596,20 @@ fn pathological_sources() -> Vec<(&'static str, String)> {
             format!("let v: {}T{};", rep("Promise<", n), rep(">", n)),
         ),
         ("unions.ts", format!("let v: T{};", rep(" | T", 10_000))),
+        // A type's value is read through its members' types: each level must count
+        // (a member's type once restarted the count, and overflowed).
+        (
+            "object_types.ts",
+            format!("let v: {}T{};", rep("{ a: ", n), rep("}", n)),
+        ),
+        (
+            "function_types.ts",
+            format!("let v: {}T{};", rep("(a: ", n), rep(") => T", n)),
+        ),
+        (
+            "object_type_arrays.ts",
+            format!("let v: {}T{};", rep("{ a: ", n), rep("}[]", n)),
+        ),
         (
             "namespaces.ts",
             format!("{}{}", rep("namespace N { ", n), rep("}", n)),

@@ -3,14 +3,18 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/hostile_shapes.rs"]
+mod hostile_shapes;
 
 mod architecture;
 mod blast;
 mod cli;
 mod corpus;
 mod extract;
+mod fuzz;
 mod hostile;
 mod implements;
 mod incremental;
 mod org;
 mod resolve;
+mod resolve_bounds;

@@ -43,7 +43,7 @@ use interner::{Interner, NameId};
 pub use memory::HeapParts;
 use modules::ModuleResolver;
 pub use query::{CallerNode, EdgeKey, Found, TransitiveCaller};
-pub use resolve::Resolution;
+pub use resolve::{Resolution, MAX_CANDIDATES};
 pub(crate) use targets::Target;
 
 use crate::indexer::facts::*;

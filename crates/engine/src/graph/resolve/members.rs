@@ -4,7 +4,7 @@
 
 use smallvec::SmallVec;
 
-use super::{Resolver, Vals, Value, MAX_DEPTH};
+use super::{Resolver, Vals, Value, MAX_DEPTH, MAX_VALUES};
 use crate::graph::interner::NameId;
 use crate::graph::{DefId, Graph};
 use crate::indexer::facts::*;
@@ -105,6 +105,12 @@ impl Resolver<'_> {
         let mut found = Vals::new();
         let mut other_side = false;
         for m in index.members.get(&(d.def, name)) {
+            // A class may hold thousands of members of one name: each one looked at is
+            // a step of the site's budget, and past the values kept none is worth one
+            // (without this, a call per member made the file quadratic).
+            if found.len() >= MAX_VALUES || !self.step() {
+                break;
+            }
             let member = facts.def(m);
             if !sided || member.is_static != instance {
                 Self::push(&mut found, Value::Def(DefId::new(d.file, m)));
@@ -135,7 +141,7 @@ impl Resolver<'_> {
             self.inherited_member(d, name, instance, depth, &mut found);
         }
         if found.is_empty() && other_side && owner.kind == DefKind::Function {
-            for m in index.members.get(&(d.def, name)) {
+            for m in index.members.get(&(d.def, name)).take(MAX_VALUES) {
                 Self::push(&mut found, Value::Def(DefId::new(d.file, m)));
             }
         }

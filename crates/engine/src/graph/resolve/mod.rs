@@ -279,6 +279,9 @@ impl<'g> Resolver<'g> {
     /// values a lookup keeps (mongoose's `Schema.post` has 27) would otherwise lose its
     /// tail. Bounded by [`MAX_OVERLOADS`] per target.
     fn whole_overload_sets(&mut self, targets: &mut SmallVec<[DefId; 2]>) {
+        // Targets of one set (a class with many members of one name) add it once: the
+        // set read again for each of them made a site cost its size squared.
+        let mut sets: SmallVec<[OverloadSet; 2]> = SmallVec::new();
         for i in 0..targets.len() {
             let d = targets[i];
             let facts = self.facts(d.file);
@@ -289,6 +292,11 @@ impl<'g> Resolver<'g> {
             if !matches!(def.kind, DefKind::Method | DefKind::Function) {
                 continue;
             }
+            let set_key = (d.file, container, def.name, def.kind, def.is_static);
+            if sets.contains(&set_key) {
+                continue;
+            }
+            sets.push(set_key);
             let index = self.index(d.file);
             let set = index.members.get(&(container, NameId(def.name)));
             for m in set.take(MAX_OVERLOADS) {
@@ -399,6 +407,9 @@ impl<'g> Resolver<'g> {
         }
     }
 }
+
+/// What makes declarations one overload set: file, container, name, kind, static side.
+type OverloadSet = (FileId, DefIdx, StrId, DefKind, bool);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FallbackScope {

@@ -13,6 +13,8 @@
 //! small corpus of published npm code, and in BENCHMARKS.md).
 //! The same checkpoints let a job's deadline stop the work (see [`crate::cancel`]).
 
+use std::cell::Cell;
+
 use crate::cancel;
 
 /// Parse progress reports (tree-sitter reports once per 100 parse operations) per byte
@@ -30,6 +32,35 @@ const FACT_BYTES_PER_BYTE: usize = 24;
 const FACT_BYTES_FLOOR: usize = 1 << 20;
 /// The walk looks at the facts' size and at the cancel token once per this many steps.
 const CHECK_EVERY: u64 = 1 << 10;
+
+/// What the last extraction on this thread spent of its allowances, and what they
+/// were: for tests and the generator-based fuzz, which check the budget per byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spent {
+    pub steps: u64,
+    pub max_steps: u64,
+    pub parse_reports: usize,
+    pub max_parse_reports: usize,
+}
+
+thread_local! {
+    static LAST: Cell<Spent> = const { Cell::new(Spent {
+        steps: 0,
+        max_steps: 0,
+        parse_reports: 0,
+        max_parse_reports: 0,
+    }) };
+}
+
+/// What the last extraction on this thread spent (its parse and its walk).
+pub fn last_spent() -> Spent {
+    LAST.with(Cell::get)
+}
+
+/// Forgets the last file's figures, as a new file's extraction starts.
+pub(crate) fn reset_spent() {
+    LAST.with(|last| last.set(Spent::default()));
+}
 
 /// The allowances of one file, and what the walk has spent.
 pub(crate) struct Meter {
@@ -71,6 +102,31 @@ impl Meter {
         if fact_bytes > self.max_fact_bytes {
             self.spent = true;
         }
+    }
+}
+
+impl Drop for Meter {
+    fn drop(&mut self) {
+        LAST.with(|last| {
+            last.set(Spent {
+                steps: self.steps,
+                max_steps: self.max_steps,
+                ..last.get()
+            })
+        });
+    }
+}
+
+impl Drop for ParseMeter {
+    fn drop(&mut self) {
+        // Dropped after the walk's meter, whose figures stay.
+        LAST.with(|last| {
+            last.set(Spent {
+                parse_reports: self.reports,
+                max_parse_reports: self.max_reports,
+                ..last.get()
+            })
+        });
     }
 }
 

@@ -40,6 +40,7 @@ use super::arena;
 use super::facts::*;
 use super::language::{is_declaration_file, Language};
 use super::skip::SkipReason;
+pub use budget::{last_spent, Spent};
 use children::Children;
 use fields::{Field, FieldExt};
 use scopes::Scope;
@@ -78,6 +79,7 @@ fn parse_and_extract(
     parser
         .set_language(&language.grammar())
         .expect("grammar version matches tree-sitter");
+    budget::reset_spent();
     let mut meter = budget::ParseMeter::for_source(source.len());
     let Some(tree) = parse(&mut parser, source, &mut meter) else {
         return Err(SkipReason::TooCostly);

@@ -93,7 +93,7 @@ impl<'s> Extractor<'s> {
             let value = self.value_of_type(element, level + 1)?;
             return Some(self.sym(Sym::Array(value)));
         }
-        let t = self.type_sym(ty)?;
+        let t = self.type_sym_at(ty, level)?;
         Some(self.sym(Sym::Instance(t)))
     }
 
