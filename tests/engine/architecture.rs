@@ -51,7 +51,8 @@ const APP_LAYERS: Layers = &[
     ("store", &["graph", "indexer", "model", "org"]),
     // The app's IO edges: each speaks one protocol and knows no workflow.
     ("github", &["model"]),
-    ("queue", &["model", "cancel"]),
+    // The queue stores text by the store's rule for what Postgres accepts.
+    ("queue", &["model", "cancel", "store::text"]),
     // Which commands a comment holds is read by the (pure) command grammar.
     ("intake", &["queue", "model", "thread_commands"]),
     ("workspace", &["indexer", "model", "workflow::source"]),
