@@ -63,7 +63,8 @@ impl RunningJob {
                 superseded: AtomicBool::new(job.superseded),
                 lease_lost: AtomicBool::new(false),
                 shutdown,
-                cancel: Cancel::new(),
+                // The files an earlier attempt stalled on are skipped, not read again.
+                cancel: Cancel::leaving_out(job.stalled_files.clone()),
             }),
             job: Arc::new(job),
             queue,

@@ -26,13 +26,20 @@ pub async fn cancellable<F: std::future::Future>(
     JOB_CANCEL.scope(cancel, work).await
 }
 
+/// The running job's stop token (None outside a job), for CPU work spawned off the
+/// job's task (`spawn_blocking`), which the task-local does not reach: install it there
+/// with [`crate::cancel::scoped`].
+pub fn job_token() -> Option<crate::cancel::Cancel> {
+    JOB_CANCEL.try_with(Clone::clone).ok()
+}
+
 /// Runs CPU-bound work from async code: on a multi-threaded runtime the thread is
 /// handed over first, so other tasks (a server's intake) keep running. Inside
 /// [`cancellable`], the job's stop token is installed around the work: a stop unwinds it
 /// (with [`crate::cancel::Cancelled`]) to the job's worker.
 pub fn cpu<R>(work: impl FnOnce() -> R) -> R {
     use tokio::runtime::{Handle, RuntimeFlavor};
-    let token = JOB_CANCEL.try_with(Clone::clone).ok();
+    let token = job_token();
     let work = move || crate::cancel::scoped(token, work);
     match Handle::try_current() {
         Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => {

@@ -170,7 +170,12 @@ pub async fn extract_stream(
         extracted
             .facts
             .extend(cached.drain().map(|(_, facts)| facts));
-        running.spawn_blocking(move || extract_all(todo, &rules, &|| {}));
+        // The job's deadline stops this work too, and its retry leaves out what it
+        // stalled on: the token goes with it to the blocking thread.
+        let token = super::job_token();
+        running.spawn_blocking(move || {
+            crate::cancel::scoped(token, || extract_all(todo, &rules, &|| {}))
+        });
     }
     while let Some(done) = running.join_next().await {
         merge(&mut extracted, done?);

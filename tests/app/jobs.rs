@@ -1028,3 +1028,114 @@ async fn a_pull_request_of_hostile_code_still_gets_its_comment_and_check_run(poo
         n => assert!(body.contains(&format!("{n} file")), "{body}"),
     }
 }
+
+/// The skip reason stored for a file of a repository, if it was skipped.
+async fn stored_skip(pool: &PgPool, repo: &str, path: &str) -> Option<String> {
+    sqlx::query_scalar(
+        "SELECT f.skip_reason FROM files f JOIN repositories r ON r.id = f.repo_id
+          WHERE r.full_name = $1 AND f.path = $2",
+    )
+    .bind(repo)
+    .bind(path)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+/// A push, and a full index, whose first attempt was stopped at its deadline while
+/// reading a file: the retry skips that file as `timed_out` and applies the rest, so a
+/// hostile file on a default branch cannot hold its repository's graph back forever.
+#[sqlx::test(migrations = false)]
+async fn push_and_index_retries_after_a_deadline_skip_the_file_they_stalled_on(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = classify_repo();
+    let app = Harness::start(pool.clone(), &fake).await;
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    // A full index, marked as a first stop while it read posts.js (enqueued alone: the
+    // installation's sync would coalesce a different payload into it, which starts the
+    // time-outs afresh).
+    let index = blast_radius::queue::payloads::IndexRepository {
+        installation: blast_radius::model::InstallationId(INSTALLATION),
+        account: Some("acme".into()),
+        repository: blast_radius::model::GithubRepoId(id),
+        full_name: "acme/web".into(),
+        reason: "installed".into(),
+    };
+    app.app
+        .queue
+        .enqueue(&blast_radius::queue::NewJob::of(&index))
+        .await
+        .unwrap();
+    let mark = |kind: &'static str, file: &'static str| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query(
+                "UPDATE jobs SET timeouts = 1, stalled_files = ARRAY[$2]
+                  WHERE kind = $1 AND state = 'waiting'",
+            )
+            .bind(kind)
+            .bind(file)
+            .execute(&pool)
+            .await
+            .unwrap()
+            .rows_affected()
+        }
+    };
+    assert_eq!(mark("index_repository", "routes/posts.js").await, 1);
+    app.settle().await;
+    assert_eq!(
+        stored_skip(&pool, "acme/web", "routes/posts.js")
+            .await
+            .as_deref(),
+        Some("timed_out")
+    );
+    assert_eq!(
+        stored_skip(&pool, "acme/web", "services/classify.js").await,
+        None
+    );
+
+    // A push changing two files, stopped once on one of them.
+    let before = repo.head();
+    repo.write("routes/extra.js", "export function route() { return 1; }\n");
+    repo.write(
+        "services/rules.js",
+        "function lookupRules(f) { return f; }\nmodule.exports = { lookupRules };\n",
+    );
+    let head = repo.commit("two files");
+    assert_eq!(
+        app.deliver(
+            "push",
+            "d-2",
+            &pushed(id, "acme/web", &before, &head, false)
+        )
+        .await,
+        202
+    );
+    assert_eq!(mark("apply_push", "routes/extra.js").await, 1);
+    app.settle().await;
+    let (commit, _) = stored(&pool, "acme/web").await;
+    assert_eq!(commit.as_deref(), Some(head.as_str()));
+    assert_eq!(
+        stored_skip(&pool, "acme/web", "routes/extra.js")
+            .await
+            .as_deref(),
+        Some("timed_out")
+    );
+    assert_eq!(
+        stored_skip(&pool, "acme/web", "services/rules.js").await,
+        None
+    );
+    // The other file is read at its new version.
+    let blob: String = sqlx::query_scalar(
+        "SELECT f.blob_sha FROM files f JOIN repositories r ON r.id = f.repo_id
+          WHERE r.full_name = 'acme/web' AND f.path = 'services/rules.js'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        blob,
+        repo.git(&["rev-parse", "HEAD:services/rules.js"]).trim()
+    );
+}

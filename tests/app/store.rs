@@ -1403,3 +1403,63 @@ async fn names_holding_nul_are_stored_and_read_back(pool: PgPool) {
     )
     .await;
 }
+
+/// A full index's extraction runs on blocking threads, off the job's task: the job's
+/// stop token goes with it, so a deadline stops it (it used to run on to the end), and
+/// a retry's token leaves out the files an earlier attempt stalled on.
+#[sqlx::test(migrations = false)]
+async fn a_streamed_index_stops_with_its_job_and_leaves_out_what_it_stalled_on(pool: PgPool) {
+    use blast_radius::cancel::Cancel;
+    use blast_radius::workflow::save::extract_stream;
+    use blast_radius::workflow::source::FileEntry;
+    let store = store(pool.clone()).await;
+    let repo = store.ensure_repository("o/stopped").await.unwrap();
+    let stream = || {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        for path in ["src/a.ts", "src/b.ts"] {
+            let bytes = format!("export function {}() {{ return 1; }}\n", &path[4..5]);
+            let entry = FileEntry {
+                blob: Some(BlobSha::of(bytes.as_bytes())),
+                path: path.into(),
+            };
+            tx.send((entry, bytes.into_bytes(), None)).unwrap();
+        }
+        rx
+    };
+    let token = Cancel::new();
+    token.cancel();
+    let stopped = blast_radius::workflow::cancellable(
+        token,
+        extract_stream(&store, repo.id, stream(), SkipRules::default()),
+    )
+    .await;
+    assert!(stopped.is_err(), "the extraction stopped");
+
+    let retry = Cancel::leaving_out(vec!["src/a.ts".into()]);
+    let extracted = blast_radius::workflow::cancellable(
+        retry,
+        extract_stream(&store, repo.id, stream(), SkipRules::default()),
+    )
+    .await
+    .unwrap();
+    let (indexed, _) = blast_radius::workflow::save::resolve_and_save(
+        &store,
+        repo.id,
+        Some(sha("c1").clone()),
+        extracted,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        indexed.skipped,
+        vec![(
+            "src/a.ts".to_string(),
+            blast_radius::indexer::skip::SkipReason::TimedOut
+        )]
+    );
+    let rows = file_rows(&pool, repo.id).await;
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].0, "src/a.ts");
+    assert_eq!(rows[0].2.as_deref(), Some("timed_out"));
+    assert_eq!(rows[1].2, None);
+}

@@ -170,3 +170,68 @@ fn corpus_invariants_and_incremental_equals_full() {
         check_invariants(&graph, &sources);
     }
 }
+
+/// Real code fits the per-file extraction budgets with room to spare: no file of the
+/// corpus is skipped as `too_costly`, and the largest share of each allowance it uses
+/// is printed (the figures behind the constants in `extract/budget.rs`).
+#[test]
+#[ignore = "needs BLAST_CORPUS; run by .ci/run"]
+fn corpus_files_fit_their_extraction_budgets() {
+    use blast_radius::indexer::extract::{extract, last_spent};
+    use blast_radius::indexer::Language;
+    let dir = std::env::var("BLAST_CORPUS").expect("BLAST_CORPUS=DIR (see the file's doc)");
+    let root = std::path::PathBuf::from(dir);
+    let files = walk::read(&root, walk::list(&root).unwrap()).unwrap();
+    let rules = SkipRules::default();
+    // (share of the allowance, bytes per source byte, file) for steps, reports, bytes.
+    let mut worst = [
+        (0.0f64, 0.0f64, String::new()),
+        Default::default(),
+        Default::default(),
+    ];
+    // The most used per source byte in files of 64 KB and more, past the floors.
+    let mut large = [0.0f64; 3];
+    let mut read = 0;
+    for f in &files {
+        let Some(language) = Language::from_path(&f.path) else {
+            continue;
+        };
+        let Ok(source) = rules.check(&f.path, &f.bytes) else {
+            continue;
+        };
+        let result = extract(&f.path, language, source);
+        let spent = last_spent();
+        assert!(result.is_ok(), "{}: {:?} ({spent:?})", f.path, result.err());
+        read += 1;
+        let len = source.len().max(1) as f64;
+        let figures = [
+            (spent.steps as f64, spent.max_steps as f64),
+            (spent.parse_reports as f64, spent.max_parse_reports as f64),
+            (spent.parse_bytes as f64, spent.max_parse_bytes as f64),
+        ];
+        for ((w, l), (used, max)) in worst.iter_mut().zip(&mut large).zip(figures) {
+            if used / max > w.0 {
+                *w = (used / max, used / len, f.path.clone());
+            }
+            if len >= 65_536.0 {
+                *l = l.max(used / len);
+            }
+        }
+    }
+    assert!(read > 1000, "a corpus of real size: {read} files");
+    for ((name, (share, per_byte, path)), large) in ["walk steps", "parse reports", "parse bytes"]
+        .iter()
+        .zip(&worst)
+        .zip(large)
+    {
+        eprintln!(
+            "{name}: at most {:.1}% of the allowance ({per_byte:.2} per byte) in {path}; \
+             at most {large:.2} per byte in files of 64 KB and more",
+            share * 100.0
+        );
+        assert!(
+            *share < 0.5,
+            "{name}: real code uses {share:.2} of its allowance in {path}"
+        );
+    }
+}

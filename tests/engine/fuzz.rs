@@ -161,15 +161,22 @@ fn run(seeds: std::ops::Range<u64>, scale: usize) -> (Duration, usize) {
                 let spent = last_spent();
                 let bytes = source.len();
                 assert!(
-                    spent.max_steps == 200_000 + 8 * bytes as u64
-                        && spent.max_parse_reports == 20_000 + bytes,
+                    spent.max_parse_reports == 20_000 + bytes
+                        && spent.max_parse_bytes == (16 << 20) + 160 * bytes,
                     "seed {seed}: allowances {spent:?} for {bytes} bytes"
                 );
                 match result {
                     Ok(facts) => {
+                        // Read: the walk ran, within its allowance.
+                        assert_eq!(
+                            spent.max_steps,
+                            200_000 + 8 * bytes as u64,
+                            "seed {seed}: allowances {spent:?} for {bytes} bytes"
+                        );
                         assert!(
                             spent.steps <= spent.max_steps
-                                && spent.parse_reports <= spent.max_parse_reports,
+                                && spent.parse_reports <= spent.max_parse_reports
+                                && spent.parse_bytes <= spent.max_parse_bytes,
                             "seed {seed}: read past its allowance {spent:?}"
                         );
                         assert!(

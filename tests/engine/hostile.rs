@@ -2,6 +2,7 @@
 //! more than its size allows (issue 41). The shapes that once were quadratic are read
 //! in full: their fix is structural, not a skip.
 
+use blast_radius::indexer::extract::last_spent;
 use blast_radius::indexer::pipeline::{extract_all, SourceFile};
 use blast_radius::indexer::skip::{SkipReason, SkipRules};
 use blast_radius::indexer::{extract, Language};
@@ -31,12 +32,19 @@ fn read_or_skipped_within_allowance(sizes: &[usize]) {
             // Under the 1 MB a file may have: the longer units stop short of 30,000.
             let source = shape(n.min(units_for(shape, 1 << 20)));
             match extract(path, language(path), &source) {
-                Ok(facts) => assert!(
-                    facts.weight() <= (1 << 20) + 24 * source.len(),
-                    "{path} at {n}: {} bytes of facts for {} bytes",
-                    facts.weight(),
-                    source.len()
-                ),
+                Ok(facts) => {
+                    assert!(
+                        facts.weight() <= (1 << 20) + 24 * source.len(),
+                        "{path} at {n}: {} bytes of facts for {} bytes",
+                        facts.weight(),
+                        source.len()
+                    );
+                    let spent = last_spent();
+                    assert!(
+                        spent.parse_bytes <= spent.max_parse_bytes,
+                        "{path} at {n}: {spent:?}"
+                    );
+                }
                 Err(reason) => assert_eq!(reason, SkipReason::TooCostly, "{path} at {n}"),
             }
         }

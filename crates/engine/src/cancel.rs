@@ -9,6 +9,11 @@
 //!
 //! The token lives in a thread-local of the thread that runs the work. Parallel loops
 //! carry it to their worker threads with [`current`] and [`scoped`].
+//!
+//! A token also carries the files an earlier attempt of the same work stalled on
+//! ([`Cancel::leaving_out`]): extraction skips them as `timed_out` ([`left_out`]), so a
+//! retry makes progress past the file that stopped it, whatever job reads it (a pull
+//! request's analysis, a push, a full index).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,11 +28,24 @@ pub struct Cancel(Arc<Inner>);
 struct Inner {
     stop: AtomicBool,
     stalled: Mutex<Vec<String>>,
+    /// Sorted: files not to read at all.
+    left_out: Vec<String>,
 }
 
 impl Cancel {
     pub fn new() -> Cancel {
         Cancel::default()
+    }
+
+    /// A token whose work skips `files` (those an earlier attempt stalled on) as
+    /// `timed_out` instead of reading them again.
+    pub fn leaving_out(mut files: Vec<String>) -> Cancel {
+        files.sort();
+        files.dedup();
+        Cancel(Arc::new(Inner {
+            left_out: files,
+            ..Inner::default()
+        }))
     }
 
     /// Asks the work to stop at its next checkpoint.
@@ -75,6 +93,18 @@ impl Drop for Reading<'_> {
             }
         }
     }
+}
+
+/// Whether the work running on this thread is to leave `path` out: an earlier attempt
+/// stalled on it (see [`Cancel::leaving_out`]).
+pub fn left_out(path: &str) -> bool {
+    CURRENT.with(|c| {
+        c.borrow().as_ref().is_some_and(|t| {
+            t.0.left_out
+                .binary_search_by(|f| f.as_str().cmp(path))
+                .is_ok()
+        })
+    })
 }
 
 /// The payload of the unwind that stops cancelled work.
@@ -159,6 +189,17 @@ mod tests {
         let calm = Cancel::new();
         scoped(Some(calm.clone()), || drop(reading("a.ts")));
         assert!(calm.stalled().is_empty());
+    }
+
+    #[test]
+    fn a_token_leaves_out_only_the_files_it_was_given_and_only_where_installed() {
+        let token = Cancel::leaving_out(vec!["b.ts".into(), "a.ts".into(), "b.ts".into()]);
+        scoped(Some(token), || {
+            assert!(left_out("a.ts") && left_out("b.ts"));
+            assert!(!left_out("c.ts") && !left_out("a.t"));
+        });
+        assert!(!left_out("a.ts"));
+        scoped(Some(Cancel::new()), || assert!(!left_out("a.ts")));
     }
 
     #[test]

@@ -44,6 +44,18 @@ pub fn discard(tree: tree_sitter::Tree) {
     drop(tree)
 }
 
+/// Bytes tree-sitter holds in this thread's open scope: what the arena has handed out
+/// (a bump allocator reuses nothing before the scope ends, so this is everything the
+/// scope's parses allocated) and what spilled over to malloc. Deterministic for a given
+/// input and tree-sitter version, which makes it the measure of a parse's memory
+/// budget. 0 outside a scope, or where there is no arena.
+pub fn bytes_in_scope() -> usize {
+    #[cfg(all(unix, target_pointer_width = "64"))]
+    return imp::bytes_in_scope();
+    #[cfg(not(all(unix, target_pointer_width = "64")))]
+    0
+}
+
 /// Returns to the system what this thread's arena keeps between files, when no scope
 /// is open on the thread: for the end of a bulk extraction, after which the arena
 /// would otherwise hold its memory idle (8 MB per thread) while the graph is built.
@@ -119,6 +131,8 @@ mod imp {
         depth: Cell<usize>,
         /// Whether an allocation of the open scope went to malloc (the slice was full).
         spilled: Cell<bool>,
+        /// Bytes of the open scope's allocations that went to malloc.
+        spilled_bytes: Cell<usize>,
         /// What the arena keeps in use between files: `KEEP`, or `BULK_KEEP`.
         keep: Cell<usize>,
     }
@@ -169,6 +183,7 @@ mod imp {
                 usable: Cell::new(0),
                 depth: Cell::new(0),
                 spilled: Cell::new(false),
+                spilled_bytes: Cell::new(0),
                 keep: Cell::new(KEEP),
             }
         };
@@ -216,6 +231,7 @@ mod imp {
                 a.cur.set(start);
                 a.last.set(0);
                 a.spilled.set(false);
+                a.spilled_bytes.set(0);
                 let keep = start + a.keep.get();
                 if a.usable.get() > keep {
                     // SAFETY: the range lies in this thread's slice, and the scope that
@@ -293,6 +309,16 @@ mod imp {
         ARENA.with(|a| a.usable.get() - a.start.get())
     }
 
+    pub(super) fn bytes_in_scope() -> usize {
+        ARENA.with(|a| {
+            if a.active() && a.start.get() != 0 {
+                a.cur.get() - a.start.get() + a.spilled_bytes.get()
+            } else {
+                0
+            }
+        })
+    }
+
     /// Whether this thread is in a scope that has kept all its memory in the arena.
     pub(super) fn all_in_arena() -> bool {
         ARENA.with(|a| a.active() && !a.spilled.get())
@@ -345,6 +371,8 @@ mod imp {
                 .and_then(|s| p.checked_add(s));
             let Some(end) = end.filter(|&end| self.reach(end)) else {
                 self.spilled.set(true);
+                self.spilled_bytes
+                    .set(self.spilled_bytes.get().saturating_add(size));
                 return None;
             };
             self.cur.set(end);

@@ -58,6 +58,10 @@ pub(crate) const MAX_DEPTH: usize = 1_500;
 /// file that would cost more than its size allows ([`budget`]) is skipped as
 /// `too_costly`. Unwinds with [`crate::cancel::Cancelled`] if the work is cancelled.
 pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts, SkipReason> {
+    // An earlier attempt of this work stalled on it: a retry goes past it.
+    if crate::cancel::left_out(path) {
+        return Err(SkipReason::TimedOut);
+    }
     // Named if a deadline stops the work while this file is read.
     let _reading = crate::cancel::reading(path);
     // SAFETY: the parser and its trees are made and dropped inside the scope; the facts
@@ -113,11 +117,19 @@ pub(crate) fn parse(
 ) -> Option<Tree> {
     let bytes = source.as_bytes();
     let mut progress = |_: &tree_sitter::ParseState| meter.report();
-    parser.parse_with_options(
+    let tree = parser.parse_with_options(
         &mut |at, _| bytes.get(at..).unwrap_or_default(),
         None,
         Some(tree_sitter::ParseOptions::new().progress_callback(&mut progress)),
-    )
+    );
+    meter.observe();
+    match tree {
+        Some(tree) if meter.exceeded() => {
+            arena::discard(tree);
+            None
+        }
+        tree => tree,
+    }
 }
 
 /// Extracts from an already parsed tree.

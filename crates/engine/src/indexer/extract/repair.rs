@@ -184,12 +184,19 @@ fn type_stars(source: &str) -> impl Iterator<Item = usize> + '_ {
 /// The byte ranges `<...>` of the type arguments after each import type's member
 /// (`import("./x").A.B<...>`), to their matching `>` (`=>` inside is an arrow; a string
 /// is skipped whole). Nothing when the brackets do not match within a few kilobytes.
+/// The scans together read at most a few times the file: a file of unclosed `<`s after
+/// import types (each scan reading its few kilobytes) would otherwise cost its size
+/// times the span; past that, the remaining candidates are left unrepaired.
 fn import_type_arguments(source: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     const MAX_SPAN: usize = 8_192;
     let bytes = source.as_bytes();
+    let mut budget = bytes.len().saturating_mul(4).saturating_add(MAX_SPAN);
     source
         .match_indices("import(")
         .filter_map(move |(at, word)| {
+            if budget == 0 {
+                return None;
+            }
             if at > 0 && is_word(bytes[at - 1]) {
                 return None;
             }
@@ -199,9 +206,13 @@ fn import_type_arguments(source: &str) -> impl Iterator<Item = (usize, usize)> +
             if quote != b'"' && quote != b'\'' {
                 return None;
             }
-            i += 1 + bytes[i + 1..]
+            let limit = (i + 1 + MAX_SPAN).min(bytes.len());
+            let close = bytes
+                .get(i + 1..limit)?
                 .iter()
                 .position(|&b| b == quote || b == b'\n')?;
+            budget = budget.saturating_sub(close);
+            i += 1 + close;
             if bytes[i] != quote || bytes.get(i + 1) != Some(&b')') {
                 return None;
             }
@@ -222,6 +233,10 @@ fn import_type_arguments(source: &str) -> impl Iterator<Item = (usize, usize)> +
             let start = i;
             let mut depth = 0usize;
             while i < bytes.len() && i - start < MAX_SPAN {
+                budget = budget.saturating_sub(1);
+                if budget == 0 {
+                    return None;
+                }
                 match bytes[i] {
                     b'<' => depth += 1,
                     b'>' if i > 0 && bytes[i - 1] == b'=' => {}
@@ -232,7 +247,10 @@ fn import_type_arguments(source: &str) -> impl Iterator<Item = (usize, usize)> +
                         }
                     }
                     q @ (b'"' | b'\'' | b'`') => {
-                        i += 1 + bytes[i + 1..].iter().position(|&b| b == q)?;
+                        let limit = (start + MAX_SPAN).clamp(i + 1, bytes.len());
+                        let close = bytes[i + 1..limit].iter().position(|&b| b == q)?;
+                        budget = budget.saturating_sub(close);
+                        i += 1 + close;
                     }
                     b';' | b'{' | b'}' => return None,
                     _ => {}
@@ -704,5 +722,22 @@ mod tests {
             0
         );
         assert_eq!(import_type_arguments("reimport('./x').A<B>").count(), 0);
+    }
+
+    #[test]
+    fn the_import_type_scans_read_a_bounded_multiple_of_the_file() {
+        // Every line an import type whose `<` never closes: each scan would read its
+        // 8 KB span, 480 times the file in all. Past four times the file the scans
+        // stop, and a closed one after them is left (unrepaired, not a cost).
+        let unclosed = "import('./x').A<\n".repeat(20_000);
+        let source = format!("{unclosed}let b: import('./y').B<C>;\n");
+        assert_eq!(import_type_arguments(&source).count(), 0);
+        // Within the budget a closed one is found after unclosed ones.
+        let few = "import('./x').A<\n".repeat(5);
+        let source = format!("{few};\nlet b: import('./y').B<C>;\n");
+        assert_eq!(import_type_arguments(&source).count(), 1);
+        // A string that never ends is read within the span, not to the end of the file.
+        let strings = "import('./x').A<\"\n".repeat(20_000);
+        assert_eq!(import_type_arguments(&strings).count(), 0);
     }
 }
