@@ -13,6 +13,7 @@ mod fake_github;
 mod app;
 mod browser;
 mod deploy;
+mod hostile;
 mod jobs_cli;
 mod mcp;
 mod soak;

@@ -363,6 +363,16 @@ fn jsonc_comments_and_trailing_commas() {
 }
 
 #[test]
+fn a_config_holding_a_nul_parses_as_the_store_keeps_it() {
+    // A raw NUL in a JSON string is not JSON; the store keeps it as U+FFFD, which is.
+    // Read from the file or from the store, the config must mean the same.
+    let raw = "{ \"name\": \"pkg\u{0}x\", \"main\": \"src/a.js\" }";
+    let stored = raw.replace('\0', "\u{FFFD}");
+    assert_eq!(strip_jsonc(raw), strip_jsonc(&stored));
+    assert!(serde_json::from_str::<serde_json::Value>(&strip_jsonc(raw)).is_ok());
+}
+
+#[test]
 fn broken_config_is_ignored() {
     let r = resolver(&[
         (

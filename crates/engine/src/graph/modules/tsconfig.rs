@@ -238,10 +238,21 @@ pub(super) fn parse_jsonc(text: &str) -> Option<Map<String, Value>> {
 }
 
 /// Removes `//` and `/* */` comments outside strings, a byte-order mark, and commas directly
-/// before `}` or `]`.
+/// before `}` or `]`. A NUL becomes U+FFFD, as the store keeps text: a config read from the
+/// store then parses exactly as the one read from the file.
 pub(super) fn strip_jsonc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.trim_start_matches('\u{feff}').chars().peekable();
+    let mut chars = text
+        .trim_start_matches('\u{feff}')
+        .chars()
+        .map(|c| {
+            if c == '\0' {
+                char::REPLACEMENT_CHARACTER
+            } else {
+                c
+            }
+        })
+        .peekable();
     let mut in_string = false;
     while let Some(c) = chars.next() {
         if in_string {
