@@ -84,6 +84,7 @@ async fn loaded_graph_equals_built_graph(pool: PgPool) {
         "resolve/class_methods",
         "resolve/tsconfig_paths",
         "resolve/workspace",
+        "resolve/components",
         "blast/classify/base",
     ] {
         let dir = common::fixture(case);

@@ -383,3 +383,61 @@ fn blast_reads_the_base_graph_and_leaves_it_as_it_was() {
         assert_eq!(blast(&graph, &changes, &options), first, "{name}");
     }
 }
+
+/// Component files in a change: a function called only from component scripts lists
+/// those components as its untouched callers, and a component whose template changed
+/// is a changed definition whose users (`<PostCard/>`) are listed.
+#[test]
+fn components_are_callers_and_changed_definitions() {
+    let repo = two_commit_repo("blast/components");
+    let report = blast_json(repo.path());
+    let changed: Vec<(&str, &str)> = report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["qualified_name"].as_str().unwrap(),
+                c["change"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(changed.contains(&("PostCard", "body")), "{changed:?}");
+    assert!(
+        changed.iter().any(|(n, _)| *n == "formatDate"),
+        "{changed:?}"
+    );
+    let sites = |callee: &str| -> Vec<(String, String, bool)> {
+        let mut v: Vec<_> = callers_of(&report, callee)
+            .iter()
+            .map(|c| {
+                (
+                    format!("{}:{}", c["file"].as_str().unwrap(), c["line"]),
+                    c["caller"].as_str().unwrap_or_default().to_string(),
+                    c["touched"] == true,
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sites("formatDate"),
+        vec![
+            (
+                "src/components/List.svelte:4".to_string(),
+                "List".to_string(),
+                false
+            ),
+            (
+                "src/components/PostCard.vue:8".to_string(),
+                "PostCard".to_string(),
+                true
+            ),
+        ]
+    );
+    assert_eq!(
+        sites("PostCard"),
+        vec![("src/App.tsx:4".to_string(), "App".to_string(), false)]
+    );
+}

@@ -61,7 +61,10 @@ fn errors_are_one_clear_line() {
     let readme = plain.path().join("README.md");
     std::fs::write(&readme, "# x\n").unwrap();
     let err = stderr_of(&["facts", readme.to_str().unwrap()]);
-    assert!(err.contains("not a JavaScript or TypeScript file"), "{err}");
+    assert!(
+        err.contains("not a JavaScript, TypeScript or component"),
+        "{err}"
+    );
 
     let err = stderr_of(&[
         "callers",

@@ -320,6 +320,9 @@ pub enum DefKind {
     Interface,
     /// An object literal bound to a name; its function-valued properties are its members.
     Object,
+    /// A component file (`.vue`, `.svelte`, `.astro`) as a whole: its default export,
+    /// named after the file; the module-level code of its scripts is its body.
+    Component,
 }
 
 impl DefKind {
@@ -333,6 +336,7 @@ impl DefKind {
             DefKind::Class => "class",
             DefKind::Interface => "interface",
             DefKind::Object => "object",
+            DefKind::Component => "component",
         }
     }
 
@@ -555,6 +559,13 @@ impl CallSite {
     /// The innermost enclosing definition; None for top-level code (the module node).
     pub fn caller(&self) -> Option<DefIdx> {
         self.caller.checked_sub(1)
+    }
+
+    /// Gives a top-level call site to `def` (a component, whose body is the module).
+    pub fn adopt(&mut self, def: DefIdx) {
+        if self.caller == 0 {
+            self.caller = def + 1;
+        }
     }
 
     pub fn pos(&self) -> Pos {

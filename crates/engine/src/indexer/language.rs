@@ -2,6 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The component formats read (see the `component` module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComponentKind {
+    Vue,
+    Svelte,
+    Astro,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
@@ -11,9 +19,15 @@ pub enum Language {
     TypeScript,
     /// .tsx
     Tsx,
+    /// .vue, .svelte, .astro: components, whose script blocks are read in their own
+    /// script language (see the `component` module).
+    Vue,
+    Svelte,
+    Astro,
 }
 
 impl Language {
+    /// The script languages, each with a grammar of its own.
     pub const ALL: [Language; 3] = [Language::JavaScript, Language::TypeScript, Language::Tsx];
 
     /// The language of a repository path, or None when we do not index it.
@@ -23,14 +37,32 @@ impl Language {
             "js" | "jsx" | "mjs" | "cjs" => Some(Language::JavaScript),
             "ts" | "mts" | "cts" => Some(Language::TypeScript),
             "tsx" => Some(Language::Tsx),
+            "vue" => Some(Language::Vue),
+            "svelte" => Some(Language::Svelte),
+            "astro" => Some(Language::Astro),
             _ => None,
         }
     }
 
+    /// The component format, for a component file.
+    pub fn component(self) -> Option<ComponentKind> {
+        match self {
+            Language::Vue => Some(ComponentKind::Vue),
+            Language::Svelte => Some(ComponentKind::Svelte),
+            Language::Astro => Some(ComponentKind::Astro),
+            _ => None,
+        }
+    }
+
+    /// The grammar of a script language. A component has none of its own: its blocks are
+    /// parsed in theirs (the `component` module chooses it); asked anyway, the
+    /// answer is TypeScript's, which reads the most.
     pub fn grammar(self) -> tree_sitter::Language {
         match self {
             Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::TypeScript | Language::Vue | Language::Svelte | Language::Astro => {
+                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+            }
             Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
         }
     }
@@ -40,6 +72,9 @@ impl Language {
             Language::JavaScript => "javascript",
             Language::TypeScript => "typescript",
             Language::Tsx => "tsx",
+            Language::Vue => "vue",
+            Language::Svelte => "svelte",
+            Language::Astro => "astro",
         }
     }
 }
@@ -71,6 +106,9 @@ mod tests {
         assert_eq!(Language::from_path("a/b.cjs"), Some(Language::JavaScript));
         assert_eq!(Language::from_path("a/b.d.ts"), Some(Language::TypeScript));
         assert_eq!(Language::from_path("a/b.tsx"), Some(Language::Tsx));
+        assert_eq!(Language::from_path("a/B.vue"), Some(Language::Vue));
+        assert_eq!(Language::from_path("a/b.svelte"), Some(Language::Svelte));
+        assert_eq!(Language::from_path("a/b.astro"), Some(Language::Astro));
         assert_eq!(Language::from_path("a/b.json"), None);
         assert_eq!(Language::from_path("Makefile"), None);
         assert!(is_declaration_file("x/y.d.ts"));

@@ -1,6 +1,7 @@
 //! From file bytes to [`facts::FileFacts`]: language detection, skip rules, extraction.
 
 pub mod arena;
+pub mod component;
 pub mod dump;
 pub mod extract;
 pub mod facts;

@@ -9,7 +9,8 @@ use super::skip::{SkipReason, SkipRules};
 /// graph built before lack files (or hold files) a full index would not. A stored graph
 /// built under an older one is indexed again in full rather than updated by diffs.
 /// 1: vendored code is read.
-pub const SELECTION_VERSION: i32 = 1;
+/// 2: component files (`.vue`, `.svelte`, `.astro`) are read.
+pub const SELECTION_VERSION: i32 = 2;
 
 /// Directories that hold installed packages or build output: never the repository's
 /// own code, and never read.
@@ -111,7 +112,10 @@ pub fn why_not_code(path: &str) -> Option<String> {
             "it is a configuration file: it decides how imports resolve, and holds no code"
                 .to_string(),
         ),
-        PathKind::Ignored => Some("it is not a JavaScript or TypeScript file".to_string()),
+        PathKind::Ignored => Some(
+            "it is not a JavaScript, TypeScript or component (.vue, .svelte, .astro) file"
+                .to_string(),
+        ),
     }
 }
 
@@ -206,7 +210,7 @@ mod tests {
         assert!(config.contains("configuration"), "{config}");
         let other = why_not_code("README.md").unwrap();
         assert!(
-            other.contains("not a JavaScript or TypeScript file"),
+            other.contains("not a JavaScript, TypeScript or component"),
             "{other}"
         );
         assert_eq!(why_not_code("src/vendors.ts"), None);

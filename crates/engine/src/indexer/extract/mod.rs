@@ -18,6 +18,7 @@ mod assign;
 mod budget;
 mod calls;
 mod children;
+mod component_def;
 mod defs;
 mod doc_comments;
 mod fields;
@@ -37,11 +38,13 @@ use smallvec::SmallVec;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::arena;
+use super::component;
 use super::facts::*;
 use super::language::{is_declaration_file, Language};
 use super::skip::SkipReason;
 pub use budget::{last_spent, Spent};
 use children::Children;
+pub use component_def::component_name;
 use fields::{Field, FieldExt};
 use scopes::Scope;
 pub(crate) use scopes::ScopeKind;
@@ -66,9 +69,22 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
     let _reading = crate::cancel::reading(path);
     // SAFETY: the parser and its trees are made and dropped inside the scope; the facts
     // own their data.
-    let facts = unsafe { arena::scope(|| parse_and_extract(path, language, source)) };
+    let facts = unsafe {
+        arena::scope(|| match language.component() {
+            None => parse_and_extract(path, language, source),
+            // A component: its script blocks, at their own offsets, in their language.
+            Some(kind) => {
+                let blocks = component::script_blocks(kind, source);
+                let program = component::program_text(kind, source, &blocks);
+                parse_and_extract(path, component::grammar_of(&blocks), &program)
+            }
+        })
+    };
     crate::cancel::checkpoint();
     let mut facts = facts?;
+    if language.component().is_some() {
+        component_def::add_component(&mut facts, path, source);
+    }
     facts.path = path.to_string();
     facts.language = Some(language);
     Ok(facts)

@@ -1,0 +1,753 @@
+//! Component files (Vue, Svelte, Astro): where their JavaScript and TypeScript lies.
+//!
+//! A component file is markup around blocks of script. The blocks are found here, by
+//! byte offsets into the file, and the script grammar parses the file as one program
+//! ([`program_text`]): the same bytes and lines, the markup blanked but for its
+//! template expressions. Every offset, line and column the extraction records is the
+//! component file's own, so permalinks and check-run annotations point into it. The
+//! blocks of one file are one program (Vue's `<script>` and `<script setup>` share the
+//! module's imports), in TypeScript when any block says so.
+//!
+//! Which blocks are script, as each framework's compiler reads them:
+//! - **Vue**: the top-level `<script>` and `<script setup>` (`lang` = js, ts, jsx, tsx);
+//!   `<template>` (with its nested templates), `<style>` and custom blocks are markup.
+//! - **Svelte**: the top-level `<script>` blocks, the instance one and the module one
+//!   (`context="module"`, or `module`); `lang="ts"` for TypeScript.
+//! - **Astro**: the `---` frontmatter at the top (TypeScript), and every `<script>`
+//!   (TypeScript too, as Astro compiles them).
+//!
+//! A `<script src="...">` holds no code here (the file it names is read as itself), and
+//! a `<script type="...">` whose type is not JavaScript (JSON, templates) is not code.
+//! HTML comments and the raw text of `<style>` are skipped whole, so a `<script` inside
+//! them is not a block.
+
+pub use super::language::ComponentKind as Kind;
+use super::language::Language;
+
+/// One block of script: the byte range of its code, and what it is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub start: usize,
+    pub end: usize,
+    pub language: Language,
+}
+
+/// The script blocks of a component file, in order of their offsets.
+pub fn script_blocks(kind: Kind, source: &str) -> Vec<Block> {
+    let bytes = source.as_bytes();
+    let mut blocks = Vec::new();
+    let mut at = 0;
+    if kind == Kind::Astro {
+        if let Some((start, end, after)) = frontmatter(source) {
+            blocks.push(Block {
+                start,
+                end,
+                language: Language::TypeScript,
+            });
+            at = after;
+        }
+    }
+    while let Some(lt) = find_byte(bytes, b'<', at) {
+        at = lt + 1;
+        if bytes[lt..].starts_with(b"<!--") {
+            at = find(bytes, b"-->", lt + 4).map_or(bytes.len(), |end| end + 3);
+            continue;
+        }
+        let Some((name, tag_end)) = open_tag(bytes, lt) else {
+            continue;
+        };
+        // A tag that never closes: nothing after it can be a tag either (and looking
+        // again from each later `<` would read the rest of the file each time).
+        let Some(tag_end) = tag_end else {
+            break;
+        };
+        let attrs = &source[lt + 1 + name.len()..tag_end];
+        // Past the `>`; a self-closing tag has no content.
+        at = tag_end + 1;
+        if tag_end > 0 && bytes[tag_end - 1] == b'/' {
+            continue;
+        }
+        match name.to_ascii_lowercase().as_str() {
+            "script" => {
+                let close = find_ci(bytes, b"</script", at).unwrap_or(bytes.len());
+                if let Some(language) = script_language(kind, attrs) {
+                    if close > at {
+                        blocks.push(Block {
+                            start: at,
+                            end: close,
+                            language,
+                        });
+                    }
+                }
+                at = close;
+            }
+            // Raw text: nothing inside is markup.
+            "style" | "textarea" | "title" => {
+                at = find_ci(bytes, format!("</{name}").as_bytes(), at).unwrap_or(bytes.len());
+            }
+            // Vue's template (and its nested templates) holds no script blocks: skip to
+            // the close that balances it.
+            "template" if kind == Kind::Vue => {
+                at = balanced_close(bytes, b"template", at);
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+/// The grammar for a set of blocks: TSX if any block is, else TypeScript if any is,
+/// else JavaScript (whose grammar reads JSX).
+pub fn grammar_of(blocks: &[Block]) -> Language {
+    if blocks.iter().any(|b| b.language == Language::Tsx) {
+        Language::Tsx
+    } else if blocks.iter().any(|b| b.language == Language::TypeScript) {
+        Language::TypeScript
+    } else {
+        Language::JavaScript
+    }
+}
+
+/// The component as one program for the script grammar: the same bytes, lines and
+/// offsets as the file, its scripts as written, its markup blanked, and each template
+/// expression a block statement where it stands (`{{ f(x) }}` becomes ` { f(x) } `,
+/// `@click="save()"` becomes `       {save()}`). Expressions then read the scripts'
+/// bindings as module-level code does, and every call in them is a call site at its
+/// place in the file. Markup that could be read wrongly is left blank, never guessed.
+///
+/// Expressions read: Vue's `{{ }}` and the values of directives (`v-*`, `:prop`,
+/// `@event`, `#slot`) in `<template>`; Svelte's `{...}` in markup, text and attribute
+/// values alike, with its block keywords (`{#if c}`, `{#each xs as x}`, `{@render s()}`,
+/// `{:else}`, `{/if}`) reduced to their expressions. Astro's markup expressions hold JSX,
+/// which the TypeScript grammar does not read: not yet.
+pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
+    let bytes = source.as_bytes();
+    let mut out: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b == b'\n' || b == b'\r' { b } else { b' ' })
+        .collect();
+    for b in blocks {
+        out[b.start..b.end].copy_from_slice(&bytes[b.start..b.end]);
+    }
+    let markup = markup_spans(kind, bytes, blocks);
+    for (from, to) in markup {
+        match kind {
+            Kind::Vue => vue_expressions(bytes, from, to, &mut out),
+            Kind::Svelte => svelte_expressions(bytes, from, to, &mut out),
+            Kind::Astro => {}
+        }
+    }
+    // Whole characters were copied, blanks are ASCII: UTF-8 still. Should a copy ever
+    // split one, the scripts alone are the program.
+    String::from_utf8(out).unwrap_or_else(|_| {
+        let mut only: Vec<u8> = bytes
+            .iter()
+            .map(|&b| if b == b'\n' || b == b'\r' { b } else { b' ' })
+            .collect();
+        for b in blocks {
+            only[b.start..b.end].copy_from_slice(&bytes[b.start..b.end]);
+        }
+        String::from_utf8(only).unwrap_or_default()
+    })
+}
+
+/// The byte spans of markup that may hold expressions: for Vue the content of each
+/// top-level `<template>`; for Svelte everything outside scripts, styles and comments.
+fn markup_spans(kind: Kind, bytes: &[u8], blocks: &[Block]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    let in_block = |i: usize| blocks.iter().any(|b| i >= b.start && i < b.end);
+    let mut span_start = 0;
+    while let Some(lt) = find_byte(bytes, b'<', at) {
+        at = lt + 1;
+        if in_block(lt) {
+            continue;
+        }
+        if bytes[lt..].starts_with(b"<!--") {
+            let end = find(bytes, b"-->", lt + 4).map_or(bytes.len(), |e| e + 3);
+            if kind == Kind::Svelte {
+                spans.push((span_start, lt));
+                span_start = end;
+            }
+            at = end;
+            continue;
+        }
+        let Some((name, gt)) = open_tag(bytes, lt) else {
+            continue;
+        };
+        let Some(gt) = gt else {
+            break;
+        };
+        at = gt + 1;
+        let name = name.to_ascii_lowercase();
+        match (kind, name.as_str()) {
+            (Kind::Vue, "template") => {
+                let close = balanced_close(bytes, b"template", gt + 1);
+                // The content, up to the `</template` of the close.
+                let content_end = bytes[..close]
+                    .iter()
+                    .rposition(|&b| b == b'<')
+                    .filter(|&p| p > gt)
+                    .unwrap_or(close);
+                spans.push((gt + 1, content_end));
+                at = close;
+            }
+            (Kind::Svelte, "script" | "style") => {
+                let close =
+                    find_ci(bytes, format!("</{name}").as_bytes(), gt + 1).unwrap_or(bytes.len());
+                let end = find_byte(bytes, b'>', close).map_or(bytes.len(), |e| e + 1);
+                spans.push((span_start, lt));
+                span_start = end;
+                at = end;
+            }
+            _ => {}
+        }
+    }
+    if kind == Kind::Svelte {
+        spans.push((span_start, bytes.len()));
+    }
+    spans.retain(|(a, b)| a < b);
+    spans
+}
+
+/// Copies `bytes[from..to]` into `out` as it stands.
+fn keep(bytes: &[u8], out: &mut [u8], from: usize, to: usize) {
+    out[from..to].copy_from_slice(&bytes[from..to]);
+}
+
+/// Vue: `{{ expr }}` in text, and directive values in tags.
+fn vue_expressions(bytes: &[u8], from: usize, to: usize, out: &mut [u8]) {
+    let mut at = from;
+    while at < to {
+        if bytes[at..to].starts_with(b"{{") {
+            let Some(close) = find(&bytes[..to], b"}}", at + 2) else {
+                return;
+            };
+            keep(bytes, out, at + 2, close);
+            out[at + 1] = b'{';
+            out[close] = b'}';
+            at = close + 2;
+            continue;
+        }
+        if bytes[at] == b'<' && !bytes[at..to].starts_with(b"<!--") {
+            match open_tag(&bytes[..to], at) {
+                Some((_, Some(gt))) => {
+                    directive_values(bytes, at, gt, out);
+                    at = gt + 1;
+                    continue;
+                }
+                // A tag that never closes: nothing after it is read (see `script_blocks`).
+                Some((_, None)) => return,
+                None => {}
+            }
+        }
+        if bytes[at..to].starts_with(b"<!--") {
+            at = find(&bytes[..to], b"-->", at + 4).map_or(to, |e| e + 3);
+            continue;
+        }
+        at += 1;
+    }
+}
+
+/// The quoted values of a Vue tag's directives (`v-if`, `:prop`, `@click`, `#slot`),
+/// each kept as a block statement: its quotes become braces.
+fn directive_values(bytes: &[u8], lt: usize, gt: usize, out: &mut [u8]) {
+    let mut i = lt + 1;
+    // Past the tag's name.
+    while i < gt && !bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    while i < gt {
+        while i < gt && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let name_start = i;
+        while i < gt && !bytes[i].is_ascii_whitespace() && bytes[i] != b'=' {
+            i += 1;
+        }
+        let name = &bytes[name_start..i];
+        if bytes.get(i) != Some(&b'=') {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let Some(&quote @ (b'"' | b'\'')) = bytes.get(i) else {
+            continue;
+        };
+        let Some(close) = find_byte(&bytes[..gt], quote, i + 1) else {
+            return;
+        };
+        let directive = name.starts_with(b"v-")
+            || name.starts_with(b":")
+            || name.starts_with(b"@")
+            || name.starts_with(b"#");
+        if directive && close > i + 1 {
+            keep(bytes, out, i + 1, close);
+            out[i] = b'{';
+            out[close] = b'}';
+            if name.starts_with(b"v-for") {
+                // `item of items` reads as `item in items` (same length): an expression.
+                if let Some(of) = find(&bytes[..close], b" of ", i + 1) {
+                    out[of + 1..of + 3].copy_from_slice(b"in");
+                }
+            }
+        }
+        i = close + 1;
+    }
+}
+
+/// Svelte: every `{...}` of the markup, block keywords reduced to their expressions.
+fn svelte_expressions(bytes: &[u8], from: usize, to: usize, out: &mut [u8]) {
+    let mut at = from;
+    while let Some(open) = find_byte(&bytes[..to], b'{', at) {
+        let Some(close) = matching_brace(&bytes[..to], open) else {
+            return;
+        };
+        let inner = open + 1;
+        keep(bytes, out, open, close + 1);
+        let content = &bytes[inner..close];
+        let blank = |out: &mut [u8], a: usize, b: usize| {
+            for x in &mut out[a..b] {
+                if *x != b'\n' && *x != b'\r' {
+                    *x = b' ';
+                }
+            }
+        };
+        let lead = content
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        let word_end = |from: usize| {
+            from + content[from..]
+                .iter()
+                .take_while(|b| !b.is_ascii_whitespace())
+                .count()
+        };
+        match content.get(lead) {
+            Some(b'#' | b':' | b'@' | b'/') => {
+                let end = word_end(lead);
+                let keyword = &content[lead..end];
+                match keyword {
+                    b"#if" | b"#key" | b"@html" | b"@render" | b"@debug" | b"@const" => {
+                        blank(out, inner + lead, inner + end);
+                    }
+                    b":else" => {
+                        // `{:else if c}`: the condition stays.
+                        let rest = &content[end..];
+                        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+                        if rest[ws..].starts_with(b"if ") {
+                            blank(out, inner + lead, inner + end + ws + 2);
+                        } else {
+                            blank(out, inner, close);
+                        }
+                    }
+                    b"#each" => {
+                        blank(out, inner + lead, inner + end);
+                        if let Some(as_at) = find(content, b" as ", end) {
+                            blank(out, inner + as_at, close);
+                        }
+                    }
+                    b"#await" => {
+                        blank(out, inner + lead, inner + end);
+                        for word in [&b" then"[..], b" catch"] {
+                            if let Some(w) = find(content, word, end) {
+                                blank(out, inner + w, close);
+                                break;
+                            }
+                        }
+                    }
+                    _ => blank(out, inner, close),
+                }
+            }
+            // A spread (`{...props}`): the value.
+            Some(b'.') if content[lead..].starts_with(b"...") => {
+                blank(out, inner + lead, inner + lead + 3);
+            }
+            _ => {}
+        }
+        at = close + 1;
+    }
+}
+
+/// The `}` that closes the `{` at `open`, past strings and template literals.
+fn matching_brace(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            q @ (b'"' | b'\'' | b'`') => i = find_byte(bytes, q, i + 1)?,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Astro's frontmatter: `---` on the file's first line, to the next line that is `---`.
+/// (code start, code end, offset after the closing fence).
+fn frontmatter(source: &str) -> Option<(usize, usize, usize)> {
+    let lead = source.len()
+        - source
+            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+            .len();
+    let rest = &source[lead..];
+    let first = rest.split_inclusive('\n').next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let start = lead + first.len();
+    let mut offset = start;
+    for line in source[start..].split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Some((start, offset, offset + line.len()));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The script language a `<script>` tag's attributes declare; None when its content is
+/// not code to read here (`src=`, a non-JavaScript `type`).
+fn script_language(kind: Kind, attrs: &str) -> Option<Language> {
+    if attr(attrs, "src").is_some() {
+        return None;
+    }
+    if let Some(ty) = attr(attrs, "type") {
+        let ty = ty.to_ascii_lowercase();
+        let code = ty.is_empty()
+            || ty == "module"
+            || ty.ends_with("javascript")
+            || ty.ends_with("typescript")
+            || ty == "text/babel"
+            || ty == "text/jsx";
+        if !code {
+            return None;
+        }
+    }
+    let lang = attr(attrs, "lang").map(|l| l.to_ascii_lowercase());
+    Some(match lang.as_deref() {
+        Some("ts" | "typescript") => Language::TypeScript,
+        Some("tsx") => Language::Tsx,
+        Some(_) => Language::JavaScript,
+        // Astro compiles its scripts as TypeScript.
+        None if kind == Kind::Astro => Language::TypeScript,
+        None => Language::JavaScript,
+    })
+}
+
+/// An attribute's value (empty for a bare attribute), by case-insensitive name.
+fn attr<'a>(attrs: &'a str, name: &str) -> Option<&'a str> {
+    let bytes = attrs.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b'/') {
+            i += 1;
+        }
+        let key_start = i;
+        while i < bytes.len()
+            && !bytes[i].is_ascii_whitespace()
+            && !matches!(bytes[i], b'=' | b'>' | b'/')
+        {
+            i += 1;
+        }
+        let key = &attrs[key_start..i];
+        let mut value = "";
+        if bytes.get(i) == Some(&b'=') {
+            i += 1;
+            match bytes.get(i) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    let end = find_byte(bytes, q, i + 1).unwrap_or(bytes.len());
+                    value = &attrs[i + 1..end];
+                    i = end + 1;
+                }
+                _ => {
+                    let start = i;
+                    while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+                        i += 1;
+                    }
+                    value = &attrs[start..i];
+                }
+            }
+        }
+        if key.is_empty() {
+            i += 1;
+            continue;
+        }
+        if key.eq_ignore_ascii_case(name) {
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// An opening tag at `lt`: its name and the offset of its `>` (quoted attribute values
+/// may hold `>`), None for that when the file ends first. None for a closing tag, a
+/// declaration, or a `<` that starts no tag.
+fn open_tag(bytes: &[u8], lt: usize) -> Option<(&str, Option<usize>)> {
+    let name_start = lt + 1;
+    let name_len = bytes[name_start..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b':' | b'.' | b'_'))
+        .count();
+    if name_len == 0 || !bytes[name_start].is_ascii_alphabetic() {
+        return None;
+    }
+    let name = std::str::from_utf8(&bytes[name_start..name_start + name_len]).ok()?;
+    let mut i = name_start + name_len;
+    match bytes.get(i) {
+        Some(b) if b.is_ascii_whitespace() || matches!(b, b'>' | b'/') => {}
+        _ => return None,
+    }
+    while i < bytes.len() {
+        match bytes[i] {
+            b'>' => return Some((name, Some(i))),
+            q @ (b'"' | b'\'') => match find_byte(bytes, q, i + 1) {
+                Some(close) => i = close,
+                None => break,
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    Some((name, None))
+}
+
+/// The offset after the `</name>` that closes an element whose content starts at `at`,
+/// counting the same elements nested inside (the end of the file when none does).
+fn balanced_close(bytes: &[u8], name: &[u8], mut at: usize) -> usize {
+    let mut depth = 1usize;
+    while let Some(lt) = find_byte(bytes, b'<', at) {
+        at = lt + 1;
+        if bytes[lt..].starts_with(b"<!--") {
+            at = find(bytes, b"-->", lt + 4).map_or(bytes.len(), |end| end + 3);
+            continue;
+        }
+        let closing = bytes.get(lt + 1) == Some(&b'/');
+        let name_at = lt + 1 + closing as usize;
+        let matches = bytes
+            .get(name_at..name_at + name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && bytes
+                .get(name_at + name.len())
+                .is_some_and(|b| b.is_ascii_whitespace() || matches!(b, b'>' | b'/'));
+        if !matches {
+            continue;
+        }
+        if closing {
+            depth -= 1;
+            if depth == 0 {
+                return find_byte(bytes, b'>', lt).map_or(bytes.len(), |gt| gt + 1);
+            }
+        } else if let Some((_, gt)) = open_tag(bytes, lt) {
+            let Some(gt) = gt else {
+                return bytes.len();
+            };
+            if bytes[gt - 1] != b'/' {
+                depth += 1;
+            }
+            at = gt + 1;
+        }
+    }
+    bytes.len()
+}
+
+fn find_byte(bytes: &[u8], b: u8, from: usize) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .iter()
+        .position(|&x| x == b)
+        .map(|i| from + i)
+}
+
+fn find(bytes: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| from + i)
+}
+
+fn find_ci(bytes: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+        .map(|i| from + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(kind: Kind, source: &str) -> Vec<(&str, Language)> {
+        script_blocks(kind, source)
+            .into_iter()
+            .map(|b| (&source[b.start..b.end], b.language))
+            .collect()
+    }
+
+    #[test]
+    fn vue_reads_its_top_level_scripts_and_nothing_in_its_template() {
+        let source = "<template>\n  <div><template v-if=\"a\"><script>no()</script></template></div>\n</template>\n<script>\nexport default { name: 'A' }\n</script>\n<!-- <script>commented()</script> -->\n<script setup lang=\"ts\">\nimport { f } from './f'\nf()\n</script>\n<style>\n.a { content: '<script>'; }\n</style>\n";
+        assert_eq!(
+            texts(Kind::Vue, source),
+            vec![
+                ("\nexport default { name: 'A' }\n", Language::JavaScript),
+                ("\nimport { f } from './f'\nf()\n", Language::TypeScript),
+            ]
+        );
+        let blocks = script_blocks(Kind::Vue, source);
+        assert_eq!(grammar_of(&blocks), Language::TypeScript);
+    }
+
+    #[test]
+    fn svelte_reads_its_instance_and_module_scripts() {
+        let source = "<script context=\"module\" lang=\"ts\">\n  export const prerender = true;\n</script>\n<script lang='ts'>\n  let { items } = $props();\n</script>\n<ul>{#each items as item}<li on:click={() => pick(item)}>{item}</li>{/each}</ul>\n";
+        let blocks = texts(Kind::Svelte, source);
+        assert_eq!(blocks.len(), 2);
+        assert!(blocks.iter().all(|(_, l)| *l == Language::TypeScript));
+        assert!(blocks[1].0.contains("$props()"));
+    }
+
+    #[test]
+    fn astro_reads_its_frontmatter_and_its_scripts() {
+        let source = "---\nimport Card from '../components/Card.astro';\nconst posts = await getPosts();\n---\n<html><body>{posts.map((p) => <Card post={p} />)}\n<script>\n  document.querySelector('a')?.addEventListener('click', track);\n</script>\n<script type=\"application/ld+json\">{\"a\": 1}</script>\n<script src=\"/x.js\"></script>\n</body></html>\n";
+        let blocks = texts(Kind::Astro, source);
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert!(blocks[0].0.starts_with("import Card"));
+        assert!(blocks[0].0.ends_with("getPosts();\n"));
+        assert!(blocks[1].0.contains("addEventListener"));
+        assert!(blocks.iter().all(|(_, l)| *l == Language::TypeScript));
+        // No frontmatter: only the scripts.
+        assert_eq!(texts(Kind::Astro, "<p>---</p>\n---\n").len(), 0);
+    }
+
+    #[test]
+    fn odd_markup_ends_the_scan_without_a_block_or_a_panic() {
+        for source in [
+            "<script",
+            "<script lang=\"ts",
+            "<script>unclosed()",
+            "<template><script>x()</script>",
+            "<!-- <script>",
+            "<<<>>></script><script/>",
+            "<SCRIPT LANG=TS>let a: number = 1</SCRIPT>",
+            "---\nno end",
+        ] {
+            for kind in [Kind::Vue, Kind::Svelte, Kind::Astro] {
+                for b in script_blocks(kind, source) {
+                    assert!(b.start <= b.end && b.end <= source.len());
+                }
+            }
+        }
+        assert_eq!(
+            texts(Kind::Svelte, "<SCRIPT LANG=TS>let a: number = 1</SCRIPT>"),
+            vec![("let a: number = 1", Language::TypeScript)]
+        );
+        assert_eq!(
+            texts(Kind::Svelte, "<script>unclosed()"),
+            vec![("unclosed()", Language::JavaScript)]
+        );
+    }
+
+    #[test]
+    fn vue_template_expressions_become_blocks_at_their_offsets() {
+        let source = "<template>\n  <p :title=\"t(a)\" @click=\"save(); n++\" class=\"x{y}\">{{ fmt(d) }}</p>\n  <li v-for=\"item of items\" v-if=\"ok(item)\">{{ item }}</li>\n</template>\n<script setup>\nconst a = 1\n</script>\n";
+        let blocks = script_blocks(Kind::Vue, source);
+        let text = program_text(Kind::Vue, source, &blocks);
+        assert_eq!(text.len(), source.len());
+        assert_eq!(text.lines().count(), source.lines().count());
+        let squeezed: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(
+            squeezed,
+            vec![
+                "{t(a)}",
+                "{save();",
+                "n++}",
+                "{",
+                "fmt(d)",
+                "}",
+                "{item",
+                "in",
+                "items}",
+                "{ok(item)}",
+                "{",
+                "item",
+                "}",
+                "const",
+                "a",
+                "=",
+                "1"
+            ]
+        );
+        // Each expression stands where it stood.
+        assert_eq!(text.find("fmt(d)"), source.find("fmt(d)"));
+    }
+
+    #[test]
+    fn svelte_markup_expressions_and_blocks_become_blocks() {
+        let source = "<script>\n  let xs = [];\n</script>\n{#each xs as x, i (x.id)}\n  <b on:click={() => pick(x)} title=\"n {label(x)}\">{fmt(x)}</b>\n{:else if empty(xs)}\n  {@render row(x)}\n{:else}\n{/each}\n{#await load() then v}{v}{/await}\n<Comp {...props} />\n<style>\n  .a { color: red; }\n</style>\n";
+        let blocks = script_blocks(Kind::Svelte, source);
+        let text = program_text(Kind::Svelte, source, &blocks);
+        assert_eq!(text.len(), source.len());
+        let squeezed: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(
+            squeezed,
+            vec![
+                "let",
+                "xs",
+                "=",
+                "[];",
+                "{",
+                "xs",
+                "}",
+                "{()",
+                "=>",
+                "pick(x)}",
+                "{label(x)}",
+                "{fmt(x)}",
+                "{",
+                "empty(xs)}",
+                "{",
+                "row(x)}",
+                "{",
+                "}",
+                "{",
+                "}",
+                "{",
+                "load()",
+                "}{v}{",
+                "}",
+                "{",
+                "props}"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_of_unclosed_tags_is_scanned_once() {
+        // Each `<a` would otherwise look for its `>` to the end of the file.
+        let source = format!("{}<script>late()</script>", "<a x=1 ".repeat(200_000));
+        assert!(script_blocks(Kind::Vue, &source).is_empty());
+        let quotes = format!("<script>a()</script>{}", "<a x=\"".repeat(200_000));
+        assert_eq!(script_blocks(Kind::Svelte, &quotes).len(), 1);
+        for kind in [Kind::Vue, Kind::Svelte] {
+            let tags = format!(
+                "<template>{}</template><script>a()</script>",
+                "<a x=1 ".repeat(100_000)
+            );
+            let unclosed = format!("<template>{}</template>", "<a {{ b ".repeat(100_000));
+            for source in [tags, unclosed] {
+                let blocks = script_blocks(kind, &source);
+                assert_eq!(program_text(kind, &source, &blocks).len(), source.len());
+            }
+        }
+    }
+}
