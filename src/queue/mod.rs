@@ -40,6 +40,7 @@ mod backoff;
 mod job_error;
 pub mod payloads;
 mod prune;
+mod recovery;
 mod sql;
 mod worker;
 
@@ -57,6 +58,7 @@ use crate::store::text::storable;
 pub use backoff::backoff;
 pub use job_error::JobError;
 pub use prune::{run_pruner, Pruned, Retention};
+pub use recovery::RecoveryHold;
 pub use worker::{run_workers, Handler, RunningJob};
 
 /// The channel a `NOTIFY` goes to when a job may have become claimable.

@@ -218,13 +218,21 @@ struct Worker {
 impl Worker {
     async fn run<H: Handler>(mut self, handler: Arc<H>) {
         let poll = self.queue.config().poll_interval;
+        // Claims failed in a row (the database is down): said once, then waited out with
+        // a backoff rather than a line and a connection attempt every poll.
+        let mut failures = 0u32;
         while !*self.stop.borrow() {
             // Armed before looking, so a notification during the claim is not lost.
             let wake = self.wake.clone();
             let notified = wake.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            match self.queue.claim(&self.id).await {
+            let claimed = self.queue.claim(&self.id).await;
+            if claimed.is_ok() && failures > 0 {
+                tracing::info!("queue: claiming works again after {failures} failure(s)");
+                failures = 0;
+            }
+            match claimed {
                 Ok(Some(job)) => {
                     if *self.stop.borrow() {
                         // Shutdown began while claiming: give it straight back.
@@ -237,7 +245,20 @@ impl Worker {
                     continue;
                 }
                 Ok(None) => {}
-                Err(e) => tracing::warn!("queue: claiming failed: {e}"),
+                Err(e) => {
+                    failures += 1;
+                    if failures == 1 {
+                        tracing::warn!("queue: claiming failed ({e}); trying again with a backoff");
+                    } else {
+                        tracing::debug!("queue: claiming failed again ({e})");
+                    }
+                    let wait = claim_backoff(poll, failures);
+                    tokio::select! {
+                        _ = sleep(wait) => {}
+                        () = stopped(&mut self.stop) => {}
+                    }
+                    continue;
+                }
             }
             tokio::select! {
                 _ = &mut notified => {}
@@ -370,13 +391,17 @@ impl Worker {
         job: &ClaimedJob,
         result: Result<Result<(), JobError>, tokio::task::JoinError>,
     ) {
+        // Recording the end is tried again while the database is unreachable: a job
+        // whose end is lost runs again after its lease, spending another attempt.
         let outcome = match result {
-            Ok(Ok(())) => self.queue.complete(job).await.map(|()| None),
+            Ok(Ok(())) => until_recorded(|| self.queue.complete(job))
+                .await
+                .map(|()| None),
             Ok(Err(e)) => {
                 let text = format!("{e:#}");
                 let settled = match e.deferred_until() {
-                    Some(until) => self.queue.defer(job, &text, until).await,
-                    None => self.queue.fail(job, &text, e.is_permanent()).await,
+                    Some(until) => until_recorded(|| self.queue.defer(job, &text, until)).await,
+                    None => until_recorded(|| self.queue.fail(job, &text, e.is_permanent())).await,
                 };
                 settled.map(|f| Some((f, text)))
             }
@@ -385,8 +410,7 @@ impl Worker {
                     Ok(panic) => format!("the handler panicked: {}", panic_message(&panic)),
                     Err(e) => format!("the handler was cancelled: {e}"),
                 };
-                self.queue
-                    .fail(job, &text, false)
+                until_recorded(|| self.queue.fail(job, &text, false))
                     .await
                     .map(|f| Some((f, text)))
             }
@@ -409,6 +433,36 @@ impl Worker {
             Err(e) => tracing::warn!("queue: recording the end of {}: {e}", job.id),
         }
     }
+}
+
+/// The wait after `failures` claims failed in a row: the poll interval doubled each time,
+/// at most 30 s.
+fn claim_backoff(poll: Duration, failures: u32) -> Duration {
+    poll.saturating_mul(1 << failures.min(5))
+        .min(Duration::from_secs(30))
+}
+
+/// Runs `record` until it is not a database error, for at most about a minute (1, 2, 4,
+/// 8, 15, 15, 15 s apart): the end of a job is worth waiting for the database.
+async fn until_recorded<T, F, Fut>(mut record: F) -> Result<T, QueueError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, QueueError>>,
+{
+    let mut wait = Duration::from_secs(1);
+    for _ in 0..7 {
+        match record().await {
+            Err(QueueError::Sql(e)) => {
+                tracing::warn!(
+                    "queue: recording a job's end failed ({e}); trying again in {wait:?}"
+                );
+                sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(15));
+            }
+            other => return other,
+        }
+    }
+    record().await
 }
 
 /// Resolves once shutdown has begun (at once if it has).

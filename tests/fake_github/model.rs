@@ -229,6 +229,10 @@ pub(crate) struct Model {
     pub created_apps: Vec<super::manifest::CreatedApp>,
     /// Webhooks the fake delivered: (event, the status the App answered; 0 when none).
     pub deliveries: Vec<(String, u16)>,
+    /// The App's webhook, once a test sets it.
+    pub hook: Option<super::hooks::Hook>,
+    /// Every attempt at delivering to it, in order.
+    pub hook_attempts: Vec<super::hooks::HookAttempt>,
 }
 
 impl Model {
@@ -262,6 +266,8 @@ impl Model {
             pr_files_limit: 3000,
             created_apps: Vec::new(),
             deliveries: Vec::new(),
+            hook: None,
+            hook_attempts: Vec::new(),
         }
     }
 

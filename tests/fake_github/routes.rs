@@ -55,6 +55,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     let api = super::issues::routes(api);
     let api = super::checks::routes(api);
     let api = super::manifest::api_routes(api);
+    let api = super::hooks::api_routes(api);
     let app = if shared.prefix.is_empty() {
         api
     } else {

@@ -1,0 +1,208 @@
+//! No delivery lost: what GitHub failed to hand over while the server was down, its
+//! database was down, or it was shutting down, is asked for again from GitHub's delivery
+//! log (the fake logs every attempt as GitHub does and redelivers on request) and handled
+//! once. The server runs as a process against a real Postgres.
+
+use crate::app_fixtures::{
+    classify_repo, count, installed, open_classify_pr, pr_event, INSTALLATION,
+};
+use crate::fake_github;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::server::{free_port, launch, settle, Server, SECRET};
+use fake_github::{FakeGithub, TestRepo};
+use serde_json::json;
+use sqlx::{ConnectOptions, PgPool};
+
+use crate::common;
+
+const SUMMARY: &str = "<!-- blast-radius:summary -->";
+
+fn url_of(pool: &PgPool) -> String {
+    pool.connect_options().to_url_lossy().to_string()
+}
+
+/// A member's `/callers` comment on PR #1, as GitHub delivers it.
+fn command(repo_id: i64, comment: u64, body: &str) -> serde_json::Value {
+    json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+        "repository": { "id": repo_id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    })
+}
+
+/// What the App wrote on PR #1: summary comments, command replies, check runs on `head`.
+fn written(fake: &FakeGithub, head: &str) -> (usize, usize, usize) {
+    let comments = fake.issue_comments("acme/web", 1);
+    let summaries = comments
+        .iter()
+        .filter(|c| c.by_app && c.body.contains(SUMMARY))
+        .count();
+    let replies = comments
+        .iter()
+        .filter(|c| c.by_app && c.body.contains("blast-radius:command"))
+        .count();
+    let runs = fake
+        .check_runs("acme/web")
+        .iter()
+        .filter(|r| r.head_sha == head)
+        .count();
+    (summaries, replies, runs)
+}
+
+async fn wait_until(what: &str, seconds: u64, mut done: impl FnMut() -> bool) -> Duration {
+    let started = Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < Duration::from_secs(seconds),
+            "never {what} within {seconds} s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    started.elapsed()
+}
+
+/// A server on a port of its own, kept across restarts (GitHub delivers to one URL),
+/// with the recovery's schedule at `every` seconds.
+struct Setup {
+    fake: FakeGithub,
+    repo: TestRepo,
+    repo_id: i64,
+    db: String,
+    port: String,
+    every: &'static str,
+}
+
+impl Setup {
+    async fn new(pool: &PgPool, every: &'static str) -> Setup {
+        let fake = FakeGithub::start().await;
+        let repo = classify_repo();
+        fake.add_installation(INSTALLATION, "acme");
+        let repo_id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+        Setup {
+            fake,
+            repo,
+            repo_id,
+            db: url_of(pool),
+            port: free_port().to_string(),
+            every,
+        }
+    }
+
+    async fn start_on(&self, db: &str, more: &[(&str, &str)]) -> Server {
+        let mut env = vec![
+            ("PORT", self.port.as_str()),
+            ("BLAST_RECOVER_EVERY_SECONDS", self.every),
+            ("BLAST_NOTIFY_SPACING_MS", "10"),
+            ("RUST_LOG", "blast_radius=info"),
+        ];
+        env.extend_from_slice(more);
+        let server = launch("serve", db, &self.fake.api_url(), &env, Stdio::inherit()).await;
+        self.fake
+            .set_webhook(&format!("{}/webhook", server.url), SECRET);
+        server
+    }
+
+    async fn start(&self) -> Server {
+        self.start_on(&self.db, &[]).await
+    }
+
+    /// Installs the App on acme/web and waits for its first index.
+    async fn install(&self, pool: &PgPool) {
+        let took = self
+            .fake
+            .send_webhook(
+                "installation",
+                "d-install",
+                &installed(self.repo_id, "acme/web"),
+            )
+            .await;
+        assert_eq!(took.status_code, 202, "{took:?}");
+        settle(pool).await;
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_pr_and_a_command_sent_while_the_server_was_down_are_recovered_at_start(pool: PgPool) {
+    let s = Setup::new(&pool, "120").await;
+    let server = s.start().await;
+    s.install(&pool).await;
+    drop(server); // SIGKILL: down
+
+    let base = s.repo.head();
+    let head = open_classify_pr(&s.fake, &s.repo, "classifyFields always returns an array");
+    let opened = s
+        .fake
+        .send_webhook(
+            "pull_request",
+            "d-pr",
+            &pr_event("opened", s.repo_id, 1, &head, &base),
+        )
+        .await;
+    assert_eq!(
+        (opened.status_code, opened.status.as_str()),
+        (0, "failed to connect to host")
+    );
+    let body = "/callers classifyFields";
+    let comment = s.fake.add_comment_as("acme/web", 1, "dev", body);
+    let asked = s
+        .fake
+        .send_webhook("issue_comment", "d-ask", &command(s.repo_id, comment, body))
+        .await;
+    assert_eq!(asked.status_code, 0);
+
+    // Started again with its normal schedule (a round every 2 minutes while something
+    // is missed): the round at start finds both.
+    let restarted = Instant::now();
+    let _server = s.start().await;
+    let took = wait_until("recovered", 60, || written(&s.fake, &head) == (1, 1, 1)).await;
+    settle(&pool).await;
+    eprintln!(
+        "recovered a PR and a command {:?} after the restart ({took:?} after it was ready)",
+        restarted.elapsed()
+    );
+    assert_eq!(written(&s.fake, &head), (1, 1, 1), "once each");
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) FROM deliveries WHERE delivery_id IN ('d-pr', 'd-ask')"
+        )
+        .await,
+        2
+    );
+    // Each was asked for once, and redelivered with its GUID.
+    let redelivered: Vec<(String, u16)> = s
+        .fake
+        .hook_attempts()
+        .into_iter()
+        .filter(|a| a.redelivery)
+        .map(|a| (a.guid, a.status_code))
+        .collect();
+    assert_eq!(redelivered.len(), 2, "{redelivered:?}");
+    assert!(
+        redelivered.iter().all(|(_, code)| *code == 202),
+        "{redelivered:?}"
+    );
+    assert_eq!(s.fake.requests_to("POST", "/app/hook/deliveries/").len(), 2);
+    // The mark moved on: a later round reads back only to it.
+    let mark: Option<f64> = sqlx::query_scalar(
+        "SELECT extract(epoch FROM now() - taken_through)::float8 FROM delivery_recovery",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert!(mark.is_some_and(|age| age < 600.0), "{mark:?}");
+    if let Some(report) = s.fake.check_against_openapi() {
+        report.assert_clean();
+        assert!(
+            report.saw("GET /app/hook/deliveries"),
+            "{:?}",
+            report.operations
+        );
+        assert!(report.saw("POST /app/hook/deliveries/{delivery_id}/attempts"));
+    }
+}
