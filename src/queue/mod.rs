@@ -451,6 +451,8 @@ pub enum NotReady {
     Unreachable(sqlx::Error),
     #[error("{0} migration(s) not applied: run `blast-radius migrate` (or start `serve` without --no-migrate)")]
     Migrations(usize),
+    #[error("the database did not answer in time")]
+    TimedOut,
 }
 
 /// The queue: a handle on the pool and the configuration. Cheap to clone.

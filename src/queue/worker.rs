@@ -178,20 +178,29 @@ pub async fn run_workers<H: Handler>(
 
 /// Wakes idle workers when a job may have become claimable.
 async fn listen(queue: Queue, wake: Arc<Notify>) {
+    // Said once per outage, not every try.
+    let mut down = false;
     loop {
-        let mut listener = match PgListener::connect_with(queue.pool()).await {
+        let connected = match PgListener::connect_with(queue.pool()).await {
+            Ok(mut l) => l.listen(NOTIFY_CHANNEL).await.map(|()| l),
+            Err(e) => Err(e),
+        };
+        let mut listener = match connected {
             Ok(l) => l,
             Err(e) => {
-                tracing::warn!("queue: LISTEN connection failed ({e}); polling only for now");
+                if !down {
+                    tracing::warn!("queue: LISTEN failed ({e}); polling only until it connects");
+                }
+                down = true;
                 sleep(Duration::from_secs(5)).await;
                 continue;
             }
         };
-        if let Err(e) = listener.listen(NOTIFY_CHANNEL).await {
-            tracing::warn!("queue: LISTEN failed ({e}); polling only for now");
-            sleep(Duration::from_secs(5)).await;
-            continue;
+        if down {
+            tracing::info!("queue: LISTEN connected again");
         }
+        // Connected (again: the database may be back): look for work now.
+        wake.notify_waiters();
         loop {
             match listener.try_recv().await {
                 Ok(Some(_)) => wake.notify_waiters(),
@@ -199,6 +208,7 @@ async fn listen(queue: Queue, wake: Arc<Notify>) {
                 Ok(None) => wake.notify_waiters(),
                 Err(e) => {
                     tracing::warn!("queue: LISTEN connection lost ({e})");
+                    down = true;
                     wake.notify_waiters();
                     sleep(Duration::from_secs(1)).await;
                     break;
@@ -252,8 +262,10 @@ impl Worker {
                     } else {
                         tracing::debug!("queue: claiming failed again ({e})");
                     }
+                    // LISTEN, connected again, wakes it as soon as the database is back.
                     let wait = claim_backoff(poll, failures);
                     tokio::select! {
+                        _ = &mut notified => {}
                         _ = sleep(wait) => {}
                         () = stopped(&mut self.stop) => {}
                     }
@@ -436,10 +448,10 @@ impl Worker {
 }
 
 /// The wait after `failures` claims failed in a row: the poll interval doubled each time,
-/// at most 30 s.
+/// at most 15 s.
 fn claim_backoff(poll: Duration, failures: u32) -> Duration {
     poll.saturating_mul(1 << failures.min(5))
-        .min(Duration::from_secs(30))
+        .min(Duration::from_secs(15))
 }
 
 /// Runs `record` until it is not a database error, for at most about a minute (1, 2, 4,

@@ -206,3 +206,105 @@ async fn a_pr_and_a_command_sent_while_the_server_was_down_are_recovered_at_star
         assert!(report.saw("POST /app/hook/deliveries/{delivery_id}/attempts"));
     }
 }
+
+/// Whether the server process still runs.
+fn alive(server: &mut Server) -> bool {
+    server.child.try_wait().unwrap().is_none()
+}
+
+async fn status_of(url: String) -> u16 {
+    reqwest::get(url)
+        .await
+        .map(|r| r.status().as_u16())
+        .unwrap_or(0)
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_synchronize_and_a_command_refused_while_the_database_was_down_are_recovered(
+    pool: PgPool,
+) {
+    let s = Setup::new(&pool, "120").await;
+    let options = pool.connect_options();
+    let target = format!("{}:{}", options.get_host(), options.get_port());
+    let target = tokio::net::lookup_host(target)
+        .await
+        .unwrap()
+        .next()
+        .unwrap();
+    let proxy = common::db_proxy::DbProxy::start(target).await;
+    let mut server = s.start_on(&proxy.url(&s.db), &[]).await;
+    s.install(&pool).await;
+    let base = s.repo.head();
+    let head = open_classify_pr(&s.fake, &s.repo, "classifyFields always returns an array");
+    let opened = s
+        .fake
+        .send_webhook(
+            "pull_request",
+            "d-pr",
+            &pr_event("opened", s.repo_id, 1, &head, &base),
+        )
+        .await;
+    assert_eq!(opened.status_code, 202);
+    wait_until("analysed", 60, || written(&s.fake, &head) == (1, 0, 1)).await;
+    settle(&pool).await;
+
+    // The database goes away; meanwhile the PR gets a new head and a command.
+    proxy.down();
+    s.repo.git(&["checkout", "-q", "fix"]);
+    let posts = std::fs::read_to_string(s.repo.path().join("routes/posts.js")).unwrap();
+    s.repo.write(
+        "routes/posts.js",
+        posts.replace("classifyFields(", "classifyFields({ strict: true }, "),
+    );
+    let head2 = s.repo.commit("posts.js updated");
+    s.repo.git(&["checkout", "-q", "main"]);
+    let body = "/callers classifyFields";
+    let comment = s.fake.add_comment_as("acme/web", 1, "dev", body);
+    let synchronize = pr_event("synchronize", s.repo_id, 1, &head2, &base);
+    let ask = command(s.repo_id, comment, body);
+    let (pushed, asked) = tokio::join!(
+        s.fake.send_webhook("pull_request", "d-sync", &synchronize),
+        s.fake.send_webhook("issue_comment", "d-ask", &ask),
+    );
+    assert_eq!((pushed.status_code, asked.status_code), (503, 503));
+    assert_eq!(status_of(format!("{}/readyz", server.url)).await, 503);
+    assert_eq!(status_of(format!("{}/healthz", server.url)).await, 200);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert!(alive(&mut server), "the process lives through the outage");
+    assert_eq!(status_of(format!("{}/readyz", server.url)).await, 503);
+
+    // Back: both are asked for again and handled, the summary edited in place.
+    proxy.up();
+    let back = Instant::now();
+    let took = wait_until("recovered", 120, || written(&s.fake, &head2) == (1, 1, 1)).await;
+    settle(&pool).await;
+    eprintln!("recovered a synchronize and a command {took:?} after the database came back");
+    assert!(took < Duration::from_secs(120), "{:?}", back.elapsed());
+    assert!(alive(&mut server));
+    assert_eq!(status_of(format!("{}/readyz", server.url)).await, 200);
+    let summaries: Vec<_> = s
+        .fake
+        .issue_comments("acme/web", 1)
+        .into_iter()
+        .filter(|c| c.body.contains(SUMMARY))
+        .collect();
+    assert_eq!(summaries.len(), 1, "never a second summary");
+    assert!(
+        summaries[0].edits >= 1,
+        "the summary was edited for the new head"
+    );
+    assert_eq!(written(&s.fake, &head2), (1, 1, 1));
+    assert_eq!(
+        count(&pool, "SELECT count(*) FROM jobs WHERE state = 'dead'").await,
+        0,
+        "no job died of the outage"
+    );
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) FROM deliveries WHERE delivery_id IN ('d-sync', 'd-ask')"
+        )
+        .await,
+        2
+    );
+}

@@ -16,7 +16,7 @@ use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
 use crate::github::GithubApp;
-use crate::queue::{Queue, RecoveryHold};
+use crate::queue::{NotReady, Queue, RecoveryHold};
 use plan::{plan, Limits};
 
 /// How far back GitHub keeps deliveries to redeliver (github.com; 7 days on GHES), less a
@@ -152,7 +152,10 @@ async fn database_back(queue: &Queue, stop: &mut watch::Receiver<bool>) -> bool 
     let mut wait = Duration::from_secs(1);
     let mut told = false;
     loop {
-        match queue.check_ready().await {
+        // A pool waits up to its acquire timeout for a connection: a probe gives up
+        // sooner.
+        let ready = tokio::time::timeout(Duration::from_secs(3), queue.check_ready()).await;
+        match ready.unwrap_or_else(|_| Err(NotReady::TimedOut)) {
             Ok(()) => {
                 if told {
                     tracing::info!("delivery recovery: the database answers again");
