@@ -308,3 +308,102 @@ async fn a_synchronize_and_a_command_refused_while_the_database_was_down_are_rec
         2
     );
 }
+
+/// Sends SIGTERM (a deploy) and waits for the process to end; its exit code and how long
+/// it took.
+async fn terminate(server: &mut Server) -> (Option<i32>, Duration) {
+    let started = Instant::now();
+    // SAFETY: a plain kill(2) of our own child.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            return (status.code(), started.elapsed());
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "never exited");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn sigterm_mid_analysis_hands_the_job_back_refuses_deliveries_and_loses_nothing(
+    pool: PgPool,
+) {
+    let s = Setup::new(&pool, "120").await;
+    let grace = [("BLAST_SHUTDOWN_GRACE_SECONDS", "1")];
+    let mut server = s.start_on(&s.db, &grace).await;
+    s.install(&pool).await;
+    let base = s.repo.head();
+    let head = open_classify_pr(&s.fake, &s.repo, "classifyFields always returns an array");
+    // The analysis is held while it publishes its check run, past the grace.
+    s.fake.inject(
+        "/check-runs",
+        1,
+        fake_github::Fault::Delay(Duration::from_secs(4)),
+    );
+    let opened = s
+        .fake
+        .send_webhook(
+            "pull_request",
+            "d-pr",
+            &pr_event("opened", s.repo_id, 1, &head, &base),
+        )
+        .await;
+    assert_eq!(opened.status_code, 202);
+    wait_until("mid-analysis", 60, || {
+        !s.fake.requests_matching("/check-runs").is_empty()
+    })
+    .await;
+
+    // A deploy: SIGTERM; a command arrives while the process shuts down.
+    let term = {
+        let pid = server.child.id() as i32;
+        // SAFETY: a plain kill(2) of our own child.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        Instant::now()
+    };
+    let body = "/callers classifyFields";
+    let comment = s.fake.add_comment_as("acme/web", 1, "dev", body);
+    let asked = s
+        .fake
+        .send_webhook("issue_comment", "d-ask", &command(s.repo_id, comment, body))
+        .await;
+    assert_eq!(
+        asked.status_code, 503,
+        "refused while shutting down: {asked:?}"
+    );
+    let (code, _) = terminate(&mut server).await;
+    let took = term.elapsed();
+    assert_eq!(code, Some(0), "a clean exit");
+    assert!(
+        took < Duration::from_secs(15),
+        "within the grace and the release: {took:?}"
+    );
+    // Handed back, its attempt not counted; nothing about the command recorded.
+    let (state, attempts): (String, i32) =
+        sqlx::query_as("SELECT state, attempts FROM jobs WHERE kind = 'analyze_pr'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!((state.as_str(), attempts), ("waiting", 0));
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) FROM deliveries WHERE delivery_id = 'd-ask'"
+        )
+        .await,
+        0
+    );
+
+    // The restart: the analysis runs again, the command is recovered; each written once.
+    let _server = s.start().await;
+    wait_until("finished after the restart", 60, || {
+        written(&s.fake, &head) == (1, 1, 1)
+    })
+    .await;
+    settle(&pool).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(written(&s.fake, &head), (1, 1, 1), "nothing doubled");
+    assert_eq!(s.fake.check_runs("acme/web").len(), 1);
+    assert_eq!(s.fake.reviews("acme/web", 1).len(), 1);
+    assert!(s.fake.pending_reviews().is_empty());
+}
