@@ -70,7 +70,7 @@ pub use hook_deliveries::{DeliveryLog, HookDelivery};
 pub use installation::Installation;
 pub use limits::{fits, MAX_ANNOTATIONS_PER_REQUEST, MAX_BODY_CHARS, MAX_CHECK_TEXT_CHARS};
 pub use manifest::{convert_manifest, NewApp};
-pub use pulls::{PrBranch, PrFile, PrFiles, PrState, PullRequest, PR_FILES_LIMIT};
+pub use pulls::{OpenPullRequest, PrBranch, PrFile, PrFiles, PrState, PullRequest, PR_FILES_LIMIT};
 pub use rate_limit::RateLimit;
 pub use repos::{RepoName, Repository};
 pub use retry::{RetryMode, RetryPolicy};

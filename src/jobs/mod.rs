@@ -7,6 +7,7 @@ mod fetch;
 pub mod graph_cache;
 mod graph_catch_up;
 mod install;
+mod open_prs;
 pub mod pr;
 mod pr_files;
 mod push;

@@ -722,6 +722,27 @@ impl Queue {
         Ok(sql::is_superseded(&self.pool, job).await?.unwrap_or(true))
     }
 
+    /// Whether a job of `kind` with coalescing key `key` whose payload's `field` is `value`
+    /// exists, in any state (a dead one had its chance too).
+    pub async fn has_job_for(
+        &self,
+        kind: &str,
+        key: &str,
+        field: &str,
+        value: &str,
+    ) -> Result<bool> {
+        Ok(sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM jobs
+                            WHERE kind = $1 AND coalesce_key = $2 AND payload->>$3 = $4)",
+        )
+        .bind(kind)
+        .bind(key)
+        .bind(field)
+        .bind(value)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
     /// A job's state, if it exists.
     pub async fn state(&self, job: JobId) -> Result<Option<JobState>> {
         sql::state(&self.pool, job).await

@@ -398,6 +398,7 @@ impl FakeGithub {
                 merged: false,
                 user_login: "octocat".into(),
                 mergeable_override: None,
+                updated_at: chrono::Utc::now(),
             },
         );
     }

@@ -55,6 +55,8 @@ pub(crate) struct PullRequest {
     pub user_login: String,
     /// Set by a test: `Some(None)` is "GitHub is still computing it".
     pub mergeable_override: Option<Option<bool>>,
+    /// When it was opened (or last opened again): the order of `sort=updated`.
+    pub updated_at: DateTime<Utc>,
 }
 
 /// Who wrote something.

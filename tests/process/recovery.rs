@@ -407,3 +407,39 @@ async fn sigterm_mid_analysis_hands_the_job_back_refuses_deliveries_and_loses_no
     assert_eq!(s.fake.reviews("acme/web", 1).len(), 1);
     assert!(s.fake.pending_reviews().is_empty());
 }
+
+#[sqlx::test(migrations = false)]
+async fn an_open_pr_github_holds_no_delivery_of_is_analysed_after_the_catch_up(pool: PgPool) {
+    let s = Setup::new(&pool, "120").await;
+    let server = s.start().await;
+    s.install(&pool).await;
+    drop(server);
+    // Opened while the server was down, and GitHub logged no delivery of it (past its
+    // 3 days, or never sent): nothing to redeliver.
+    let head = open_classify_pr(&s.fake, &s.repo, "classifyFields always returns an array");
+    let server = s.start().await;
+    wait_until("analysed after the catch-up", 60, || {
+        written(&s.fake, &head) == (1, 0, 1)
+    })
+    .await;
+    settle(&pool).await;
+    assert!(s.fake.hook_attempts().iter().all(|a| !a.redelivery));
+    // The next catch-up finds it analysed: nothing more.
+    drop(server);
+    let _server = s.start().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    settle(&pool).await;
+    assert_eq!(written(&s.fake, &head), (1, 0, 1));
+    assert_eq!(
+        count(&pool, "SELECT count(*) FROM jobs WHERE kind = 'analyze_pr'").await,
+        1
+    );
+    if let Some(report) = s.fake.check_against_openapi() {
+        report.assert_clean();
+        assert!(
+            report.saw("GET /repos/{owner}/{repo}/pulls"),
+            "{:?}",
+            report.operations
+        );
+    }
+}
