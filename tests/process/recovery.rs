@@ -11,7 +11,7 @@ use crate::fake_github;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::server::{free_port, launch, settle, Server, SECRET};
+use common::server::{free_port, launch, settle, Server, SECRET, STATUS_TOKEN};
 use fake_github::{FakeGithub, TestRepo};
 use serde_json::json;
 use sqlx::{ConnectOptions, PgPool};
@@ -158,7 +158,7 @@ async fn a_pr_and_a_command_sent_while_the_server_was_down_are_recovered_at_star
     // Started again with its normal schedule (a round every 2 minutes while something
     // is missed): the round at start finds both.
     let restarted = Instant::now();
-    let _server = s.start().await;
+    let server = s.start().await;
     let took = wait_until("recovered", 60, || written(&s.fake, &head) == (1, 1, 1)).await;
     settle(&pool).await;
     eprintln!(
@@ -196,6 +196,23 @@ async fn a_pr_and_a_command_sent_while_the_server_was_down_are_recovered_at_star
     .await
     .unwrap();
     assert!(mark.is_some_and(|age| age < 600.0), "{mark:?}");
+    // /metrics counts them, and the round; nothing is missed any more.
+    let metrics = reqwest::Client::new()
+        .get(format!("{}/metrics", server.url))
+        .bearer_auth(STATUS_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for line in [
+        "blast_deliveries_recovered_total 2",
+        "blast_delivery_recovery_rounds_total{outcome=\"done\"} 1",
+        "blast_delivery_oldest_missed_seconds ",
+    ] {
+        assert!(metrics.contains(line), "{line} in:\n{metrics}");
+    }
     if let Some(report) = s.fake.check_against_openapi() {
         report.assert_clean();
         assert!(
