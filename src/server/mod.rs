@@ -348,6 +348,8 @@ impl Runtime {
         };
         let mut stop = self.stop.clone();
         let mut told = false;
+        // Said once while the database stays away, not every 5 s.
+        let mut unreadable = false;
         loop {
             match self.run_stored_app(&setup).await {
                 Ok(true) => return,
@@ -358,8 +360,12 @@ impl Runtime {
                         setup.public_url
                     );
                 }
-                Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "reading the stored App failed"),
+                Ok(false) => unreadable = false,
+                Err(e) if !unreadable => {
+                    unreadable = true;
+                    tracing::warn!(error = %e, "reading the stored App failed (tried again every 5 s)");
+                }
+                Err(_) => {}
             }
             tokio::select! {
                 _ = self.activation.wake.notified() => {}

@@ -89,6 +89,9 @@ pub async fn recovery_loop(
     }
     let holder = format!("{}:recovery", queue.config().worker_name);
     let mut next = Instant::now();
+    // A round at start or after a refusal is followed by one at the busy pace even when
+    // it found nothing: GitHub may log a failed attempt some time after it was made.
+    let mut follow_up = true;
     loop {
         let woken = tokio::select! {
             _ = tokio::time::sleep_until(next) => false,
@@ -96,6 +99,7 @@ pub async fn recovery_loop(
             _ = stop.wait_for(|s| *s) => return,
         };
         if woken {
+            follow_up = true;
             tracing::info!(
                 "delivery recovery: intake refused a delivery; a round once the database answers"
             );
@@ -125,6 +129,9 @@ pub async fn recovery_loop(
                         ms = began.elapsed().as_millis() as u64,
                         "delivery recovery: missed deliveries asked for again"
                     );
+                    began + settings.busy_every
+                } else if std::mem::take(&mut follow_up) {
+                    tracing::debug!(read = round.read, "delivery recovery: nothing missed yet");
                     began + settings.busy_every
                 } else {
                     tracing::debug!(read = round.read, "delivery recovery: nothing missed");
