@@ -108,8 +108,9 @@ pub struct Intake {
     secrets: Option<Arc<WebhookSecrets>>,
     limits: IntakeLimits,
     unverified: Arc<Budget>,
-    /// Told when a delivery could not be recorded (the database failed): the delivery
-    /// recovery then runs a round once the database answers.
+    /// Told when a delivery could not be recorded (the database failed) or was dropped
+    /// for load (503) or slowness (408): the delivery recovery then runs a round soon,
+    /// once the database answers.
     refused: Option<Arc<Notify>>,
     /// True once the process shuts down: deliveries are answered 503, so GitHub logs
     /// them failed and they are recovered after the restart.
@@ -421,7 +422,13 @@ async fn webhook(
     // in memory.
     let (bytes, _held) = verified_body(&intake, client, &headers, body)
         .await
-        .map_err(|why| Refusal::Unverified(why, delivery.clone()))?;
+        .map_err(|why| {
+            // GitHub logs these as failed (503, 408): the recovery asks for them again.
+            if matches!(why, Unverified::Busy | Unverified::TooSlow) {
+                intake.tell_refused();
+            }
+            Refusal::Unverified(why, delivery.clone())
+        })?;
 
     let parsed = events::parse(&event, &bytes).map_err(|error| Refusal::Unparsed {
         delivery: delivery.clone(),

@@ -286,7 +286,13 @@ async fn a_synchronize_and_a_command_refused_while_the_database_was_down_are_rec
     assert_eq!((pushed.status_code, asked.status_code), (503, 503));
     assert_eq!(status_of(format!("{}/readyz", server.url)).await, 503);
     assert_eq!(status_of(format!("{}/healthz", server.url)).await, 200);
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    // 5 s by default; BLAST_TEST_OUTAGE_SECONDS makes it longer (BENCHMARKS.md: the wait
+    // for the database backs off to 15 s between probes).
+    let outage = std::env::var("BLAST_TEST_OUTAGE_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    tokio::time::sleep(Duration::from_secs(outage)).await;
     assert!(alive(&mut server), "the process lives through the outage");
     assert_eq!(status_of(format!("{}/readyz", server.url)).await, 503);
 
@@ -378,6 +384,16 @@ async fn sigterm_mid_analysis_hands_the_job_back_refuses_deliveries_and_loses_no
         unsafe { libc::kill(pid, libc::SIGTERM) };
         Instant::now()
     };
+    // Once the signal is taken, readiness says so.
+    let ready = format!("{}/readyz", server.url);
+    let started = Instant::now();
+    while status_of(ready.clone()).await != 503 {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "readiness never fell"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let body = "/callers classifyFields";
     let comment = s.fake.add_comment_as("acme/web", 1, "dev", body);
     let asked = s

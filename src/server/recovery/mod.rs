@@ -29,7 +29,10 @@ const REDELIVERY_SPACING: Duration = Duration::from_millis(250);
 /// After intake refused a delivery: GitHub logs the failure once our answer is in.
 const AFTER_A_REFUSAL: Duration = Duration::from_secs(3);
 /// A round's hold outlives a process that died during it by at most this.
-const HOLD_LEASE: Duration = Duration::from_secs(300);
+const HOLD_LEASE: Duration = Duration::from_secs(90);
+/// Rounds woken by a refusal start at least this far apart: anyone can make intake
+/// refuse a request (a slow body), and each round spends the App's requests.
+const WOKEN_GAP: Duration = Duration::from_secs(30);
 
 /// When rounds run and how much each does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,8 +76,10 @@ pub enum RoundError {
     Github(#[from] crate::github::GithubError),
 }
 
-/// The recovery rounds: one as soon as the listener is up (`serving`), one after `wake` (intake could not record a
-/// delivery) once the database answers, then on the schedule, until `stop`.
+/// The recovery rounds: one as soon as the listener is up (`serving`), one after `wake`
+/// (intake refused a delivery GitHub logs as failed: the database, load, a slow body)
+/// once the database answers and at least [`WOKEN_GAP`] after the last, then on the
+/// schedule, until `stop`.
 pub async fn recovery_loop(
     github: GithubApp,
     queue: Queue,
@@ -92,6 +97,8 @@ pub async fn recovery_loop(
     // A round at start or after a refusal is followed by one at the busy pace even when
     // it found nothing: GitHub may log a failed attempt some time after it was made.
     let mut follow_up = true;
+    // When the last woken round began.
+    let mut last_woken: Option<Instant> = None;
     loop {
         let woken = tokio::select! {
             _ = tokio::time::sleep_until(next) => false,
@@ -101,10 +108,12 @@ pub async fn recovery_loop(
         if woken {
             follow_up = true;
             tracing::info!(
-                "delivery recovery: intake refused a delivery; a round once the database answers"
+                "delivery recovery: intake refused a delivery; a round soon, once the database answers"
             );
+            let soonest = last_woken.map_or(Instant::now(), |l| l + WOKEN_GAP);
+            let at = soonest.max(Instant::now() + AFTER_A_REFUSAL);
             tokio::select! {
-                _ = tokio::time::sleep(AFTER_A_REFUSAL) => {}
+                _ = tokio::time::sleep_until(at) => {}
                 _ = stop.wait_for(|s| *s) => return,
             }
         }
@@ -112,6 +121,9 @@ pub async fn recovery_loop(
             return;
         }
         let began = Instant::now();
+        if woken {
+            last_woken = Some(began);
+        }
         let outcome = run_round(&github, &queue, &holder, &settings).await;
         let label = match &outcome {
             Ok(Some(_)) => "done",
@@ -153,7 +165,7 @@ pub async fn recovery_loop(
     }
 }
 
-/// Waits until the database answers, probing with a backoff from 1 to 15 s and saying so
+/// Waits until the database answers, probing with a backoff from 1 to 5 s (one connection attempt: cheap) and saying so
 /// once; false on `stop`.
 async fn database_back(queue: &Queue, stop: &mut watch::Receiver<bool>) -> bool {
     let mut wait = Duration::from_secs(1);
@@ -179,7 +191,7 @@ async fn database_back(queue: &Queue, stop: &mut watch::Receiver<bool>) -> bool 
             _ = tokio::time::sleep(wait) => {}
             _ = stop.wait_for(|s| *s) => return false,
         }
-        wait = (wait * 2).min(Duration::from_secs(15));
+        wait = (wait * 2).min(Duration::from_secs(5));
     }
 }
 
