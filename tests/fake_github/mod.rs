@@ -33,6 +33,19 @@
 //! fake.check_against_openapi().assert_clean();
 //! ```
 //!
+//! The App's webhook ([`hooks`]): the fake delivers to it as GitHub does and logs every
+//! attempt, taken or not, with GitHub's fields; the App reads that log and asks for
+//! redeliveries, which the fake sends again with the same GUID. Its answers on those
+//! routes are checked against GitHub's response schemas too:
+//!
+//! ```ignore
+//! fake.set_webhook(&format!("{}/webhook", server.url), SECRET);
+//! let attempt = fake.send_webhook("pull_request", "guid-1", &payload).await;
+//! assert_eq!(attempt.status_code, 0); // the server was down: logged as failed
+//! // ... the App reads GET /app/hook/deliveries and POSTs .../attempts, then:
+//! assert!(fake.hook_attempts().iter().any(|a| a.redelivery && a.status == "OK"));
+//! ```
+//!
 //! Everything the App writes with an installation token is authored by its bot user,
 //! [`BOT_LOGIN`].
 

@@ -28,6 +28,10 @@ pub struct Recorded {
     pub body: Option<Value>,
     /// The status answered (`None` while the answer is under way).
     pub status: Option<u16>,
+    /// The JSON answered, kept only for the routes whose answers the OpenAPI check
+    /// validates too (see `routes::RESPONSES_CHECKED`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<Value>,
 }
 
 impl Recorded {

@@ -406,6 +406,7 @@ async fn sigterm_mid_analysis_hands_the_job_back_refuses_deliveries_and_loses_no
     );
     let (code, _) = terminate(&mut server).await;
     let took = term.elapsed();
+    eprintln!("exited {took:?} after SIGTERM (grace 1 s)");
     assert_eq!(code, Some(0), "a clean exit");
     assert!(
         took < Duration::from_secs(15),
