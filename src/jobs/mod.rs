@@ -2,6 +2,7 @@
 //! workflows (index, push) and the store. No SQL and no HTTP of their own.
 
 mod answer_command;
+mod check_name;
 mod errors;
 mod fetch;
 pub mod graph_cache;

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::pr::CHECK_NAME;
+use super::check_name::CHECK_NAME;
 use super::{errors, App};
 use crate::github::{Installation, OpenPullRequest, Repository};
 use crate::model::InstallationId;
