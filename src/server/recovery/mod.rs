@@ -255,10 +255,13 @@ async fn round(
             per_delivery: 5,
         },
     );
-    for guid in &plan.given_up {
+    if !plan.given_up.is_empty() {
+        // One line a round, naming a few: a round may see many.
+        let some: Vec<&str> = plan.given_up.iter().take(5).map(String::as_str).collect();
         tracing::warn!(
-            delivery = guid.as_str(),
-            "delivery recovery: a missed delivery not asked for again (refused for good, or failing every time)"
+            count = plan.given_up.len(),
+            deliveries = some.join(", "),
+            "delivery recovery: missed deliveries not asked for again (refused for good, or failing every time)"
         );
     }
     let mut redelivered = 0;
