@@ -302,6 +302,8 @@ impl Worker {
         let mut deadline: Option<Instant> = None;
         let mut stop_by: Option<Instant> = None;
         let mut stop = self.stop.clone();
+        // Heartbeats failed in a row: the first is said, the rest are quiet until one works.
+        let mut beats_failed = 0u32;
         loop {
             tokio::select! {
                 result = &mut task => {
@@ -324,7 +326,13 @@ impl Worker {
                     return;
                 }
                 _ = beat.tick() => match self.queue.heartbeat(&job).await {
-                    Ok(hb) => signals.superseded.store(hb.superseded, Ordering::Relaxed),
+                    Ok(hb) => {
+                        if beats_failed > 0 {
+                            tracing::info!("queue: heartbeat of {} works again", job.id);
+                            beats_failed = 0;
+                        }
+                        signals.superseded.store(hb.superseded, Ordering::Relaxed)
+                    }
                     Err(QueueError::LeaseLost(_)) => {
                         signals.lease_lost.store(true, Ordering::Relaxed);
                         task.abort();
@@ -332,7 +340,12 @@ impl Worker {
                         return;
                     }
                     // The lease may still hold: try again at the next beat.
-                    Err(e) => tracing::warn!("queue: heartbeat of {} failed: {e}", job.id),
+                    Err(e) => {
+                        beats_failed += 1;
+                        if beats_failed == 1 {
+                            tracing::warn!("queue: heartbeat of {} failed: {e}", job.id);
+                        }
+                    }
                 },
                 _ = sleep_until(time_up), if stop_by.is_none() => {
                     // Ask the work to stop, and keep the lease (the beats go on) while it
