@@ -519,6 +519,27 @@ mod tests {
     }
 
     #[test]
+    fn the_recovery_schedule_and_the_shutdown_grace_are_read() {
+        let mut a = args();
+        a.app_id = Some("42".into());
+        a.private_key = Some(PEM.to_string().into());
+        a.webhook_secret = Some("s".to_string().into());
+        let config = a.check_all().unwrap_or_else(|p| panic!("{p:?}"));
+        let recovery = config.recovery.expect("on by default");
+        assert_eq!(recovery.busy_every, std::time::Duration::from_secs(120));
+        assert_eq!(recovery.idle_every, std::time::Duration::from_secs(900));
+        assert_eq!(recovery.max_redeliveries, 50);
+        assert_eq!(config.shutdown_grace, std::time::Duration::from_secs(20));
+        // Never idler than busy; 0 turns it off.
+        a.recover_every_seconds = 5;
+        a.recover_idle_seconds = 1;
+        let recovery = a.check_all().ok().unwrap().recovery.unwrap();
+        assert_eq!(recovery.idle_every, std::time::Duration::from_secs(5));
+        a.recover_every_seconds = 0;
+        assert!(a.check_all().ok().unwrap().recovery.is_none());
+    }
+
+    #[test]
     fn an_app_in_the_environment_is_checked_whole_and_wins() {
         let mut a = args();
         a.app_id = Some("42".into());
