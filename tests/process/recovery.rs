@@ -98,7 +98,6 @@ impl Setup {
             ("PORT", self.port.as_str()),
             ("BLAST_RECOVER_EVERY_SECONDS", self.every),
             ("BLAST_NOTIFY_SPACING_MS", "10"),
-            ("RUST_LOG", "blast_radius=info"),
         ];
         env.extend_from_slice(more);
         let server = launch("serve", db, &self.fake.api_url(), &env, Stdio::inherit()).await;
