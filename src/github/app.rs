@@ -127,6 +127,10 @@ impl GithubApp {
         &self.core
     }
 
+    pub(super) fn core_ref(&self) -> &AppCore {
+        &self.core
+    }
+
     pub fn app_id(&self) -> u64 {
         self.core.app_id
     }

@@ -15,6 +15,8 @@
 //! - Our own retry policy ([`RetryPolicy`]): 5xx, timeouts and rate limits are retried with
 //!   backoff, writes never blindly; a timeout on every attempt; the primary rate limit is
 //!   recorded ([`Installation::rate_limit`]).
+//! - The App's webhook delivery log ([`GithubApp::hook_deliveries`]) and redelivery
+//!   ([`GithubApp::redeliver`]), to recover what the server failed to take.
 //! - [`GithubError`]: kinds a caller can branch on (`NotFound`, `RateLimited { until }`, ...).
 //!
 //! Routes are always relative, so a GitHub Enterprise Server base URL
@@ -39,6 +41,7 @@ mod compare;
 mod core;
 mod error;
 mod git_data;
+mod hook_deliveries;
 mod installation;
 mod limits;
 mod manifest;
@@ -63,10 +66,11 @@ pub use comments::{
 pub use compare::{ChangedFile, Comparison, FileStatus, COMPARE_FILE_LIMIT};
 pub use error::{GithubError, Result};
 pub use git_data::{CappedBlob, EntryKind, Tree, TreeEntry, MAX_TREE_REQUESTS};
+pub use hook_deliveries::{DeliveryLog, HookDelivery};
 pub use installation::Installation;
 pub use limits::{fits, MAX_ANNOTATIONS_PER_REQUEST, MAX_BODY_CHARS, MAX_CHECK_TEXT_CHARS};
 pub use manifest::{convert_manifest, NewApp};
-pub use pulls::{PrBranch, PrFile, PrFiles, PrState, PullRequest, PR_FILES_LIMIT};
+pub use pulls::{OpenPullRequest, PrBranch, PrFile, PrFiles, PrState, PullRequest, PR_FILES_LIMIT};
 pub use rate_limit::RateLimit;
 pub use repos::{RepoName, Repository};
 pub use retry::{RetryMode, RetryPolicy};

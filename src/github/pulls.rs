@@ -101,6 +101,34 @@ struct PullRequestJson {
     base: BranchJson,
     merge_commit_sha: Option<String>,
     mergeable: Option<bool>,
+    #[serde(default)]
+    updated_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl From<PullRequestJson> for PullRequest {
+    fn from(json: PullRequestJson) -> PullRequest {
+        PullRequest {
+            number: json.number,
+            state: json.state,
+            draft: json.draft,
+            merged: json.merged,
+            user_login: json.user.map(|u| u.login).unwrap_or_default(),
+            head: json.head.into(),
+            base: json.base.into(),
+            merge_commit_sha: json
+                .merge_commit_sha
+                .filter(|s| !s.is_empty())
+                .map(CommitSha),
+            mergeable: json.mergeable,
+        }
+    }
+}
+
+/// An open pull request as GitHub lists them, with when it last changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenPullRequest {
+    pub pr: PullRequest,
+    pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 #[derive(Deserialize)]
@@ -154,20 +182,29 @@ impl Installation {
     pub async fn get_pull_request(&self, repo: &RepoName, number: u64) -> Result<PullRequest> {
         let route = format!("{}/pulls/{number}", repo.route());
         let json: PullRequestJson = self.sender().get_json(route).await?;
-        Ok(PullRequest {
-            number: json.number,
-            state: json.state,
-            draft: json.draft,
-            merged: json.merged,
-            user_login: json.user.map(|u| u.login).unwrap_or_default(),
-            head: json.head.into(),
-            base: json.base.into(),
-            merge_commit_sha: json
-                .merge_commit_sha
-                .filter(|s| !s.is_empty())
-                .map(CommitSha),
-            mergeable: json.mergeable,
-        })
+        Ok(json.into())
+    }
+
+    /// `GET /repos/{owner}/{repo}/pulls?state=open&sort=updated&direction=desc`: the
+    /// `max` (at most 100: one page) most recently updated open pull requests.
+    pub async fn list_open_pull_requests(
+        &self,
+        repo: &RepoName,
+        max: u32,
+    ) -> Result<Vec<OpenPullRequest>> {
+        let route = format!(
+            "{}/pulls?state=open&sort=updated&direction=desc&per_page={}",
+            repo.route(),
+            max.clamp(1, 100)
+        );
+        let page: Vec<PullRequestJson> = self.sender().get_json(route).await?;
+        Ok(page
+            .into_iter()
+            .map(|json| OpenPullRequest {
+                updated_at: json.updated_at,
+                pr: json.into(),
+            })
+            .collect())
     }
 
     /// `GET /repos/{owner}/{repo}/pulls/{number}/files`, every page (100 files a page), up

@@ -55,6 +55,18 @@ impl Call {
         Call::write(Method::POST, route, body, mode)
     }
 
+    /// A POST without a body (GitHub's "redeliver" takes none).
+    pub(crate) fn post_empty(route: impl Into<String>, mode: RetryMode) -> Call {
+        Call {
+            method: Method::POST,
+            route: route.into(),
+            accept: JSON,
+            body: None,
+            mode,
+            notifies: false,
+        }
+    }
+
     pub(crate) fn patch(
         route: impl Into<String>,
         body: serde_json::Value,

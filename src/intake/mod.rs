@@ -30,11 +30,15 @@
 //! | a handled event: delivery recorded, jobs enqueued | 202 |
 //! | `ping`, other events and actions: delivery recorded as ignored, no job | 200 |
 //! | a delivery id seen before (a redelivery) | 200, nothing done again |
-//! | the database failing or slow | 503 (GitHub shows the failure; redeliver it) |
+//! | the database failing or slow | 503 (GitHub shows the failure; recovery redelivers it) |
+//! | the process shutting down (SIGTERM) | 503, body not read (recovered after the restart) |
 //!
 //! `GET /healthz` answers 200 while the process runs; `GET /readyz` answers 200 when
-//! the database answers and every migration is applied, else 503 (the cause is logged,
-//! not told to whoever asks).
+//! the database answers and every migration is applied and the process is not shutting
+//! down, else 503 (the cause is logged, not told to whoever asks).
+//!
+//! A delivery refused for the database wakes the delivery recovery ([`Intake::recovering`]),
+//! which asks GitHub for it again once the database answers.
 
 pub mod budget;
 pub mod client;
@@ -53,6 +57,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
+use tokio::sync::{watch, Notify};
 
 use crate::queue::{Delivery, Queue, QueueError, Recorded};
 use budget::{Budget, Share};
@@ -103,6 +108,13 @@ pub struct Intake {
     secrets: Option<Arc<WebhookSecrets>>,
     limits: IntakeLimits,
     unverified: Arc<Budget>,
+    /// Told when a delivery could not be recorded (the database failed) or was dropped
+    /// for load (503) or slowness (408): the delivery recovery then runs a round soon,
+    /// once the database answers.
+    refused: Option<Arc<Notify>>,
+    /// True once the process shuts down: deliveries are answered 503, so GitHub logs
+    /// them failed and they are recovered after the restart.
+    stopping: Option<watch::Receiver<bool>>,
 }
 
 impl Intake {
@@ -126,6 +138,26 @@ impl Intake {
             secrets: secrets.map(Arc::new),
             limits,
             unverified: Budget::new(limits.unverified_bytes, limits.unverified_bytes_per_address),
+            refused: None,
+            stopping: None,
+        }
+    }
+
+    /// Tells `refused` of each delivery the database could not take, and answers 503 to
+    /// every delivery (and to `/readyz`) once `stopping` turns true.
+    pub fn recovering(mut self, refused: Arc<Notify>, stopping: watch::Receiver<bool>) -> Intake {
+        self.refused = Some(refused);
+        self.stopping = Some(stopping);
+        self
+    }
+
+    fn stopping(&self) -> bool {
+        self.stopping.as_ref().is_some_and(|s| *s.borrow())
+    }
+
+    fn tell_refused(&self) {
+        if let Some(refused) = &self.refused {
+            refused.notify_one();
         }
     }
 
@@ -186,6 +218,7 @@ fn count(event: &str, outcome: &'static str) {
 /// Why `/webhook` turned a request away before it was verified.
 enum Unverified {
     NoApp,
+    ShuttingDown,
     TooLarge,
     Busy,
     SignatureMissing,
@@ -266,6 +299,11 @@ fn unverified(why: Unverified, delivery: &str) -> Response {
             "no_app",
             "no GitHub App is set up on this server yet: open /setup\n",
         ),
+        Unverified::ShuttingDown => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting_down",
+            "shutting down: deliver it again later\n",
+        ),
         Unverified::TooLarge => (
             StatusCode::PAYLOAD_TOO_LARGE,
             "too_large",
@@ -311,6 +349,7 @@ fn unverified(why: Unverified, delivery: &str) -> Response {
     };
     match &why {
         Unverified::NoApp => {}
+        Unverified::ShuttingDown => tracing::info!(delivery, "webhook refused: shutting down"),
         Unverified::Unreadable(e) => tracing::warn!(delivery, "webhook body unreadable: {e}"),
         Unverified::BadSignature(e) => tracing::warn!(delivery, "webhook refused: {e}"),
         _ => tracing::warn!(delivery, "webhook refused: {}", text.trim_end()),
@@ -383,7 +422,13 @@ async fn webhook(
     // in memory.
     let (bytes, _held) = verified_body(&intake, client, &headers, body)
         .await
-        .map_err(|why| Refusal::Unverified(why, delivery.clone()))?;
+        .map_err(|why| {
+            // GitHub logs these as failed (503, 408): the recovery asks for them again.
+            if matches!(why, Unverified::Busy | Unverified::TooSlow) {
+                intake.tell_refused();
+            }
+            Refusal::Unverified(why, delivery.clone())
+        })?;
 
     let parsed = events::parse(&event, &bytes).map_err(|error| Refusal::Unparsed {
         delivery: delivery.clone(),
@@ -407,11 +452,13 @@ async fn webhook(
         intake.queue.record_delivery_and_enqueue(&record, &jobs),
     )
     .await;
-    match recorded {
-        Ok(Ok(recorded)) => Ok(Accepted { record, recorded }),
-        Ok(Err(error)) => Err(Refusal::NotRecorded { record, error }),
-        Err(_) => Err(Refusal::RecordTimedOut { record }),
-    }
+    let refused = match recorded {
+        Ok(Ok(recorded)) => return Ok(Accepted { record, recorded }),
+        Ok(Err(error)) => Refusal::NotRecorded { record, error },
+        Err(_) => Refusal::RecordTimedOut { record },
+    };
+    intake.tell_refused();
+    Err(refused)
 }
 
 /// What can be judged from the headers alone, before any byte of the body is read: that
@@ -420,6 +467,9 @@ async fn webhook(
 fn checked_headers<'h>(intake: &Intake, headers: &'h HeaderMap) -> Result<&'h str, Unverified> {
     if intake.secrets.is_none() {
         return Err(Unverified::NoApp);
+    }
+    if intake.stopping() {
+        return Err(Unverified::ShuttingDown);
     }
     let declared = headers
         .get(axum::http::header::CONTENT_LENGTH)
@@ -516,6 +566,9 @@ async fn healthz() -> Response {
 }
 
 async fn readyz(State(intake): State<Intake>) -> Response {
+    if intake.stopping() {
+        return answer(StatusCode::SERVICE_UNAVAILABLE, "shutting down\n");
+    }
     // The cause goes to the log: a database error can name hosts and users.
     match tokio::time::timeout(READY_TIMEOUT, intake.queue.check_ready()).await {
         Ok(Ok(())) => answer(StatusCode::OK, "ready\n"),

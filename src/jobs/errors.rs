@@ -41,10 +41,16 @@ pub fn defer_rate_limits(e: JobError) -> JobError {
     }
 }
 
-/// Database failures are retried: the database may be back by then.
+/// How long a job waits when the database could not be reached.
+pub const DATABASE_WAIT: chrono::Duration = chrono::Duration::seconds(15);
+
+/// Database failures are retried: the database may be back by then. An unreachable
+/// database says nothing about the job: it waits for it without spending an attempt (a
+/// deferral), so an outage never kills a job.
 pub fn store(e: StoreError) -> JobError {
     match e {
         StoreError::Corrupt { .. } | StoreError::NotMigrated { .. } => JobError::permanent(e),
+        e if e.is_unreachable() => JobError::deferred(e, chrono::Utc::now() + DATABASE_WAIT),
         other => JobError::retry(other),
     }
 }
@@ -76,6 +82,21 @@ mod tests {
         assert_eq!(e.deferred_until(), Some(until));
         let other = defer_rate_limits(JobError::from(anyhow::anyhow!("disk full")));
         assert_eq!(other.deferred_until(), None);
+    }
+
+    #[test]
+    fn an_unreachable_database_defers_without_spending_an_attempt() {
+        let e = store(StoreError::Connect {
+            target: "db:5432".into(),
+            cause: "connection refused".into(),
+        });
+        assert!(e.deferred_until().is_some(), "{e:?}");
+        let refused = store(StoreError::Stale {
+            expected: 1,
+            actual: 2,
+        });
+        assert_eq!(refused.deferred_until(), None);
+        assert!(!refused.is_permanent());
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub async fn sync_installation(app: &App, job: SyncInstallation) -> Result<(), J
 }
 
 /// Brings every repository of an installation in line with GitHub: new ones indexed,
-/// removed ones purged, the others caught up to their default branch's head. What a
+/// removed ones purged, the others caught up to their default branch's head; then open
+/// pull requests never analysed at their head get an analysis. What a
 /// sync does, and what the server does for every installation at start and on a
 /// schedule (deliveries can be lost while it is down).
 pub async fn catch_up_installation(app: &App, id: InstallationId) -> Result<(), JobError> {
@@ -108,7 +109,8 @@ pub async fn catch_up_installation(app: &App, id: InstallationId) -> Result<(), 
             .await
             .map_err(JobError::retry)?;
     }
-    Ok(())
+    // Pull requests whose deliveries were lost for good (GitHub keeps them 3 days).
+    super::open_prs::analyse_unanalysed(app, id, &installation, &listed).await
 }
 
 async fn purge_installation(app: &App, id: InstallationId) -> Result<(), JobError> {

@@ -2,11 +2,13 @@
 //! workflows (index, push) and the store. No SQL and no HTTP of their own.
 
 mod answer_command;
+mod check_name;
 mod errors;
 mod fetch;
 pub mod graph_cache;
 mod graph_catch_up;
 mod install;
+mod open_prs;
 pub mod pr;
 mod pr_files;
 mod push;

@@ -35,8 +35,7 @@ use crate::workflow::source::InMemory;
 
 /// The hidden marker that finds our summary comment again, whatever the database knows.
 pub const SUMMARY_MARKER: &str = "<!-- blast-radius:summary -->";
-/// The check run's name.
-pub const CHECK_NAME: &str = "Blast radius";
+pub use super::check_name::CHECK_NAME;
 
 /// A pull request ready to analyse or to answer about: the base graph's state, the
 /// changed paths the indexer reads, and the versions of each.

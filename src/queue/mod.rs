@@ -40,6 +40,7 @@ mod backoff;
 mod job_error;
 pub mod payloads;
 mod prune;
+mod recovery;
 mod sql;
 mod worker;
 
@@ -57,6 +58,7 @@ use crate::store::text::storable;
 pub use backoff::backoff;
 pub use job_error::JobError;
 pub use prune::{run_pruner, Pruned, Retention};
+pub use recovery::RecoveryHold;
 pub use worker::{run_workers, Handler, RunningJob};
 
 /// The channel a `NOTIFY` goes to when a job may have become claimable.
@@ -449,6 +451,8 @@ pub enum NotReady {
     Unreachable(sqlx::Error),
     #[error("{0} migration(s) not applied: run `blast-radius migrate` (or start `serve` without --no-migrate)")]
     Migrations(usize),
+    #[error("the database did not answer in time")]
+    TimedOut,
 }
 
 /// The queue: a handle on the pool and the configuration. Cheap to clone.
@@ -716,6 +720,27 @@ impl Queue {
     /// that no longer exists counts as superseded: publish nothing for it.
     pub async fn is_superseded(&self, job: JobId) -> Result<bool> {
         Ok(sql::is_superseded(&self.pool, job).await?.unwrap_or(true))
+    }
+
+    /// Whether a job of `kind` with coalescing key `key` whose payload's `field` is `value`
+    /// exists, in any state (a dead one had its chance too).
+    pub async fn has_job_for(
+        &self,
+        kind: &str,
+        key: &str,
+        field: &str,
+        value: &str,
+    ) -> Result<bool> {
+        Ok(sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM jobs
+                            WHERE kind = $1 AND coalesce_key = $2 AND payload->>$3 = $4)",
+        )
+        .bind(kind)
+        .bind(key)
+        .bind(field)
+        .bind(value)
+        .fetch_one(&self.pool)
+        .await?)
     }
 
     /// A job's state, if it exists.

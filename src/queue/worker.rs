@@ -178,20 +178,29 @@ pub async fn run_workers<H: Handler>(
 
 /// Wakes idle workers when a job may have become claimable.
 async fn listen(queue: Queue, wake: Arc<Notify>) {
+    // Said once per outage, not every try.
+    let mut down = false;
     loop {
-        let mut listener = match PgListener::connect_with(queue.pool()).await {
+        let connected = match PgListener::connect_with(queue.pool()).await {
+            Ok(mut l) => l.listen(NOTIFY_CHANNEL).await.map(|()| l),
+            Err(e) => Err(e),
+        };
+        let mut listener = match connected {
             Ok(l) => l,
             Err(e) => {
-                tracing::warn!("queue: LISTEN connection failed ({e}); polling only for now");
+                if !down {
+                    tracing::warn!("queue: LISTEN failed ({e}); polling only until it connects");
+                }
+                down = true;
                 sleep(Duration::from_secs(5)).await;
                 continue;
             }
         };
-        if let Err(e) = listener.listen(NOTIFY_CHANNEL).await {
-            tracing::warn!("queue: LISTEN failed ({e}); polling only for now");
-            sleep(Duration::from_secs(5)).await;
-            continue;
+        if down {
+            tracing::info!("queue: LISTEN connected again");
         }
+        // Connected (again: the database may be back): look for work now.
+        wake.notify_waiters();
         loop {
             match listener.try_recv().await {
                 Ok(Some(_)) => wake.notify_waiters(),
@@ -199,6 +208,7 @@ async fn listen(queue: Queue, wake: Arc<Notify>) {
                 Ok(None) => wake.notify_waiters(),
                 Err(e) => {
                     tracing::warn!("queue: LISTEN connection lost ({e})");
+                    down = true;
                     wake.notify_waiters();
                     sleep(Duration::from_secs(1)).await;
                     break;
@@ -218,13 +228,21 @@ struct Worker {
 impl Worker {
     async fn run<H: Handler>(mut self, handler: Arc<H>) {
         let poll = self.queue.config().poll_interval;
+        // Claims failed in a row (the database is down): said once, then waited out with
+        // a backoff rather than a line and a connection attempt every poll.
+        let mut failures = 0u32;
         while !*self.stop.borrow() {
             // Armed before looking, so a notification during the claim is not lost.
             let wake = self.wake.clone();
             let notified = wake.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            match self.queue.claim(&self.id).await {
+            let claimed = self.queue.claim(&self.id).await;
+            if claimed.is_ok() && failures > 0 {
+                tracing::info!("queue: claiming works again after {failures} failure(s)");
+                failures = 0;
+            }
+            match claimed {
                 Ok(Some(job)) => {
                     if *self.stop.borrow() {
                         // Shutdown began while claiming: give it straight back.
@@ -237,7 +255,22 @@ impl Worker {
                     continue;
                 }
                 Ok(None) => {}
-                Err(e) => tracing::warn!("queue: claiming failed: {e}"),
+                Err(e) => {
+                    failures += 1;
+                    if failures == 1 {
+                        tracing::warn!("queue: claiming failed ({e}); trying again with a backoff");
+                    } else {
+                        tracing::debug!("queue: claiming failed again ({e})");
+                    }
+                    // LISTEN, connected again, wakes it as soon as the database is back.
+                    let wait = claim_backoff(poll, failures);
+                    tokio::select! {
+                        _ = &mut notified => {}
+                        _ = sleep(wait) => {}
+                        () = stopped(&mut self.stop) => {}
+                    }
+                    continue;
+                }
             }
             tokio::select! {
                 _ = &mut notified => {}
@@ -269,6 +302,8 @@ impl Worker {
         let mut deadline: Option<Instant> = None;
         let mut stop_by: Option<Instant> = None;
         let mut stop = self.stop.clone();
+        // Heartbeats failed in a row: the first is said, the rest are quiet until one works.
+        let mut beats_failed = 0u32;
         loop {
             tokio::select! {
                 result = &mut task => {
@@ -291,7 +326,13 @@ impl Worker {
                     return;
                 }
                 _ = beat.tick() => match self.queue.heartbeat(&job).await {
-                    Ok(hb) => signals.superseded.store(hb.superseded, Ordering::Relaxed),
+                    Ok(hb) => {
+                        if beats_failed > 0 {
+                            tracing::info!("queue: heartbeat of {} works again", job.id);
+                            beats_failed = 0;
+                        }
+                        signals.superseded.store(hb.superseded, Ordering::Relaxed)
+                    }
                     Err(QueueError::LeaseLost(_)) => {
                         signals.lease_lost.store(true, Ordering::Relaxed);
                         task.abort();
@@ -299,7 +340,12 @@ impl Worker {
                         return;
                     }
                     // The lease may still hold: try again at the next beat.
-                    Err(e) => tracing::warn!("queue: heartbeat of {} failed: {e}", job.id),
+                    Err(e) => {
+                        beats_failed += 1;
+                        if beats_failed == 1 {
+                            tracing::warn!("queue: heartbeat of {} failed: {e}", job.id);
+                        }
+                    }
                 },
                 _ = sleep_until(time_up), if stop_by.is_none() => {
                     // Ask the work to stop, and keep the lease (the beats go on) while it
@@ -370,13 +416,17 @@ impl Worker {
         job: &ClaimedJob,
         result: Result<Result<(), JobError>, tokio::task::JoinError>,
     ) {
+        // Recording the end is tried again while the database is unreachable: a job
+        // whose end is lost runs again after its lease, spending another attempt.
         let outcome = match result {
-            Ok(Ok(())) => self.queue.complete(job).await.map(|()| None),
+            Ok(Ok(())) => until_recorded(|| self.queue.complete(job))
+                .await
+                .map(|()| None),
             Ok(Err(e)) => {
                 let text = format!("{e:#}");
                 let settled = match e.deferred_until() {
-                    Some(until) => self.queue.defer(job, &text, until).await,
-                    None => self.queue.fail(job, &text, e.is_permanent()).await,
+                    Some(until) => until_recorded(|| self.queue.defer(job, &text, until)).await,
+                    None => until_recorded(|| self.queue.fail(job, &text, e.is_permanent())).await,
                 };
                 settled.map(|f| Some((f, text)))
             }
@@ -385,8 +435,7 @@ impl Worker {
                     Ok(panic) => format!("the handler panicked: {}", panic_message(&panic)),
                     Err(e) => format!("the handler was cancelled: {e}"),
                 };
-                self.queue
-                    .fail(job, &text, false)
+                until_recorded(|| self.queue.fail(job, &text, false))
                     .await
                     .map(|f| Some((f, text)))
             }
@@ -409,6 +458,36 @@ impl Worker {
             Err(e) => tracing::warn!("queue: recording the end of {}: {e}", job.id),
         }
     }
+}
+
+/// The wait after `failures` claims failed in a row: the poll interval doubled each time,
+/// at most 15 s.
+fn claim_backoff(poll: Duration, failures: u32) -> Duration {
+    poll.saturating_mul(1 << failures.min(5))
+        .min(Duration::from_secs(15))
+}
+
+/// Runs `record` until it is not a database error, for at most about a minute (1, 2, 4,
+/// 8, 15, 15, 15 s apart): the end of a job is worth waiting for the database.
+async fn until_recorded<T, F, Fut>(mut record: F) -> Result<T, QueueError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, QueueError>>,
+{
+    let mut wait = Duration::from_secs(1);
+    for _ in 0..7 {
+        match record().await {
+            Err(QueueError::Sql(e)) => {
+                tracing::warn!(
+                    "queue: recording a job's end failed ({e}); trying again in {wait:?}"
+                );
+                sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(15));
+            }
+            other => return other,
+        }
+    }
+    record().await
 }
 
 /// Resolves once shutdown has begun (at once if it has).

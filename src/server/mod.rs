@@ -8,6 +8,7 @@ pub mod check;
 pub mod headers;
 pub mod listen;
 pub mod prometheus;
+pub mod recovery;
 pub mod settings;
 pub mod setup;
 pub mod status;
@@ -45,7 +46,8 @@ pub enum Mode {
 }
 
 /// Runs until SIGTERM or SIGINT, then stops claiming jobs, lets running ones finish
-/// (or releases them), and returns.
+/// within the shutdown grace (or releases them), answering deliveries 503 meanwhile, and
+/// returns.
 ///
 /// With the App's credentials in the environment it runs as the App at once. Without,
 /// it reads them from Postgres, where `/setup` stores them: until they exist, `serve`
@@ -92,6 +94,8 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         queue,
         mode,
         stop: stop.clone(),
+        refused: Arc::new(Notify::new()),
+        serving: watch::channel(false).0,
         config,
     });
     runtime.clone().start_app(env_app).await?;
@@ -122,7 +126,17 @@ pub async fn run(mut config: ServerConfig, mode: Mode) -> anyhow::Result<()> {
         runtime.join_workers().await;
         return Ok(());
     };
-    serve_http(&runtime, stop).await?;
+    // On SIGTERM intake answers deliveries 503 (GitHub logs them failed, and the
+    // recovery asks for them after the restart) until the running jobs have finished or
+    // been handed back; then the listener closes.
+    let drained = {
+        let runtime = runtime.clone();
+        async move {
+            stopped(stop).await;
+            runtime.join_workers().await;
+        }
+    };
+    serve_http(&runtime, drained).await?;
     runtime.join_workers().await;
     Ok(())
 }
@@ -137,6 +151,7 @@ fn queue_config(config: &ServerConfig) -> QueueConfig {
             (ApplyPush::KIND.into(), Duration::from_secs(60 * 60)),
         ],
         retention: config.retention.clone(),
+        shutdown_grace: config.shutdown_grace,
         ..QueueConfig::default()
     }
 }
@@ -153,23 +168,21 @@ fn stop_on_signal() -> watch::Receiver<bool> {
 }
 
 /// Serves the routes on the configured port until `stop`.
-async fn serve_http(runtime: &Arc<Runtime>, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
+async fn serve_http(
+    runtime: &Arc<Runtime>,
+    until: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
     let port = runtime.config.port;
     let listener = tokio::net::TcpListener::bind(("0.0.0.0", port))
         .await
         .with_context(|| format!("listening on port {port}"))?;
     tracing::info!(port, workers = runtime.config.workers, "serving");
+    runtime.serving.send_replace(true);
     let listening = listen::Listening {
         clients: runtime.config.clients.clone(),
         ..listen::Listening::default()
     };
-    listen::serve(
-        listener,
-        runtime.clone().service(),
-        listening,
-        stopped(stop),
-    )
-    .await;
+    listen::serve(listener, runtime.clone().service(), listening, until).await;
     Ok(())
 }
 
@@ -192,6 +205,11 @@ struct Runtime {
     workers: Mutex<Option<JoinHandle<()>>>,
     running_tx: watch::Sender<bool>,
     activation: Activation,
+    /// Intake tells it of a delivery the database could not take; the delivery recovery
+    /// listens.
+    refused: Arc<Notify>,
+    /// True once the listener is bound: a redelivery asked for before would find no one.
+    serving: watch::Sender<bool>,
 }
 
 impl Runtime {
@@ -247,6 +265,17 @@ impl Runtime {
                 self.config.catch_up_minutes,
                 self.stop.clone(),
             ));
+            // Only `serve` takes deliveries, so only it asks for the missed ones again.
+            if let Some(settings) = self.config.recovery.clone() {
+                tokio::spawn(recovery::recovery_loop(
+                    app.github.clone(),
+                    self.queue.clone(),
+                    settings,
+                    self.refused.clone(),
+                    self.serving.subscribe(),
+                    self.stop.clone(),
+                ));
+            }
         }
         self.set_routes(Some((secrets, described, app.cache.clone())));
         tracing::info!(app = github.app_id, "running as the App");
@@ -259,7 +288,8 @@ impl Runtime {
     fn set_routes(&self, app: Option<(WebhookSecrets, String, Arc<GraphCache>)>) {
         let (intake, described, cache) = match app {
             Some((secrets, described, cache)) => (
-                Intake::new(self.queue.clone(), secrets),
+                Intake::new(self.queue.clone(), secrets)
+                    .recovering(self.refused.clone(), self.stop.clone()),
                 Some(described),
                 Some(cache),
             ),
@@ -318,6 +348,8 @@ impl Runtime {
         };
         let mut stop = self.stop.clone();
         let mut told = false;
+        // Said once while the database stays away, not every 5 s.
+        let mut unreadable = false;
         loop {
             match self.run_stored_app(&setup).await {
                 Ok(true) => return,
@@ -328,8 +360,12 @@ impl Runtime {
                         setup.public_url
                     );
                 }
-                Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "reading the stored App failed"),
+                Ok(false) => unreadable = false,
+                Err(e) if !unreadable => {
+                    unreadable = true;
+                    tracing::warn!(error = %e, "reading the stored App failed (tried again every 5 s)");
+                }
+                Err(_) => {}
             }
             tokio::select! {
                 _ = self.activation.wake.notified() => {}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use secrecy::{ExposeSecret, SecretString};
 
 use super::auth::MIN_TOKEN_CHARS;
+use super::recovery::RecoverySettings;
 use super::setup::seal::CredentialsKey;
 use super::setup::SetupConfig;
 use crate::github::{AppPrivateKey, GithubConfig, DEFAULT_API_URL};
@@ -55,6 +56,21 @@ pub struct ServerArgs {
     /// for commands).
     #[arg(long, env = "BLAST_RETAIN_DONE_DAYS", default_value_t = 7)]
     pub retain_done_days: u64,
+    /// Seconds between rounds of the delivery recovery while a recent delivery is missed
+    /// (it also runs at start and once the database answers after intake could not record
+    /// a delivery); 0 turns the recovery off.
+    #[arg(long, env = "BLAST_RECOVER_EVERY_SECONDS", default_value_t = 120)]
+    pub recover_every_seconds: u64,
+    /// Seconds between rounds of the delivery recovery while nothing is missed.
+    #[arg(long, env = "BLAST_RECOVER_IDLE_SECONDS", default_value_t = 900)]
+    pub recover_idle_seconds: u64,
+    /// Redeliveries one round of the recovery asks GitHub for at most.
+    #[arg(long, env = "BLAST_RECOVER_MAX_REDELIVERIES", default_value_t = 50)]
+    pub recover_max_redeliveries: usize,
+    /// Seconds running jobs get to finish after SIGTERM before they are handed back to
+    /// the queue (keep it under the platform's kill timeout: fly.toml's `kill_timeout`).
+    #[arg(long, env = "BLAST_SHUTDOWN_GRACE_SECONDS", default_value_t = 20)]
+    pub shutdown_grace_seconds: u64,
     /// Days dead jobs are kept, for `blast-radius jobs list --state dead` and `retry-dead`.
     #[arg(long, env = "BLAST_RETAIN_DEAD_DAYS", default_value_t = 30)]
     pub retain_dead_days: u64,
@@ -107,6 +123,10 @@ pub struct ServerConfig {
     pub workers: usize,
     pub graph_memory_bytes: usize,
     pub catch_up_minutes: u64,
+    /// The delivery recovery's schedule and bounds; `None`: off.
+    pub recovery: Option<RecoverySettings>,
+    /// How long running jobs get to finish after SIGTERM.
+    pub shutdown_grace: std::time::Duration,
     pub job_lease: std::time::Duration,
     /// How long finished jobs and deliveries are kept.
     pub retention: Retention,
@@ -190,6 +210,15 @@ impl ServerArgs {
             workers: self.workers,
             graph_memory_bytes: self.graph_memory_mb.saturating_mul(1 << 20),
             catch_up_minutes: self.catch_up_minutes,
+            recovery: (self.recover_every_seconds > 0).then(|| RecoverySettings {
+                busy_every: std::time::Duration::from_secs(self.recover_every_seconds),
+                idle_every: std::time::Duration::from_secs(
+                    self.recover_idle_seconds.max(self.recover_every_seconds),
+                ),
+                max_redeliveries: self.recover_max_redeliveries,
+                ..RecoverySettings::default()
+            }),
+            shutdown_grace: std::time::Duration::from_secs(self.shutdown_grace_seconds),
             job_lease: std::time::Duration::from_secs(self.job_lease_seconds),
             retention: Retention {
                 done: days(self.retain_done_days),
@@ -394,6 +423,10 @@ mod tests {
             graph_memory_mb: 64,
             job_lease_seconds: 60,
             catch_up_minutes: 60,
+            recover_every_seconds: 120,
+            recover_idle_seconds: 900,
+            recover_max_redeliveries: 50,
+            shutdown_grace_seconds: 20,
             retain_done_days: 7,
             retain_dead_days: 30,
             retain_deliveries_days: 7,
@@ -483,6 +516,27 @@ mod tests {
             config.clients,
             ClientAddrSource::Header("fly-client-ip".parse().unwrap())
         );
+    }
+
+    #[test]
+    fn the_recovery_schedule_and_the_shutdown_grace_are_read() {
+        let mut a = args();
+        a.app_id = Some("42".into());
+        a.private_key = Some(PEM.to_string().into());
+        a.webhook_secret = Some("s".to_string().into());
+        let config = a.check_all().unwrap_or_else(|p| panic!("{p:?}"));
+        let recovery = config.recovery.expect("on by default");
+        assert_eq!(recovery.busy_every, std::time::Duration::from_secs(120));
+        assert_eq!(recovery.idle_every, std::time::Duration::from_secs(900));
+        assert_eq!(recovery.max_redeliveries, 50);
+        assert_eq!(config.shutdown_grace, std::time::Duration::from_secs(20));
+        // Never idler than busy; 0 turns it off.
+        a.recover_every_seconds = 5;
+        a.recover_idle_seconds = 1;
+        let recovery = a.check_all().ok().unwrap().recovery.unwrap();
+        assert_eq!(recovery.idle_every, std::time::Duration::from_secs(5));
+        a.recover_every_seconds = 0;
+        assert!(a.check_all().ok().unwrap().recovery.is_none());
     }
 
     #[test]

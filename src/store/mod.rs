@@ -136,6 +136,36 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
+impl StoreError {
+    /// The database could not be reached (no connection, a dropped one, none free in
+    /// time): nothing is wrong with the work, it may go on once the database answers.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            StoreError::Connect { .. } => true,
+            StoreError::Sql(e) => unreachable_sql(e),
+            _ => false,
+        }
+    }
+}
+
+/// Whether a sqlx error says the database could not be reached, rather than refused a
+/// statement.
+pub fn unreachable_sql(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        // Postgres shutting down or restarting (admin_shutdown, crash_shutdown,
+        // cannot_connect_now).
+        sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|c| matches!(c.as_ref(), "57P01" | "57P02" | "57P03")),
+        _ => false,
+    }
+}
+
 impl From<sqlx::migrate::MigrateError> for StoreError {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
         StoreError::Migrate(e)

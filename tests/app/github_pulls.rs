@@ -1160,6 +1160,7 @@ fn the_openapi_check_reports_what_github_would_not_take() {
                 accept: None,
                 body,
                 status: None,
+                response: None,
             }
         };
     let annotation = serde_json::json!({"path": "a.js", "start_line": 1, "end_line": 1,
@@ -1199,11 +1200,21 @@ fn the_openapi_check_reports_what_github_would_not_take() {
             None,
             Some(serde_json::json!({})),
         ),
+        // An answer checked too: a delivery without its GUID.
+        fake_github::Recorded {
+            status: Some(200),
+            response: Some(
+                serde_json::json!([{"id": 1, "delivered_at": "2026-01-01T00:00:00Z",
+                "redelivery": false, "duration": 0.1, "status": "OK", "status_code": 200,
+                "event": "push", "action": null, "installation_id": null, "repository_id": null}]),
+            ),
+            ..request("GET", "/app/hook/deliveries", Some("per_page=100"), None)
+        },
     ];
     let report = openapi::check_requests(&requests);
-    assert_eq!(report.checked, 7);
+    assert_eq!(report.checked, 8);
     let problems = report.problems.join("\n");
-    assert_eq!(report.problems.len(), 6, "{problems}");
+    assert_eq!(report.problems.len(), 7, "{problems}");
     for expected in [
         "must be equal to one of the allowed values",
         "must NOT have more than 50 items",
@@ -1211,6 +1222,7 @@ fn the_openapi_check_reports_what_github_would_not_take() {
         "no such path",
         "unknown query parameter pge",
         "must have required property 'body'",
+        "answer 200 does not match GET /app/hook/deliveries: /0 must have required property 'guid'",
     ] {
         assert!(
             problems.contains(expected),

@@ -738,3 +738,80 @@ async fn not_ready_before_migrations(pool: PgPool) {
     let body = s.client.get(s.url("/readyz")).send().await.unwrap();
     assert_eq!(body.text().await.unwrap(), "not ready\n");
 }
+
+/// Intake as `serve` builds it: it tells the delivery recovery of what the database could
+/// not take, and answers 503 from the moment the process shuts down.
+async fn serve_recovering(
+    queue: Queue,
+) -> (
+    SocketAddr,
+    std::sync::Arc<tokio::sync::Notify>,
+    tokio::sync::watch::Sender<bool>,
+) {
+    let secrets = WebhookSecrets::parse(&SecretString::from(SECRET.to_string())).unwrap();
+    let refused = std::sync::Arc::new(tokio::sync::Notify::new());
+    let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
+    let app = Intake::new(queue, secrets)
+        .recovering(refused.clone(), stopping)
+        .router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(listen::serve(
+        listener,
+        app,
+        Listening::default(),
+        std::future::pending(),
+    ));
+    (addr, refused, stopping_tx)
+}
+
+#[sqlx::test]
+async fn a_delivery_the_database_cannot_take_is_503_and_wakes_the_recovery(pool: PgPool) {
+    // A pool of its own, closed: every statement fails as with the database gone.
+    let gone = PgPool::connect_with((*pool.connect_options()).clone())
+        .await
+        .unwrap();
+    gone.close().await;
+    let (addr, refused, _stopping) =
+        serve_recovering(Queue::new(gone, QueueConfig::default())).await;
+    let s = Server {
+        addr,
+        client: reqwest::Client::new(),
+        pool,
+    };
+    let (status, _) = s
+        .post(delivery("push", "db-gone-1", &push(&"3".repeat(40))))
+        .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    tokio::time::timeout(Duration::from_secs(1), refused.notified())
+        .await
+        .expect("the recovery was told");
+    assert_eq!(s.get("/readyz").await, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(s.get("/healthz").await, StatusCode::OK);
+}
+
+#[sqlx::test]
+async fn deliveries_during_shutdown_are_503_and_nothing_is_stored(pool: PgPool) {
+    let (addr, refused, stopping) =
+        serve_recovering(Queue::new(pool.clone(), QueueConfig::default())).await;
+    let s = Server {
+        addr,
+        client: reqwest::Client::new(),
+        pool,
+    };
+    assert_eq!(s.get("/readyz").await, StatusCode::OK);
+    stopping.send_replace(true);
+    let (status, text) = s
+        .post(delivery("push", "late-1", &push(&"4".repeat(40))))
+        .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{text}");
+    assert!(text.contains("shutting down"), "{text}");
+    assert_eq!(s.rows().await, (0, 0));
+    assert_eq!(s.get("/readyz").await, StatusCode::SERVICE_UNAVAILABLE);
+    // Not a database failure: the recovery finds it on its first round after the restart.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), refused.notified())
+            .await
+            .is_err()
+    );
+}

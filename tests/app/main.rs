@@ -17,6 +17,7 @@ mod jobs;
 mod migrations;
 mod org;
 mod queue;
+mod recovery;
 mod schema;
 mod status_page;
 mod store;

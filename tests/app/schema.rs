@@ -16,8 +16,15 @@ const BY_REPOSITORY: &[&str] = &[
 ];
 /// Small tables every node may read: replicated (Citus reference tables).
 const REFERENCE: &[&str] = &["installations", "repositories"];
-/// The coordinator's own: the queue, deliveries, the App's credentials and setup.
-const COORDINATOR: &[&str] = &["jobs", "deliveries", "app_credentials", "setup_states"];
+/// The coordinator's own: the queue, deliveries and their recovery's mark, the App's
+/// credentials and setup.
+const COORDINATOR: &[&str] = &[
+    "jobs",
+    "deliveries",
+    "delivery_recovery",
+    "app_credentials",
+    "setup_states",
+];
 
 async fn migrated(pool: &PgPool) {
     blast_radius::store::Store::from_pool(pool.clone())

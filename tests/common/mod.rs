@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod db_proxy;
 pub mod server;
 
 use std::path::{Path, PathBuf};

@@ -55,7 +55,12 @@ pub async fn launch(
     env: &[(&str, &str)],
     stderr: Stdio,
 ) -> Server {
-    let port = free_port();
+    // A port given in `env` is kept (a server restarted where GitHub delivers to).
+    let port = env
+        .iter()
+        .find(|(k, _)| *k == "PORT")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or_else(free_port);
     let url = format!("http://127.0.0.1:{port}");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_blast-radius"));
     cmd.arg(command)

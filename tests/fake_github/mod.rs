@@ -33,6 +33,19 @@
 //! fake.check_against_openapi().assert_clean();
 //! ```
 //!
+//! The App's webhook ([`hooks`]): the fake delivers to it as GitHub does and logs every
+//! attempt, taken or not, with GitHub's fields; the App reads that log and asks for
+//! redeliveries, which the fake sends again with the same GUID. Its answers on those
+//! routes are checked against GitHub's response schemas too:
+//!
+//! ```ignore
+//! fake.set_webhook(&format!("{}/webhook", server.url), SECRET);
+//! let attempt = fake.send_webhook("pull_request", "guid-1", &payload).await;
+//! assert_eq!(attempt.status_code, 0); // the server was down: logged as failed
+//! // ... the App reads GET /app/hook/deliveries and POSTs .../attempts, then:
+//! assert!(fake.hook_attempts().iter().any(|a| a.redelivery && a.status == "OK"));
+//! ```
+//!
 //! Everything the App writes with an installation token is authored by its bot user,
 //! [`BOT_LOGIN`].
 
@@ -42,6 +55,7 @@ mod auth;
 mod checks;
 mod faults;
 pub mod git;
+mod hooks;
 mod issues;
 mod manifest;
 mod model;
@@ -56,6 +70,7 @@ use std::time::Duration;
 
 pub use faults::Fault;
 pub use git::TestRepo;
+pub use hooks::HookAttempt;
 pub use manifest::CreatedApp;
 pub use model::{
     Author, FakeCheckRun, FakeComment, FakeReaction, FakeReview, FakeReviewComment, Recorded,
@@ -133,6 +148,32 @@ impl FakeGithub {
     /// The webhooks the fake delivered: (event, status the App answered).
     pub fn deliveries(&self) -> Vec<(String, u16)> {
         self.model().deliveries.clone()
+    }
+
+    /// The App's webhook: where [`send_webhook`](Self::send_webhook) and redeliveries go.
+    pub fn set_webhook(&self, url: &str, secret: &str) {
+        self.model().hook = Some(hooks::Hook {
+            url: url.to_string(),
+            secret: secret.to_string(),
+        });
+    }
+
+    /// GitHub delivers `payload` as `event` with the GUID `guid` to the App's webhook, and
+    /// logs the attempt (failed when the App is down, slow or answers other than 2xx:
+    /// status code 0 when it gave no answer). The attempt.
+    pub async fn send_webhook(
+        &self,
+        event: &str,
+        guid: &str,
+        payload: &serde_json::Value,
+    ) -> HookAttempt {
+        let bytes = Arc::new(serde_json::to_vec(payload).unwrap());
+        hooks::deliver(&self.shared, event, guid, bytes, false).await
+    }
+
+    /// Every delivery attempt logged, oldest first.
+    pub fn hook_attempts(&self) -> Vec<HookAttempt> {
+        self.model().hook_attempts.clone()
     }
 
     /// The API root to configure the client with.
@@ -370,6 +411,7 @@ impl FakeGithub {
                 merged: false,
                 user_login: "octocat".into(),
                 mergeable_override: None,
+                updated_at: chrono::Utc::now(),
             },
         );
     }

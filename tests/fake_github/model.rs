@@ -28,6 +28,10 @@ pub struct Recorded {
     pub body: Option<Value>,
     /// The status answered (`None` while the answer is under way).
     pub status: Option<u16>,
+    /// The JSON answered, kept only for the routes whose answers the OpenAPI check
+    /// validates too (see `routes::RESPONSES_CHECKED`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<Value>,
 }
 
 impl Recorded {
@@ -55,6 +59,8 @@ pub(crate) struct PullRequest {
     pub user_login: String,
     /// Set by a test: `Some(None)` is "GitHub is still computing it".
     pub mergeable_override: Option<Option<bool>>,
+    /// When it was opened (or last opened again): the order of `sort=updated`.
+    pub updated_at: DateTime<Utc>,
 }
 
 /// Who wrote something.
@@ -229,6 +235,10 @@ pub(crate) struct Model {
     pub created_apps: Vec<super::manifest::CreatedApp>,
     /// Webhooks the fake delivered: (event, the status the App answered; 0 when none).
     pub deliveries: Vec<(String, u16)>,
+    /// The App's webhook, once a test sets it.
+    pub hook: Option<super::hooks::Hook>,
+    /// Every attempt at delivering to it, in order.
+    pub hook_attempts: Vec<super::hooks::HookAttempt>,
 }
 
 impl Model {
@@ -262,6 +272,8 @@ impl Model {
             pr_files_limit: 3000,
             created_apps: Vec::new(),
             deliveries: Vec::new(),
+            hook: None,
+            hook_attempts: Vec::new(),
         }
     }
 

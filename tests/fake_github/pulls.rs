@@ -23,7 +23,8 @@ use super::routes::{
 };
 
 pub(super) fn routes(r: Router<Arc<Shared>>) -> Router<Arc<Shared>> {
-    r.route("/repos/{owner}/{name}/pulls/{number}", get(get_pull))
+    r.route("/repos/{owner}/{name}/pulls", get(list_pulls))
+        .route("/repos/{owner}/{name}/pulls/{number}", get(get_pull))
         .route(
             "/repos/{owner}/{name}/pulls/{number}/files",
             get(pull_files),
@@ -211,6 +212,17 @@ async fn get_pull(
         Some(true) => "clean",
         Some(false) => "dirty",
     };
+    let mut json = pull_json(&st, &ctx);
+    json["mergeable"] = json!(mergeable);
+    json["mergeable_state"] = json!(mergeable_state);
+    json["merge_commit_sha"] = json!(merge_sha);
+    Json(json).into_response()
+}
+
+/// A pull request as both the list and the single PR show it (the single one adds
+/// `mergeable` and the test merge).
+fn pull_json(st: &Shared, ctx: &PrCtx) -> Value {
+    let number = ctx.pr.number;
     let user = Author {
         login: ctx.pr.user_login.clone(),
         kind: "User".into(),
@@ -220,7 +232,7 @@ async fn get_pull(
         st.api_root(),
         ctx.repo.full_name()
     );
-    Json(json!({
+    json!({
         "id": ctx.pr.id,
         "node_id": format!("PR_{}", ctx.pr.id),
         "number": number,
@@ -233,16 +245,52 @@ async fn get_pull(
         "user": user_json(&user),
         "draft": ctx.pr.draft,
         "merged": ctx.pr.merged,
-        "mergeable": mergeable,
-        "mergeable_state": mergeable_state,
-        "merge_commit_sha": merge_sha,
-        "head": branch_json(&st, &ctx.head_repo, &ctx.pr.head_ref, &ctx.head_sha),
-        "base": branch_json(&st, &ctx.repo, &ctx.pr.base_ref, &ctx.base_sha),
+        "merge_commit_sha": null,
+        "head": branch_json(st, &ctx.head_repo, &ctx.pr.head_ref, &ctx.head_sha),
+        "base": branch_json(st, &ctx.repo, &ctx.pr.base_ref, &ctx.base_sha),
         "author_association": "MEMBER",
         "created_at": "2024-01-01T00:00:00Z",
-        "updated_at": time(Utc::now()),
-    }))
-    .into_response()
+        "updated_at": time(ctx.pr.updated_at),
+    })
+}
+
+/// `GET /repos/{owner}/{name}/pulls`: `state` (open by default), `sort=updated` with
+/// `direction`, paged.
+async fn list_pulls(
+    State(st): St,
+    Extension(caller): Extension<Caller>,
+    Path((owner, name)): Path<(String, String)>,
+    Query(params): Params,
+) -> Response {
+    let repo = match visible_repo(&st, caller, &owner, &name, "/pulls") {
+        Ok(repo) => repo,
+        Err(answer) => return answer,
+    };
+    let state = params
+        .get("state")
+        .map_or("open", String::as_str)
+        .to_string();
+    let mut pulls: Vec<PullRequest> = st
+        .model
+        .lock()
+        .unwrap()
+        .pulls
+        .values()
+        .filter(|p| p.repo_id == repo.id && (state == "all" || p.state == state))
+        .cloned()
+        .collect();
+    pulls.sort_by_key(|p| (p.updated_at, p.number));
+    if params.get("direction").map(String::as_str) != Some("asc") {
+        pulls.reverse();
+    }
+    let mut all = Vec::new();
+    for pr in pulls {
+        if let Ok(ctx) = pr_context(&st, caller, &owner, &name, pr.number).await {
+            all.push(pull_json(&st, &ctx));
+        }
+    }
+    let (page, link) = paginate(&st, &all, &params, &format!("/repos/{owner}/{name}/pulls"));
+    with_link(Value::Array(page), link)
 }
 
 fn file_json(st: &Shared, repo: &Repo, head: &str, f: &FileDiff) -> Value {

@@ -55,6 +55,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     let api = super::issues::routes(api);
     let api = super::checks::routes(api);
     let api = super::manifest::api_routes(api);
+    let api = super::hooks::api_routes(api);
     let app = if shared.prefix.is_empty() {
         api
     } else {
@@ -103,16 +104,32 @@ async fn gate(State(st): St, req: Request, next: Next) -> Response {
             accept,
             body: recorded_body,
             status: None,
+            response: None,
         });
         (seq, m.take_fault(&method, &rel))
     };
     let response = answer(&st, req, next, &rel, query, authorization, fault).await;
+    let (response, kept) = if RESPONSES_CHECKED.iter().any(|p| rel.starts_with(p)) {
+        let (parts, body) = response.into_parts();
+        let bytes = axum::body::to_bytes(body, 64 << 20)
+            .await
+            .unwrap_or_default();
+        let kept = serde_json::from_slice::<Value>(&bytes).ok();
+        (Response::from_parts(parts, Body::from(bytes)), kept)
+    } else {
+        (response, None)
+    };
     let mut m = st.model.lock().unwrap();
     if let Some(r) = m.requests.iter_mut().rev().find(|r| r.seq == seq) {
         r.status = Some(response.status().as_u16());
+        r.response = kept;
     }
     response
 }
+
+/// Routes whose answers are recorded and checked against GitHub's response schemas too
+/// (the fake's own model of a GitHub resource: the webhook delivery log).
+pub(super) const RESPONSES_CHECKED: &[&str] = &["/app/hook/deliveries"];
 
 async fn answer(
     st: &Shared,

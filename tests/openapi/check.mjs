@@ -5,7 +5,9 @@
 // - its query parameters are the operation's, with valid values (`per_page` an integer ...);
 // - its path parameters are valid (`pull_number` an integer ...);
 // - its JSON body is valid against the operation's request-body schema, and present when
-//   the operation requires one.
+//   the operation requires one;
+// - an answer the fake recorded with it (`response`, kept for a few routes) is valid
+//   against the operation's response schema for its status.
 // Endpoints GitHub serves but leaves out of the description (UNDOCUMENTED below) are
 // counted apart, as "undocumented".
 //
@@ -203,6 +205,21 @@ for (const r of requests) {
   }
   for (const p of params.filter((q) => q.in === "query" && q.required)) {
     if (!query.has(p.name)) problems.push(`${what}: required query parameter ${p.name} missing`);
+  }
+
+  // An answer the fake recorded (its own model of a GitHub resource): valid against the
+  // operation's response schema for its status.
+  if (r.response !== undefined && r.response !== null && r.status) {
+    const answer = deref(op.responses?.[String(r.status)]);
+    const answerSchema = answer?.content?.["application/json"]?.schema;
+    if (!answerSchema) {
+      problems.push(`${what}: ${opName} describes no JSON answer for ${r.status}`);
+    } else {
+      const v = validator(`${opName} answer ${r.status}`, () => inline(answerSchema));
+      if (!v(r.response)) {
+        problems.push(`${what}: answer ${r.status} does not match ${opName}: ${describe(v.errors)}`);
+      }
+    }
   }
 
   const requestBody = deref(op.requestBody);

@@ -72,6 +72,10 @@ fn fly_migrates_on_release_and_checks_health() {
     assert!(fly.contains("release_command = \"blast-radius migrate\""));
     assert!(fly.contains("path = \"/healthz\""));
     assert!(fly.contains("worker = \"blast-radius work\""));
+    // The shutdown grace (20 s by default) and the release of what is left fit before
+    // the kill.
+    assert!(fly.contains("kill_signal = \"SIGTERM\""));
+    assert!(fly.contains("kill_timeout = \"30s\""));
     // Intake runs no workers: a worker killed for memory never takes intake with it.
     let web = fly
         .lines()

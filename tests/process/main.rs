@@ -16,5 +16,6 @@ mod deploy;
 mod hostile;
 mod jobs_cli;
 mod mcp;
+mod recovery;
 mod soak;
 mod store_cli;
