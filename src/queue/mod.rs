@@ -561,8 +561,8 @@ impl Queue {
     /// out (its worker is gone), else the oldest due waiting job whose key has no running
     /// job and no older waiting job. Counts an attempt.
     pub async fn claim(&self, worker: &str) -> Result<Option<ClaimedJob>> {
-        // Jobs whose worker died on their last attempt, or that were superseded, are not
-        // run again.
+        // Jobs superseded are not run again; one whose worker died (or lost the database)
+        // on its last attempt gets one more, and is dead the second time.
         sql::retire_expired(&self.pool).await?;
         let token: i64 = rand::random();
         let lease = self.config.lease.as_secs_f64();

@@ -107,18 +107,32 @@ pub(super) async fn insert_delivery(
     Ok(done.rows_affected() == 1)
 }
 
-/// Running jobs whose lease ran out and that must not run again: dead when that was
-/// their last attempt, done when a newer job superseded them.
+/// Running jobs whose lease ran out on their last attempt, or that a newer job
+/// superseded: done when superseded; else the first time one more attempt (a lease also
+/// runs out while the database is away, and no job dies of that), dead the second (a job
+/// that takes its worker down each time still ends). See migration 0017.
 pub(super) async fn retire_expired(ex: impl PgExecutor<'_>) -> sqlx::Result<u64> {
+    // Every right-hand side reads the row as it was before the update.
     let done = sqlx::query(
         "UPDATE jobs SET
-             state = CASE WHEN superseded THEN 'done' ELSE 'dead' END,
+             state = CASE WHEN superseded THEN 'done'
+                          WHEN lease_grace THEN 'dead'
+                          ELSE 'waiting' END,
+             max_attempts = CASE WHEN superseded OR lease_grace THEN max_attempts
+                                 ELSE max_attempts + 1 END,
+             lease_grace = lease_grace OR NOT superseded,
+             run_at = CASE WHEN superseded OR lease_grace THEN run_at ELSE now() END,
              last_error = CASE WHEN superseded THEN last_error
                  ELSE 'its worker stopped (lease expired) on attempt ' || attempts || ' of '
-                      || max_attempts || coalesce('; the error before: ' || last_error, '')
+                      || max_attempts
+                      || CASE WHEN lease_grace THEN ''
+                              ELSE ', its last: one more attempt (its worker or the database \
+                                   may only have been away)' END
+                      || coalesce('; the error before: ' || last_error, '')
              END,
              claim_token = NULL, locked_until = NULL,
-             finished_at = now(), updated_at = now()
+             finished_at = CASE WHEN superseded OR lease_grace THEN now() END,
+             updated_at = now()
          WHERE state = 'running' AND locked_until < now()
            AND (superseded OR attempts >= max_attempts)",
     )
@@ -544,7 +558,7 @@ pub(super) async fn list_jobs(
 pub(super) async fn retry_all_dead(ex: impl PgExecutor<'_>) -> sqlx::Result<u64> {
     let done = sqlx::query(
         "UPDATE jobs SET state = 'waiting', attempts = 0, deferrals = 0, run_at = now(),
-             finished_at = NULL, claimed_by = NULL, updated_at = now()
+             finished_at = NULL, claimed_by = NULL, lease_grace = false, updated_at = now()
          WHERE state = 'dead'",
     )
     .execute(ex)
@@ -555,7 +569,7 @@ pub(super) async fn retry_all_dead(ex: impl PgExecutor<'_>) -> sqlx::Result<u64>
 pub(super) async fn retry_dead(ex: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<bool> {
     let done = sqlx::query(
         "UPDATE jobs SET state = 'waiting', attempts = 0, deferrals = 0, run_at = now(), finished_at = NULL,
-             claimed_by = NULL, updated_at = now()
+             claimed_by = NULL, lease_grace = false, updated_at = now()
          WHERE id = $1 AND state = 'dead'",
     )
     .bind(id.0)

@@ -768,7 +768,9 @@ async fn a_crashed_workers_job_is_taken_over_when_its_lease_runs_out(pool: PgPoo
     assert_eq!(next.id, waiting);
     q.complete(&next).await.unwrap();
 
-    // A job whose worker dies on its last attempt is dead, and says why.
+    // A job whose lease runs out on its last attempt (its worker died, or could not
+    // reach the database for longer than the lease) gets one more attempt, saying why;
+    // the second time it is dead, so a job that takes its worker down still ends.
     let last = q
         .enqueue(&job("crashes", json!({})).max_attempts(1))
         .await
@@ -777,11 +779,29 @@ async fn a_crashed_workers_job_is_taken_over_when_its_lease_runs_out(pool: PgPoo
     let c = q.claim("worker-c").await.unwrap().unwrap();
     assert_eq!(c.id, last);
     tokio::time::sleep(Duration::from_millis(600)).await;
-    assert!(q.claim("worker-d").await.unwrap().is_none());
+    let again = q.claim("worker-d").await.unwrap().expect("one more attempt");
+    assert_eq!(again.id, last);
+    assert_eq!((again.attempt, again.max_attempts), (2, 2));
+    let error: String = sqlx::query_scalar("SELECT last_error FROM jobs WHERE id = $1")
+        .bind(last.0)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(error.contains("its last: one more attempt"), "{error}");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(q.claim("worker-e").await.unwrap().is_none());
     assert_eq!(q.state(last).await.unwrap(), Some(JobState::Dead));
     let err = q.status().await.unwrap().last_error.unwrap();
     assert_eq!(err.id, last);
     assert!(err.error.contains("its worker stopped"), "{}", err.error);
+    // Retried by hand, it has its grace again.
+    assert!(q.retry_dead(last).await.unwrap());
+    let grace: bool = sqlx::query_scalar("SELECT lease_grace FROM jobs WHERE id = $1")
+        .bind(last.0)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(!grace);
 }
 
 #[sqlx::test]
