@@ -779,7 +779,11 @@ async fn a_crashed_workers_job_is_taken_over_when_its_lease_runs_out(pool: PgPoo
     let c = q.claim("worker-c").await.unwrap().unwrap();
     assert_eq!(c.id, last);
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let again = q.claim("worker-d").await.unwrap().expect("one more attempt");
+    let again = q
+        .claim("worker-d")
+        .await
+        .unwrap()
+        .expect("one more attempt");
     assert_eq!(again.id, last);
     assert_eq!((again.attempt, again.max_attempts), (2, 2));
     let error: String = sqlx::query_scalar("SELECT last_error FROM jobs WHERE id = $1")
