@@ -386,7 +386,8 @@ fn blast_reads_the_base_graph_and_leaves_it_as_it_was() {
 
 /// Component files in a change: a function called only from component scripts lists
 /// those components as its untouched callers, and a component whose template changed
-/// is a changed definition whose users (`<PostCard/>`) are listed.
+/// is a changed definition whose users (`<PostCard/>` in TSX, `<post-card>` in another
+/// component's template) are listed.
 #[test]
 fn components_are_callers_and_changed_definitions() {
     let repo = two_commit_repo("blast/components");
@@ -436,8 +437,16 @@ fn components_are_callers_and_changed_definitions() {
             ),
         ]
     );
+    // Its users: a TSX file's `<PostCard/>`, and another component's template tag.
     assert_eq!(
         sites("PostCard"),
-        vec![("src/App.tsx:4".to_string(), "App".to_string(), false)]
+        vec![
+            ("src/App.tsx:4".to_string(), "App".to_string(), false),
+            (
+                "src/components/Feed.vue:3".to_string(),
+                "Feed".to_string(),
+                false
+            ),
+        ]
     );
 }

@@ -151,6 +151,74 @@ pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
     })
 }
 
+/// The components a template uses, each `<Name` tag once per place: the offset of its
+/// name, and the name as the script binds it. Vue: a PascalCase tag (`<PostCard>`,
+/// `<Tooltip.Root>`), or a kebab-case one (`<post-card>`, bound as `PostCard`); Svelte: a
+/// capitalized or dotted tag. Astro's markup is not read yet. Closing tags and HTML
+/// elements are not uses.
+pub fn component_tags(kind: Kind, source: &str, blocks: &[Block]) -> Vec<(usize, String)> {
+    let bytes = source.as_bytes();
+    let mut tags = Vec::new();
+    if kind == Kind::Astro {
+        return tags;
+    }
+    for (from, to) in markup_spans(kind, bytes, blocks) {
+        let mut at = from;
+        while let Some(lt) = find_byte(&bytes[..to], b'<', at) {
+            at = lt + 1;
+            if bytes[lt..to].starts_with(b"<!--") {
+                at = find(&bytes[..to], b"-->", lt + 4).map_or(to, |e| e + 3);
+                continue;
+            }
+            // Svelte's braces may hold `<` (a comparison): not a tag.
+            let Some((name, gt)) = open_tag(&bytes[..to], lt) else {
+                continue;
+            };
+            if let Some(bound) = component_binding(kind, name) {
+                tags.push((lt + 1, bound));
+            }
+            match gt {
+                Some(gt) => at = gt + 1,
+                None => break,
+            }
+        }
+    }
+    tags
+}
+
+/// The name a script binds a component tag to, if the tag is a component's.
+fn component_binding(kind: Kind, tag: &str) -> Option<String> {
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+    };
+    let first_upper = tag.starts_with(|c: char| c.is_ascii_uppercase());
+    if tag.split('.').all(ident) && (first_upper || (tag.contains('.') && kind == Kind::Svelte)) {
+        return Some(tag.to_string());
+    }
+    let kebab = tag.starts_with(|c: char| c.is_ascii_lowercase())
+        && tag.split('-').all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        });
+    if kind == Kind::Vue && tag.contains('-') && kebab {
+        let pascal: String = tag
+            .split('-')
+            .map(|p| {
+                let mut c = p.chars();
+                c.next()
+                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect();
+        return Some(pascal);
+    }
+    None
+}
+
 /// The byte spans of markup that may hold expressions: for Vue the content of each
 /// top-level `<template>`; for Svelte everything outside scripts, styles and comments.
 fn markup_spans(kind: Kind, bytes: &[u8], blocks: &[Block]) -> Vec<(usize, usize)> {
@@ -729,6 +797,23 @@ mod tests {
                 "props}"
             ]
         );
+    }
+
+    #[test]
+    fn component_tags_are_the_capitalized_dotted_and_kebab_ones() {
+        let vue = "<template>\n  <div><PostCard :a=\"b\"/><post-card></post-card><Tooltip.Root><my-el-2/></Tooltip.Root><svg:rect/></div>\n</template>\n<script setup>\nconst x = '<Fake/>'\n</script>\n";
+        let blocks = script_blocks(Kind::Vue, vue);
+        let tags: Vec<(usize, String)> = component_tags(Kind::Vue, vue, &blocks);
+        let names: Vec<&str> = tags.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, vec!["PostCard", "PostCard", "Tooltip.Root", "MyEl2"]);
+        assert_eq!(&vue[tags[0].0..tags[0].0 + 8], "PostCard");
+        let svelte = "<script>\n  import Card from './Card.svelte';\n</script>\n{#if a < b}<Card x={1} /><ui.Button/><div/><my-el/>{/if}\n";
+        let blocks = script_blocks(Kind::Svelte, svelte);
+        let names: Vec<String> = component_tags(Kind::Svelte, svelte, &blocks)
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect();
+        assert_eq!(names, vec!["Card", "ui.Button"]);
     }
 
     #[test]

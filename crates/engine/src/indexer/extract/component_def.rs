@@ -17,7 +17,14 @@ pub fn component_name(path: &str) -> &str {
     file.rsplit_once('.').map_or(file, |(stem, _)| stem)
 }
 
-pub(super) fn add_component(facts: &mut FileFacts, path: &str, source: &str) {
+/// Adds the component's definition, and a call of each component its template uses
+/// (`<PostCard>`: a `jsx` call of what the script binds `PostCard` to), made by it.
+pub(super) fn add_component(
+    facts: &mut FileFacts,
+    path: &str,
+    source: &str,
+    tags: &[(usize, String)],
+) {
     let name = facts.strings.push(component_name(path));
     let end_line = source.bytes().filter(|&b| b == b'\n').count() as u32;
     let span = Span {
@@ -41,6 +48,7 @@ pub(super) fn add_component(facts: &mut FileFacts, path: &str, source: &str) {
     for call in facts.calls.iter_mut() {
         call.adopt(idx);
     }
+    add_tag_calls(facts, idx, source, tags);
     // What a script exports as default (Vue's Options API: the component's options
     // object) is the component's options: importing the file gives the component.
     let strings = &facts.strings;
@@ -63,4 +71,96 @@ fn blank_blind_hash(source: &str) -> u64 {
         hasher.update(b" ");
     }
     hasher.digest()
+}
+
+/// A call site per template tag of a component, resolved as the script's names are: the
+/// module's binding of that name (an import, a declaration), else a global.
+fn add_tag_calls(facts: &mut FileFacts, component: DefIdx, source: &str, tags: &[(usize, String)]) {
+    if tags.is_empty() {
+        return;
+    }
+    let mut lines = LineIndex::new(source);
+    for (offset, name) in tags {
+        let mut parts = name.split('.');
+        let Some(head) = parts.next() else { continue };
+        let mut callee = match binding_of(facts, head) {
+            Some(sym) => sym,
+            None => {
+                let name = facts.strings.push(head);
+                facts.syms.push(Sym::Global(name))
+            }
+        };
+        let mut last = head;
+        for member in parts {
+            let name = facts.strings.push(member);
+            callee = facts.syms.push(Sym::Member(callee, name));
+            last = member;
+        }
+        let name = facts.strings.push(last);
+        let pos = lines.pos(*offset);
+        facts.calls.push(CallSite::new(
+            Some(component),
+            CallKind::Jsx,
+            callee,
+            name,
+            pos,
+        ));
+    }
+}
+
+/// The module's binding of `name`: an import first, else a declaration of that name.
+fn binding_of(facts: &mut FileFacts, name: &str) -> Option<SymId> {
+    let strings = &facts.strings;
+    let syms = &facts.syms;
+    let found = facts
+        .bindings
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| strings.get(b.name) == name)
+        .min_by_key(|(_, b)| !matches!(syms.get(b.value), Some(Sym::Import(_))))
+        .map(|(i, _)| i as BindingIdx);
+    if let Some(b) = found {
+        return Some(facts.syms.push(Sym::Binding(b)));
+    }
+    let def = facts
+        .defs
+        .iter()
+        .position(|d| d.container().is_none() && strings.get(d.name) == name)?;
+    Some(facts.syms.push(Sym::Def(def as DefIdx)))
+}
+
+/// Offsets to lines and columns (bytes), for offsets asked in increasing order.
+struct LineIndex<'s> {
+    source: &'s [u8],
+    line: u32,
+    line_start: usize,
+    seen: usize,
+}
+
+impl<'s> LineIndex<'s> {
+    fn new(source: &'s str) -> Self {
+        LineIndex {
+            source: source.as_bytes(),
+            line: 0,
+            line_start: 0,
+            seen: 0,
+        }
+    }
+
+    fn pos(&mut self, offset: usize) -> Pos {
+        if offset < self.seen {
+            *self = LineIndex::new(std::str::from_utf8(self.source).unwrap_or_default());
+        }
+        for (i, &b) in self.source[self.seen..offset].iter().enumerate() {
+            if b == b'\n' {
+                self.line += 1;
+                self.line_start = self.seen + i + 1;
+            }
+        }
+        self.seen = offset;
+        Pos {
+            line: self.line,
+            column: (offset - self.line_start) as u32,
+        }
+    }
 }

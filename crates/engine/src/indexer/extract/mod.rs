@@ -82,8 +82,10 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
     };
     crate::cancel::checkpoint();
     let mut facts = facts?;
-    if language.component().is_some() {
-        component_def::add_component(&mut facts, path, source);
+    if let Some(kind) = language.component() {
+        let blocks = component::script_blocks(kind, source);
+        let tags = component::component_tags(kind, source, &blocks);
+        component_def::add_component(&mut facts, path, source, &tags);
     }
     facts.path = path.to_string();
     facts.language = Some(language);
