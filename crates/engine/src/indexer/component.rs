@@ -292,8 +292,11 @@ fn vue_expressions(bytes: &[u8], from: usize, to: usize, out: &mut [u8]) {
                 return;
             };
             keep(bytes, out, at + 2, close);
-            out[at + 1] = b'{';
-            out[close] = b'}';
+            // `;(expr);`: an expression statement (an object literal stays an object).
+            out[at] = b';';
+            out[at + 1] = b'(';
+            out[close] = b')';
+            out[close + 1] = b';';
             at = close + 2;
             continue;
         }
@@ -351,8 +354,17 @@ fn directive_values(bytes: &[u8], lt: usize, gt: usize, out: &mut [u8]) {
             || name.starts_with(b"#");
         if directive && close > i + 1 {
             keep(bytes, out, i + 1, close);
-            out[i] = b'{';
-            out[close] = b'}';
+            // The `=` before the quote ends what came before.
+            out[i - 1] = b';';
+            if name.starts_with(b"@") || name.starts_with(b"v-on:") {
+                // A handler is statements (`count++; save()`): a block.
+                out[i] = b'{';
+                out[close] = b'}';
+            } else {
+                // An expression (`{ active: on }` is an object): `;(expr)`.
+                out[i] = b'(';
+                out[close] = b')';
+            }
             if name.starts_with(b"v-for") {
                 // `item of items` reads as `item in items` (same length): an expression.
                 if let Some(of) = find(&bytes[..close], b" of ", i + 1) {
@@ -432,6 +444,22 @@ fn svelte_expressions(bytes: &[u8], from: usize, to: usize, out: &mut [u8]) {
                 blank(out, inner + lead, inner + lead + 3);
             }
             _ => {}
+        }
+        // What is left is an expression, or nothing. An expression between blanks
+        // becomes `;(expr);` (an object literal stays an object, not a block; the
+        // blanks take the `;`s); one against another (`{a}{b}`), and nothing, stay
+        // blocks, which need no `;` around them.
+        let expression = out[inner..close].iter().any(|b| !b.is_ascii_whitespace());
+        let blank_before = open > from && out[open - 1] == b' ';
+        let after = out.get(close + 1).copied();
+        let blank_after = close + 1 >= to || matches!(after, Some(b' ' | b'\n' | b'\r'));
+        if expression && blank_before && blank_after {
+            out[open - 1] = b';';
+            out[open] = b'(';
+            out[close] = b')';
+            if after == Some(b' ') && close + 1 < to {
+                out[close + 1] = b';';
+            }
         }
         at = close + 1;
     }
@@ -726,7 +754,7 @@ mod tests {
     }
 
     #[test]
-    fn vue_template_expressions_become_blocks_at_their_offsets() {
+    fn vue_template_expressions_become_statements_at_their_offsets() {
         let source = "<template>\n  <p :title=\"t(a)\" @click=\"save(); n++\" class=\"x{y}\">{{ fmt(d) }}</p>\n  <li v-for=\"item of items\" v-if=\"ok(item)\">{{ item }}</li>\n</template>\n<script setup>\nconst a = 1\n</script>\n";
         let blocks = script_blocks(Kind::Vue, source);
         let text = program_text(Kind::Vue, source, &blocks);
@@ -736,19 +764,19 @@ mod tests {
         assert_eq!(
             squeezed,
             vec![
-                "{t(a)}",
-                "{save();",
+                ";(t(a))",
+                ";{save();",
                 "n++}",
-                "{",
+                ";(",
                 "fmt(d)",
-                "}",
-                "{item",
+                ");",
+                ";(item",
                 "in",
-                "items}",
-                "{ok(item)}",
-                "{",
+                "items)",
+                ";(ok(item))",
+                ";(",
                 "item",
-                "}",
+                ");",
                 "const",
                 "a",
                 "=",
@@ -760,7 +788,7 @@ mod tests {
     }
 
     #[test]
-    fn svelte_markup_expressions_and_blocks_become_blocks() {
+    fn svelte_markup_expressions_and_blocks_become_statements() {
         let source = "<script>\n  let xs = [];\n</script>\n{#each xs as x, i (x.id)}\n  <b on:click={() => pick(x)} title=\"n {label(x)}\">{fmt(x)}</b>\n{:else if empty(xs)}\n  {@render row(x)}\n{:else}\n{/each}\n{#await load() then v}{v}{/await}\n<Comp {...props} />\n<style>\n  .a { color: red; }\n</style>\n";
         let blocks = script_blocks(Kind::Svelte, source);
         let text = program_text(Kind::Svelte, source, &blocks);
@@ -776,15 +804,14 @@ mod tests {
                 "{",
                 "xs",
                 "}",
-                "{()",
+                ";(()",
                 "=>",
-                "pick(x)}",
-                "{label(x)}",
-                "{fmt(x)}",
+                "pick(x));",
+                ";(label(x));;(fmt(x));",
                 "{",
                 "empty(xs)}",
-                "{",
-                "row(x)}",
+                ";(",
+                "row(x))",
                 "{",
                 "}",
                 "{",
@@ -793,10 +820,30 @@ mod tests {
                 "load()",
                 "}{v}{",
                 "}",
-                "{",
-                "props}"
+                ";(",
+                "props);"
             ]
         );
+    }
+
+    /// Templates as real code writes them parse without an error: object literals in
+    /// bindings, statements in handlers, every Svelte block.
+    #[test]
+    fn template_programs_parse_cleanly() {
+        let vue = "<template>\n  <div :class=\"{ on: isOn(x), 'text-x': y }\" :style=\"{ color: c }\" @click=\"n++; save({ a: 1 })\">\n    {{ { a: 1 }.a }} {{ fmt(d) }}{{ other() }}\n    <li v-for=\"(item, i) of items\" :key=\"item.id\" #default=\"{ row }\">{{ row }}</li>\n  </div>\n</template>\n<script setup lang=\"ts\">\nconst c: string = 'red';\n</script>\n";
+        let svelte = "<script lang=\"ts\">\n  let xs: number[] = [];\n</script>\n<Calendar value={{ start, end: start.add({ days: 8 }) }} class={cn('a', b)} />\n{#each xs as x, i (x)}{x}{i}{:else}none{/each}\n{#await p}{:then v}{v}{:catch e}{e}{/await}\n{#if a}{@html h(a)}{:else if b}{@render s(b)}{/if}\n{#snippet row(r)}<td>{r}</td>{/snippet}\n<b title=\"n {label(x)} m\" {...rest} on:click={() => go(1)}>{@const z = f(1)}{z}</b>\n";
+        for (kind, source) in [(Kind::Vue, vue), (Kind::Svelte, svelte)] {
+            let blocks = script_blocks(kind, source);
+            let text = program_text(kind, source, &blocks);
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&grammar_of(&blocks).grammar()).unwrap();
+            let tree = parser.parse(&text, None).unwrap();
+            assert!(
+                !tree.root_node().has_error(),
+                "{kind:?}:\n{text}\n{}",
+                tree.root_node().to_sexp()
+            );
+        }
     }
 
     #[test]
