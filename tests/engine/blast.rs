@@ -437,6 +437,20 @@ fn components_are_callers_and_changed_definitions() {
             ),
         ]
     );
+    // An MDX page the change adds uses it too, and the graph cannot read MDX: the
+    // report says so rather than let "no other callers" stand for "could not see".
+    let skipped: Vec<(&str, &str)> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["file"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        skipped,
+        vec![("docs/intro.mdx", "unreadable")],
+        "{}",
+        report["skipped"]
+    );
     // Its users: a TSX file's `<PostCard/>`, and another component's template tag.
     assert_eq!(
         sites("PostCard"),

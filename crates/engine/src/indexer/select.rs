@@ -10,7 +10,8 @@ use super::skip::{SkipReason, SkipRules};
 /// built under an older one is indexed again in full rather than updated by diffs.
 /// 1: vendored code is read.
 /// 2: component files (`.vue`, `.svelte`, `.astro`) are read.
-pub const SELECTION_VERSION: i32 = 2;
+/// 3: files holding code the graph cannot read (MDX, Marko, HTML scripts) are counted.
+pub const SELECTION_VERSION: i32 = 3;
 
 /// Directories that hold installed packages or build output: never the repository's
 /// own code, and never read.
@@ -41,6 +42,9 @@ pub enum PathKind {
     Code(Language),
     /// tsconfig/jsconfig/package.json: decides how imports resolve.
     Config,
+    /// A kind of file that may hold JavaScript the graph cannot read (`.mdx`, `.marko`,
+    /// `.html`): skipped as `unreadable` when its bytes show it does, else ignored.
+    Unreadable,
     /// Not something the indexer reads (another kind of file, or in a skipped directory).
     Ignored,
 }
@@ -65,7 +69,10 @@ pub fn select_decided<'a>(
     rules: &SkipRules,
 ) -> Selected<'a> {
     match decided {
-        Some(reason) if classify(path) != PathKind::Ignored => Selected::Skipped(reason),
+        // A file of an unreadable kind counts only when its bytes show code.
+        Some(reason) if matches!(classify(path), PathKind::Code(_) | PathKind::Config) => {
+            Selected::Skipped(reason)
+        }
         Some(_) => Selected::Ignored,
         None => select(path, bytes, rules),
     }
@@ -108,6 +115,11 @@ pub fn why_not_code(path: &str) -> Option<String> {
     }
     match classify(path) {
         PathKind::Code(_) => None,
+        PathKind::Unreadable => Some(
+            "it may hold JavaScript the graph cannot read yet (MDX, Marko, HTML); such a file \
+             is counted as skipped (`unreadable`) when it does"
+                .to_string(),
+        ),
         PathKind::Config => Some(
             "it is a configuration file: it decides how imports resolve, and holds no code"
                 .to_string(),
@@ -141,7 +153,28 @@ pub fn classify(path: &str) -> PathKind {
     }
     match Language::from_path(path) {
         Some(language) => PathKind::Code(language),
+        None if unreadable_kind(path) => PathKind::Unreadable,
         None => PathKind::Ignored,
+    }
+}
+
+fn unreadable_kind(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(ext, "mdx" | "marko" | "html" | "htm")
+}
+
+/// Whether a file of an [`PathKind::Unreadable`] kind holds code: an MDX document's
+/// `import`/`export` lines, any Marko template, an HTML page's inline scripts.
+fn holds_code(path: &str, text: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext {
+        "marko" => true,
+        "mdx" => text
+            .lines()
+            .any(|l| l.starts_with("import ") || l.starts_with("export ")),
+        _ => super::component::script_blocks(super::language::ComponentKind::Svelte, text)
+            .iter()
+            .any(|b| !text[b.start..b.end].trim().is_empty()),
     }
 }
 
@@ -162,6 +195,10 @@ pub fn select<'a>(path: &str, bytes: &'a [u8], rules: &SkipRules) -> Selected<'a
             Ok(text) => Selected::Code(language, text),
             Err(reason) => Selected::Skipped(reason),
         },
+        PathKind::Unreadable => match std::str::from_utf8(bytes) {
+            Ok(text) if holds_code(path, text) => Selected::Skipped(SkipReason::Unreadable),
+            _ => Selected::Ignored,
+        },
     }
 }
 
@@ -172,6 +209,53 @@ fn clean(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_holding_code_the_graph_cannot_read_are_counted_as_unreadable() {
+        let rules = SkipRules::default();
+        let unreadable = Selected::Skipped(SkipReason::Unreadable);
+        let cases: [(&str, &str, bool); 7] = [
+            (
+                "docs/intro.mdx",
+                "import { Chart } from '../src/chart'\n\n# Hi\n<Chart />\n",
+                true,
+            ),
+            ("docs/plain.mdx", "# Just prose\n\nwith *emphasis*\n", false),
+            ("src/card.marko", "<div>${input.name}</div>\n", true),
+            (
+                "public/index.html",
+                "<html><script>\n  start(document.body);\n</script></html>\n",
+                true,
+            ),
+            (
+                "public/app.html",
+                "<html><script src=\"/app.js\"></script></html>\n",
+                false,
+            ),
+            (
+                "public/data.htm",
+                "<script type=\"application/json\">{\"a\": 1}</script>\n",
+                false,
+            ),
+            (
+                "node_modules/x/index.html",
+                "<script>start()</script>",
+                false,
+            ),
+        ];
+        for (path, text, counted) in cases {
+            let selected = select(path, text.as_bytes(), &rules);
+            assert_eq!(selected == unreadable, counted, "{path}: {selected:?}");
+            if !counted {
+                assert_eq!(selected, Selected::Ignored, "{path}");
+            }
+        }
+        // Too large to read: not counted, as its bytes cannot show code.
+        assert_eq!(
+            select_decided("docs/big.mdx", b"", Some(SkipReason::TooLarge), &rules),
+            Selected::Ignored
+        );
+    }
 
     #[test]
     fn skipped_dirs_are_recognised_anywhere_but_the_file_name() {

@@ -21,6 +21,10 @@ pub enum SkipReason {
     TooCostly,
     /// Left out of a job's retry: the job's time limit passed while it was being read.
     TimedOut,
+    /// Holds JavaScript or TypeScript the graph cannot read yet: an MDX document with
+    /// imports or exports, a Marko template, an HTML page's inline scripts. Counted so
+    /// that "no callers" never stands for "could not see".
+    Unreadable,
 }
 
 /// A skip reason's name that is not one of ours.
@@ -39,6 +43,7 @@ impl std::str::FromStr for SkipReason {
             SkipReason::OverBudget,
             SkipReason::TooCostly,
             SkipReason::TimedOut,
+            SkipReason::Unreadable,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -56,6 +61,7 @@ impl SkipReason {
             SkipReason::OverBudget => "over_budget",
             SkipReason::TooCostly => "too_costly",
             SkipReason::TimedOut => "timed_out",
+            SkipReason::Unreadable => "unreadable",
         }
     }
 
@@ -69,6 +75,9 @@ impl SkipReason {
             SkipReason::OverBudget => "past the bytes one job may fetch",
             SkipReason::TooCostly => "reading it would cost more than its size allows",
             SkipReason::TimedOut => "the time limit passed while it was read",
+            SkipReason::Unreadable => {
+                "it holds JavaScript or TypeScript the graph cannot read yet (MDX, Marko, an HTML page's scripts)"
+            }
         }
     }
 }
