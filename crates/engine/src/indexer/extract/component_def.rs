@@ -1,10 +1,10 @@
 //! A component file is a definition: the thing `import Card from './Card.vue'` names
-//! and `<Card/>` calls. It is the file's default export (what a script exports as
-//! default, Vue's Options API object, is its options), named after the file as the
-//! frameworks name it,
-//! and the module-level code of its scripts is its body: a call made in `<script setup>`
-//! is the component's. Its body hash is the whole file's, blanks aside, so a change to
-//! its template or its props is a change to it.
+//! and `<Card/>` calls. It is named after the file, as the frameworks name it, and it
+//! is the file's default export (what a script exports as default, Vue's Options API
+//! object, is its options). The module-level code of its scripts and its template
+//! expressions are its body: a call made in `<script setup>` or in `{{ }}` is the
+//! component's. Its body hash is the whole file's, blanks aside, so a change to its
+//! template or its props is a change to it.
 
 use xxhash_rust::xxh3::Xxh3;
 
