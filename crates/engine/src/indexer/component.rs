@@ -96,6 +96,15 @@ pub fn script_blocks(kind: Kind, source: &str) -> Vec<Block> {
     blocks
 }
 
+/// The grammar a component's program is parsed in: an Astro file's is TSX (its markup
+/// expressions hold JSX, its scripts are TypeScript); else [`grammar_of`] its blocks.
+pub fn grammar_for(kind: Kind, blocks: &[Block]) -> Language {
+    match kind {
+        Kind::Astro => Language::Tsx,
+        _ => grammar_of(blocks),
+    }
+}
+
 /// The grammar for a set of blocks: TSX if any block is, else TypeScript if any is,
 /// else JavaScript (whose grammar reads JSX).
 pub fn grammar_of(blocks: &[Block]) -> Language {
@@ -118,8 +127,7 @@ pub fn grammar_of(blocks: &[Block]) -> Language {
 /// Expressions read: Vue's `{{ }}` and the values of directives (`v-*`, `:prop`,
 /// `@event`, `#slot`) in `<template>`; Svelte's `{...}` in markup, text and attribute
 /// values alike, with its block keywords (`{#if c}`, `{#each xs as x}`, `{@render s()}`,
-/// `{:else}`, `{/if}`) reduced to their expressions. Astro's markup expressions hold JSX,
-/// which the TypeScript grammar does not read: not yet.
+/// `{:else}`, `{/if}`) reduced to their expressions; Astro's `{...}` in its markup.
 pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
     let bytes = source.as_bytes();
     let mut out: Vec<u8> = bytes
@@ -134,7 +142,9 @@ pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
         match kind {
             Kind::Vue => vue_expressions(bytes, from, to, &mut out),
             Kind::Svelte => svelte_expressions(bytes, from, to, &mut out),
-            Kind::Astro => {}
+            // Astro's `{expr}` as Svelte's (it has no block keywords); the JSX inside is
+            // read by the TSX grammar its program is parsed in (see `grammar_for`).
+            Kind::Astro => svelte_expressions(bytes, from, to, &mut out),
         }
     }
     // Whole characters were copied, blanks are ASCII: UTF-8 still. Should a copy ever
@@ -154,17 +164,30 @@ pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
 /// The components a template uses, each `<Name` tag once per place: the offset of its
 /// name, and the name as the script binds it. Vue: a PascalCase tag (`<PostCard>`,
 /// `<Tooltip.Root>`), or a kebab-case one (`<post-card>`, bound as `PostCard`); Svelte: a
-/// capitalized or dotted tag. Astro's markup is not read yet. Closing tags and HTML
-/// elements are not uses.
+/// capitalized or dotted tag; Astro: a capitalized or dotted tag of its markup (those in
+/// its `{...}` expressions are JSX). Closing tags and HTML elements are not uses.
 pub fn component_tags(kind: Kind, source: &str, blocks: &[Block]) -> Vec<(usize, String)> {
     let bytes = source.as_bytes();
     let mut tags = Vec::new();
-    if kind == Kind::Astro {
-        return tags;
-    }
     for (from, to) in markup_spans(kind, bytes, blocks) {
         let mut at = from;
-        while let Some(lt) = find_byte(&bytes[..to], b'<', at) {
+        while at < to {
+            // Astro's expressions hold JSX, which the TSX grammar reads as calls already:
+            // they are skipped whole.
+            let next = bytes[at..to]
+                .iter()
+                .position(|&b| b == b'<' || (b == b'{' && kind == Kind::Astro))
+                .map(|i| at + i);
+            let Some(lt) = next else { break };
+            if bytes[lt] == b'{' {
+                match matching_brace(&bytes[..to], lt) {
+                    Some(close) => {
+                        at = close + 1;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
             at = lt + 1;
             if bytes[lt..to].starts_with(b"<!--") {
                 at = find(&bytes[..to], b"-->", lt + 4).map_or(to, |e| e + 3);
@@ -195,7 +218,7 @@ fn component_binding(kind: Kind, tag: &str) -> Option<String> {
             && !s.starts_with(|c: char| c.is_ascii_digit())
     };
     let first_upper = tag.starts_with(|c: char| c.is_ascii_uppercase());
-    if tag.split('.').all(ident) && (first_upper || (tag.contains('.') && kind == Kind::Svelte)) {
+    if tag.split('.').all(ident) && (first_upper || (tag.contains('.') && kind != Kind::Vue)) {
         return Some(tag.to_string());
     }
     let kebab = tag.starts_with(|c: char| c.is_ascii_lowercase())
@@ -225,7 +248,16 @@ fn markup_spans(kind: Kind, bytes: &[u8], blocks: &[Block]) -> Vec<(usize, usize
     let mut spans = Vec::new();
     let mut at = 0;
     let in_block = |i: usize| blocks.iter().any(|b| i >= b.start && i < b.end);
-    let mut span_start = 0;
+    // Astro's markup starts after its frontmatter.
+    let mut span_start = match kind {
+        Kind::Astro => std::str::from_utf8(bytes)
+            .ok()
+            .and_then(frontmatter)
+            .map_or(0, |(_, _, after)| after),
+        _ => 0,
+    };
+    at = at.max(span_start);
+    let markup_is_all = kind != Kind::Vue;
     while let Some(lt) = find_byte(bytes, b'<', at) {
         at = lt + 1;
         if in_block(lt) {
@@ -233,7 +265,7 @@ fn markup_spans(kind: Kind, bytes: &[u8], blocks: &[Block]) -> Vec<(usize, usize
         }
         if bytes[lt..].starts_with(b"<!--") {
             let end = find(bytes, b"-->", lt + 4).map_or(bytes.len(), |e| e + 3);
-            if kind == Kind::Svelte {
+            if markup_is_all {
                 spans.push((span_start, lt));
                 span_start = end;
             }
@@ -260,7 +292,7 @@ fn markup_spans(kind: Kind, bytes: &[u8], blocks: &[Block]) -> Vec<(usize, usize
                 spans.push((gt + 1, content_end));
                 at = close;
             }
-            (Kind::Svelte, "script" | "style") => {
+            (Kind::Svelte | Kind::Astro, "script" | "style") => {
                 let close =
                     find_ci(bytes, format!("</{name}").as_bytes(), gt + 1).unwrap_or(bytes.len());
                 let end = find_byte(bytes, b'>', close).map_or(bytes.len(), |e| e + 1);
@@ -271,7 +303,7 @@ fn markup_spans(kind: Kind, bytes: &[u8], blocks: &[Block]) -> Vec<(usize, usize
             _ => {}
         }
     }
-    if kind == Kind::Svelte {
+    if markup_is_all {
         spans.push((span_start, bytes.len()));
     }
     spans.retain(|(a, b)| a < b);
@@ -832,11 +864,18 @@ mod tests {
     fn template_programs_parse_cleanly() {
         let vue = "<template>\n  <div :class=\"{ on: isOn(x), 'text-x': y }\" :style=\"{ color: c }\" @click=\"n++; save({ a: 1 })\">\n    {{ { a: 1 }.a }} {{ fmt(d) }}{{ other() }}\n    <li v-for=\"(item, i) of items\" :key=\"item.id\" #default=\"{ row }\">{{ row }}</li>\n  </div>\n</template>\n<script setup lang=\"ts\">\nconst c: string = 'red';\n</script>\n";
         let svelte = "<script lang=\"ts\">\n  let xs: number[] = [];\n</script>\n<Calendar value={{ start, end: start.add({ days: 8 }) }} class={cn('a', b)} />\n{#each xs as x, i (x)}{x}{i}{:else}none{/each}\n{#await p}{:then v}{v}{:catch e}{e}{/await}\n{#if a}{@html h(a)}{:else if b}{@render s(b)}{/if}\n{#snippet row(r)}<td>{r}</td>{/snippet}\n<b title=\"n {label(x)} m\" {...rest} on:click={() => go(1)}>{@const z = f(1)}{z}</b>\n";
-        for (kind, source) in [(Kind::Vue, vue), (Kind::Svelte, svelte)] {
+        let astro = "---\nimport Card from './Card.astro';\nconst posts: { t: string }[] = await load({ n: 1 });\n---\n<Layout title={t('a')}>\n  {posts.map((p) => <Card post={p} class=\"x\" />)}\n  <p style={{ color: 'red' }}>{posts.length > 0 ? 'some' : 'none'}</p>\n</Layout>\n<style>\n  p { color: blue; }\n</style>\n";
+        for (kind, source) in [
+            (Kind::Vue, vue),
+            (Kind::Svelte, svelte),
+            (Kind::Astro, astro),
+        ] {
             let blocks = script_blocks(kind, source);
             let text = program_text(kind, source, &blocks);
             let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&grammar_of(&blocks).grammar()).unwrap();
+            parser
+                .set_language(&grammar_for(kind, &blocks).grammar())
+                .unwrap();
             let tree = parser.parse(&text, None).unwrap();
             assert!(
                 !tree.root_node().has_error(),
@@ -861,6 +900,14 @@ mod tests {
             .map(|(_, n)| n)
             .collect();
         assert_eq!(names, vec!["Card", "ui.Button"]);
+        // Astro: the markup's tags; those inside an expression are JSX, read as such.
+        let astro = "---\nimport Card from './Card.astro';\n---\n<Layout>{xs.map((x) => <Card x={x} />)}<ui.Nav/></Layout>\n";
+        let blocks = script_blocks(Kind::Astro, astro);
+        let names: Vec<String> = component_tags(Kind::Astro, astro, &blocks)
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect();
+        assert_eq!(names, vec!["Layout", "ui.Nav"]);
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
             Some(kind) => {
                 let blocks = component::script_blocks(kind, source);
                 let program = component::program_text(kind, source, &blocks);
-                parse_and_extract(path, component::grammar_of(&blocks), &program)
+                parse_and_extract(path, component::grammar_for(kind, &blocks), &program)
             }
         })
     };
