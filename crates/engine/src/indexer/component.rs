@@ -6,7 +6,8 @@
 //! template expressions. Every offset, line and column the extraction records is the
 //! component file's own, so permalinks and check-run annotations point into it. The
 //! blocks of one file are one program (Vue's `<script>` and `<script setup>` share the
-//! module's imports), in TypeScript when any block says so.
+//! module's imports), in TypeScript when any block says so, and an Astro file's in TSX
+//! (its markup's expressions hold JSX).
 //!
 //! Which blocks are script, as each framework's compiler reads them:
 //! - **Vue**: the top-level `<script>` and `<script setup>` (`lang` = js, ts, jsx, tsx);
