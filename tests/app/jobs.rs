@@ -5,8 +5,8 @@
 //! against a local full index of the same commit.
 
 use crate::app_fixtures::{
-    classify_repo, count, installed, local_edges, open_classify_pr, pr_event, pushed, stored,
-    INSTALLATION,
+    classify_repo, count, installed, local_edges, member_comment, open_classify_pr, pr_event,
+    pushed, stored, INSTALLATION,
 };
 use crate::fake_github::{FakeGithub, Fault, TestRepo};
 use crate::harness::Harness;
@@ -293,15 +293,7 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
 
     // Commands in the PR's thread: answered in one reply each, from the graph with the
     // PR's files laid over the default branch's.
-    let ask = |comment: u64, body: &str| {
-        json!({
-            "action": "created",
-            "issue": { "number": 1, "pull_request": { "url": "x" } },
-            "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
-            "repository": { "id": id, "full_name": "acme/web", "default_branch": "main" },
-            "installation": { "id": INSTALLATION },
-        })
-    };
+    let ask = |comment: u64, body: &str| member_comment(id, comment, body);
     let blobs_fetched = fake.requests_matching("/git/blobs/").len();
     let listed = fake.requests_to("GET", "/issues/1/comments").len();
     let asked = fake.add_comment_as(

@@ -107,3 +107,15 @@ pub fn pr_event(
         "installation": { "id": INSTALLATION },
     })
 }
+
+/// A member's comment on pull request #1 of acme/web, as GitHub delivers it (a command
+/// such as `/callers f`).
+pub fn member_comment(repo_id: i64, comment: u64, body: &str) -> serde_json::Value {
+    json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+        "repository": { "id": repo_id, "full_name": "acme/web", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    })
+}

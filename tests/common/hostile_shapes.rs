@@ -169,6 +169,21 @@ pub const FILE_SHAPES: &[(&str, FileShape)] = &[
     ("long_lines.js", |n| {
         lines(n, |i| format!("x{i} = {};\n", rep("a.b(c) + ", 220)))
     }),
+    // Components: as many template tags as imports they might name, unclosed tags,
+    // braces that never close.
+    ("tags.vue", |n| {
+        format!(
+            "<template>\n{}</template>\n<script setup>\n{}</script>\n",
+            lines(n, |i| format!("<C{i} :a=\"f({i})\" />\n")),
+            lines(n, |i| format!("import C{i} from './c{i}.vue';\n"))
+        )
+    }),
+    ("unclosed_tags.svelte", |n| {
+        format!("<script>\n  let a = 1;\n</script>\n{}", rep("<b x={a\n", n))
+    }),
+    ("braces.astro", |n| {
+        format!("---\nconst a = 1;\n---\n{}", rep("<p>{a}{[{\n", n))
+    }),
     // One long line on purpose: skipped as minified before the engine sees it.
     ("one_line.js", |n| format!("x = a{};\n", rep(" + a", n))),
     ("long_string.js", |n| format!("x = \"{}\";\n", rep("a", n))),

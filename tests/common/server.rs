@@ -129,3 +129,46 @@ pub async fn settle(pool: &sqlx::PgPool) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The database URL of a test's pool, for a server process to connect to.
+pub fn url_of(pool: &sqlx::PgPool) -> String {
+    use sqlx::ConnectOptions;
+    pool.connect_options().to_url_lossy().to_string()
+}
+
+/// Posts a delivery to the server at `url` as GitHub does, signed with `secret`; the
+/// answer's status. Given GitHub's 10 s to answer.
+pub async fn post_delivery(
+    url: &str,
+    event: &str,
+    id: &str,
+    body: &serde_json::Value,
+    secret: &str,
+) -> u16 {
+    let bytes = serde_json::to_vec(body).unwrap();
+    let signature = blast_radius::intake::sign(secret, &bytes);
+    reqwest::Client::new()
+        .post(format!("{url}/webhook"))
+        .header("X-GitHub-Event", event)
+        .header("X-GitHub-Delivery", id)
+        .header("X-Hub-Signature-256", signature)
+        .header("Content-Type", "application/json")
+        .body(bytes)
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// The server's peak resident memory (VmHWM), in MB.
+pub fn peak_rss_mb(server: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .expect("VmHWM")
+        / 1024
+}

@@ -16,12 +16,12 @@ use std::time::Duration;
 
 use blast_radius::intake::sign;
 use common::server::{
-    launch, settle, setup_env, Server, APP_ID, CREDENTIALS_KEY, PRIVATE_KEY_PKCS1, SECRET,
-    STATUS_TOKEN,
+    launch, peak_rss_mb, post_delivery, settle, setup_env, url_of, Server, APP_ID, CREDENTIALS_KEY,
+    PRIVATE_KEY_PKCS1, SECRET, STATUS_TOKEN,
 };
 use fake_github::{FakeGithub, Fault, TestRepo};
 use serde_json::json;
-use sqlx::{ConnectOptions, PgPool};
+use sqlx::PgPool;
 
 async fn start(command: &str, db: &str, fake: &FakeGithub) -> Server {
     start_with(command, db, fake, &[], Stdio::inherit()).await
@@ -51,24 +51,7 @@ async fn deliver_signed(
     body: &serde_json::Value,
     secret: &str,
 ) -> u16 {
-    let bytes = serde_json::to_vec(body).unwrap();
-    let signature = sign(secret, &bytes);
-    reqwest::Client::new()
-        .post(format!("{}/webhook", server.url))
-        .header("X-GitHub-Event", event)
-        .header("X-GitHub-Delivery", id)
-        .header("X-Hub-Signature-256", signature)
-        .header("Content-Type", "application/json")
-        .body(bytes)
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
-}
-
-fn url_of(pool: &PgPool) -> String {
-    pool.connect_options().to_url_lossy().to_string()
+    post_delivery(&server.url, event, id, body, secret).await
 }
 
 #[sqlx::test(migrations = false)]
@@ -1169,17 +1152,6 @@ fn minified_js(n: usize) -> Vec<u8> {
     out.extend(b"var a=b(c,d);".iter().copied().cycle().take(n - 14));
     out.extend_from_slice(b"}\n");
     out
-}
-
-/// The server's peak resident memory (VmHWM), in MB.
-fn peak_rss_mb(server: &Server) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .expect("VmHWM")
-        / 1024
 }
 
 /// The App in one process under what anyone can send it: a fork's pull request of 25

@@ -10,37 +10,10 @@ use std::time::{Duration, Instant};
 
 use crate::app_fixtures::{classify_repo, installed, pr_event, INSTALLATION};
 use crate::common;
-use crate::common::server::{launch, settle, Server, SECRET};
+use crate::common::server::{launch, peak_rss_mb, post_delivery, settle, url_of, SECRET};
 use crate::fake_github::{FakeGithub, TestRepo};
-use blast_radius::intake::sign;
 use serde_json::json;
-use sqlx::{ConnectOptions, PgPool};
-
-async fn deliver(url: &str, event: &str, id: &str, body: &serde_json::Value) -> u16 {
-    let bytes = serde_json::to_vec(body).unwrap();
-    reqwest::Client::new()
-        .post(format!("{url}/webhook"))
-        .header("X-GitHub-Event", event)
-        .header("X-GitHub-Delivery", id)
-        .header("X-Hub-Signature-256", sign(SECRET, &bytes))
-        .header("Content-Type", "application/json")
-        .body(bytes)
-        .timeout(Duration::from_secs(10))
-        .send()
-        .await
-        .map(|r| r.status().as_u16())
-        .unwrap_or(0)
-}
-
-fn peak_rss_mb(server: &Server) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .expect("VmHWM")
-        / 1024
-}
+use sqlx::PgPool;
 
 #[sqlx::test(migrations = false)]
 async fn a_fork_pr_of_hostile_code_gets_its_comment_while_the_webhook_answers(pool: PgPool) {
@@ -86,14 +59,15 @@ async fn a_fork_pr_of_hostile_code_gets_its_comment_while_the_webhook_answers(po
     let head = fork.head();
     let fork_id = fake.add_repo(INSTALLATION, "someone/web", fork.path());
 
-    let db = pool.connect_options().to_url_lossy().to_string();
+    let db = url_of(&pool);
     let server = launch("serve", &db, &fake.api_url(), &[], Stdio::inherit()).await;
     assert_eq!(
-        deliver(
+        post_delivery(
             &server.url,
             "installation",
             "d-1",
-            &installed(id, "acme/web")
+            &installed(id, "acme/web"),
+            SECRET
         )
         .await,
         202
@@ -104,7 +78,7 @@ async fn a_fork_pr_of_hostile_code_gets_its_comment_while_the_webhook_answers(po
     let mut opened = pr_event("opened", id, 1, &head, &base);
     opened["pull_request"]["head"]["repo"]["id"] = json!(fork_id);
     assert_eq!(
-        deliver(&server.url, "pull_request", "d-2", &opened).await,
+        post_delivery(&server.url, "pull_request", "d-2", &opened, SECRET).await,
         202
     );
 
@@ -119,7 +93,8 @@ async fn a_fork_pr_of_hostile_code_gets_its_comment_while_the_webhook_answers(po
             while !done.load(Ordering::Relaxed) {
                 let ping = json!({"zen": "Keep it logically awesome.", "hook_id": 1});
                 let began = Instant::now();
-                answers.push(deliver(&url, "ping", &format!("ping-{n}"), &ping).await);
+                answers
+                    .push(post_delivery(&url, "ping", &format!("ping-{n}"), &ping, SECRET).await);
                 slowest = slowest.max(began.elapsed());
                 n += 1;
                 tokio::time::sleep(Duration::from_millis(100)).await;

@@ -4,36 +4,20 @@
 //! once. The server runs as a process against a real Postgres.
 
 use crate::app_fixtures::{
-    classify_repo, count, installed, open_classify_pr, pr_event, INSTALLATION,
+    classify_repo, count, installed, member_comment, open_classify_pr, pr_event, INSTALLATION,
 };
 use crate::fake_github;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::server::{free_port, launch, settle, Server, SECRET, STATUS_TOKEN};
+use common::server::{free_port, launch, settle, url_of, Server, SECRET, STATUS_TOKEN};
 use fake_github::{FakeGithub, TestRepo};
-use serde_json::json;
-use sqlx::{ConnectOptions, PgPool};
+use sqlx::PgPool;
 
 use crate::common;
 
 const SUMMARY: &str = "<!-- blast-radius:summary -->";
-
-fn url_of(pool: &PgPool) -> String {
-    pool.connect_options().to_url_lossy().to_string()
-}
-
-/// A member's `/callers` comment on PR #1, as GitHub delivers it.
-fn command(repo_id: i64, comment: u64, body: &str) -> serde_json::Value {
-    json!({
-        "action": "created",
-        "issue": { "number": 1, "pull_request": { "url": "x" } },
-        "comment": { "id": comment, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
-        "repository": { "id": repo_id, "full_name": "acme/web", "default_branch": "main" },
-        "installation": { "id": INSTALLATION },
-    })
-}
 
 /// What the App wrote on PR #1: summary comments, command replies, check runs on `head`.
 fn written(fake: &FakeGithub, head: &str) -> (usize, usize, usize) {
@@ -150,7 +134,11 @@ async fn a_pr_and_a_command_sent_while_the_server_was_down_are_recovered_at_star
     let comment = s.fake.add_comment_as("acme/web", 1, "dev", body);
     let asked = s
         .fake
-        .send_webhook("issue_comment", "d-ask", &command(s.repo_id, comment, body))
+        .send_webhook(
+            "issue_comment",
+            "d-ask",
+            &member_comment(s.repo_id, comment, body),
+        )
         .await;
     assert_eq!(asked.status_code, 0);
 
@@ -277,7 +265,7 @@ async fn a_synchronize_and_a_command_refused_while_the_database_was_down_are_rec
     let body = "/callers classifyFields";
     let comment = s.fake.add_comment_as("acme/web", 1, "dev", body);
     let synchronize = pr_event("synchronize", s.repo_id, 1, &head2, &base);
-    let ask = command(s.repo_id, comment, body);
+    let ask = member_comment(s.repo_id, comment, body);
     let (pushed, asked) = tokio::join!(
         s.fake.send_webhook("pull_request", "d-sync", &synchronize),
         s.fake.send_webhook("issue_comment", "d-ask", &ask),
@@ -397,7 +385,11 @@ async fn sigterm_mid_analysis_hands_the_job_back_refuses_deliveries_and_loses_no
     let comment = s.fake.add_comment_as("acme/web", 1, "dev", body);
     let asked = s
         .fake
-        .send_webhook("issue_comment", "d-ask", &command(s.repo_id, comment, body))
+        .send_webhook(
+            "issue_comment",
+            "d-ask",
+            &member_comment(s.repo_id, comment, body),
+        )
         .await;
     assert_eq!(
         asked.status_code, 503,

@@ -72,10 +72,22 @@ pub struct Spent {
     pub max_parse_bytes: usize,
 }
 
+#[cfg(test)]
 thread_local! {
-    /// A parse time limit in place of the size's (tests: a limit that any parse of
-    /// some length passes, so the stop is tested without depending on the machine).
+    /// A parse time limit in place of the size's, for tests: a limit that any parse of
+    /// some length passes, so the stop is tested without depending on the machine.
     static TIME_LIMIT: Cell<Option<Duration>> = const { Cell::new(None) };
+}
+
+/// A test's parse time limit, if one is set on this thread.
+fn time_limit_override() -> Option<Duration> {
+    #[cfg(test)]
+    return TIME_LIMIT.with(Cell::get);
+    #[cfg(not(test))]
+    None
+}
+
+thread_local! {
     static LAST: Cell<Spent> = const { Cell::new(Spent {
         steps: 0,
         max_steps: 0,
@@ -190,7 +202,7 @@ impl ParseMeter {
             bytes: 0,
             max_bytes: PARSE_BYTES_FLOOR.saturating_add(bytes.saturating_mul(PARSE_BYTES_PER_BYTE)),
             began: thread_time(),
-            max_time: TIME_LIMIT.with(Cell::get).unwrap_or_else(|| {
+            max_time: time_limit_override().unwrap_or_else(|| {
                 Duration::from_secs_f64(
                     PARSE_SECONDS_FLOOR + PARSE_SECONDS_PER_MIB * bytes as f64 / (1 << 20) as f64,
                 )

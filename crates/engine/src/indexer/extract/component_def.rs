@@ -12,7 +12,7 @@ use crate::indexer::facts::*;
 
 /// The component's name: the file's name without its extension (`PostCard.vue` is
 /// `PostCard`).
-pub fn component_name(path: &str) -> &str {
+fn component_name(path: &str) -> &str {
     let file = path.rsplit('/').next().unwrap_or(path);
     file.rsplit_once('.').map_or(file, |(stem, _)| stem)
 }
@@ -74,22 +74,22 @@ fn blank_blind_hash(source: &str) -> u64 {
 }
 
 /// A call site per template tag of a component, resolved as the script's names are: the
-/// module's binding of that name (an import, a declaration), else a global.
+/// module's binding of that name (an import first, else a declaration), else a global.
+/// The names are looked up in one table built once: a template may hold many tags.
 fn add_tag_calls(facts: &mut FileFacts, component: DefIdx, source: &str, tags: &[(usize, String)]) {
     if tags.is_empty() {
         return;
     }
+    let bound = bindings_by_name(facts);
     let mut lines = LineIndex::new(source);
     for (offset, name) in tags {
         let mut parts = name.split('.');
         let Some(head) = parts.next() else { continue };
-        let mut callee = match binding_of(facts, head) {
-            Some(sym) => sym,
-            None => {
-                let name = facts.strings.push(head);
-                facts.syms.push(Sym::Global(name))
-            }
-        };
+        let base = bound.get(head).copied().unwrap_or_else(|| {
+            let name = facts.strings.push(head);
+            Sym::Global(name)
+        });
+        let mut callee = facts.syms.push(base);
         let mut last = head;
         for member in parts {
             let name = facts.strings.push(member);
@@ -108,25 +108,34 @@ fn add_tag_calls(facts: &mut FileFacts, component: DefIdx, source: &str, tags: &
     }
 }
 
-/// The module's binding of `name`: an import first, else a declaration of that name.
-fn binding_of(facts: &mut FileFacts, name: &str) -> Option<SymId> {
-    let strings = &facts.strings;
-    let syms = &facts.syms;
-    let found = facts
-        .bindings
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| strings.get(b.name) == name)
-        .min_by_key(|(_, b)| !matches!(syms.get(b.value), Some(Sym::Import(_))))
-        .map(|(i, _)| i as BindingIdx);
-    if let Some(b) = found {
-        return Some(facts.syms.push(Sym::Binding(b)));
+/// What each module-level name is bound to: a binding (an import's first, as an import
+/// is what a template names), else a top-level definition of that name.
+fn bindings_by_name(facts: &FileFacts) -> rustc_hash::FxHashMap<String, Sym> {
+    let mut bound: rustc_hash::FxHashMap<String, Sym> = rustc_hash::FxHashMap::default();
+    for (d, def) in facts.defs.iter().enumerate() {
+        if def.container().is_none() {
+            bound
+                .entry(facts.strings.get(def.name).to_string())
+                .or_insert(Sym::Def(d as DefIdx));
+        }
     }
-    let def = facts
-        .defs
-        .iter()
-        .position(|d| d.container().is_none() && strings.get(d.name) == name)?;
-    Some(facts.syms.push(Sym::Def(def as DefIdx)))
+    // A binding wins over a definition; among bindings of one name, the first import,
+    // else the first binding.
+    let mut chosen: rustc_hash::FxHashMap<&str, (bool, BindingIdx)> =
+        rustc_hash::FxHashMap::default();
+    for (b, binding) in facts.bindings.iter().enumerate() {
+        let import = matches!(facts.syms.get(binding.value), Some(Sym::Import(_)));
+        let entry = chosen
+            .entry(facts.strings.get(binding.name))
+            .or_insert((import, b as BindingIdx));
+        if import && !entry.0 {
+            *entry = (true, b as BindingIdx);
+        }
+    }
+    for (name, (_, b)) in chosen {
+        bound.insert(name.to_string(), Sym::Binding(b));
+    }
+    bound
 }
 
 /// Offsets to lines and columns (bytes), for offsets asked in increasing order.

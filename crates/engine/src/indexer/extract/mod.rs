@@ -44,7 +44,6 @@ use super::language::{is_declaration_file, Language};
 use super::skip::SkipReason;
 pub use budget::{last_spent, Spent};
 use children::Children;
-pub use component_def::component_name;
 use fields::{Field, FieldExt};
 use scopes::Scope;
 pub(crate) use scopes::ScopeKind;
@@ -67,24 +66,26 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
     }
     // Named if a deadline stops the work while this file is read.
     let _reading = crate::cancel::reading(path);
+    // A component: its script blocks, found once, give the program to parse (the
+    // file's own offsets) and, after, its template's component tags.
+    let component = language
+        .component()
+        .map(|kind| (kind, component::script_blocks(kind, source)));
     // SAFETY: the parser and its trees are made and dropped inside the scope; the facts
     // own their data.
     let facts = unsafe {
-        arena::scope(|| match language.component() {
+        arena::scope(|| match &component {
             None => parse_and_extract(path, language, source),
-            // A component: its script blocks, at their own offsets, in their language.
-            Some(kind) => {
-                let blocks = component::script_blocks(kind, source);
-                let program = component::program_text(kind, source, &blocks);
-                parse_and_extract(path, component::grammar_for(kind, &blocks), &program)
+            Some((kind, blocks)) => {
+                let program = component::program_text(*kind, source, blocks);
+                parse_and_extract(path, component::grammar_for(*kind, blocks), &program)
             }
         })
     };
     crate::cancel::checkpoint();
     let mut facts = facts?;
-    if let Some(kind) = language.component() {
-        let blocks = component::script_blocks(kind, source);
-        let tags = component::component_tags(kind, source, &blocks);
+    if let Some((kind, blocks)) = &component {
+        let tags = component::component_tags(*kind, source, blocks);
         component_def::add_component(&mut facts, path, source, &tags);
     }
     facts.path = path.to_string();
