@@ -20,185 +20,37 @@
 // second precision figure; `--show N` prints N disagreements of each kind to read by hand.
 import fs from "node:fs";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import ts from "typescript";
+import {
+  SCRIPT_EXT, listFiles, showArg, loadGraph, groupByConfig, optionsFor, targets, nodeOf, calleeName,
+  calledDecls, report,
+} from "./common.mjs";
 
 const [repoArg, graphArg, ...rest] = process.argv.slice(2);
 if (!repoArg || !graphArg) {
   console.error("usage: node eval.mjs REPO GRAPH.json [--show N]");
   process.exit(2);
 }
-const showIdx = rest.indexOf("--show");
-const SHOW = showIdx >= 0 ? Number(rest[showIdx + 1]) : 0;
+const SHOW = showArg(rest);
 const repo = path.resolve(repoArg);
-const graph = JSON.parse(fs.readFileSync(graphArg, "utf8"));
-
-// The same files the indexer reads (crates/engine/src/indexer/select.rs): vendored code
-// (vendor/, third_party/) is read, installed packages and build output are not.
-const SKIPPED_DIRS = new Set([
-  "node_modules", "bower_components", "jspm_packages",
-  "dist", "build", ".git", ".next", ".nuxt", ".svelte-kit", "coverage", ".cache", ".turbo",
-]);
-const EXT = /\.(js|jsx|mjs|cjs|ts|tsx|mts|cts)$/;
-const files = execFileSync("git", ["ls-files"], { cwd: repo, maxBuffer: 1 << 28 })
-  .toString()
-  .split("\n")
-  .filter((f) => EXT.test(f) && !f.split("/").slice(0, -1).some((p) => SKIPPED_DIRS.has(p)))
-  .filter((f) => fs.existsSync(path.join(repo, f)));
-
-// Our nodes by file, to map a TypeScript declaration onto one.
-const nodesByFile = new Map();
-for (const n of graph.nodes) {
-  if (!nodesByFile.has(n.file)) nodesByFile.set(n.file, []);
-  nodesByFile.get(n.file).push(n);
-}
-const nodeById = new Map(graph.nodes.map((n) => [n.id, n]));
-
-// A constructor stands for its class: `new C()` is scored the same whichever of the two
-// a graph points at.
-function normalise(id) {
-  const n = nodeById.get(id);
-  if (n && n.name === "constructor") {
-    const cls = enclosing(n.file, n.line, (m) => m.kind === "class" && m.id !== n.id);
-    if (cls) return cls.id;
-  }
-  return id;
-}
-function enclosing(file, line, pred) {
-  let best;
-  for (const m of nodesByFile.get(file) ?? []) {
-    if (m.line <= line && line <= m.end_line && pred(m)) {
-      if (!best || m.end_line - m.line < best.end_line - best.line) best = m;
-    }
-  }
-  return best;
-}
-
-const options = {
-  allowJs: true,
-  checkJs: false,
-  noEmit: true,
-  skipLibCheck: true,
-  jsx: ts.JsxEmit.Preserve,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  target: ts.ScriptTarget.ESNext,
-  experimentalDecorators: true,
-  types: [],
-};
-// Each file is checked with the baseUrl/paths of its nearest tsconfig.json or
-// jsconfig.json, as an editor opening it would (a monorepo's packages map their own
-// names to their sources there).
-const configOf = new Map();
-function nearestConfig(file) {
-  let dir = path.dirname(path.join(repo, file));
-  for (;;) {
-    if (configOf.has(dir)) return configOf.get(dir);
-    const found = ["tsconfig.json", "jsconfig.json"].map((f) => path.join(dir, f)).find(fs.existsSync);
-    if (found || dir === repo || !dir.startsWith(repo)) {
-      configOf.set(dir, found ?? null);
-      return found ?? null;
-    }
-    dir = path.dirname(dir);
-  }
-}
-const groups = new Map();
-for (const f of files) {
-  const config = nearestConfig(f);
-  if (!groups.has(config)) groups.set(config, []);
-  groups.get(config).push(f);
-}
-function optionsFor(config) {
-  const own = { ...options };
-  if (!config) return own;
-  const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic() {} };
-  const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, host);
-  for (const key of ["paths", "baseUrl", "pathsBasePath"]) {
-    if (parsed?.options[key] !== undefined) own[key] = parsed.options[key];
-  }
-  return own;
-}
-let checker;
+const g = loadGraph(JSON.parse(fs.readFileSync(graphArg, "utf8")));
+const files = listFiles(repo, SCRIPT_EXT);
 
 const rel = (sf) => path.relative(repo, sf.fileName).split(path.sep).join("/");
-
-// The definitions a symbol stands for, following what is only a name for another.
-function targets(symbol, depth = 0) {
-  if (!symbol || depth > 8) return [];
-  if (symbol.flags & ts.SymbolFlags.Alias) {
-    try {
-      return targets(checker.getAliasedSymbol(symbol), depth + 1);
-    } catch {
-      return [];
-    }
-  }
-  const out = [];
-  for (const d of symbol.declarations ?? []) {
-    if (ts.isShorthandPropertyAssignment(d)) {
-      out.push(...targets(checker.getShorthandAssignmentValueSymbol(d), depth + 1));
-      continue;
-    }
-    const init = ts.isBinaryExpression(d) ? d.right
-      : d.parent && ts.isBinaryExpression(d.parent) && d.parent.left === d ? d.parent.right
-      : (ts.isVariableDeclaration(d) || ts.isPropertyAssignment(d) || ts.isPropertyDeclaration(d)) && d.initializer;
-    if (init && (ts.isIdentifier(init) || ts.isPropertyAccessExpression(init))) {
-      out.push(...targets(checker.getSymbolAtLocation(ts.isIdentifier(init) ? init : init.name), depth + 1));
-      continue;
-    }
-    if (init && ts.isCallExpression(init) && init.expression.getText() === "require") {
-      // `module.exports = require('./lib/x')`: what that module exports.
-      const sym = checker.getTypeAtLocation(init).getSymbol();
-      const decls = sym?.declarations?.filter((x) => ts.isFunctionLike(x) || ts.isClassLike(x)) ?? [];
-      if (decls.length) {
-        out.push(...decls);
-        continue;
-      }
-    }
-    out.push(d);
-  }
-  return out;
-}
-
-function nodeOf(decl) {
+// A declaration's place: its file in the repository, the line of its name.
+const locate = (decl, at) => {
   const sf = decl.getSourceFile();
   const file = rel(sf);
-  if (file.startsWith("..") || !nodesByFile.has(file)) return undefined;
-  const nameNode = ts.getNameOfDeclaration(decl);
-  const name = nameNode && ts.isIdentifier(nameNode) ? nameNode.text
-    : nameNode && ts.isPrivateIdentifier(nameNode) ? nameNode.text
-    : nameNode && ts.isStringLiteral(nameNode) ? nameNode.text
-    : ts.isConstructorDeclaration(decl) ? "constructor"
-    // `module.exports = function () {}` and `exports.x = ...`: the checker's declaration
-    // is the assignment; the graph names the function after its target.
-    : ts.isBinaryExpression(decl) && decl.left.getText(sf) === "module.exports" ? "module.exports"
-    : ts.isBinaryExpression(decl) && ts.isPropertyAccessExpression(decl.left) ? decl.left.name.text
-    : undefined;
-  if (!name) return undefined;
-  const at = nameNode ?? (ts.isBinaryExpression(decl) ? decl.left : decl);
-  const line = sf.getLineAndCharacterOfPosition(at.getStart(sf)).line + 1;
-  const n = enclosing(file, line, (m) => m.name === name || m.name === name.replace(/^#/, ""));
-  return n ? normalise(n.id) : undefined;
-}
-
-// The name node a call site is keyed by: the callee's last name, as the indexer keys it.
-function calleeName(expr) {
-  while (expr && (ts.isParenthesizedExpression(expr) || ts.isNonNullExpression(expr) || ts.isAsExpression(expr))) {
-    expr = expr.expression;
-  }
-  if (!expr) return undefined;
-  if (ts.isIdentifier(expr) || expr.kind === ts.SyntaxKind.SuperKeyword) return expr;
-  if (ts.isPropertyAccessExpression(expr)) return expr.name;
-  if (ts.isElementAccessExpression(expr) && ts.isStringLiteralLike(expr.argumentExpression)) return expr.argumentExpression;
-  if (ts.isBinaryExpression(expr) && expr.operatorToken.kind === ts.SyntaxKind.CommaToken) return calleeName(expr.right);
-  return undefined;
-}
+  if (file.startsWith("..")) return undefined;
+  return { file, line: sf.getLineAndCharacterOfPosition(at.getStart(sf)).line + 1 };
+};
 
 // site key -> { status, targets:Set<id>, name }
 const truth = new Map();
 let sites = 0;
-for (const [config, groupFiles] of groups) {
+for (const [config, groupFiles] of groupByConfig(repo, files)) {
   const program = ts.createProgram(groupFiles.map((f) => path.join(repo, f)), optionsFor(config));
-  checker = program.getTypeChecker();
+  const checker = program.getTypeChecker();
   for (const f of groupFiles) {
     const sf = program.getSourceFile(path.join(repo, f));
     if (!sf || sf.isDeclarationFile) continue;
@@ -222,19 +74,10 @@ for (const [config, groupFiles] of groups) {
         try {
           sym = checker.getSymbolAtLocation(name);
         } catch {}
-        // A name that is both a type and a value (`interface C {} function C() {}`):
-        // a call means the value.
-        const all = targets(sym);
-        const isType = (d) => ts.isInterfaceDeclaration(d) || ts.isTypeAliasDeclaration(d);
-        let decls = all.some((d) => !isType(d)) ? all.filter((d) => !isType(d)) : all;
-        // Scripts (no import or export) share one global scope in a program, where the
-        // checker merges every script's same-named functions; a browser or worker runs
-        // each script alone, so a script's own definition is the one it calls.
-        const own = decls.filter((d) => d.getSourceFile() === sf);
-        if (own.length && own.length < decls.length && !ts.isExternalModule(sf)) decls = own;
+        const decls = calledDecls(targets(checker, sym), sf);
         const ids = new Set();
         for (const d of decls) {
-          const id = nodeOf(d);
+          const id = nodeOf(g, d, locate);
           if (id !== undefined) ids.add(id);
         }
         const inRepo = decls.some((d) => !rel(d.getSourceFile()).startsWith(".."));
@@ -248,125 +91,9 @@ for (const [config, groupFiles] of groups) {
   }
 }
 
-// Our call-like edges, per site.
-const CALLISH = new Set(["call", "new", "jsx", "decorator"]);
-const ours = new Map();
-for (const e of graph.edges) {
-  if (!CALLISH.has(e.kind)) continue;
-  const key = `${e.file}:${e.line}:${e.column}`;
-  if (!ours.has(key)) ours.set(key, []);
-  ours.get(key).push({ to: normalise(e.to), confidence: e.confidence });
-}
-
-const byConf = {};
-const stat = (c) => (byConf[c] ??= { edges: 0, correct: 0, unknown: 0 });
-const wrong = { other: [], external: [], unknown: [], missing: [] };
-let truthPairs = 0;
-let found = 0;
-for (const [key, t] of truth) truthPairs += t.targets.size;
-const guesses = new Map(); // candidates at a site -> [edges, correct]
-for (const [key, es] of ours) {
-  const t = truth.get(key);
-  if (es[0].confidence !== "exact") {
-    const g = guesses.get(es.length) ?? [0, 0];
-    g[0] += es.length;
-    g[1] += es.filter((e) => t?.targets.has(e.to)).length;
-    guesses.set(es.length, g);
-  }
-  for (const { to, confidence } of es) {
-    const s = stat(confidence);
-    const all = stat("all");
-    s.edges++;
-    all.edges++;
-    if (t?.targets.has(to)) {
-      s.correct++;
-      all.correct++;
-    } else if (!t || t.status === "unknown") {
-      s.unknown++;
-      all.unknown++;
-      wrong.unknown.push([key, to, confidence]);
-    } else {
-      wrong[t.status === "repo" ? "other" : t.status].push([key, to, confidence]);
-    }
-  }
-}
-// Pairs from the repository's own code into vendored code (vendor/, third_party/):
-// before vendored code was read, not one of them could be found.
-const VENDORED_DIRS = new Set(["vendor", "vendors", "third_party"]);
-const vendored = (file) => file.split("/").slice(0, -1).some((p) => VENDORED_DIRS.has(p));
-const intoVendored = { pairs: 0, found: 0 };
-// Caller files: (file, definition) pairs, the unit a reviewer reads a blast radius in.
-const callerFiles = { truth: new Set(), found: new Set() };
-for (const [key, t] of truth) {
-  const got = new Set((ours.get(key) ?? []).map((e) => e.to));
-  const file = key.slice(0, key.lastIndexOf(":", key.lastIndexOf(":") - 1));
-  const own = !vendored(file);
-  for (const id of t.targets) {
-    const into = own && vendored(nodeById.get(id)?.file ?? "");
-    if (into) intoVendored.pairs++;
-    callerFiles.truth.add(`${file}\0${id}`);
-    if (got.has(id)) {
-      found++;
-      callerFiles.found.add(`${file}\0${id}`);
-      if (into) intoVendored.found++;
-    } else wrong.missing.push([key, id, ""]);
-  }
-}
-
-// The baseline the issue names: every definition of the same name.
-const byName = new Map();
-for (const n of graph.nodes) {
-  if (n.kind === "module") continue;
-  byName.set(n.name, (byName.get(n.name) ?? 0) + 1);
-}
-let nameEdges = 0;
-let nameCorrect = 0;
-for (const t of truth.values()) {
-  if (t.status === "unknown") continue;
-  nameEdges += byName.get(t.name) ?? 0;
-  // Only what a search for the name finds: a target of another name (`super()` calling
-  // the base class, `module.exports` called as `context`) is not among its matches.
-  for (const id of t.targets) if (nodeById.get(id)?.name === t.name) nameCorrect++;
-}
-
-const pct = (a, b) => (b ? (a / b).toFixed(3) : "n/a");
-console.log(`repository   ${path.basename(repo)}: ${files.length} files, ${sites} call sites seen by tsc`);
-console.log(`truth        ${truthPairs} (site, definition) pairs that tsc resolves into the graph's nodes`);
-for (const c of ["all", "exact", "likely", "possible"]) {
-  const s = byConf[c];
-  if (!s) continue;
-  console.log(
-    `${c.padEnd(12)} ${String(s.edges).padStart(6)} edges  precision ${pct(s.correct, s.edges)}` +
-      `  (${pct(s.correct, s.edges - s.unknown)} leaving out ${s.unknown} tsc has no symbol for)`,
-  );
-}
-console.log(`recall       ${pct(found, truthPairs)} (${found} of ${truthPairs})`);
-console.log(
-  `caller files recall ${pct(callerFiles.found.size, callerFiles.truth.size)} ` +
-    `(${callerFiles.found.size} of ${callerFiles.truth.size} (caller file, definition) pairs)`,
-);
-if (intoVendored.pairs) {
-  console.log(
-    `into vendor  recall ${pct(intoVendored.found, intoVendored.pairs)} (${intoVendored.found} of ` +
-      `${intoVendored.pairs} pairs from the repository's own code into vendored code)`,
-  );
-}
-console.log(`by name      precision ${pct(nameCorrect, nameEdges)} (every same-named definition, the grep baseline)`);
-console.log(
-  `guesses      by candidates per site: ` +
-    [...guesses.entries()].sort((a, b) => a[0] - b[0]).map(([n, [e, c]]) => `${n}: ${e} edges ${pct(c, e)}`).join(", "),
-);
-if (SHOW) {
-  const describe = (id) => {
-    const n = nodeById.get(id);
-    return n ? `${n.qualified_name} (${n.file}:${n.line})` : `#${id}`;
-  };
-  for (const [kind, list] of Object.entries(wrong)) {
-    console.log(`\n${kind}: ${list.length}`);
-    for (const [key, to, conf] of list.slice(0, SHOW)) {
-      const t = truth.get(key);
-      const tsSays = t ? [...t.targets].map(describe).join(", ") || `${t.status} ${t.about}` : "no site";
-      console.log(`  ${key} ${conf ? `-> ${describe(to)} [${conf}]` : `missing ${describe(to)}`}  tsc: ${tsSays}`);
-    }
-  }
-}
+// Only script files' call sites are scored here (components.mjs scores the others).
+report(g, truth, {
+  header: [`repository   ${path.basename(repo)}: ${files.length} files, ${sites} call sites seen by tsc`],
+  inScope: (file) => SCRIPT_EXT.test(file),
+  show: SHOW,
+});
