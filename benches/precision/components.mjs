@@ -212,12 +212,14 @@ for (const [config, files] of groups) {
         : f.endsWith(".svelte") ? svelteVirtual(abs, text)
         : astroVirtual(abs, text);
     } catch {}
-    // A real `X.svelte.ts` (a Svelte 5 module) would be shadowed: the component is left out.
-    if (!v || fs.existsSync(abs + v.ext)) {
+    if (!v) {
       failed.push(f);
       continue;
     }
-    virtual.set(abs + v.ext, { file: f, source: text, lines: lineIndex(text), ...v });
+    // Beside a real `X.svelte.ts` (a Svelte 5 module, imported as `./X.svelte.js`) the
+    // component is `X.svelte.component.ts`, which `./X.svelte` resolves to first.
+    const name = fs.existsSync(abs + v.ext) ? `${abs}.component${v.ext}` : abs + v.ext;
+    virtual.set(name, { file: f, source: text, lines: lineIndex(text), ...v });
   }
 }
 
@@ -241,7 +243,8 @@ function hostFor(options) {
   const resolve = (n, from, opts, redirected) =>
     ts.resolveModuleName(n, from, opts, host, undefined, redirected).resolvedModule;
   host.resolveModuleNames = (names, containing, _reused, redirected, opts) =>
-    names.map((n) => resolve(n, containing, opts, redirected)
+    names.map((n) => (COMPONENT_EXT.test(n) ? resolve(`${n}.component`, containing, opts, redirected) : undefined)
+      ?? resolve(n, containing, opts, redirected)
       ?? (FRAMEWORK.test(n) ? resolve(n, here, opts) : undefined)
       // `import Chart from './Chart'` and `'./Chart'` for `./Chart/index.vue`, as Vue CLI's
       // webpack resolves them (`.vue` among its extensions); TypeScript alone does not.
@@ -255,6 +258,21 @@ function hostFor(options) {
     });
   return host;
 }
+// A SvelteKit project's tsconfig extends `.svelte-kit/tsconfig.json`, which `svelte-kit
+// sync` writes (svelte-check runs after it) and git never holds: its `$lib` alias is
+// added here as sync would write it.
+function svelteKitPaths(config, options) {
+  if (!config || !/\.svelte-kit\/tsconfig\.json/.test(fs.readFileSync(config, "utf8"))) return options;
+  const dir = path.dirname(config);
+  if (fs.existsSync(path.join(dir, ".svelte-kit/tsconfig.json"))) return options;
+  const lib = path.join(dir, "src/lib");
+  return {
+    ...options,
+    paths: { ...options.paths, $lib: [lib], "$lib/*": [`${lib}/*`] },
+    pathsBasePath: options.pathsBasePath ?? dir,
+  };
+}
+
 // What svelte2tsx's code calls (`svelteHTML`, `__sveltets_2_*`), as svelte-check adds them.
 const SVELTE_SHIMS = ["svelte-shims-v4.d.ts", "svelte-jsx-v4.d.ts"].map((f) => require.resolve(`svelte2tsx/${f}`));
 
@@ -267,7 +285,7 @@ let unmapped = 0;
 for (const [config, files] of groups) {
   const comps = files.filter((f) => COMPONENT_EXT.test(f) && !failed.includes(f));
   if (!comps.length) continue;
-  const options = optionsFor(config);
+  const options = svelteKitPaths(config, optionsFor(config));
   const roots = files.map((f) => {
     const abs = path.join(repo, f);
     return COMPONENT_EXT.test(f) ? [...virtual.keys()].find((k) => virtual.get(k).file === f) : abs;
