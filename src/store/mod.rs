@@ -25,6 +25,7 @@ use sqlx::{Connection, PgConnection, PgPool};
 use crate::graph::external::ExternalCall;
 use crate::graph::stored::StoredResolution;
 use crate::graph::{FileId, Graph};
+use crate::indexer::component::component_name;
 use crate::indexer::facts::FileFacts;
 use crate::indexer::skip::SkipReason;
 use crate::indexer::{Language, PARSER_VERSION};
@@ -902,8 +903,11 @@ impl Store {
 
 fn variant_of_path(path: &str) -> Option<String> {
     let language = Language::from_path(path)?;
+    // As `rows::variant` makes them.
     Some(if crate::indexer::language::is_declaration_file(path) {
         format!("{}.d", language.name())
+    } else if language.component().is_some() {
+        format!("{}:{}", language.name(), component_name(path))
     } else {
         language.name().to_string()
     })

@@ -7,6 +7,7 @@ use super::copy::CopyBuf;
 use crate::graph::external::ExternalCall;
 use crate::graph::stored::StoredResolution;
 use crate::graph::{FileId, Graph};
+use crate::indexer::component::component_name;
 use crate::indexer::facts::{DefKind, FileFacts};
 use crate::indexer::skip::SkipReason;
 use crate::indexer::PARSER_VERSION;
@@ -63,11 +64,15 @@ impl FileNumbers {
     }
 }
 
-/// What besides the bytes the facts of a blob depend on.
+/// What besides the bytes the facts of a blob depend on: the language, whether it is a
+/// declaration file, and a component's name (which its path gives: one blob at
+/// `a/index.vue` and `b/index.vue` is two components).
 pub fn variant(facts: &FileFacts) -> String {
     let lang = facts.language.map_or("unknown", |l| l.name());
     if facts.declaration_only {
         format!("{lang}.d")
+    } else if facts.language.and_then(|l| l.component()).is_some() {
+        format!("{lang}:{}", component_name(&facts.path))
     } else {
         lang.to_string()
     }
@@ -316,6 +321,23 @@ impl Default for Rows {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_component_blob_at_two_paths_is_two_cache_entries() {
+        // A component is named after its path: the same bytes at `Menu/index.vue` and
+        // `Tabs/index.vue` are two components, whose cached facts must not be shared.
+        let source = "<template><div /></template>\n";
+        let variants: Vec<String> = ["src/Menu/index.vue", "src/Tabs/index.vue", "src/Card.vue"]
+            .iter()
+            .map(|path| {
+                let facts = crate::indexer::extract_source(path, source)
+                    .expect("a language")
+                    .expect("read");
+                variant(&facts)
+            })
+            .collect();
+        assert_eq!(variants, ["vue:Menu", "vue:Tabs", "vue:Card"]);
+    }
 
     #[test]
     fn facts_round_trip_compressed_without_their_path() {

@@ -58,12 +58,37 @@ impl Table {
     }
 }
 
-#[derive(Default, Clone)]
+#[derive(Clone)]
 pub struct Interner {
     /// Names shared with forks of this graph (or with the graph it was forked from).
     shared: Arc<Table>,
     /// Names added while `shared` was shared; ids from `shared.len()` on.
     own: Table,
+}
+
+/// Names the resolver looks up whatever the files hold: each has an id from the start,
+/// so that a file that reads one before any file declares it (`globalThis`, Vue's
+/// `GlobalComponents`) is read again when one does (see `Resolution::fallback_names`).
+pub(crate) const WELL_KNOWN: &[&str] = &[
+    "globalThis",
+    "Window",
+    "GlobalComponents",
+    "vue",
+    "@vue/runtime-core",
+    "@vue/runtime-dom",
+];
+
+impl Default for Interner {
+    fn default() -> Self {
+        let mut names = Interner {
+            shared: Arc::default(),
+            own: Table::default(),
+        };
+        for name in WELL_KNOWN {
+            names.intern(name);
+        }
+        names
+    }
 }
 
 impl Interner {
@@ -171,13 +196,21 @@ mod tests {
     #[test]
     fn a_fork_adds_names_of_its_own_with_the_next_ids() {
         let mut base = Interner::default();
+        // The well-known names come first.
+        let first = WELL_KNOWN.len() as u32;
+        assert_eq!(base.get("globalThis"), Some(NameId(0)));
         let a = base.intern("a");
+        assert_eq!(a, NameId(first));
         let mut fork = base.clone();
         let b = fork.intern("b");
-        assert_eq!(b, NameId(1));
+        assert_eq!(b, NameId(first + 1));
         assert_eq!(base.get("b"), None);
         let c = base.intern("c");
-        assert_eq!(c, NameId(1), "the original goes on from its own end");
+        assert_eq!(
+            c,
+            NameId(first + 1),
+            "the original goes on from its own end"
+        );
         assert_eq!((fork.resolve(a), fork.resolve(b)), ("a", "b"));
         assert_eq!(fork.get("c"), None);
         // Enough names of its own fold them into a table of the fork's own.
@@ -185,7 +218,7 @@ mod tests {
             fork.intern(&format!("n{n}"));
         }
         assert_eq!(fork.get("b"), Some(b));
-        assert_eq!(fork.resolve(NameId(1 + 5000)), "n4999");
+        assert_eq!(fork.resolve(NameId(first + 1 + 5000)), "n4999");
         assert_eq!(base.resolve(c), "c");
         // A graph whose fork is gone takes its own names back into its table.
         drop(fork);

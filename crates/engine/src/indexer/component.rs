@@ -25,6 +25,20 @@
 pub use super::language::ComponentKind as Kind;
 use super::language::Language;
 
+/// The component's name: the file's name without its extension (`PostCard.vue` is
+/// `PostCard`); an `index` file's, its folder's (`Hamburger/index.vue` is `Hamburger`,
+/// what imports of the folder call it). It comes from the path, not the bytes: the
+/// facts cache keys a component's facts by it too (see `variant` in the store).
+pub fn component_name(path: &str) -> &str {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+    match parts.next() {
+        Some(folder) if stem == "index" && !folder.is_empty() => folder,
+        _ => stem,
+    }
+}
+
 /// One block of script: the byte range of its code, and what it is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Block {
@@ -162,14 +176,42 @@ pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
     })
 }
 
+/// What a template uses by name, found at a place in it: a component its tags name,
+/// a function its attributes pass by name (called later, by the framework or the
+/// component given it), or a function a Svelte directive calls.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateUse {
+    /// The offset of the name.
+    pub offset: usize,
+    /// The name as the script binds it (a dotted path: `Tooltip.Root`, `actions.save`).
+    pub name: String,
+    pub kind: UseKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UseKind {
+    /// `<PostCard>`: the component is rendered (a `jsx` call).
+    Tag,
+    /// `@click="save"`, `on:click={save}`, `onclick={save}`, `:format="fmt"`: a
+    /// function passed by name (a reference, as `onClick={save}` is in JSX).
+    Passed,
+    /// Svelte's `use:tooltip`, `transition:fade`, `in:`, `out:`, `animate:`: Svelte
+    /// calls the function with the element.
+    Directive,
+}
+
 /// The components a template uses, each `<Name` tag once per place: the offset of its
 /// name, and the name as the script binds it. Vue: a PascalCase tag (`<PostCard>`,
 /// `<Tooltip.Root>`), or a kebab-case one (`<post-card>`, bound as `PostCard`); Svelte: a
 /// capitalized or dotted tag; Astro: a capitalized or dotted tag of its markup (those in
 /// its `{...}` expressions are JSX). Closing tags and HTML elements are not uses.
-pub fn component_tags(kind: Kind, source: &str, blocks: &[Block]) -> Vec<(usize, String)> {
+///
+/// And what the tags' attributes use by name ([`UseKind::Passed`],
+/// [`UseKind::Directive`]): a value that is a name alone is a function passed, where an
+/// expression's calls are read with the program ([`program_text`]).
+pub fn template_uses(kind: Kind, source: &str, blocks: &[Block]) -> Vec<TemplateUse> {
     let bytes = source.as_bytes();
-    let mut tags = Vec::new();
+    let mut uses = Vec::new();
     for (from, to) in markup_spans(kind, bytes, blocks) {
         let mut at = from;
         while at < to {
@@ -199,15 +241,145 @@ pub fn component_tags(kind: Kind, source: &str, blocks: &[Block]) -> Vec<(usize,
                 continue;
             };
             if let Some(bound) = component_binding(kind, name) {
-                tags.push((lt + 1, bound));
+                uses.push(TemplateUse {
+                    offset: lt + 1,
+                    name: bound,
+                    kind: UseKind::Tag,
+                });
             }
             match gt {
-                Some(gt) => at = gt + 1,
+                Some(gt) => {
+                    if kind != Kind::Astro {
+                        attribute_uses(kind, bytes, lt + 1 + name.len(), gt, &mut uses);
+                    }
+                    at = gt + 1;
+                }
                 None => break,
             }
         }
     }
-    tags
+    uses
+}
+
+/// The uses by name in a tag's attributes, from `at` (past its name) to its `>`.
+fn attribute_uses(kind: Kind, bytes: &[u8], mut at: usize, gt: usize, out: &mut Vec<TemplateUse>) {
+    while at < gt {
+        while at < gt && (bytes[at].is_ascii_whitespace() || bytes[at] == b'/') {
+            at += 1;
+        }
+        if at >= gt {
+            break;
+        }
+        // Svelte's `{name}` (shorthand for `name={name}`) and `{...spread}`.
+        if bytes[at] == b'{' {
+            let Some(close) = matching_brace(&bytes[..gt], at) else {
+                return;
+            };
+            // `{@attach tooltip}`: Svelte calls it with the element.
+            let inner = &bytes[at + 1..close];
+            let lead = inner.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            let (from, kind) = if inner[lead..].starts_with(b"@attach") {
+                (at + 1 + lead + b"@attach".len(), UseKind::Directive)
+            } else {
+                (at + 1, UseKind::Passed)
+            };
+            if let Some((offset, path)) = plain_path(bytes, from, close) {
+                out.push(TemplateUse {
+                    offset,
+                    name: path,
+                    kind,
+                });
+            }
+            at = close + 1;
+            continue;
+        }
+        let name_start = at;
+        while at < gt && !bytes[at].is_ascii_whitespace() && !matches!(bytes[at], b'=' | b'>') {
+            at += 1;
+        }
+        let name = &bytes[name_start..at];
+        if kind == Kind::Svelte {
+            const DIRECTIVES: [&[u8]; 5] = [b"use:", b"transition:", b"in:", b"out:", b"animate:"];
+            let directive = DIRECTIVES.iter().find(|d| name.starts_with(d));
+            if let Some(d) = directive {
+                let fn_start = name_start + d.len();
+                // `transition:fade|local`: the modifiers are not the name.
+                let fn_end =
+                    name_start + name.iter().position(|&b| b == b'|').unwrap_or(name.len());
+                if let Some((offset, path)) = plain_path(bytes, fn_start, fn_end) {
+                    out.push(TemplateUse {
+                        offset,
+                        name: path,
+                        kind: UseKind::Directive,
+                    });
+                }
+            }
+        }
+        if bytes.get(at) != Some(&b'=') {
+            continue;
+        }
+        at += 1;
+        let (value_start, value_end, next) = match bytes.get(at) {
+            Some(&q @ (b'"' | b'\'')) => match find_byte(&bytes[..gt], q, at + 1) {
+                Some(close) => (at + 1, close, close + 1),
+                None => return,
+            },
+            Some(b'{') if kind == Kind::Svelte => match matching_brace(&bytes[..gt], at) {
+                Some(close) => (at + 1, close, close + 1),
+                None => return,
+            },
+            _ => {
+                // Unquoted: up to a blank.
+                while at < gt && !bytes[at].is_ascii_whitespace() {
+                    at += 1;
+                }
+                continue;
+            }
+        };
+        at = next;
+        let passes = match kind {
+            // A handler or a bound value, quoted: `@click="save"`, `:format="fmt"`.
+            Kind::Vue => {
+                name.starts_with(b"@")
+                    || name.starts_with(b":")
+                    || name.starts_with(b"v-on:")
+                    || name.starts_with(b"v-bind:")
+            }
+            // `on:click={save}`, `onclick={save}`, `format={fmt}`; `bind:value={x}` binds a
+            // variable, it passes nothing.
+            Kind::Svelte => bytes[value_start - 1] == b'{' && !name.starts_with(b"bind:"),
+            Kind::Astro => false,
+        };
+        if passes {
+            if let Some((offset, path)) = plain_path(bytes, value_start, value_end) {
+                out.push(TemplateUse {
+                    offset,
+                    name: path,
+                    kind: UseKind::Passed,
+                });
+            }
+        }
+    }
+}
+
+/// The dotted name `bytes[from..to]` holds alone, blanks aside (`save`, `actions.save`):
+/// its offset and text. None for anything else (a call, a literal, an arrow).
+fn plain_path(bytes: &[u8], from: usize, to: usize) -> Option<(usize, String)> {
+    let text = std::str::from_utf8(bytes.get(from..to)?).ok()?;
+    let trimmed = text.trim();
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+    };
+    if !trimmed.split('.').all(ident)
+        || matches!(trimmed, "true" | "false" | "null" | "undefined" | "this")
+    {
+        return None;
+    }
+    let offset = from + (text.len() - text.trim_start().len());
+    Some((offset, trimmed.to_string()))
 }
 
 /// The name a script binds a component tag to, if the tag is a component's.
@@ -222,25 +394,48 @@ fn component_binding(kind: Kind, tag: &str) -> Option<String> {
     if tag.split('.').all(ident) && (first_upper || (tag.contains('.') && kind != Kind::Vue)) {
         return Some(tag.to_string());
     }
-    let kebab = tag.starts_with(|c: char| c.is_ascii_lowercase())
-        && tag.split('-').all(|p| {
+    if kind == Kind::Vue && tag.contains('-') {
+        return pascal_case(tag);
+    }
+    None
+}
+
+/// A Vue component's name as templates' PascalCase tags name it: `base-button` is
+/// `BaseButton`, and `BaseButton` stays; None for anything else (`my_el`, `-x`).
+pub fn pascal_case(name: &str) -> Option<String> {
+    let word = |p: &str| {
+        !p.is_empty()
+            && p.chars().all(|c| c.is_ascii_alphanumeric())
+            && !p.starts_with(|c: char| c.is_ascii_digit())
+    };
+    if name.starts_with(|c: char| c.is_ascii_uppercase()) && word(name) {
+        return Some(name.to_string());
+    }
+    let kebab = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.split('-').all(|p| {
             !p.is_empty()
                 && p.chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         });
-    if kind == Kind::Vue && tag.contains('-') && kebab {
-        let pascal: String = tag
-            .split('-')
+    if !kebab {
+        return None;
+    }
+    Some(
+        name.split('-')
             .map(|p| {
                 let mut c = p.chars();
                 c.next()
                     .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
                     .unwrap_or_default()
             })
-            .collect();
-        return Some(pascal);
-    }
-    None
+            .collect(),
+    )
+}
+
+/// The byte spans of the template: for Vue the content of each top-level `<template>`;
+/// for Svelte and Astro all the markup.
+pub fn template_spans(kind: Kind, source: &str, blocks: &[Block]) -> Vec<(usize, usize)> {
+    markup_spans(kind, source.as_bytes(), blocks)
 }
 
 /// The byte spans of markup that may hold expressions: for Vue the content of each
@@ -441,7 +636,8 @@ fn svelte_expressions(bytes: &[u8], from: usize, to: usize, out: &mut [u8]) {
                 let end = word_end(lead);
                 let keyword = &content[lead..end];
                 match keyword {
-                    b"#if" | b"#key" | b"@html" | b"@render" | b"@debug" | b"@const" => {
+                    b"#if" | b"#key" | b"@html" | b"@render" | b"@debug" | b"@const"
+                    | b"@attach" => {
                         blank(out, inner + lead, inner + end);
                     }
                     b":else" => {
@@ -890,23 +1086,27 @@ mod tests {
     fn component_tags_are_the_capitalized_dotted_and_kebab_ones() {
         let vue = "<template>\n  <div><PostCard :a=\"b\"/><post-card></post-card><Tooltip.Root><my-el-2/></Tooltip.Root><svg:rect/></div>\n</template>\n<script setup>\nconst x = '<Fake/>'\n</script>\n";
         let blocks = script_blocks(Kind::Vue, vue);
-        let tags: Vec<(usize, String)> = component_tags(Kind::Vue, vue, &blocks);
-        let names: Vec<&str> = tags.iter().map(|(_, n)| n.as_str()).collect();
+        let tags: Vec<TemplateUse> = template_uses(Kind::Vue, vue, &blocks);
+        let names: Vec<&str> = tags
+            .iter()
+            .filter(|u| u.kind == UseKind::Tag)
+            .map(|u| u.name.as_str())
+            .collect();
         assert_eq!(names, vec!["PostCard", "PostCard", "Tooltip.Root", "MyEl2"]);
-        assert_eq!(&vue[tags[0].0..tags[0].0 + 8], "PostCard");
+        assert_eq!(&vue[tags[0].offset..tags[0].offset + 8], "PostCard");
         let svelte = "<script>\n  import Card from './Card.svelte';\n</script>\n{#if a < b}<Card x={1} /><ui.Button/><div/><my-el/>{/if}\n";
         let blocks = script_blocks(Kind::Svelte, svelte);
-        let names: Vec<String> = component_tags(Kind::Svelte, svelte, &blocks)
+        let names: Vec<String> = template_uses(Kind::Svelte, svelte, &blocks)
             .into_iter()
-            .map(|(_, n)| n)
+            .map(|u| u.name)
             .collect();
         assert_eq!(names, vec!["Card", "ui.Button"]);
         // Astro: the markup's tags; those inside an expression are JSX, read as such.
         let astro = "---\nimport Card from './Card.astro';\n---\n<Layout>{xs.map((x) => <Card x={x} />)}<ui.Nav/></Layout>\n";
         let blocks = script_blocks(Kind::Astro, astro);
-        let names: Vec<String> = component_tags(Kind::Astro, astro, &blocks)
+        let names: Vec<String> = template_uses(Kind::Astro, astro, &blocks)
             .into_iter()
-            .map(|(_, n)| n)
+            .map(|u| u.name)
             .collect();
         assert_eq!(names, vec!["Layout", "ui.Nav"]);
     }

@@ -1,10 +1,12 @@
 //! Repo-relative paths and specifiers: file candidates with their extensions, package
 //! names, schemes, and `.`/`..` normalisation.
 
-/// Suffixes tried after an extensionless path, in order of preference. `.d.ts` comes last so an
-/// implementation file always wins over a declaration file next to it.
-pub(super) const EXTENSIONS: [&str; 9] = [
-    ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
+/// Suffixes tried after an extensionless path, in order of preference. `.d.ts` comes after
+/// the code so an implementation file always wins over a declaration file next to it;
+/// `.vue` last, as Vue CLI's webpack (and Vite set up as it is) tries it where nothing
+/// else is (`import Hamburger from '@/components/Hamburger'`, its `index.vue`).
+pub(super) const EXTENSIONS: [&str; 10] = [
+    ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", ".vue",
 ];
 
 /// Extensions of source files. A specifier already ending in one of these is not extended

@@ -5,6 +5,7 @@
 mod builtins;
 mod evaluation;
 mod exports;
+mod global_components;
 mod members;
 mod pairing;
 mod surface;
@@ -227,6 +228,9 @@ impl<'g> Resolver<'g> {
         self.crossed_typed = false;
         let mut vals = Vals::new();
         self.eval_callee(f, site.callee, &mut vals);
+        if vals.is_empty() {
+            self.global_component(f, site, &mut vals);
+        }
         let mut targets: SmallVec<[DefId; 2]> = SmallVec::new();
         let mut external = false;
         for v in &vals {

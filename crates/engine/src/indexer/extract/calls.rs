@@ -227,12 +227,63 @@ impl<'s> Extractor<'s> {
             return self.expr_sym_depth(wrapped, depth + 1);
         }
         match node.field(Field::Function) {
+            Some(f) if self.text(f) == "Object.assign" => self.assigned_sym(node, depth),
             Some(f) => {
                 let callee = self.expr_sym_depth(f, depth + 1);
                 self.sym(Sym::Return(callee))
             }
             None => self.unknown(),
         }
+    }
+
+    /// `Object.assign(Root, { Item, Trigger })`: its target, which holds the members
+    /// of the objects after it (a component and its parts, as libraries export them:
+    /// `<Accordion>` renders `Root`, `<Accordion.Item>` renders `Item`). An object
+    /// literal among them is read as its properties' values, by name.
+    fn assigned_sym(&mut self, call: Node<'s>, depth: usize) -> SymId {
+        let Some(args) = call.field(Field::Arguments) else {
+            return self.unknown();
+        };
+        let mut value = None;
+        for arg in self.named_kids(args) {
+            let part = match arg.kind_str() {
+                "comment" => continue,
+                "object" => self.literal_shape(arg, depth),
+                _ => Some(self.expr_sym_depth(arg, depth + 1)),
+            };
+            if let Some(part) = part.filter(|&p| self.facts.sym(p) != Sym::Unknown) {
+                value = Some(self.one_more(value, part));
+            }
+        }
+        value.unwrap_or_else(|| self.unknown())
+    }
+
+    /// An object literal's named values (`{ Item, Root: AccordionRoot }`) as a shape.
+    fn literal_shape(&mut self, object: Node<'s>, depth: usize) -> Option<SymId> {
+        let mut members = Vec::new();
+        for item in self.named_kids(object) {
+            match item.kind_str() {
+                "shorthand_property_identifier" => {
+                    let key = self.intern_node(item);
+                    let value = self.reference(key);
+                    members.push((key, value));
+                }
+                "pair" => {
+                    let key = item.field(Field::Key).and_then(|k| self.key_name(k));
+                    if let (Some(key), Some(value)) = (key, item.field(Field::Value)) {
+                        let value = self.expr_sym_depth(value, depth + 1);
+                        if self.facts.sym(value) != Sym::Unknown {
+                            members.push((key, value));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if members.is_empty() {
+            return None;
+        }
+        self.new_shape(members)
     }
 
     /// The value of an expression that is one of two: both, or the one that is known.
@@ -400,6 +451,7 @@ impl<'s> Extractor<'s> {
                 return;
             }
             self.inherits(f, args);
+            self.global_registration(node, f, args);
         }
         let children = self.kids_with_fields(node);
         let callee = match function {

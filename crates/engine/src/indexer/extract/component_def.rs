@@ -8,14 +8,10 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
+use super::line_index::LineIndex;
+use crate::indexer::component::{component_name, TemplateUse, UseKind};
 use crate::indexer::facts::*;
-
-/// The component's name: the file's name without its extension (`PostCard.vue` is
-/// `PostCard`).
-fn component_name(path: &str) -> &str {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    file.rsplit_once('.').map_or(file, |(stem, _)| stem)
-}
+use crate::indexer::language::ComponentKind;
 
 /// Adds the component's definition, and a call of each component its template uses
 /// (`<PostCard>`: a `jsx` call of what the script binds `PostCard` to), made by it.
@@ -23,8 +19,12 @@ pub(super) fn add_component(
     facts: &mut FileFacts,
     path: &str,
     source: &str,
-    tags: &[(usize, String)],
+    kind: ComponentKind,
+    template: &[(usize, usize)],
+    uses: &[TemplateUse],
 ) {
+    // Vue's Options API: what `export default` held, an options object.
+    let options = default_object(facts).filter(|_| kind == ComponentKind::Vue);
     let name = facts.strings.push(component_name(path));
     let end_line = source.bytes().filter(|&b| b == b'\n').count() as u32;
     let span = Span {
@@ -48,7 +48,10 @@ pub(super) fn add_component(
     for call in facts.calls.iter_mut() {
         call.adopt(idx);
     }
-    add_tag_calls(facts, idx, source, tags);
+    add_template_uses(facts, idx, source, uses);
+    if let Some(options) = options {
+        super::vue_options::add_instance(facts, options, component_name(path), source, template);
+    }
     // What a script exports as default (Vue's Options API: the component's options
     // object) is the component's options: importing the file gives the component.
     let strings = &facts.strings;
@@ -63,6 +66,18 @@ pub(super) fn add_component(
     });
 }
 
+/// The object literal the file's `export default` held, if it held one: a Vue
+/// component's options (`export default {...}`, `export default defineComponent({...})`).
+fn default_object(facts: &FileFacts) -> Option<DefIdx> {
+    facts.exports.iter().find_map(|e| match e.value {
+        ExportValue::Local(sym) if facts.strings.get(e.name) == "default" => match facts.sym(sym) {
+            Sym::Def(d) if facts.def(d).kind == DefKind::Object => Some(d),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 /// A hash of the file's text without its blanks: reformatting is no change.
 fn blank_blind_hash(source: &str) -> u64 {
     let mut hasher = Xxh3::new();
@@ -73,17 +88,18 @@ fn blank_blind_hash(source: &str) -> u64 {
     hasher.digest()
 }
 
-/// A call site per template tag of a component, resolved as the script's names are: the
-/// module's binding of that name (an import first, else a declaration), else a global.
-/// The names are looked up in one table built once: a template may hold many tags.
-fn add_tag_calls(facts: &mut FileFacts, component: DefIdx, source: &str, tags: &[(usize, String)]) {
-    if tags.is_empty() {
+/// A call site per use of a name in the template (a tag, a function passed by name, a
+/// directive), resolved as the script's names are: the module's binding of that name (an
+/// import first, else a declaration), else a global. The names are looked up in one
+/// table built once: a template may hold many tags.
+fn add_template_uses(facts: &mut FileFacts, component: DefIdx, source: &str, uses: &[TemplateUse]) {
+    if uses.is_empty() {
         return;
     }
     let bound = bindings_by_name(facts);
     let mut lines = LineIndex::new(source);
-    for (offset, name) in tags {
-        let mut parts = name.split('.');
+    for u in uses {
+        let mut parts = u.name.split('.');
         let Some(head) = parts.next() else { continue };
         let base = bound.get(head).copied().unwrap_or_else(|| {
             let name = facts.strings.push(head);
@@ -97,14 +113,15 @@ fn add_tag_calls(facts: &mut FileFacts, component: DefIdx, source: &str, tags: &
             last = member;
         }
         let name = facts.strings.push(last);
-        let pos = lines.pos(*offset);
-        facts.calls.push(CallSite::new(
-            Some(component),
-            CallKind::Jsx,
-            callee,
-            name,
-            pos,
-        ));
+        let pos = lines.pos(u.offset);
+        let kind = match u.kind {
+            UseKind::Tag => CallKind::Jsx,
+            UseKind::Passed => CallKind::Reference,
+            UseKind::Directive => CallKind::Call,
+        };
+        facts
+            .calls
+            .push(CallSite::new(Some(component), kind, callee, name, pos));
     }
 }
 
@@ -136,40 +153,4 @@ fn bindings_by_name(facts: &FileFacts) -> rustc_hash::FxHashMap<String, Sym> {
         bound.insert(name.to_string(), Sym::Binding(b));
     }
     bound
-}
-
-/// Offsets to lines and columns (bytes), for offsets asked in increasing order.
-struct LineIndex<'s> {
-    source: &'s [u8],
-    line: u32,
-    line_start: usize,
-    seen: usize,
-}
-
-impl<'s> LineIndex<'s> {
-    fn new(source: &'s str) -> Self {
-        LineIndex {
-            source: source.as_bytes(),
-            line: 0,
-            line_start: 0,
-            seen: 0,
-        }
-    }
-
-    fn pos(&mut self, offset: usize) -> Pos {
-        if offset < self.seen {
-            *self = LineIndex::new(std::str::from_utf8(self.source).unwrap_or_default());
-        }
-        for (i, &b) in self.source[self.seen..offset].iter().enumerate() {
-            if b == b'\n' {
-                self.line += 1;
-                self.line_start = self.seen + i + 1;
-            }
-        }
-        self.seen = offset;
-        Pos {
-            line: self.line,
-            column: (offset - self.line_start) as u32,
-        }
-    }
 }

@@ -24,12 +24,15 @@ mod doc_comments;
 mod fields;
 mod finish;
 mod jsdoc;
+mod line_index;
 mod modules;
 mod repair;
 mod scopes;
 mod syntax;
 mod tokens;
 mod types;
+mod vue_globals;
+mod vue_options;
 
 use std::hash::BuildHasher;
 
@@ -85,8 +88,9 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
     crate::cancel::checkpoint();
     let mut facts = facts?;
     if let Some((kind, blocks)) = &component {
-        let tags = component::component_tags(*kind, source, blocks);
-        component_def::add_component(&mut facts, path, source, &tags);
+        let uses = component::template_uses(*kind, source, blocks);
+        let template = component::template_spans(*kind, source, blocks);
+        component_def::add_component(&mut facts, path, source, *kind, &template, &uses);
     }
     facts.path = path.to_string();
     facts.language = Some(language);
@@ -261,6 +265,9 @@ pub(crate) struct Extractor<'s> {
     pub(crate) function_is: Option<SymId>,
     /// A name the next block declares narrowed: `if (x instanceof C) { ... }`.
     narrowed: Option<(StrId, SymId)>,
+    /// The `GlobalComponents` interface this file's Vue registrations declare, once one
+    /// does (see `vue_globals`).
+    vue_global_components: Option<DefIdx>,
     /// Per enclosing function: the definition its `return` statements describe (None for
     /// anonymous functions and for definitions with a stated return type).
     returns_to: Vec<Option<DefIdx>>,
@@ -347,6 +354,7 @@ impl<'s> Extractor<'s> {
             param_hint: None,
             callback_of: None,
             narrowed: None,
+            vue_global_components: None,
             object_arg: None,
             function_is: None,
             def_of_node: FxHashMap::default(),

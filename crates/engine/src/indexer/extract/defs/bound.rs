@@ -24,6 +24,10 @@ const WRAPPERS: &[&str] = &[
     "defineComponent",
 ];
 
+/// Calls that take a Vue component's options object and return the component: the
+/// binding (or `export default`) names the options, whose functions are definitions.
+const OBJECT_WRAPPERS: &[&str] = &["defineComponent", "defineNuxtComponent", "Vue.extend"];
+
 impl<'s> Extractor<'s> {
     /// Binds whatever literal `value` is to `name`: a function, a class, an object,
     /// or a wrapped function. Returns None when `value` is not such a literal.
@@ -166,12 +170,22 @@ impl<'s> Extractor<'s> {
         depth: usize,
     ) -> Option<DefIdx> {
         let callee = call.field(Field::Function)?;
-        if !self.is_wrapper(callee) {
-            return None;
-        }
         let args = call.field(Field::Arguments)?;
         let first = args.named_child(0)?;
-        if !is_function_node(first.kind_str()) {
+        if first.kind_str() == "object" && OBJECT_WRAPPERS.contains(&self.text(callee)) {
+            self.record_call_of(call, CallKind::Call, callee, depth);
+            let children = self.kids(args);
+            let mut def = None;
+            for child in children {
+                if child == first {
+                    def = Some(self.object_literal(child, name, container, name_node, depth + 2));
+                } else {
+                    self.visit(child, depth + 1);
+                }
+            }
+            return def;
+        }
+        if !self.is_wrapper(callee) || !is_function_node(first.kind_str()) {
             return None;
         }
         // Record the wrapper call itself, then bind the literal.

@@ -70,6 +70,18 @@ impl<'s> Extractor<'s> {
                 self.visit(child, depth + 1);
                 continue;
             };
+            // Vue's `mixins: [a, b]`: each element is a prop of that name, so that a
+            // component's options can take the members of each (see `component_def`).
+            if child.kind_str() == "array" && self.facts.str(key) == "mixins" {
+                for element in self.named_kids(child) {
+                    if matches!(element.kind_str(), "identifier" | "member_expression") {
+                        let sym = self.expr_sym(element);
+                        self.add_prop(object, key, sym);
+                    }
+                }
+                self.visit(child, depth + 1);
+                continue;
+            }
             if let Some(def) = self.bound_value(child, key, Some(object), key_node, depth + 1) {
                 let sym = self.sym(Sym::Def(def));
                 self.add_prop(object, key, sym);
