@@ -89,11 +89,7 @@ impl Graph {
         } else {
             hosts.by_owner.insert(f, templates);
         }
-        changed.retain(|t| {
-            self.files
-                .get(t.0 as usize)
-                .is_some_and(|s| s.is_some())
-        });
+        changed.retain(|t| self.files.get(t.0 as usize).is_some_and(|s| s.is_some()));
         changed
     }
 }

@@ -406,11 +406,7 @@ impl<'s> Scanner<'s> {
                 _ => {
                     let key_start = i;
                     // Attribute names may hold brackets and dots: `[attr.x]`, `(a.b)`.
-                    while i < to
-                        && !b[i].is_ascii_whitespace()
-                        && !matches!(b[i], b'=' | b'>' | b'"' | b'\'')
-                        && !(b[i] == b'/' && b.get(i + 1) == Some(&b'>'))
-                    {
+                    while i < to && !ends_attribute_name(b, i) {
                         i += 1;
                     }
                     let key = (key_start, i.max(key_start + 1).min(to));
@@ -471,7 +467,8 @@ impl<'s> Scanner<'s> {
                 continue;
             }
             let event = (key.starts_with('(') && key.ends_with(')')) || key.starts_with("on-");
-            let binding = key.starts_with('[') || key.starts_with("bind-") || key.starts_with("bindon-");
+            let binding =
+                key.starts_with('[') || key.starts_with("bind-") || key.starts_with("bindon-");
             if event {
                 self.event(vs, ve);
             } else if binding {
@@ -874,7 +871,11 @@ impl<'s> Scanner<'s> {
                         simple = false;
                     }
                     brackets.push((c, None));
-                    prev = if c == b'{' { Prev::OpenBrace } else { Prev::Start };
+                    prev = if c == b'{' {
+                        Prev::OpenBrace
+                    } else {
+                        Prev::Start
+                    };
                     i += 1;
                 }
                 b',' => {
@@ -1040,6 +1041,13 @@ struct Attr {
     value: Option<(usize, usize)>,
 }
 
+/// Whether the byte at `i` ends an attribute's name: a blank, `=`, `>`, a quote, `/>`.
+fn ends_attribute_name(b: &[u8], i: usize) -> bool {
+    b[i].is_ascii_whitespace()
+        || matches!(b[i], b'=' | b'>' | b'"' | b'\'')
+        || (b[i] == b'/' && b.get(i + 1) == Some(&b'>'))
+}
+
 /// Elements without content or closing tag.
 fn is_void(name: &str) -> bool {
     const VOID: &[&str] = &[
@@ -1184,7 +1192,11 @@ fn trailing_alias(src: &str, from: usize, to: usize) -> (usize, Option<(usize, u
     if !before.ends_with(" as") && before != "as" {
         return (to, None);
     }
-    if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$') {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
+    {
         return (to, None);
     }
     let name_start = from + space + 1;
@@ -1214,4 +1226,179 @@ fn find_ci(bytes: &[u8], needle: &[u8], from: usize) -> Option<usize> {
         .windows(needle.len())
         .position(|w| w.eq_ignore_ascii_case(needle))
         .map(|i| from + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each use as `kind name <- value`, the value written out from the host.
+    fn uses(template: &str) -> Vec<String> {
+        let scan = scan(template, 0, template.len());
+        let describe = |mut v: Val| {
+            let mut parts = Vec::new();
+            loop {
+                match scan.nodes[v as usize] {
+                    Node::Host => break format!("host{}", parts.concat()),
+                    Node::Unknown => break format!("?{}", parts.concat()),
+                    Node::Member(o, a, b) => {
+                        parts.insert(0, format!(".{}", &template[a..b]));
+                        v = o;
+                    }
+                    Node::Return(o) => {
+                        parts.insert(0, "()".to_string());
+                        v = o;
+                    }
+                    Node::Element(o) => {
+                        parts.insert(0, "[]".to_string());
+                        v = o;
+                    }
+                }
+            }
+        };
+        scan.uses
+            .iter()
+            .map(|u| {
+                let kind = match u.kind {
+                    UseKind::Call => "call",
+                    UseKind::Get => "get",
+                    UseKind::Reference => "ref",
+                };
+                format!("{kind} {}", describe(u.callee))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bindings_call_members_of_the_host() {
+        assert_eq!(
+            uses("<p [title]=\"t(a)\" (click)=\"save($event); n = n + 1\">{{ fmt(d) }}</p>"),
+            [
+                "call host.t",
+                "get host.a",
+                "call host.save",
+                "get host.n",
+                "get host.n",
+                "call host.fmt",
+                "get host.d"
+            ]
+        );
+        // Pipes name pipes; their arguments are expressions.
+        assert_eq!(
+            uses("{{ when | date:fmt() | uppercase }}"),
+            ["get host.when", "call host.fmt"]
+        );
+        // `?.`, `!`, `this.`, object literal keys, strings.
+        assert_eq!(
+            uses("<a [ngClass]=\"{ on: isOn(), 'x': y }\">{{ user?.name() }}{{ user!.name() }}{{ this.go('}}') }}</a>"),
+            [
+                "call host.isOn",
+                "get host.y",
+                "get host.user",
+                "call host.user.name",
+                "get host.user",
+                "call host.user.name",
+                "call host.go"
+            ]
+        );
+    }
+
+    #[test]
+    fn template_variables_shadow_members_in_their_scope() {
+        let template = "<li *ngFor=\"let item of items(); let i = index; trackBy: byId\" (click)=\"item.open(i)\">{{ item.name }}</li>\n<b (click)=\"item()\"></b>\n<ng-template let-row><i (click)=\"row.x()\"></i></ng-template><i (click)=\"row()\"></i>\n<input #box (keyup)=\"add(box.value)\">";
+        assert_eq!(
+            uses(template),
+            [
+                "call host.items",
+                "ref host.byId",
+                "call host.items()[].open",
+                "call host.item",
+                "call ?.x",
+                "call host.row",
+                "call host.add"
+            ]
+        );
+    }
+
+    #[test]
+    fn control_flow_blocks_and_messages() {
+        let template = "@if (ready(); as r) { {{ r.a() }} } @else if (failed()) { x } @else { y }\n@for (t of todos(); track key($index, t)) { <b (click)=\"t.done()\">{{ $index }}</b> } @empty { none }\n@switch (mode()) { @case (m.a) { {{ a() }} } @default { } }\n@defer (on viewport; prefetch when soon()) { late() } @placeholder (minimum 500ms) { }\n@let total = sum(); {{ total }}\n<span i18n>{count, plural, =0 {none} other {{{ label() }} items}}</span> {{ after() }} mail@example.com";
+        assert_eq!(
+            uses(template),
+            [
+                "call host.ready",
+                "call ?.a",
+                "call host.failed",
+                "call host.todos",
+                "call host.key",
+                "call host.todos()[].done",
+                "call host.mode",
+                "get host.m",
+                "get host.m.a",
+                "call host.a",
+                "call host.soon",
+                "call host.sum",
+                "get host.count",
+                "call host.label",
+                "call host.after"
+            ]
+        );
+    }
+
+    #[test]
+    fn use_offsets_are_the_names_in_the_source() {
+        let source = "<p>\n  {{ fmt(d) }}\n</p>";
+        let scan = scan(source, 0, source.len());
+        let (a, b) = scan.uses[0].name;
+        assert_eq!(&source[a..b], "fmt");
+        // A range of a larger file: offsets stay the file's.
+        let file = "const t = `<b (click)=\"go()\"></b>`;";
+        let from = file.find('`').unwrap() + 1;
+        let to = file.rfind('`').unwrap();
+        let scan = super::scan(file, from, to);
+        let (a, b) = scan.uses[0].name;
+        assert_eq!(&file[a..b], "go");
+    }
+
+    #[test]
+    fn angular_templates_are_told_from_other_html() {
+        assert!(is_template("a/x.html", "<b (click)=\"go()\">"));
+        assert!(is_template("a/x.html", "<b [title]=\"t\">"));
+        assert!(is_template("a/x.html", "<li *ngFor=\"let x of xs\">"));
+        assert!(is_template("a/x.html", "@if (a) { }"));
+        assert!(is_template("a/x.component.html", "<p>{{ a }}</p>"));
+        assert!(!is_template("a/x.html", "<p>{{ a }}</p>"));
+        assert!(!is_template(
+            "a/x.html",
+            "<!doctype html><a href=\"#top\">x (y) [z]</a>"
+        ));
+        assert!(!is_template("a/x.html", "<p>mail me @ me@example.com</p>"));
+        assert!(!is_template("a/x.vue", "<b (click)=\"go()\">"));
+    }
+
+    /// Shapes that would cost the square of their size if a scan looked back or
+    /// ahead from each unit: each is read in one pass.
+    #[test]
+    fn hostile_templates_are_read_in_linear_time() {
+        let n = 50_000;
+        let shapes = [
+            "<a (click)=\"f(".repeat(n),
+            "<div *ngFor=\"let x of xs\">".repeat(n) + &"</span>".repeat(n),
+            "@if (a) {".repeat(n) + &"}".repeat(n),
+            "{a, plural, =0 {".repeat(n),
+            "{{ a.b.c.d(".repeat(n),
+            "<a #r>{{ r }}".repeat(n),
+            "@for (x of y; let i = $index, j = $odd) {".repeat(n),
+        ];
+        for shape in shapes {
+            let start = std::time::Instant::now();
+            let scan = scan(&shape, 0, shape.len());
+            assert!(scan.uses.len() <= shape.len());
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(5),
+                "{}",
+                &shape[..40]
+            );
+        }
+    }
 }

@@ -67,9 +67,7 @@ impl Language {
             | Language::Vue
             | Language::Svelte
             | Language::Astro
-            | Language::Angular => {
-                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
-            }
+            | Language::Angular => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
         }
     }

@@ -214,12 +214,10 @@ pub fn select<'a>(path: &str, bytes: &'a [u8], rules: &SkipRules) -> Selected<'a
         },
         PathKind::Unreadable => match std::str::from_utf8(bytes) {
             Ok(text) if holds_code(path, text) => Selected::Skipped(SkipReason::Unreadable),
-            Ok(text) if super::angular::is_template(path, text) => {
-                match rules.check(path, bytes) {
-                    Ok(text) => Selected::Code(Language::Angular, text),
-                    Err(reason) => Selected::Skipped(reason),
-                }
-            }
+            Ok(text) if super::angular::is_template(path, text) => match rules.check(path, bytes) {
+                Ok(text) => Selected::Code(Language::Angular, text),
+                Err(reason) => Selected::Skipped(reason),
+            },
             _ => Selected::Ignored,
         },
     }
@@ -367,6 +365,29 @@ mod tests {
             Selected::Skipped(SkipReason::Minified)
         );
         assert_eq!(select("README.md", b"# hi", &rules), Selected::Ignored);
+        // An Angular template is read; other HTML is not, and a page's scripts count.
+        let template = "<button (click)=\"save()\">Save</button>\n";
+        assert_eq!(
+            select("src/app/x.component.html", template.as_bytes(), &rules),
+            Selected::Code(Language::Angular, template)
+        );
+        assert_eq!(
+            language_of("src/app/x.html", template),
+            Some(Language::Angular)
+        );
+        assert_eq!(
+            select("src/page.html", b"<p>{{ handlebars }}</p>", &rules),
+            Selected::Ignored
+        );
+        assert_eq!(
+            select(
+                "node_modules/x/a.component.html",
+                template.as_bytes(),
+                &rules
+            ),
+            Selected::Ignored
+        );
+        assert_eq!(language_of("src/page.html", "<p>{{ x }}</p>"), None);
         assert_eq!(select("dist/index.js", b"f()", &rules), Selected::Ignored);
         assert_eq!(
             select("node_modules/x/package.json", b"{}", &rules),

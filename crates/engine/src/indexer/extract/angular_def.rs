@@ -210,7 +210,11 @@ impl<'s> Extractor<'s> {
         let line = value.start_position().row as u32;
         let import = self.add_import(&specifier, ImportKind::Template(class), line);
         let callee = self.sym(Sym::Import(import));
-        let file = specifier.rsplit('/').next().unwrap_or(&specifier).to_string();
+        let file = specifier
+            .rsplit('/')
+            .next()
+            .unwrap_or(&specifier)
+            .to_string();
         let name = self.intern(&file);
         let pos = self.pos(value);
         self.facts.calls.push(CallSite::new(
