@@ -434,6 +434,7 @@ pub fn lay_files(
         configs: Vec::new(),
         code: Vec::new(),
         removed: removed.iter().filter(|p| in_graph(p)).cloned().collect(),
+        not_read: Vec::new(),
     };
     for path in &removed {
         snapshot.skipped.remove(path);
@@ -458,7 +459,13 @@ pub fn lay_files(
                     }
                     false
                 }
-                Selected::Ignored => false,
+                Selected::Ignored => {
+                    // An HTML file that stopped being an Angular template.
+                    if graph.file_id(&f.path).is_some() {
+                        push.removed.push(f.path.clone());
+                    }
+                    false
+                }
             }
         })
         .collect();

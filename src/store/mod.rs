@@ -902,8 +902,11 @@ impl Store {
 }
 
 fn variant_of_path(path: &str) -> Option<String> {
-    let language = Language::from_path(path)?;
-    // As `rows::variant` makes them.
+    // As `rows::variant` makes them. An HTML file is code only as an Angular template
+    // (the selection decided so before the cache is asked).
+    let language = Language::from_path(path).or_else(|| {
+        (path.ends_with(".html") || path.ends_with(".htm")).then_some(Language::Angular)
+    })?;
     Some(if crate::indexer::language::is_declaration_file(path) {
         format!("{}.d", language.name())
     } else if language.component().is_some() {

@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet;
 use crate::graph::{FileId, Graph};
 use crate::indexer::facts::FileFacts;
 use crate::indexer::pipeline::SourceFile;
-use crate::indexer::select::{select_decided, Selected};
+use crate::indexer::select::{classify, select_decided, PathKind, Selected};
 use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::model::{BlobSha, CommitSha, RepoId};
 use crate::store::{FileMeta, PushWrite, Store, StoreError, Written};
@@ -54,6 +54,10 @@ pub struct PreparedPush {
     /// Facts of the pushed code files, and whether each was parsed now.
     pub code: Vec<(FileFacts, bool)>,
     pub removed: Vec<String>,
+    /// Pushed files of a kind read only when their text says so (an HTML file is read
+    /// when it is an Angular template) that are not read now: one the graph holds
+    /// stopped being read, and leaves it as a full index would leave it out.
+    pub not_read: Vec<String>,
 }
 
 /// What laying a push over a graph changed.
@@ -75,10 +79,16 @@ pub async fn prepare(
     let mut meta = FileMeta::default();
     let mut configs = Vec::new();
     let mut code = Vec::new();
+    let mut not_read = Vec::new();
     for input in changed {
         let file = &input.file;
         match select_decided(&file.path, &file.bytes, file.skip, rules) {
-            Selected::Ignored => continue,
+            Selected::Ignored => {
+                if classify(&file.path) == PathKind::Unreadable {
+                    not_read.push(file.path.clone());
+                }
+                continue;
+            }
             Selected::Config(text) => configs.push((file.path.clone(), text.to_string())),
             Selected::Skipped(reason) => meta.skipped.push((file.path.clone(), reason)),
             Selected::Code(..) => code.push(input.clone()),
@@ -98,6 +108,7 @@ pub async fn prepare(
         configs,
         code,
         removed,
+        not_read,
     })
 }
 
@@ -155,6 +166,12 @@ pub fn lay_over(graph: &mut Graph, push: &mut PreparedPush) -> GraphChange {
     }
     for (path, _) in &push.meta.skipped {
         affected.extend(graph.remove_file(path));
+    }
+    for path in std::mem::take(&mut push.not_read) {
+        if graph.file_id(&path).is_some() {
+            affected.extend(graph.remove_file(&path));
+            push.removed.push(path);
+        }
     }
     for (path, text) in &push.configs {
         affected.extend(graph.update_config(path, Some(text)));

@@ -184,6 +184,22 @@ pub const FILE_SHAPES: &[(&str, FileShape)] = &[
     ("braces.astro", |n| {
         format!("---\nconst a = 1;\n---\n{}", rep("<p>{a}{[{\n", n))
     }),
+    // Angular templates: a template file of nested structural scopes, bindings that
+    // never close and blocks that never end; an inline template of as many bindings.
+    ("template.component.html", |n| {
+        format!(
+            "{}{}{}",
+            rep("<div *ngFor=\"let x of xs(); trackBy: t\" #r>\n", n),
+            rep("@if (a(x)) { {{ x.y(r) | p:{a: b(\n", n),
+            rep("<a (click)=\"f(\n", n)
+        )
+    }),
+    ("inline_template.ts", |n| {
+        format!(
+            "@Component({{ template: `\n{}` }})\nexport class A {{ f() {{}} }}\n",
+            lines(n, |i| format!("<b (click)=\"f({i})\">{{{{ f() }}}}</b>\n"))
+        )
+    }),
     // One long line on purpose: skipped as minified before the engine sees it.
     ("one_line.js", |n| format!("x = a{};\n", rep(" + a", n))),
     ("long_string.js", |n| format!("x = \"{}\";\n", rep("a", n))),

@@ -464,3 +464,45 @@ fn components_are_callers_and_changed_definitions() {
         ]
     );
 }
+
+/// An Angular template changed: the template is the changed definition, and the
+/// component class whose `templateUrl` names it is its caller (what renders it).
+#[test]
+fn a_changed_angular_template_lists_its_component() {
+    let repo = two_commit_repo("blast/angular");
+    let report = blast_json(repo.path());
+    let changed: Vec<(&str, &str, &str)> = report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["file"].as_str().unwrap(),
+                c["kind"].as_str().unwrap(),
+                c["change"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changed,
+        vec![("src/app/todo.component.html", "template", "body")]
+    );
+    let callers: Vec<(String, &str, &str)> = callers_of(&report, "template")
+        .iter()
+        .map(|c| {
+            (
+                format!("{}:{}", c["file"].as_str().unwrap(), c["line"]),
+                c["caller"].as_str().unwrap(),
+                c["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        callers,
+        vec![(
+            "src/app/todo.component.ts:5".to_string(),
+            "TodoComponent",
+            "reference"
+        )]
+    );
+}

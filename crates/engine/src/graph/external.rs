@@ -167,7 +167,7 @@ impl Graph {
             }
             let imported = match import.kind {
                 ImportKind::Named(name) => Imported::Named(facts.str(name).to_string()),
-                ImportKind::Default => Imported::Default,
+                ImportKind::Default | ImportKind::Template(_) => Imported::Default,
                 ImportKind::Namespace | ImportKind::TypeNamespace => Imported::Namespace,
                 ImportKind::Require => Imported::Require,
             };

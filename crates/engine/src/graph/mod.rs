@@ -27,6 +27,7 @@ mod query;
 mod resolve;
 pub mod stored;
 mod targets;
+mod templates;
 mod update;
 
 use std::collections::BTreeMap;
@@ -106,6 +107,8 @@ pub struct Graph {
     fallback_users: Shards<NameId, FxHashSet<FileId>>,
     /// Declarations paired with the code they declare, worked out when first asked.
     declared: declared::DeclaredCache,
+    /// Angular templates and the classes that name them.
+    hosts: Arc<templates::Hosts>,
 }
 
 impl Graph {

@@ -53,7 +53,10 @@ impl Graph {
             Reach::AmbientModule => return true,
             Reach::Scoped | Reach::LooseMember => {}
         }
-        !declaration_only && d.kind.is_callable() && d.kind != DefKind::Constructor
+        // A template is reached through the class that names it, never by name.
+        !declaration_only
+            && d.kind.is_callable()
+            && !matches!(d.kind, DefKind::Constructor | DefKind::Template)
     }
 
     /// The definitions named `name` that the global scope holds: interfaces (`interface

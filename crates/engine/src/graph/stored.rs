@@ -150,7 +150,7 @@ impl Graph {
     ) {
         for path in removed {
             if let Some(f) = self.file_id(path) {
-                self.drop_slot(f);
+                let _ = self.drop_slot(f);
             }
         }
         let mut stored = Vec::with_capacity(changed.len());
@@ -171,6 +171,11 @@ impl Graph {
             self.configs = Arc::new(configs.into_iter().collect());
         }
         self.retarget_all();
+        // A replaced file's classes may name their templates anew with the same
+        // targets: the writer resolved the templates; only the index is brought along.
+        for (f, _) in &stored {
+            let _ = self.refresh_hosts(*f, true);
+        }
         let mut stale = Vec::new();
         for (f, s) in stored {
             match self.thaw(f, &s) {

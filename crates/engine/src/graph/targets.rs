@@ -66,9 +66,16 @@ impl Graph {
         targets
     }
 
-    pub(crate) fn set_targets(&mut self, f: FileId, targets: Targets) {
+    /// Sets the targets of `f`. Returns the template files whose component classes
+    /// changed with them (see `templates`): theirs are to be resolved again.
+    pub(crate) fn set_targets(
+        &mut self,
+        f: FileId,
+        targets: Targets,
+    ) -> smallvec::SmallVec<[FileId; 2]> {
         self.forget_declared_if_read(f);
         self.slot_mut(f).targets = Arc::new(targets);
+        self.refresh_hosts(f, true)
     }
 
     /// The declaration file TypeScript reads for a JavaScript file, if there is one
@@ -105,13 +112,15 @@ impl Graph {
         let new: Vec<(FileId, Targets)> =
             ids.par_iter().map(|&f| (f, self.targets_of(f))).collect();
         let mut changed = FxHashSet::default();
+        let mut templates = Vec::new();
         for (f, targets) in new {
             if *self.slot(f).targets != targets {
-                self.set_targets(f, targets);
+                templates.extend(self.set_targets(f, targets));
                 changed.insert(f);
             }
         }
         let mut dirty = changed.clone();
+        dirty.extend(templates);
         for f in changed {
             dirty.extend(self.dependents_of(f));
         }

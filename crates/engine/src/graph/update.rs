@@ -33,12 +33,12 @@ impl Graph {
         let fid = match existing {
             Some(fid) => {
                 self.replace_source(fid, facts);
-                self.set_targets(fid, self.targets_of(fid));
+                dirty.extend(self.set_targets(fid, self.targets_of(fid)));
                 fid
             }
             None => {
                 let fid = self.insert_slot(facts);
-                self.set_targets(fid, self.targets_of(fid));
+                dirty.extend(self.set_targets(fid, self.targets_of(fid)));
                 // A new file can change where other files' imports lead.
                 dirty.extend(self.retarget_all());
                 fid
@@ -97,7 +97,7 @@ impl Graph {
         for n in &names {
             dirty.extend(self.fallback_users_of(*n));
         }
-        self.drop_slot(fid);
+        dirty.extend(self.drop_slot(fid));
         dirty.extend(self.retarget_all());
         dirty.remove(&fid);
         let dirty: Vec<FileId> = dirty.into_iter().collect();
@@ -154,8 +154,10 @@ impl Graph {
     }
 
     /// Takes a file out of the graph: its edges, its names, its path. The files that
-    /// read it are the caller's to re-resolve.
-    pub(crate) fn drop_slot(&mut self, f: FileId) {
+    /// read it are the caller's to re-resolve, and so are the templates its classes
+    /// named, which it returns.
+    pub(crate) fn drop_slot(&mut self, f: FileId) -> smallvec::SmallVec<[FileId; 2]> {
+        let templates = self.refresh_hosts(f, false);
         self.forget_declared_if_read(f);
         let _ = self.uninstall(f);
         self.remove_from_name_index(f);
@@ -163,6 +165,7 @@ impl Graph {
         let path = self.facts(f).path.clone();
         self.by_path.remove(&path);
         *self.files.get_mut(f.0 as usize) = None;
+        templates
     }
 
     pub(crate) fn slot_mut(&mut self, f: FileId) -> &mut FileSlot {

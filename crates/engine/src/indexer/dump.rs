@@ -68,6 +68,7 @@ fn modules(out: &mut String, facts: &FileFacts) {
             ImportKind::Namespace => "*".into(),
             ImportKind::TypeNamespace => "typeof *".into(),
             ImportKind::Require => "require".into(),
+            ImportKind::Template(c) => format!("template of {}", facts.def_qualified(c)),
         };
         let _ = writeln!(out, "import {kind} from '{}'", facts.str(i.specifier));
     }
@@ -78,9 +79,10 @@ fn modules(out: &mut String, facts: &FileFacts) {
                 let k = match kind {
                     ImportKind::Named(n) => format!("{{{}}}", facts.str(n)),
                     ImportKind::Default => "default".into(),
-                    ImportKind::Namespace | ImportKind::TypeNamespace | ImportKind::Require => {
-                        "*".into()
-                    }
+                    ImportKind::Namespace
+                    | ImportKind::TypeNamespace
+                    | ImportKind::Require
+                    | ImportKind::Template(_) => "*".into(),
                 };
                 format!("{k} from '{}'", facts.str(specifier))
             }

@@ -323,6 +323,9 @@ pub enum DefKind {
     /// A component file (`.vue`, `.svelte`, `.astro`) as a whole: its default export,
     /// named after the file; the module-level code of its scripts is its body.
     Component,
+    /// An Angular component's template file (its `templateUrl`) as a whole, named after
+    /// the file: its bindings are its body, and the component class refers to it.
+    Template,
 }
 
 impl DefKind {
@@ -337,6 +340,7 @@ impl DefKind {
             DefKind::Interface => "interface",
             DefKind::Object => "object",
             DefKind::Component => "component",
+            DefKind::Template => "template",
         }
     }
 
@@ -590,6 +594,10 @@ pub enum ImportKind {
     /// whose only imports are these is still a script (TypeScript's rule), whose
     /// top-level declarations are global. Last, so stored facts keep their encoding.
     TypeNamespace,
+    /// `@Component({ templateUrl: './x.html' })` on the class of this index: the
+    /// template file's definition (its default export), which the class refers to; the
+    /// template's bindings are the class's (see [`Sym::Host`]).
+    Template(DefIdx),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -758,6 +766,7 @@ fn pack(sym: Sym) -> (u8, [u32; 2]) {
         Sym::Apply(g, list) => (18, [g, list]),
         Sym::Generic(body, key) => (19, [body, key]),
         Sym::TypeArg(bound, slot) => (20, [bound, slot]),
+        Sym::Host => (21, [0, 0]),
     }
 }
 
@@ -784,6 +793,7 @@ fn unpack(tag: u8, [a, b]: [u32; 2]) -> Sym {
         18 => Sym::Apply(a, b),
         19 => Sym::Generic(a, b),
         20 => Sym::TypeArg(a, b),
+        21 => Sym::Host,
         // Only `pack` writes tags: 15 is the unknown value.
         _ => Sym::Unknown,
     }
@@ -841,6 +851,11 @@ pub enum Sym {
     /// it was given where the alias is applied, or else `.0`, its default or
     /// constraint.
     TypeArg(SymId, u32),
+    /// In an Angular template file: the instance of the component class whose
+    /// `templateUrl` names this file. Which class that is, only the graph knows (the
+    /// class's file names the template, not the other way round): it is resolved
+    /// there, and is nothing while no class names the file.
+    Host,
 }
 
 impl FileFacts {
@@ -935,6 +950,7 @@ impl FileFacts {
                     ImportKind::Namespace => format!("import * '{spec}'"),
                     ImportKind::TypeNamespace => format!("typeof import '{spec}'"),
                     ImportKind::Require => format!("require '{spec}'"),
+                    ImportKind::Template(c) => format!("template@{} '{spec}'", qualified(c)),
                 }
             }
             Sym::Member(o, n) => format!("{}.{}", d(o), str(n)),
@@ -977,6 +993,7 @@ impl FileFacts {
             Sym::TypeArg(bound, slot) => {
                 format!("typearg{}.{}({})", slot >> 8, slot & 0xff, d(bound))
             }
+            Sym::Host => "host".into(),
         }
     }
 
@@ -1098,7 +1115,8 @@ impl FileFacts {
                 | Sym::Super(_)
                 | Sym::Unknown
                 | Sym::Signature(_)
-                | Sym::Shape(_)) => other,
+                | Sym::Shape(_)
+                | Sym::Host) => other,
             };
             self.syms.set(i, mapped);
         }

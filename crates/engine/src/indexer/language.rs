@@ -24,6 +24,9 @@ pub enum Language {
     Vue,
     Svelte,
     Astro,
+    /// An Angular component's template file (`.html`): read as one when its text says
+    /// so (see `angular::is_template`), never from its path alone.
+    Angular,
 }
 
 impl Language {
@@ -60,9 +63,11 @@ impl Language {
     pub fn grammar(self) -> tree_sitter::Language {
         match self {
             Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Language::TypeScript | Language::Vue | Language::Svelte | Language::Astro => {
-                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
-            }
+            Language::TypeScript
+            | Language::Vue
+            | Language::Svelte
+            | Language::Astro
+            | Language::Angular => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
         }
     }
@@ -75,6 +80,7 @@ impl Language {
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Astro => "astro",
+            Language::Angular => "angular",
         }
     }
 }

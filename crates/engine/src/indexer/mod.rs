@@ -1,5 +1,6 @@
 //! From file bytes to [`facts::FileFacts`]: language detection, skip rules, extraction.
 
+pub mod angular;
 pub mod arena;
 pub mod component;
 pub mod dump;
@@ -13,9 +14,10 @@ pub mod skip;
 pub use extract::extract;
 
 /// The facts of `source` as the file at `path`, or why it is skipped (see
-/// [`extract()`]); None when the path is not JavaScript or TypeScript.
+/// [`extract()`]); None when the indexer does not read it as code (see
+/// [`select::language_of`]).
 pub fn extract_source(path: &str, source: &str) -> Option<Result<FileFacts, skip::SkipReason>> {
-    let language = Language::from_path(path)?;
+    let language = select::language_of(path, source)?;
     Some(extract(path, language, source))
 }
 pub use facts::FileFacts;

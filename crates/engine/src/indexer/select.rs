@@ -11,7 +11,8 @@ use super::skip::{SkipReason, SkipRules};
 /// 1: vendored code is read.
 /// 2: component files (`.vue`, `.svelte`, `.astro`) are read.
 /// 3: files holding code the graph cannot read (MDX, Marko, HTML scripts) are counted.
-pub const SELECTION_VERSION: i32 = 3;
+/// 4: Angular templates (`.html` files holding Angular's binding syntax) are read.
+pub const SELECTION_VERSION: i32 = 4;
 
 /// Directories that hold installed packages or build output: never the repository's
 /// own code, and never read.
@@ -43,7 +44,8 @@ pub enum PathKind {
     /// tsconfig/jsconfig/package.json: decides how imports resolve.
     Config,
     /// A kind of file that may hold JavaScript the graph cannot read (`.mdx`, `.marko`,
-    /// `.html`): skipped as `unreadable` when its bytes show it does, else ignored.
+    /// `.html`): skipped as `unreadable` when its bytes show it does, read when they
+    /// show an Angular template (see [`language_of`]), else ignored.
     Unreadable,
     /// Not something the indexer reads (another kind of file, or in a skipped directory).
     Ignored,
@@ -117,7 +119,9 @@ pub fn why_not_code(path: &str) -> Option<String> {
         PathKind::Code(_) => None,
         PathKind::Unreadable => Some(
             "it may hold JavaScript the graph cannot read yet (MDX, Marko, HTML); such a file \
-             is counted as skipped (`unreadable`) when it does"
+             is counted as skipped (`unreadable`) when it does, and an HTML file is read when \
+             it is an Angular template (it holds bindings such as `(click)=`, `[prop]=`, \
+             `*ngIf=` or `@if (`)"
                 .to_string(),
         ),
         PathKind::Config => Some(
@@ -178,6 +182,19 @@ fn holds_code(path: &str, text: &str) -> bool {
     }
 }
 
+/// The language the indexer reads the file at `path` holding `text` in, if it reads it
+/// as code: by its path, or, for an HTML file without scripts, by its text (an Angular
+/// template). What [`select`] decides for code, the skip rules aside.
+pub fn language_of(path: &str, text: &str) -> Option<Language> {
+    match Language::from_path(path) {
+        Some(language) => Some(language),
+        None if unreadable_kind(path) && !holds_code(path, text) => {
+            super::angular::is_template(path, text).then_some(Language::Angular)
+        }
+        None => None,
+    }
+}
+
 /// Whether the indexer reads `path` at all (code or config, outside skipped directories).
 pub fn wanted(path: &str) -> bool {
     classify(path) != PathKind::Ignored
@@ -197,6 +214,10 @@ pub fn select<'a>(path: &str, bytes: &'a [u8], rules: &SkipRules) -> Selected<'a
         },
         PathKind::Unreadable => match std::str::from_utf8(bytes) {
             Ok(text) if holds_code(path, text) => Selected::Skipped(SkipReason::Unreadable),
+            Ok(text) if super::angular::is_template(path, text) => match rules.check(path, bytes) {
+                Ok(text) => Selected::Code(Language::Angular, text),
+                Err(reason) => Selected::Skipped(reason),
+            },
             _ => Selected::Ignored,
         },
     }
@@ -344,6 +365,29 @@ mod tests {
             Selected::Skipped(SkipReason::Minified)
         );
         assert_eq!(select("README.md", b"# hi", &rules), Selected::Ignored);
+        // An Angular template is read; other HTML is not, and a page's scripts count.
+        let template = "<button (click)=\"save()\">Save</button>\n";
+        assert_eq!(
+            select("src/app/x.component.html", template.as_bytes(), &rules),
+            Selected::Code(Language::Angular, template)
+        );
+        assert_eq!(
+            language_of("src/app/x.html", template),
+            Some(Language::Angular)
+        );
+        assert_eq!(
+            select("src/page.html", b"<p>{{ handlebars }}</p>", &rules),
+            Selected::Ignored
+        );
+        assert_eq!(
+            select(
+                "node_modules/x/a.component.html",
+                template.as_bytes(),
+                &rules
+            ),
+            Selected::Ignored
+        );
+        assert_eq!(language_of("src/page.html", "<p>{{ x }}</p>"), None);
         assert_eq!(select("dist/index.js", b"f()", &rules), Selected::Ignored);
         assert_eq!(
             select("node_modules/x/package.json", b"{}", &rules),

@@ -114,6 +114,15 @@ impl Resolver<'_> {
                 }
             }
             Sym::This(None) => {}
+            // An Angular template's component: an instance of each class whose
+            // `templateUrl` names this file (read from its file, so that a change to
+            // the class re-resolves the template).
+            Sym::Host => {
+                for d in self.g.hosts_of(f) {
+                    self.facts(d.file);
+                    Self::push(out, Value::Instance(d));
+                }
+            }
             Sym::Super(c) => self.eval_super(f, c, depth, out),
             Sym::Either(a, b) => {
                 self.eval(f, a, depth + 1, out);

@@ -36,7 +36,7 @@ impl Resolver<'_> {
                 for d in blocks {
                     match import.kind {
                         ImportKind::Named(n) => self.def_member(d, NameId(n), true, depth + 1, out),
-                        ImportKind::Default => {
+                        ImportKind::Default | ImportKind::Template(_) => {
                             if let Some(default) = self.g.names.get("default") {
                                 self.def_member(d, default, true, depth + 1, out);
                             }
@@ -75,7 +75,8 @@ impl Resolver<'_> {
     fn module_value(&mut self, t: FileId, kind: ImportKind, depth: u32, out: &mut Vals) {
         match kind {
             ImportKind::Named(n) => self.export_lookup(t, NameId(n), depth + 1, out),
-            ImportKind::Default => {
+            // A template file's default export is its definition.
+            ImportKind::Default | ImportKind::Template(_) => {
                 let default = self.g.names.get("default");
                 let before = out.len();
                 if let Some(default) = default {

@@ -399,6 +399,13 @@ impl<'g> Resolver<'g> {
                 if BUILTIN_METHODS.contains(&g.str(name)) {
                     return None;
                 }
+                // A template's names are its component's members: while no component
+                // names the template, nothing in it is guessed.
+                if facts.language == Some(crate::indexer::Language::Angular)
+                    && g.hosts_of(f).next().is_none()
+                {
+                    return None;
+                }
                 let mut base_vals = Vals::new();
                 self.eval(f, base, 0, &mut base_vals);
                 if base_vals.is_empty() {

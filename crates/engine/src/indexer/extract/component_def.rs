@@ -79,7 +79,7 @@ fn default_object(facts: &FileFacts) -> Option<DefIdx> {
 }
 
 /// A hash of the file's text without its blanks: reformatting is no change.
-fn blank_blind_hash(source: &str) -> u64 {
+pub(super) fn blank_blind_hash(source: &str) -> u64 {
     let mut hasher = Xxh3::new();
     for word in source.split_ascii_whitespace() {
         hasher.update(word.as_bytes());

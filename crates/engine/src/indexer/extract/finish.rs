@@ -91,7 +91,8 @@ impl<'s> Extractor<'s> {
                     | Sym::Import(_)
                     | Sym::This(_)
                     | Sym::Super(_)
-                    | Sym::Unknown) => other,
+                    | Sym::Unknown
+                    | Sym::Host) => other,
                 });
             }
         }
@@ -252,7 +253,8 @@ fn live_syms(f: &FileFacts, inline: &[Option<SymId>]) -> Vec<bool> {
             | Sym::Import(_)
             | Sym::This(_)
             | Sym::Super(_)
-            | Sym::Unknown => {}
+            | Sym::Unknown
+            | Sym::Host => {}
         }
     }
     live

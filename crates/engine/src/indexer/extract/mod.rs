@@ -14,6 +14,7 @@
 //! (the passes once the walk is done); `syntax` holds the small predicates on nodes they
 //! share, and `fields` and `children` the fast lookups every handler goes through.
 
+mod angular_def;
 mod assign;
 mod budget;
 mod calls;
@@ -69,6 +70,10 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
     }
     // Named if a deadline stops the work while this file is read.
     let _reading = crate::cancel::reading(path);
+    // An Angular template is no program: its bindings are read without a parser.
+    if language == Language::Angular {
+        return angular_def::template_file(path, source);
+    }
     // A component: its script blocks, found once, give the program to parse (the
     // file's own offsets) and, after, its template's component tags.
     let component = language

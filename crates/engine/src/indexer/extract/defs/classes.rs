@@ -60,6 +60,7 @@ impl<'s> Extractor<'s> {
                     let start = self.tokens.mark();
                     self.visit(child, depth + 1);
                     signature.push((start, self.tokens.mark()));
+                    self.angular_component(child, def);
                 }
                 "class_heritage" => {
                     let start = self.tokens.mark();
