@@ -23,6 +23,7 @@ pub mod interner;
 mod memory;
 pub mod modules;
 mod names;
+mod nuxt;
 mod query;
 mod resolve;
 pub mod stored;

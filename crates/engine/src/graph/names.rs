@@ -33,6 +33,13 @@ impl Graph {
                 .or_default()
                 .push((i as DefIdx, flags));
         }
+        if let Some((d, aliases)) = self.nuxt_aliases(f) {
+            for alias in aliases {
+                if let Some(name) = self.names.get(&alias) {
+                    out.entry(name).or_default().push((d.def, 1 << 16));
+                }
+            }
+        }
         out
     }
 
@@ -100,11 +107,39 @@ impl Graph {
         for (name, def) in entries {
             self.by_name.entry(name).push(def);
         }
+        // A component under a `components/` folder, also by the names Nuxt gives it
+        // (kind `Component`: no other lookup of the index takes it).
+        if let Some((def, names)) = self.nuxt_aliases(f) {
+            for name in names {
+                let id = self.names.intern(&name);
+                self.by_name.entry(id).push(def);
+            }
+        }
+    }
+
+    /// The component of file `f` and its Nuxt names, if it has them (see `nuxt`).
+    fn nuxt_aliases(&self, f: FileId) -> Option<(DefId, [String; 2])> {
+        let facts = self.slot(f).facts();
+        let d = facts
+            .defs
+            .iter()
+            .position(|d| d.kind == DefKind::Component)?;
+        let names = super::nuxt::component_names(&facts.path)?;
+        Some((DefId::new(f, d as DefIdx), names))
+    }
+
+    /// The definitions the name index holds under `name`.
+    pub(crate) fn by_name_list(&self, name: NameId) -> Option<&Vec<DefId>> {
+        self.by_name.get(&name)
     }
 
     pub(crate) fn remove_from_name_index(&mut self, f: FileId) {
         let slot = self.slot(f);
-        let names: FxHashSet<NameId> = slot.facts().defs.iter().map(|d| NameId(d.name)).collect();
+        let mut names: FxHashSet<NameId> =
+            slot.facts().defs.iter().map(|d| NameId(d.name)).collect();
+        if let Some((_, aliases)) = self.nuxt_aliases(f) {
+            names.extend(aliases.iter().filter_map(|a| self.names.get(a)));
+        }
         for name in names {
             // A fork copies a shard only where it holds this file's definitions.
             let holds = |list: &Vec<DefId>| list.iter().any(|d| d.file == f);

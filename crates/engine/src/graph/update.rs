@@ -50,6 +50,10 @@ impl Graph {
             }
         }
         dirty.insert(fid);
+        if existing.is_none() && super::nuxt::is_config(&self.slot(fid).facts().path) {
+            // A Nuxt app begins: what its files' unbound names are changes.
+            dirty.extend(self.file_ids());
+        }
         // Name-only matches change only where this file's candidates for a name did.
         let old = old_candidates.unwrap_or_default();
         let new = self.candidate_signature(fid);
@@ -94,6 +98,9 @@ impl Graph {
         };
         let names: Vec<NameId> = self.candidate_signature(fid).into_keys().collect();
         let mut dirty: FxHashSet<FileId> = self.dependents_of(fid).collect();
+        if super::nuxt::is_config(path) {
+            dirty.extend(self.file_ids());
+        }
         for n in &names {
             dirty.extend(self.fallback_users_of(*n));
         }

@@ -359,7 +359,14 @@ impl<'g> Resolver<'g> {
             return;
         };
         fallback.insert(name);
-        let candidates = self.g.candidates(name, scope, f);
+        let mut candidates = Vec::new();
+        if scope == FallbackScope::Globals {
+            // In a Nuxt app, an unbound name may be one Nuxt imports (see `nuxt`).
+            candidates = self.g.nuxt_candidates(f, site, self.g.str(site.name));
+        }
+        if candidates.is_empty() {
+            candidates = self.g.candidates(name, scope, f);
+        }
         if candidates.is_empty() || candidates.len() > MAX_CANDIDATES {
             out.unresolved_sites.push(i);
             return;
