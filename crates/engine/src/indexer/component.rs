@@ -192,6 +192,9 @@ pub struct TemplateUse {
 pub enum UseKind {
     /// `<PostCard>`: the component is rendered (a `jsx` call).
     Tag,
+    /// `<hamburger>`: a component if the script binds `hamburger` or `Hamburger`, else an
+    /// element.
+    BoundTag,
     /// `@click="save"`, `on:click={save}`, `onclick={save}`, `:format="fmt"`: a
     /// function passed by name (a reference, as `onClick={save}` is in JSX).
     Passed,
@@ -245,6 +248,12 @@ pub fn template_uses(kind: Kind, source: &str, blocks: &[Block]) -> Vec<Template
                     offset: lt + 1,
                     name: bound,
                     kind: UseKind::Tag,
+                });
+            } else if let Some(bound) = vue_lowercase_tag(kind, name) {
+                uses.push(TemplateUse {
+                    offset: lt + 1,
+                    name: bound,
+                    kind: UseKind::BoundTag,
                 });
             }
             match gt {
@@ -382,6 +391,20 @@ fn plain_path(bytes: &[u8], from: usize, to: usize) -> Option<(usize, String)> {
     Some((offset, trimmed.to_string()))
 }
 
+/// `<hamburger>`, `<editorImage>`: in Vue, a tag without a dash that starts in lowercase
+/// is an HTML element, or a component the script registers under that name or its
+/// capitalized one (Vue tries `hamburger`, then `Hamburger`). Which one only the
+/// script's bindings say ([`UseKind::BoundTag`]).
+fn vue_lowercase_tag(kind: Kind, tag: &str) -> Option<String> {
+    if kind != Kind::Vue
+        || !tag.starts_with(|c: char| c.is_ascii_lowercase())
+        || !tag.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return None;
+    }
+    Some(tag.to_string())
+}
+
 /// The name a script binds a component tag to, if the tag is a component's.
 fn component_binding(kind: Kind, tag: &str) -> Option<String> {
     let ident = |s: &str| {
@@ -400,8 +423,9 @@ fn component_binding(kind: Kind, tag: &str) -> Option<String> {
     None
 }
 
-/// A Vue component's name as templates' PascalCase tags name it: `base-button` is
-/// `BaseButton`, and `BaseButton` stays; None for anything else (`my_el`, `-x`).
+/// A Vue component's name as templates' PascalCase tags name it: `base-button` and
+/// `baseButton` are `BaseButton`, and `BaseButton` stays; None for anything else
+/// (`my_el`, `-x`).
 pub fn pascal_case(name: &str) -> Option<String> {
     let word = |p: &str| {
         !p.is_empty()
@@ -410,6 +434,13 @@ pub fn pascal_case(name: &str) -> Option<String> {
     };
     if name.starts_with(|c: char| c.is_ascii_uppercase()) && word(name) {
         return Some(name.to_string());
+    }
+    // `editorImage`: camelCase, capitalized.
+    if word(name) {
+        let mut c = name.chars();
+        return c
+            .next()
+            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str());
     }
     let kebab = name.starts_with(|c: char| c.is_ascii_lowercase())
         && name.split('-').all(|p| {
@@ -1086,13 +1117,17 @@ mod tests {
     fn component_tags_are_the_capitalized_dotted_and_kebab_ones() {
         let vue = "<template>\n  <div><PostCard :a=\"b\"/><post-card></post-card><Tooltip.Root><my-el-2/></Tooltip.Root><svg:rect/></div>\n</template>\n<script setup>\nconst x = '<Fake/>'\n</script>\n";
         let blocks = script_blocks(Kind::Vue, vue);
-        let tags: Vec<TemplateUse> = template_uses(Kind::Vue, vue, &blocks);
-        let names: Vec<&str> = tags
+        let uses: Vec<TemplateUse> = template_uses(Kind::Vue, vue, &blocks);
+        let tags: Vec<&TemplateUse> = uses.iter().filter(|u| u.kind == UseKind::Tag).collect();
+        let names: Vec<&str> = tags.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(names, vec!["PostCard", "PostCard", "Tooltip.Root", "MyEl2"]);
+        // One-word lowercase tags are components only where the script binds them.
+        let maybe: Vec<&str> = uses
             .iter()
-            .filter(|u| u.kind == UseKind::Tag)
+            .filter(|u| u.kind == UseKind::BoundTag)
             .map(|u| u.name.as_str())
             .collect();
-        assert_eq!(names, vec!["PostCard", "PostCard", "Tooltip.Root", "MyEl2"]);
+        assert_eq!(maybe, vec!["div"]);
         assert_eq!(&vue[tags[0].offset..tags[0].offset + 8], "PostCard");
         let svelte = "<script>\n  import Card from './Card.svelte';\n</script>\n{#if a < b}<Card x={1} /><ui.Button/><div/><my-el/>{/if}\n";
         let blocks = script_blocks(Kind::Svelte, svelte);

@@ -9,7 +9,7 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use super::line_index::LineIndex;
-use crate::indexer::component::{component_name, TemplateUse, UseKind};
+use crate::indexer::component::{component_name, pascal_case, TemplateUse, UseKind};
 use crate::indexer::facts::*;
 use crate::indexer::language::ComponentKind;
 
@@ -48,7 +48,8 @@ pub(super) fn add_component(
     for call in facts.calls.iter_mut() {
         call.adopt(idx);
     }
-    add_template_uses(facts, idx, source, uses);
+    let registered = options.map_or_else(Vec::new, |o| super::vue_options::registered(facts, o));
+    add_template_uses(facts, idx, source, uses, &registered);
     if let Some(options) = options {
         super::vue_options::add_instance(facts, options, component_name(path), source, template);
     }
@@ -92,7 +93,14 @@ pub(super) fn blank_blind_hash(source: &str) -> u64 {
 /// directive), resolved as the script's names are: the module's binding of that name (an
 /// import first, else a declaration), else a global. The names are looked up in one
 /// table built once: a template may hold many tags.
-fn add_template_uses(facts: &mut FileFacts, component: DefIdx, source: &str, uses: &[TemplateUse]) {
+/// `registered`: the names of the Options API's `components` option (Vue).
+fn add_template_uses(
+    facts: &mut FileFacts,
+    component: DefIdx,
+    source: &str,
+    uses: &[TemplateUse],
+    registered: &[String],
+) {
     if uses.is_empty() {
         return;
     }
@@ -100,7 +108,18 @@ fn add_template_uses(facts: &mut FileFacts, component: DefIdx, source: &str, use
     let mut lines = LineIndex::new(source);
     for u in uses {
         let mut parts = u.name.split('.');
-        let Some(head) = parts.next() else { continue };
+        let Some(mut head) = parts.next() else {
+            continue;
+        };
+        let capitalized;
+        let known = |name: &str| bound.contains_key(name) || registered.iter().any(|r| r == name);
+        if u.kind == UseKind::BoundTag && !known(head) {
+            capitalized = pascal_case(head).unwrap_or_default();
+            if !known(capitalized.as_str()) {
+                continue;
+            }
+            head = &capitalized;
+        }
         let base = bound.get(head).copied().unwrap_or_else(|| {
             let name = facts.strings.push(head);
             Sym::Global(name)
@@ -115,7 +134,7 @@ fn add_template_uses(facts: &mut FileFacts, component: DefIdx, source: &str, use
         let name = facts.strings.push(last);
         let pos = lines.pos(u.offset);
         let kind = match u.kind {
-            UseKind::Tag => CallKind::Jsx,
+            UseKind::Tag | UseKind::BoundTag => CallKind::Jsx,
             UseKind::Passed => CallKind::Reference,
             UseKind::Directive => CallKind::Call,
         };

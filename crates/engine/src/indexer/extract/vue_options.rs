@@ -134,6 +134,23 @@ pub(super) fn add_instance(
     }
 }
 
+/// The names the `components` option registers (`components: { Hamburger }`).
+pub(super) fn registered(facts: &FileFacts, options: DefIdx) -> Vec<String> {
+    let Some(group) = facts.defs.iter().position(|d| {
+        d.container() == Some(options)
+            && d.kind == DefKind::Object
+            && facts.strings.get(d.name) == "components"
+    }) else {
+        return Vec::new();
+    };
+    facts
+        .props
+        .iter()
+        .filter(|p| p.object as usize == group)
+        .map(|p| facts.strings.get(p.name).to_string())
+        .collect()
+}
+
 /// Names the options and what they hold after the component: `default.methods.save`
 /// becomes `Counter.methods.save`, the options themselves `Counter.options`.
 fn rename(facts: &mut FileFacts, options: DefIdx, component: &str) {
