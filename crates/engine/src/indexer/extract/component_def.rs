@@ -149,7 +149,9 @@ fn add_template_uses(
 fn bindings_by_name(facts: &FileFacts) -> rustc_hash::FxHashMap<String, Sym> {
     let mut bound: rustc_hash::FxHashMap<String, Sym> = rustc_hash::FxHashMap::default();
     for (d, def) in facts.defs.iter().enumerate() {
-        if def.container().is_none() {
+        // Not the component itself: `<sticky>` in `sticky.vue` is the `Sticky` it
+        // imports (Vue tries a file's own name last).
+        if def.container().is_none() && def.kind != DefKind::Component {
             bound
                 .entry(facts.strings.get(def.name).to_string())
                 .or_insert(Sym::Def(d as DefIdx));
