@@ -139,6 +139,29 @@ export function targets(checker, symbol, follow, depth = 0) {
       out.push(...targets(checker, checker.getShorthandAssignmentValueSymbol(d), follow, depth + 1));
       continue;
     }
+    // `const { contains } = useFilter()`: the property of what the initializer gives,
+    // as `const contains = useFilter().contains` would name it.
+    if (ts.isBindingElement(d) && ts.isObjectBindingPattern(d.parent)
+        && ts.isVariableDeclaration(d.parent.parent) && d.parent.parent.initializer) {
+      const key = d.propertyName ?? d.name;
+      if (ts.isIdentifier(key)) {
+        const type = checker.getTypeAtLocation(d.parent.parent.initializer);
+        const prop = type.getProperty(key.text);
+        if (prop) {
+          out.push(...targets(checker, prop, follow, depth + 1));
+          continue;
+        }
+      }
+    }
+    // `const Accordion = Object.assign(Root, { Item })`: calling it calls `Root`.
+    if (ts.isVariableDeclaration(d) && d.initializer && ts.isCallExpression(d.initializer)
+        && d.initializer.expression.getText() === "Object.assign" && d.initializer.arguments.length) {
+      const first = d.initializer.arguments[0];
+      if (ts.isIdentifier(first) || ts.isPropertyAccessExpression(first)) {
+        out.push(...targets(checker, checker.getSymbolAtLocation(ts.isIdentifier(first) ? first : first.name), follow, depth + 1));
+        continue;
+      }
+    }
     const init = ts.isBinaryExpression(d) ? d.right
       : d.parent && ts.isBinaryExpression(d.parent) && d.parent.left === d ? d.parent.right
       : (ts.isVariableDeclaration(d) || ts.isPropertyAssignment(d) || ts.isPropertyDeclaration(d)) && d.initializer;
@@ -219,7 +242,19 @@ const CALLISH = new Set(["call", "new", "jsx", "decorator"]);
  * repo|other|external|unknown, targets: Set of node ids, name, about }) and prints the
  * report. `inScope(file)` limits our edges to the call sites the truth covers.
  */
-export function report(g, truth, { header, inScope = () => true, show = 0 }) {
+/** `--expect recall=0.97,precision=0.95` as { recall: 0.97, precision: 0.95 }, or null. */
+export function expectArg(args) {
+  const i = args.indexOf("--expect");
+  if (i < 0) return null;
+  return Object.fromEntries(
+    (args[i + 1] ?? "").split(",").filter(Boolean).map((kv) => {
+      const [k, v] = kv.split("=");
+      return [k, Number(v)];
+    }),
+  );
+}
+
+export function report(g, truth, { header, inScope = () => true, show = 0, expect = null }) {
   const { graph, nodeById, normalise } = g;
   const ours = new Map();
   for (const e of graph.edges) {
@@ -312,6 +347,22 @@ export function report(g, truth, { header, inScope = () => true, show = 0 }) {
     );
   }
   console.log(`recall       ${pct(found, truthPairs)} (${found} of ${truthPairs})`);
+  // `--expect recall=R,precision=P`: a check (CI's), not a measurement: fails the process
+  // when recall, or precision leaving out what tsc has no symbol for, is below.
+  if (expect) {
+    const all = byConf.all ?? { edges: 0, correct: 0, unknown: 0 };
+    const got = {
+      recall: truthPairs ? found / truthPairs : 1,
+      precision: all.edges - all.unknown ? all.correct / (all.edges - all.unknown) : 1,
+    };
+    for (const [what, min] of Object.entries(expect)) {
+      if (!(what in got)) throw new Error(`--expect: unknown figure ${what}`);
+      if (got[what] < min) {
+        console.log(`EXPECTED    ${what} >= ${min}, got ${got[what].toFixed(3)}`);
+        process.exitCode = 1;
+      }
+    }
+  }
   console.log(
     `caller files recall ${pct(callerFiles.found.size, callerFiles.truth.size)} ` +
       `(${callerFiles.found.size} of ${callerFiles.truth.size} (caller file, definition) pairs)`,

@@ -5,6 +5,7 @@
 //   npm ci --prefix benches/precision
 //   blast-radius graph --repo REPO --format json > graph.json
 //   node benches/precision/components.mjs REPO graph.json [--show N] [--sites]
+//                                        [--expect recall=R,precision=P]
 //
 // Each `.vue` file is turned into TypeScript by @vue/language-core (what vue-tsc checks),
 // each `.svelte` file by svelte2tsx (what svelte-check checks) and each `.astro` file by
@@ -41,7 +42,7 @@ import { parse as parseSvelte } from "svelte/compiler";
 import { convertToTSX } from "@astrojs/compiler/sync";
 import {
   SCRIPT_EXT, listFiles, showArg, loadGraph, groupByConfig, optionsFor, targets, nodeOf, calleeName,
-  calledDecls, report,
+  calledDecls, report, expectArg,
 } from "./common.mjs";
 
 const require = createRequire(import.meta.url);
@@ -447,4 +448,5 @@ report(g, truth, {
   ],
   inScope: (file) => COMPONENT_EXT.test(file),
   show: SHOW,
+  expect: expectArg(rest),
 });

@@ -2,14 +2,14 @@
 //! (`export default { methods: {...} }`, or the object given to `defineComponent`).
 //!
 //! Vue makes one instance of a component, whose members are its options' `data`,
-//! `props`, `computed` and `methods`, and those of its `mixins`, all flattened. So
-//! `this.save()` in any of its functions and `save()` in its template both call
-//! `methods.save`, and `this.total` in a method reads `computed.total`. Here the
+//! `props`, `computed` and `methods`, what its `setup()` returns, and those of its
+//! `mixins`, all flattened. So `this.save()` in any of its functions and `save()` in
+//! its template both call `methods.save`, and `this.total` in a method reads `computed.total`. Here the
 //! options object stands for the instance: it takes the members of its `methods` and
-//! `computed` groups and of each mixin's (as spreads), `this` in every function of the
-//! options is it, and a name the template reads that no script binds is its member, as
-//! Vue's template compiler reads it (`_ctx.save`), unless Vue lets templates read that
-//! global (`Math`, `Date`, `String`, ...).
+//! `computed` groups, of what `setup()` and `data()` return and of each mixin's (as
+//! spreads); `this` in every function of the options is it; and a name the template
+//! reads that no script binds is its member, as Vue's template compiler reads it
+//! (`_ctx.save`), unless Vue lets templates read that global (`Math`, `Date`, ...).
 //!
 //! Its definitions are named after the component, where they are written:
 //! `Counter.methods.save`, `Counter.created`; the options object is `Counter.options`
@@ -90,6 +90,28 @@ pub(super) fn add_instance(
                 value,
             });
         }
+    }
+    // What `setup()` and `data()` return is the instance's too (`setup() { return {
+    // onSave } }`, then `@click="onSave()"`).
+    let returning: Vec<DefIdx> = facts
+        .defs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            d.container() == Some(options)
+                && d.kind == DefKind::Method
+                && matches!(facts.strings.get(d.name), "setup" | "data")
+        })
+        .map(|(i, _)| i as DefIdx)
+        .collect();
+    for function in returning {
+        let function = sym_id(facts, Sym::Def(function));
+        let value = facts.syms.push(Sym::Return(function));
+        facts.props.push(Prop {
+            object: options,
+            name: spread,
+            value,
+        });
     }
     // A mixin's members are the instance's: its options' `methods` and `computed`.
     let mixins: Vec<SymId> = facts
