@@ -144,6 +144,16 @@ pub fn grammar_of(blocks: &[Block]) -> Language {
 /// values alike, with its block keywords (`{#if c}`, `{#each xs as x}`, `{@render s()}`,
 /// `{:else}`, `{/if}`) reduced to their expressions; Astro's `{...}` in its markup.
 pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
+    program_text_in(kind, source, blocks, &template_spans(kind, source, blocks))
+}
+
+/// [`program_text`], given the file's [`template_spans`] (found once per file).
+pub fn program_text_in(
+    kind: Kind,
+    source: &str,
+    blocks: &[Block],
+    markup: &[(usize, usize)],
+) -> String {
     let bytes = source.as_bytes();
     let mut out: Vec<u8> = bytes
         .iter()
@@ -152,8 +162,7 @@ pub fn program_text(kind: Kind, source: &str, blocks: &[Block]) -> String {
     for b in blocks {
         out[b.start..b.end].copy_from_slice(&bytes[b.start..b.end]);
     }
-    let markup = markup_spans(kind, bytes, blocks);
-    for (from, to) in markup {
+    for &(from, to) in markup {
         match kind {
             Kind::Vue => vue_expressions(bytes, from, to, &mut out),
             Kind::Svelte => svelte_expressions(bytes, from, to, &mut out),
@@ -213,9 +222,14 @@ pub enum UseKind {
 /// [`UseKind::Directive`]): a value that is a name alone is a function passed, where an
 /// expression's calls are read with the program ([`program_text`]).
 pub fn template_uses(kind: Kind, source: &str, blocks: &[Block]) -> Vec<TemplateUse> {
+    template_uses_in(kind, source, &template_spans(kind, source, blocks))
+}
+
+/// [`template_uses`], given the file's [`template_spans`] (found once per file).
+pub fn template_uses_in(kind: Kind, source: &str, markup: &[(usize, usize)]) -> Vec<TemplateUse> {
     let bytes = source.as_bytes();
     let mut uses = Vec::new();
-    for (from, to) in markup_spans(kind, bytes, blocks) {
+    for &(from, to) in markup {
         let mut at = from;
         while at < to {
             // Astro's expressions hold JSX, which the TSX grammar reads as calls already:

@@ -76,26 +76,27 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
     }
     // A component: its script blocks, found once, give the program to parse (the
     // file's own offsets) and, after, its template's component tags.
-    let component = language
-        .component()
-        .map(|kind| (kind, component::script_blocks(kind, source)));
+    let component = language.component().map(|kind| {
+        let blocks = component::script_blocks(kind, source);
+        let template = component::template_spans(kind, source, &blocks);
+        (kind, blocks, template)
+    });
     // SAFETY: the parser and its trees are made and dropped inside the scope; the facts
     // own their data.
     let facts = unsafe {
         arena::scope(|| match &component {
             None => parse_and_extract(path, language, source),
-            Some((kind, blocks)) => {
-                let program = component::program_text(*kind, source, blocks);
+            Some((kind, blocks, template)) => {
+                let program = component::program_text_in(*kind, source, blocks, template);
                 parse_and_extract(path, component::grammar_for(*kind, blocks), &program)
             }
         })
     };
     crate::cancel::checkpoint();
     let mut facts = facts?;
-    if let Some((kind, blocks)) = &component {
-        let uses = component::template_uses(*kind, source, blocks);
-        let template = component::template_spans(*kind, source, blocks);
-        component_def::add_component(&mut facts, path, source, *kind, &template, &uses);
+    if let Some((kind, _, template)) = &component {
+        let uses = component::template_uses_in(*kind, source, template);
+        component_def::add_component(&mut facts, path, source, *kind, template, &uses);
     }
     facts.path = path.to_string();
     facts.language = Some(language);
