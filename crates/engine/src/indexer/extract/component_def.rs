@@ -6,7 +6,6 @@
 //! component's. Its body hash is the whole file's, blanks aside, so a change to its
 //! template or its props is a change to it.
 
-
 use super::line_index::LineIndex;
 use crate::indexer::component::{component_name, pascal_case, TemplateUse, UseKind};
 use crate::indexer::facts::*;
