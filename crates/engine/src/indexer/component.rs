@@ -17,7 +17,8 @@
 //! - **Astro**: the `---` frontmatter at the top (TypeScript), and every `<script>`
 //!   (TypeScript too, as Astro compiles them).
 //!
-//! A `<script src="...">` holds no code here (the file it names is read as itself), and
+//! A `<script src="...">` holds no code here (the file it names is read as itself, and
+//! a Vue component takes its options from it: [`script_sources`]), and
 //! a `<script type="...">` whose type is not JavaScript (JSON, templates) is not code.
 //! HTML comments and the raw text of `<style>` are skipped whole, so a `<script` inside
 //! them is not a block.
@@ -49,7 +50,6 @@ pub struct Block {
 
 /// The script blocks of a component file, in order of their offsets.
 pub fn script_blocks(kind: Kind, source: &str) -> Vec<Block> {
-    let bytes = source.as_bytes();
     let mut blocks = Vec::new();
     let mut at = 0;
     if kind == Kind::Astro {
@@ -62,6 +62,45 @@ pub fn script_blocks(kind: Kind, source: &str) -> Vec<Block> {
             at = after;
         }
     }
+    scan_scripts(kind, source, at, |attrs, content| {
+        if let (Some(language), Some((start, end))) = (script_language(kind, attrs), content) {
+            if end > start {
+                blocks.push(Block {
+                    start,
+                    end,
+                    language,
+                });
+            }
+        }
+    });
+    blocks
+}
+
+/// The files a Vue component's `<script src="./Counter.ts">` tags name: the script is that
+/// file's code (Vue's compiler reads it in), with the tag's offset.
+pub fn script_sources(kind: Kind, source: &str) -> Vec<(usize, String)> {
+    let mut sources = Vec::new();
+    if kind != Kind::Vue {
+        return sources;
+    }
+    scan_scripts(kind, source, 0, |attrs, _| {
+        if let Some(src) = attr(attrs, "src").filter(|s| !s.is_empty()) {
+            let at = attrs.as_ptr() as usize - source.as_ptr() as usize;
+            sources.push((at, src.to_string()));
+        }
+    });
+    sources
+}
+
+/// Calls `on_script` with the attributes of each top-level `<script>` tag from `at` on,
+/// and its content's byte range (None for a self-closing tag).
+fn scan_scripts<'s>(
+    kind: Kind,
+    source: &'s str,
+    mut at: usize,
+    mut on_script: impl FnMut(&'s str, Option<(usize, usize)>),
+) {
+    let bytes = source.as_bytes();
     while let Some(lt) = find_byte(bytes, b'<', at) {
         at = lt + 1;
         if bytes[lt..].starts_with(b"<!--") {
@@ -79,21 +118,17 @@ pub fn script_blocks(kind: Kind, source: &str) -> Vec<Block> {
         let attrs = &source[lt + 1 + name.len()..tag_end];
         // Past the `>`; a self-closing tag has no content.
         at = tag_end + 1;
+        let name = name.to_ascii_lowercase();
         if tag_end > 0 && bytes[tag_end - 1] == b'/' {
+            if name == "script" {
+                on_script(attrs, None);
+            }
             continue;
         }
-        match name.to_ascii_lowercase().as_str() {
+        match name.as_str() {
             "script" => {
                 let close = find_ci(bytes, b"</script", at).unwrap_or(bytes.len());
-                if let Some(language) = script_language(kind, attrs) {
-                    if close > at {
-                        blocks.push(Block {
-                            start: at,
-                            end: close,
-                            language,
-                        });
-                    }
-                }
+                on_script(attrs, Some((at, close)));
                 at = close;
             }
             // Raw text: nothing inside is markup.
@@ -108,7 +143,6 @@ pub fn script_blocks(kind: Kind, source: &str) -> Vec<Block> {
             _ => {}
         }
     }
-    blocks
 }
 
 /// The grammar a component's program is parsed in: an Astro file's is TSX (its markup

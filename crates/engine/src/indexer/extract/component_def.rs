@@ -11,16 +11,24 @@ use crate::indexer::component::{component_name, pascal_case, TemplateUse, UseKin
 use crate::indexer::facts::*;
 use crate::indexer::language::ComponentKind;
 
+/// What the component file holds besides its program: its kind, its template's spans
+/// and the names the template uses, and the files its `<script src>` tags name.
+pub(super) struct Layout<'a> {
+    pub kind: ComponentKind,
+    pub template: &'a [(usize, usize)],
+    pub uses: &'a [TemplateUse],
+    pub sources: &'a [(usize, String)],
+}
+
 /// Adds the component's definition, and a call of each component its template uses
 /// (`<PostCard>`: a `jsx` call of what the script binds `PostCard` to), made by it.
-pub(super) fn add_component(
-    facts: &mut FileFacts,
-    path: &str,
-    source: &str,
-    kind: ComponentKind,
-    template: &[(usize, usize)],
-    uses: &[TemplateUse],
-) {
+pub(super) fn add_component(facts: &mut FileFacts, path: &str, source: &str, layout: &Layout) {
+    let Layout {
+        kind,
+        template,
+        uses,
+        sources,
+    } = *layout;
     // Vue's Options API: what `export default` held, an options object.
     let options = default_object(facts).filter(|_| kind == ComponentKind::Vue);
     let name = facts.strings.push(component_name(path));
@@ -50,6 +58,14 @@ pub(super) fn add_component(
     add_template_uses(facts, idx, source, uses, &registered);
     if let Some(options) = options {
         super::vue_options::add_instance(facts, options, component_name(path), source, template);
+    } else if let (ComponentKind::Vue, Some((at, src))) = (kind, sources.first()) {
+        super::vue_options::add_external_instance(
+            facts,
+            component_name(path),
+            source,
+            template,
+            (*at, src),
+        );
     }
     // What a script exports as default (Vue's Options API: the component's options
     // object) is the component's options: importing the file gives the component.

@@ -96,7 +96,13 @@ pub fn extract(path: &str, language: Language, source: &str) -> Result<FileFacts
     let mut facts = facts?;
     if let Some((kind, _, template)) = &component {
         let uses = component::template_uses_in(*kind, source, template);
-        component_def::add_component(&mut facts, path, source, *kind, template, &uses);
+        let layout = component_def::Layout {
+            kind: *kind,
+            template,
+            uses: &uses,
+            sources: &component::script_sources(*kind, source),
+        };
+        component_def::add_component(&mut facts, path, source, &layout);
     }
     facts.path = path.to_string();
     facts.language = Some(language);

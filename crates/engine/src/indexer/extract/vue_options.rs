@@ -156,6 +156,68 @@ pub(super) fn add_instance(
     }
 }
 
+/// `<script src="./Counter.ts">`: the component's options are that file's default
+/// export, so the template reads its members. A local object stands for the instance
+/// (`Counter.options`, at the tag), holding the exported options' `methods`, `computed`,
+/// what their `setup()` and `data()` return, and their `components`.
+pub(super) fn add_external_instance(
+    facts: &mut FileFacts,
+    component: &str,
+    source: &str,
+    template: &[(usize, usize)],
+    (at, src): (usize, &str),
+) {
+    let pos = LineIndex::new(source).pos(at);
+    let specifier = facts.strings.push(src);
+    let import = facts.imports.len() as ImportIdx;
+    facts.imports.push(Import {
+        specifier,
+        kind: ImportKind::Default,
+        line: pos.line,
+    });
+    let exported = facts.syms.push(Sym::Import(import));
+    let name = facts.strings.push("options");
+    let qualified = facts.strings.push(&format!("{component}.options"));
+    let at = u32::try_from(at).unwrap_or(u32::MAX);
+    let span = Span {
+        start_byte: at,
+        end_byte: at,
+        start_line: pos.line,
+        end_line: pos.line,
+    };
+    let options = facts.defs.len() as DefIdx;
+    facts.defs.push(Definition::new(
+        name,
+        qualified,
+        DefKind::Object,
+        None,
+        span,
+        pos,
+    ));
+    let spread = facts.strings.push(SPREAD);
+    let add = |facts: &mut FileFacts, prop: StrId, member: &str, called: bool| {
+        let member = facts.strings.push(member);
+        let mut value = facts.syms.push(Sym::Member(exported, member));
+        if called {
+            value = facts.syms.push(Sym::Return(value));
+        }
+        facts.props.push(Prop {
+            object: options,
+            name: prop,
+            value,
+        });
+    };
+    add(facts, spread, "methods", false);
+    add(facts, spread, "computed", false);
+    add(facts, spread, "setup", true);
+    add(facts, spread, "data", true);
+    let components = facts.strings.push("components");
+    add(facts, components, "components", false);
+    if !template.is_empty() {
+        template_reads_instance(facts, options, source, template);
+    }
+}
+
 /// The names the `components` option registers (`components: { Hamburger }`).
 pub(super) fn registered(facts: &FileFacts, options: DefIdx) -> Vec<String> {
     let Some(group) = facts.defs.iter().position(|d| {
