@@ -200,6 +200,30 @@ fn calls_from_other_repositories_reach_the_owners_functions() {
 }
 
 #[test]
+fn calls_in_component_templates_reach_the_owners_functions() {
+    let library = graph("library");
+    let storefront = graph("storefront");
+    let made = calls(&storefront);
+    let refs: Vec<&ExternalCall> = made.iter().map(|(_, c)| c).collect();
+    let format = def(&library, "packages/money/src/format.ts", "formatPrice");
+    let parse = def(&library, "packages/money/src/format.ts", "parsePrice");
+    let reached = org::link(&library, &refs, &[format, parse]);
+    let mut got: Vec<(&str, u32, DefId)> = reached
+        .iter()
+        .map(|r| (made[r.call].0.as_str(), made[r.call].1.line, r.target))
+        .collect();
+    got.sort();
+    // A Vue template's expressions (its script setup imports them) and a Svelte one's.
+    let mut expected = vec![
+        ("src/PriceTag.vue", 2, format),
+        ("src/PriceTag.vue", 2, parse),
+        ("src/Total.svelte", 6, format),
+    ];
+    expected.sort();
+    assert_eq!(got, expected);
+}
+
+#[test]
 fn calls_into_packages_the_repository_does_not_hold_reach_nothing() {
     // The service's calls laid over the service itself: it holds no `@acme/money`.
     let service = graph("service");
