@@ -506,3 +506,87 @@ fn a_changed_angular_template_lists_its_component() {
         )]
     );
 }
+
+/// Each untouched caller is judged against its callee's new contract (issue 44): a
+/// required parameter added breaks the calls that do not pass it, a parameter removed
+/// before later arguments shifts them, async and spreads are checks, and a body-only
+/// change is fine.
+#[test]
+fn callers_are_judged_against_the_new_contract() {
+    let repo = two_commit_repo("blast/verdicts");
+    let report = blast_json(repo.path());
+    let mut got: Vec<(String, u64, String, String)> = report["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["depth"] == 1)
+        .map(|c| {
+            (
+                c["file"].as_str().unwrap().to_string(),
+                c["line"].as_u64().unwrap(),
+                c["verdict"].as_str().unwrap_or("none").to_string(),
+                c["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    let got: Vec<(String, String, String)> = got
+        .into_iter()
+        .map(|(f, l, v, r)| (format!("{f}:{l}"), v, r))
+        .collect();
+    let verdicts: Vec<(&str, &str)> = got
+        .iter()
+        .map(|(s, v, _)| (s.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("src/checkout.js:4", "breaks"),
+            ("src/checkout.js:5", "fine"),
+            ("src/checkout.js:7", "check"),
+            ("src/checkout.js:8", "fine"),
+            ("src/checkout.js:12", "check"),
+            ("src/checkout.js:13", "fine"),
+            ("src/checkout.js:14", "fine"),
+            ("src/checkout.js:15", "breaks"),
+            ("src/checkout.js:16", "breaks"),
+            ("src/pay.ts:4", "breaks"),
+        ],
+        "{got:#?}"
+    );
+    let reason = |site: &str| got.iter().find(|(s, _, _)| s == site).unwrap().2.clone();
+    assert_eq!(
+        reason("src/checkout.js:4"),
+        "passes 2 arguments; `charge` now requires 3 (`card` not passed)"
+    );
+    assert!(reason("src/checkout.js:15").contains("`by` (parameter 2) was removed"));
+    assert!(reason("src/checkout.js:12").contains("now async"));
+    assert_eq!(
+        reason("src/checkout.js:8"),
+        "only the body changed: the contract is the same"
+    );
+
+    // The comment opens with what breaks, and each such line says why.
+    let markdown = run_ok(&[
+        "blast",
+        "--repo",
+        repo.path().to_str().unwrap(),
+        "--base",
+        "HEAD~1",
+        "--head",
+        "HEAD",
+    ]);
+    let first = markdown
+        .lines()
+        .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with('#'))
+        .unwrap();
+    assert_eq!(
+        first,
+        "**4** untouched call sites **break** with this change: `src/checkout.js:4`, \
+         `src/checkout.js:15`, `src/checkout.js:16`, and 1 more."
+    );
+    assert!(
+        markdown.contains("**breaks**: ``passes 2 arguments; `charge` now requires 3"),
+        "{markdown}"
+    );
+}

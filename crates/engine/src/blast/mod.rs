@@ -1,4 +1,6 @@
+pub mod contract;
 pub mod diff;
 pub mod patch;
 pub mod radius;
 pub mod report;
+pub mod verdict;

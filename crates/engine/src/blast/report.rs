@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::diff::Change;
+pub use super::verdict::{Judged, Verdict};
 use crate::graph::Confidence;
 use crate::indexer::facts::{CallKind, DefKind};
 use crate::indexer::skip::SkipReason;
@@ -74,6 +75,10 @@ pub struct CallerFinding {
     /// For depth > 1: the qualified name of the function at depth-1 that this site calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// For a direct caller: whether the change breaks it (`verdict`: `breaks`, `check`
+    /// or `fine`) and why (`reason`), judged against the function's new contract.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<Judged>,
 }
 
 impl BlastReport {
@@ -124,6 +129,7 @@ mod tests {
 
     fn caller(index: usize, file: &str, confidence: Confidence) -> CallerFinding {
         CallerFinding {
+            judged: None,
             callee: String::new(),
             changed_index: index,
             file: file.into(),

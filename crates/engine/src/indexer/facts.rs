@@ -540,6 +540,43 @@ pub struct CallSite {
     line: u32,
     column: u16,
     pub kind: CallKind,
+    /// What the call passes and how its result is taken, packed (see [`CallArgs`]).
+    args: u8,
+}
+
+/// How a call passes its arguments and takes its result: what a contract change is
+/// checked against (`charge(a, b)` after `charge` gained a required third parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallArgs {
+    /// How many arguments are written, up to [`CallArgs::MAX_COUNT`] (which means "at
+    /// least that many").
+    pub count: u8,
+    /// One of them is a spread (`f(...args)`): the count says nothing.
+    pub spread: bool,
+    /// The result is awaited (`await f()`) or chained (`f().then(...)`).
+    pub awaited: bool,
+}
+
+impl CallArgs {
+    pub const MAX_COUNT: u8 = 31;
+    const KNOWN: u8 = 0x80;
+    const SPREAD: u8 = 0x40;
+    const AWAITED: u8 = 0x20;
+
+    fn pack(self) -> u8 {
+        Self::KNOWN
+            | self.count.min(Self::MAX_COUNT)
+            | if self.spread { Self::SPREAD } else { 0 }
+            | if self.awaited { Self::AWAITED } else { 0 }
+    }
+
+    fn unpack(b: u8) -> Option<CallArgs> {
+        (b & Self::KNOWN != 0).then_some(CallArgs {
+            count: b & 0x1f,
+            spread: b & Self::SPREAD != 0,
+            awaited: b & Self::AWAITED != 0,
+        })
+    }
 }
 
 impl CallSite {
@@ -557,7 +594,17 @@ impl CallSite {
             line: pos.line,
             column: u16::try_from(pos.column).unwrap_or(u16::MAX),
             kind,
+            args: 0,
         }
+    }
+
+    /// The call's arguments, as written (calls and `new` only; None for the rest).
+    pub fn args(&self) -> Option<CallArgs> {
+        CallArgs::unpack(self.args)
+    }
+
+    pub fn set_args(&mut self, args: CallArgs) {
+        self.args = args.pack();
     }
 
     /// The innermost enclosing definition; None for top-level code (the module node).

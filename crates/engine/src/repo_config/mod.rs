@@ -35,6 +35,7 @@ const TOP_KEYS: &[&str] = &[
     "depth",
     "outputs",
     "fail_on_removed_called",
+    "fail_on_breaking",
     "max_callers",
     "commands_from",
 ];
@@ -68,6 +69,10 @@ pub struct RepoConfig {
     /// A removed or renamed function that untouched code still calls fails the check
     /// (true) or makes it neutral (false).
     pub fail_on_removed_called: bool,
+    /// An untouched call that the new contract of its callee breaks (too few arguments
+    /// for new required parameters, arguments shifted by a removed one) fails the check
+    /// (true) or makes it neutral (false).
+    pub fail_on_breaking: bool,
     /// Callers listed per changed function in the comment; None: every one that fits
     /// (20 per function when the whole list does not fit in one comment).
     pub max_callers: Option<usize>,
@@ -92,6 +97,7 @@ impl Default for RepoConfig {
             depth: DEFAULT_DEPTH,
             outputs: Outputs::default(),
             fail_on_removed_called: true,
+            fail_on_breaking: true,
             max_callers: None,
             commands_from: DEFAULT_COMMANDS_FROM
                 .iter()
@@ -272,6 +278,11 @@ pub fn parse(text: &str) -> (RepoConfig, Vec<ConfigProblem>) {
             "fail_on_removed_called" => {
                 if let Some(b) = boolean(key, value, true, &mut problems) {
                     config.fail_on_removed_called = b;
+                }
+            }
+            "fail_on_breaking" => {
+                if let Some(b) = boolean(key, value, true, &mut problems) {
+                    config.fail_on_breaking = b;
                 }
             }
             "max_callers" => {

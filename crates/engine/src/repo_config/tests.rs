@@ -30,6 +30,7 @@ fn no_file_an_empty_file_and_comments_only_are_the_defaults() {
         }
     );
     assert!(d.fail_on_removed_called);
+    assert!(d.fail_on_breaking);
     assert_eq!(d.max_callers, None);
     assert!(d.paths.allows_all() && d.paths.allows("any/where.ts"));
 }
@@ -47,6 +48,7 @@ outputs:
   inline: false
   check: true
 fail_on_removed_called: false
+fail_on_breaking: false
 max_callers: 50
 "#;
     let (config, problems) = parse(text);
@@ -64,6 +66,7 @@ max_callers: 50
         }
     );
     assert!(!config.fail_on_removed_called);
+    assert!(!config.fail_on_breaking);
     assert_eq!(config.max_callers, Some(50));
 }
 

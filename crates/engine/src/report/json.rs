@@ -128,6 +128,7 @@ mod tests {
                 renamed_from: None,
             }],
             callers: vec![CallerFinding {
+                judged: None,
                 callee: "f".into(),
                 changed_index: 0,
                 file: "src/b.ts".into(),

@@ -172,6 +172,7 @@ fn still_called(
     head_files: &FxHashMap<String, HeadFile>,
 ) -> Option<CallerFinding> {
     let mut finding = CallerFinding {
+        judged: None,
         callee: String::new(),
         changed_index: 0,
         file: base.path.clone(),
@@ -239,6 +240,7 @@ fn finding_at(graph: &Graph, c: Caller, head_files: &FxHashMap<String, HeadFile>
         .get(&facts.path)
         .is_some_and(|h| is_touched(site, h));
     CallerFinding {
+        judged: None,
         callee: String::new(),
         changed_index: 0,
         file: facts.path.clone(),
@@ -263,6 +265,7 @@ mod tests {
 
     fn at(changed_index: usize, file: &str, line: u32, depth: u32) -> CallerFinding {
         CallerFinding {
+            judged: None,
             callee: format!("f{changed_index}"),
             changed_index,
             file: file.into(),

@@ -10,6 +10,7 @@
 //! request, and the fork copies only the parts of it that the change writes to.
 
 mod findings;
+mod judge;
 mod overlay;
 mod plan;
 
@@ -39,6 +40,7 @@ pub fn blast(graph: &Graph, changes: &[FileChange], options: &BlastOptions) -> B
     let plan = plan::plan(graph, changes, options.depth);
     let head = overlay::head(graph, changes, plan.head_facts);
     let mut report = findings::report(&head, plan.planned, &plan.head_files, options);
+    judge::callers(&head, changes, &mut report);
     report.skipped_files += plan.skipped.len() as u32;
     report.skipped.extend(plan.skipped);
     report.skipped.sort_by(|a, b| a.file.cmp(&b.file));

@@ -381,12 +381,62 @@ impl<'s> Extractor<'s> {
             }
             _ => return false,
         };
-        let _ = site;
         let pos = self.pos(at);
-        self.facts
-            .calls
-            .push(CallSite::new(self.current_caller(), kind, sym, name, pos));
+        let mut call = CallSite::new(self.current_caller(), kind, sym, name, pos);
+        if let Some(args) = self.call_args(site, kind) {
+            call.set_args(args);
+        }
+        self.facts.calls.push(call);
         true
+    }
+
+    /// What a call or `new` passes (tagged templates and the rest: None).
+    #[inline(never)]
+    fn call_args(&mut self, site: Node<'s>, kind: CallKind) -> Option<CallArgs> {
+        if !matches!(kind, CallKind::Call | CallKind::New) {
+            return None;
+        }
+        let args = site.field(Field::Arguments)?;
+        if args.kind_str() != "arguments" {
+            return None;
+        }
+        let mut count = 0u8;
+        let mut spread = false;
+        for arg in self.named_kids(args) {
+            match arg.kind_str() {
+                "comment" => {}
+                "spread_element" => spread = true,
+                _ => count = count.saturating_add(1),
+            }
+        }
+        Some(CallArgs {
+            count: count.min(CallArgs::MAX_COUNT),
+            spread,
+            awaited: self.awaited == Some(site.id()),
+        })
+    }
+
+    /// `f().then`, `f().catch`, `f().finally`: the node id of the call `f()`. Apart from
+    /// `call_with_kind`, whose frame each level of a call chain pays.
+    #[inline(never)]
+    fn chained_promise(&self, function: Node<'s>) -> Option<usize> {
+        if function.kind_str() != "member_expression" {
+            return None;
+        }
+        let property = function.field(Field::Property)?;
+        if !matches!(self.text(property), "then" | "catch" | "finally") {
+            return None;
+        }
+        let object = unwrap_parens(function.field(Field::Object)?);
+        (object.kind_str() == "call_expression").then(|| object.id())
+    }
+
+    /// `await f()`: the call (past parentheses) is awaited.
+    pub(crate) fn await_expression(&mut self, node: Node<'s>, depth: usize) {
+        let inner = node.named_child(0).map(unwrap_parens);
+        let outer = std::mem::replace(&mut self.awaited, inner.map(|n| n.id()));
+        self.visit_children(node, depth);
+        self.awaited = outer;
     }
 
     /// Walks a callee expression without counting it as a property read (also inside
@@ -453,6 +503,11 @@ impl<'s> Extractor<'s> {
             self.inherits(f, args);
             self.global_registration(node, f, args);
         }
+        // `f().then(...)`: the call of `f` is taken as a promise.
+        let outer_awaited = self.awaited;
+        if let Some(object) = function.and_then(|f| self.chained_promise(f)) {
+            self.awaited = Some(object);
+        }
         let children = self.kids_with_fields(node);
         let callee = match function {
             Some(f) if self.record_call_of(node, kind, f, depth) => {
@@ -478,6 +533,7 @@ impl<'s> Extractor<'s> {
                 _ => self.visit(child, depth + 1),
             }
         }
+        self.awaited = outer_awaited;
     }
 
     /// Arguments: a function passed by name is a use of it (`items.map(normalize)`).
@@ -802,4 +858,15 @@ fn resolvable_receiver(member: Node, level: usize) -> bool {
         "member_expression" if level < 1 => resolvable_receiver(object, level + 1),
         _ => false,
     }
+}
+
+/// The expression inside any parentheses around it (`(f())` is `f()`).
+fn unwrap_parens(mut node: Node) -> Node {
+    while node.kind_str() == "parenthesized_expression" {
+        match node.named_child(0) {
+            Some(inner) => node = inner,
+            None => break,
+        }
+    }
+    node
 }

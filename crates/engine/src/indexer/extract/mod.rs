@@ -277,6 +277,8 @@ pub(crate) struct Extractor<'s> {
     pub(crate) function_is: Option<SymId>,
     /// A name the next block declares narrowed: `if (x instanceof C) { ... }`.
     narrowed: Option<(StrId, SymId)>,
+    /// The expression an enclosing `await` (or `.then`) takes: a call there is awaited.
+    pub(crate) awaited: Option<usize>,
     /// The `GlobalComponents` interface this file's Vue registrations declare, once one
     /// does (see `vue_globals`).
     vue_global_components: Option<DefIdx>,
@@ -367,6 +369,7 @@ impl<'s> Extractor<'s> {
             callback_of: None,
             narrowed: None,
             vue_global_components: None,
+            awaited: None,
             object_arg: None,
             function_is: None,
             def_of_node: FxHashMap::default(),
@@ -683,7 +686,7 @@ impl<'s> Extractor<'s> {
 type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 
 /// How many node kinds have a handler: the length of [`Extractor::HANDLERS`].
-const HANDLED: usize = 42;
+const HANDLED: usize = 43;
 
 impl<'s> Extractor<'s> {
     /// The node kinds that carry facts (the rest are walked through), each with its handler
@@ -736,6 +739,7 @@ impl<'s> Extractor<'s> {
         ("pair", Self::pair, 0),
         ("method_definition", Self::object_method, 3),
         ("parenthesized_expression", Self::parenthesized, 1),
+        ("await_expression", Self::await_expression, 1),
         ("string", Self::string, 0),
         ("member_expression", Self::member_read, 1),
         // modules

@@ -45,3 +45,36 @@ fn handler_codes_lead_to_their_kinds_rows() {
     }
     assert!(handler(HANDLED as u8 + 1).is_none());
 }
+
+/// What each call passes and whether its result is awaited: what a changed contract is
+/// checked against.
+#[test]
+fn calls_record_their_arguments_and_whether_they_are_awaited() {
+    let source = "async function main(xs) {\n  charge(1, 2);\n  await charge(1);\n  charge(...xs);\n  charge(1).then(done);\n  await (charge());\n  new Order(1, 2, 3);\n  tag`x${1}`;\n}\n";
+    let facts = extract("a.js", Language::JavaScript, source).expect("read");
+    type Seen<'a> = (u32, &'a str, Option<(u8, bool, bool)>);
+    let got: Vec<Seen> = facts
+        .calls
+        .iter()
+        .map(|c| {
+            (
+                c.pos().line,
+                facts.str(c.name),
+                c.args().map(|a| (a.count, a.spread, a.awaited)),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, "charge", Some((2, false, false))),
+            (2, "charge", Some((1, false, true))),
+            (3, "charge", Some((0, true, false))),
+            (4, "then", Some((1, false, false))),
+            (4, "charge", Some((1, false, true))),
+            (5, "charge", Some((0, false, true))),
+            (6, "Order", Some((3, false, false))),
+            (7, "tag", None),
+        ]
+    );
+}

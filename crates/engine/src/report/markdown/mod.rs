@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use super::LineLink;
 use crate::blast::diff::Change;
-use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction};
+use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction, Verdict};
 use crate::graph::Confidence;
 use crate::repo_config::ConfigProblem;
 
@@ -36,6 +36,8 @@ const DIAGRAM_MAX_EDGES: usize = 40;
 const INLINE_SITES: usize = 5;
 /// Functions named in the headline.
 const HEADLINE_FUNCTIONS: usize = 5;
+/// Breaking sites named in the first sentence.
+const HEADLINE_BREAKS: usize = 3;
 /// Longest Mermaid label, in characters.
 const MAX_LABEL_CHARS: usize = 60;
 
@@ -283,6 +285,39 @@ fn headline(out: &mut Out, groups: &[Group], elsewhere: Elsewhere) {
     } else {
         ""
     };
+    // What breaks comes first: the sites the new contracts cannot match.
+    let mut breaking: Vec<&CallerFinding> = groups
+        .iter()
+        .flat_map(|g| &g.untouched)
+        .filter(|f| {
+            f.judged
+                .as_ref()
+                .is_some_and(|j| j.verdict == Verdict::Breaks)
+        })
+        .copied()
+        .collect();
+    breaking.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    breaking.dedup_by(|a, b| (&a.file, a.line, a.column) == (&b.file, b.line, b.column));
+    if !breaking.is_empty() {
+        let listed: Vec<String> = breaking
+            .iter()
+            .take(HEADLINE_BREAKS)
+            .map(|f| code(&format!("{}:{}", f.file, f.line)))
+            .collect();
+        let mut first = format!(
+            "**{}** untouched call {} **{}** with this change: {}",
+            breaking.len(),
+            plural(breaking.len(), "site", "sites"),
+            plural(breaking.len(), "breaks", "break"),
+            listed.join(", ")
+        );
+        if breaking.len() > HEADLINE_BREAKS {
+            let _ = write!(first, ", and {} more", breaking.len() - HEADLINE_BREAKS);
+        }
+        first.push('.');
+        out.line(&first, 0, 0);
+        out.blank();
+    }
     let mut line = if sites.is_empty() {
         if groups.iter().any(|g| !g.touched.is_empty()) {
             format!("Every caller{here} of the changed functions was touched by this change.")
@@ -769,9 +804,22 @@ fn link_target(url: &str) -> String {
     out
 }
 
-/// How the site calls, when not a plain call, and the path for transitive callers.
+/// How the site calls, when not a plain call, the path for transitive callers, and what
+/// the change's new contract means for it when it is not fine.
 fn call_details(finding: &CallerFinding) -> String {
     let mut s = String::new();
+    if let Some(judged) = finding
+        .judged
+        .as_ref()
+        .filter(|j| j.verdict != Verdict::Fine)
+    {
+        let _ = write!(
+            s,
+            " · **{}**: {}",
+            judged.verdict.as_str(),
+            code(&judged.reason)
+        );
+    }
     let kind = finding.kind.as_str();
     if kind != "call" {
         let _ = write!(s, " · {kind}");

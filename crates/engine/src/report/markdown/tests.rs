@@ -31,6 +31,7 @@ fn call(
     caller: &str,
 ) -> CallerFinding {
     CallerFinding {
+        judged: None,
         callee: report.changed[changed_index].qualified_name.clone(),
         changed_index,
         file: site.0.into(),
@@ -93,28 +94,34 @@ fn typical() -> BlastReport {
     r.callers = vec![
         call(&r, 0, ("src/api/handler.ts", 40), "handleRequest"),
         CallerFinding {
+            judged: None,
             confidence: Confidence::Likely,
             ..call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage")
         },
         CallerFinding {
+            judged: None,
             touched: true,
             ..call(&r, 0, ("src/services/user.ts", 30), "UserService.refresh")
         },
         CallerFinding {
+            judged: None,
             depth: 2,
             via: Some("handleRequest".into()),
             ..call(&r, 0, ("src/app.ts", 5), "main")
         },
         CallerFinding {
+            judged: None,
             confidence: Confidence::Possible,
             ..call(&r, 0, ("src/legacy/users.js", 88), "<module>")
         },
         call(&r, 1, ("src/components/Name.tsx", 9), "NameTag"),
         CallerFinding {
+            judged: None,
             touched: true,
             ..call(&r, 1, ("src/util/format.ts", 15), "formatAll")
         },
         CallerFinding {
+            judged: None,
             kind: CallKind::New,
             ..call(&r, 3, ("src/index.ts", 3), "<module>")
         },
@@ -155,11 +162,13 @@ fn rename_still_called() -> BlastReport {
         call(&r, 0, ("src/api/handler.ts", 40), "handleRequest"),
         call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage"),
         CallerFinding {
+            judged: None,
             touched: true,
             ..call(&r, 0, ("src/services/cache.ts", 9), "warmCache")
         },
         call(&r, 1, ("src/reports/export.ts", 51), "exportCsv"),
         CallerFinding {
+            judged: None,
             confidence: Confidence::Possible,
             ..call(&r, 2, ("src/old/format.js", 2), "<module>")
         },
@@ -268,6 +277,7 @@ fn huge() -> BlastReport {
         .map(|i| {
             let idx = (i % 50) as usize;
             CallerFinding {
+                judged: None,
                 confidence: if i % 7 == 0 {
                     Confidence::Possible
                 } else {
@@ -469,10 +479,12 @@ fn classify_helper() -> BlastReport {
         call(&r, 2, ("routes/posts.js", 7), "createPost"),
         call(&r, 2, ("routes/services/video.js", 5), "processVideo"),
         CallerFinding {
+            judged: None,
             touched: true,
             ..call(&r, 2, ("routes/services/image.js", 4), "processImage")
         },
         CallerFinding {
+            judged: None,
             touched: true,
             ..call(&r, 3, ("services/classify.js", 9), "classifyFields")
         },
@@ -568,10 +580,12 @@ fn an_added_function_called_only_by_the_change_has_no_section() {
     let mut r = classify_helper();
     let repeated = vec![
         CallerFinding {
+            judged: None,
             touched: true,
             ..call(&r, 1, ("services/classify.js", 9), "classifyFields")
         },
         CallerFinding {
+            judged: None,
             touched: true,
             depth: 2,
             via: Some("classifyFields".into()),

@@ -3,7 +3,7 @@
 //! site.
 
 use crate::blast::diff::Change;
-use crate::blast::report::BlastReport;
+use crate::blast::report::{BlastReport, CallerFinding, Verdict as JudgedVerdict};
 use crate::report::markdown::render_markdown_listing;
 
 use super::PrAnalysis;
@@ -53,7 +53,10 @@ pub struct CheckRunPlan {
 /// rendered again shorter when the two together pass GitHub's limit.
 pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) -> CheckRunPlan {
     let PrAnalysis { report, config, .. } = analysis;
-    let fail = config.fail_on_removed_called;
+    let fail = Fail {
+        removed_called: config.fail_on_removed_called,
+        breaking: config.fail_on_breaking,
+    };
     let elsewhere = analysis
         .elsewhere
         .map_or((0, 0), |e| (e.found.len(), e.broken(report)));
@@ -73,43 +76,93 @@ pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) ->
     }
 }
 
-/// Whether an untouched call is broken by the change: a direct call to a function the
-/// pull request removed or renamed.
-fn breaks(report: &BlastReport, changed_index: usize, depth: u32) -> bool {
-    matches!(
-        report.changed[changed_index].change,
-        Change::Removed | Change::Renamed
-    ) && depth == 1
+/// What fails the check rather than making it neutral (the repository's configuration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Fail {
+    /// A removed or renamed function still called.
+    pub removed_called: bool,
+    /// A call the new contract of its callee breaks.
+    pub breaking: bool,
 }
 
-/// Failure when a removed or renamed function is still called (the PR breaks those
-/// calls), neutral instead when the repository says so (`fail_on_removed_called:
-/// false`); neutral when changed functions have callers the PR did not touch (worth a
-/// look, not wrong); success otherwise.
+/// How an untouched call is broken by the change, if it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Broken {
+    /// A direct call to a function the pull request removed or renamed.
+    Gone,
+    /// A direct call the callee's new contract cannot match (see `blast::verdict`).
+    Contract,
+}
+
+fn broken(report: &BlastReport, c: &CallerFinding) -> Option<Broken> {
+    if c.depth != 1 {
+        return None;
+    }
+    if matches!(
+        report.changed[c.changed_index].change,
+        Change::Removed | Change::Renamed
+    ) {
+        return Some(Broken::Gone);
+    }
+    c.judged
+        .as_ref()
+        .filter(|j| j.verdict == JudgedVerdict::Breaks)
+        .map(|_| Broken::Contract)
+}
+
+impl Fail {
+    fn fails(self, broken: Broken) -> bool {
+        match broken {
+            Broken::Gone => self.removed_called,
+            Broken::Contract => self.breaking,
+        }
+    }
+}
+
+/// Failure when a removed or renamed function is still called, or a call is broken by
+/// its callee's new contract (each neutral instead when the repository says so:
+/// `fail_on_removed_called: false`, `fail_on_breaking: false`); neutral when changed
+/// functions have callers the PR did not touch (worth a look, not wrong); success
+/// otherwise.
 ///
 /// Calls from other repositories count like the others (none of them is touched by
 /// this pull request): `elsewhere` is (their number, how many call a removed or renamed
 /// function).
 pub(super) fn verdict(
     report: &BlastReport,
-    fail_on_removed_called: bool,
+    fail: Fail,
     (elsewhere, broken_elsewhere): (usize, usize),
 ) -> (Verdict, String) {
     let untouched: Vec<_> = report.callers.iter().filter(|c| !c.touched).collect();
-    let broken = broken_elsewhere > 0
+    let gone = broken_elsewhere > 0
         || untouched
             .iter()
-            .any(|c| breaks(report, c.changed_index, c.depth));
+            .any(|c| broken(report, c) == Some(Broken::Gone));
+    let contract = untouched
+        .iter()
+        .filter(|c| broken(report, c) == Some(Broken::Contract))
+        .count();
     let n = untouched.len() + elsewhere;
-    if broken {
-        let verdict = if fail_on_removed_called {
+    let level = |fails: bool| {
+        if fails {
             Verdict::Failure
         } else {
             Verdict::Neutral
-        };
+        }
+    };
+    if gone {
         (
-            verdict,
+            level(fail.removed_called || (contract > 0 && fail.breaking)),
             "A removed or renamed function is still called".into(),
+        )
+    } else if contract > 0 {
+        (
+            level(fail.breaking),
+            format!(
+                "{contract} call site{} the change did not touch break{}",
+                if contract == 1 { "" } else { "s" },
+                if contract == 1 { "s" } else { "" }
+            ),
         )
     } else if n > 0 {
         (
@@ -129,7 +182,7 @@ pub(super) fn verdict(
 
 /// An annotation on each untouched call site (the first [`MAX_NOTES`]): a failure where
 /// the call is broken and the repository fails on that, a warning otherwise.
-pub(super) fn notes(report: &BlastReport, fail_on_removed_called: bool) -> Vec<Note> {
+pub(super) fn notes(report: &BlastReport, fail: Fail) -> Vec<Note> {
     report
         .callers
         .iter()
@@ -137,18 +190,24 @@ pub(super) fn notes(report: &BlastReport, fail_on_removed_called: bool) -> Vec<N
         .take(MAX_NOTES)
         .map(|c| {
             let changed = &report.changed[c.changed_index];
-            let broken = breaks(report, c.changed_index, c.depth);
+            let fails = broken(report, c).is_some_and(|b| fail.fails(b));
+            let judged = c
+                .judged
+                .as_ref()
+                .filter(|j| j.verdict != JudgedVerdict::Fine)
+                .map(|j| format!(": it {}, {}", j.verdict.as_str(), j.reason))
+                .unwrap_or_default();
             Note {
                 path: c.file.clone(),
                 line: c.line,
-                level: if broken && fail_on_removed_called {
+                level: if fails {
                     NoteLevel::Failure
                 } else {
                     NoteLevel::Warning
                 },
                 title: format!("Calls {} ({})", c.callee, changed.change.as_str()),
                 message: format!(
-                    "{} calls {}, which this pull request changes ({}), and was not updated [{} {}{}]",
+                    "{} calls {}, which this pull request changes ({}), and was not updated [{} {}{}]{judged}",
                     c.caller,
                     c.callee,
                     changed.change.as_str(),

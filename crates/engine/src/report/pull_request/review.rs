@@ -274,6 +274,7 @@ mod tests {
 
     fn caller(index: usize, file: &str, line: u32, touched: bool) -> CallerFinding {
         CallerFinding {
+            judged: None,
             callee: "classifyFields".into(),
             changed_index: index,
             file: file.into(),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::*;
 use crate::blast::diff::Change;
-use crate::blast::report::{CallerFinding, ChangedFunction};
+use crate::blast::report::{CallerFinding, ChangedFunction, Judged, Verdict as JudgedVerdict};
 use crate::graph::external::{ExternalCall, Imported};
 use crate::graph::Confidence;
 use crate::indexer::facts::{CallKind, DefKind};
@@ -31,6 +31,7 @@ fn changed(file: &str, name: &str, line: u32, change: Change) -> ChangedFunction
 
 fn call(index: usize, file: &str, line: u32, caller: &str, touched: bool) -> CallerFinding {
     CallerFinding {
+        judged: None,
         callee: String::new(),
         changed_index: index,
         file: file.into(),
@@ -263,6 +264,53 @@ fn a_removed_function_still_called_fails_the_check_unless_the_repository_says_no
     let run = pr.plan().check_run.unwrap();
     assert_eq!(run.verdict, Verdict::Neutral);
     assert_eq!(run.title, "A removed or renamed function is still called");
+    assert!(run.notes.iter().all(|n| n.level == NoteLevel::Warning));
+}
+
+#[test]
+fn a_call_the_new_contract_breaks_fails_the_check_with_its_reason() {
+    let mut pr = Pr::money();
+    // Only the changed function that is not removed, its callers judged.
+    pr.report.callers.retain(|c| c.changed_index == 0);
+    pr.report.changed[0].change = Change::Signature;
+    pr.report.callers[0].judged = Some(Judged {
+        verdict: JudgedVerdict::Breaks,
+        reason: "passes 1 argument; `formatPrice` now requires 2 (`currency` not passed)".into(),
+    });
+    pr.report.callers[1].judged = Some(Judged {
+        verdict: JudgedVerdict::Fine,
+        reason: "passes 2 arguments, as the new signature of `formatPrice` takes".into(),
+    });
+    let outputs = pr.plan();
+    let run = outputs.check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (
+            Verdict::Failure,
+            "1 call site the change did not touch breaks"
+        )
+    );
+    let failing: Vec<&Note> = run
+        .notes
+        .iter()
+        .filter(|n| n.level == NoteLevel::Failure)
+        .collect();
+    assert_eq!(failing.len(), 1);
+    assert!(
+        failing[0].message.ends_with(
+            ": it breaks, passes 1 argument; `formatPrice` now requires 2 (`currency` not passed)"
+        ),
+        "{}",
+        failing[0].message
+    );
+    let comment = outputs.comment.unwrap();
+    assert!(
+        comment.contains("**1** untouched call site **breaks** with this change:"),
+        "{comment}"
+    );
+    pr.config.fail_on_breaking = false;
+    let run = pr.plan().check_run.unwrap();
+    assert_eq!(run.verdict, Verdict::Neutral);
     assert!(run.notes.iter().all(|n| n.level == NoteLevel::Warning));
 }
 

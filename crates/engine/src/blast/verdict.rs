@@ -1,0 +1,303 @@
+//! Which callers a change breaks (issue 44): each direct call site of a changed function,
+//! checked against the function's new contract and what changed in it, gets a verdict
+//! and its reason. `breaks` is said only where the call, as written, cannot match the
+//! new contract; `check` where the contract changed in a way the call may depend on and
+//! the facts cannot decide; `fine` where the contract is unchanged (a body-only change)
+//! or the call already matches it.
+
+use serde::{Deserialize, Serialize};
+
+use super::contract::{Contract, ParamKind};
+use super::diff::Change;
+use crate::indexer::facts::CallArgs;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Breaks,
+    Check,
+    Fine,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Breaks => "breaks",
+            Verdict::Check => "check",
+            Verdict::Fine => "fine",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Judged {
+    pub verdict: Verdict,
+    pub reason: String,
+}
+
+fn judged(verdict: Verdict, reason: String) -> Judged {
+    Judged { verdict, reason }
+}
+
+fn arguments(n: u8) -> String {
+    match n {
+        1 => "1 argument".to_string(),
+        n if n >= CallArgs::MAX_COUNT => format!("{n} or more arguments"),
+        n => format!("{n} arguments"),
+    }
+}
+
+/// The verdict on one call of `name`, changed as `change` from `old` to `new` (None:
+/// not read), made with `args` (None: not a call that passes arguments here, such as a
+/// function passed by name).
+pub fn judge(
+    name: &str,
+    change: Change,
+    old: Option<&Contract>,
+    new: Option<&Contract>,
+    args: Option<CallArgs>,
+) -> Judged {
+    match change {
+        Change::Removed => {
+            return judged(Verdict::Breaks, format!("`{name}` was removed"));
+        }
+        Change::Renamed => {
+            return judged(Verdict::Breaks, format!("`{name}` was renamed"));
+        }
+        Change::Body | Change::Added => {
+            return judged(
+                Verdict::Fine,
+                "only the body changed: the contract is the same".to_string(),
+            );
+        }
+        Change::Signature | Change::SignatureAndBody => {}
+    }
+    let Some(new) = new else {
+        return judged(
+            Verdict::Check,
+            format!("the signature of `{name}` changed in a way not read here"),
+        );
+    };
+    let Some(args) = args else {
+        return judged(
+            Verdict::Check,
+            format!("the signature of `{name}` changed; this use passes no arguments here"),
+        );
+    };
+    if args.spread {
+        return judged(
+            Verdict::Check,
+            format!("passes a spread: its arguments cannot be counted against `{name}`"),
+        );
+    }
+    let n = usize::from(args.count);
+    let min = new.min_args();
+    if n < min && args.count < CallArgs::MAX_COUNT {
+        let missing: Vec<String> = new.params[n..min]
+            .iter()
+            .filter(|p| p.kind == ParamKind::Required)
+            .map(|p| format!("`{}`", p.name))
+            .collect();
+        return judged(
+            Verdict::Breaks,
+            format!(
+                "passes {}; `{name}` now requires {min} ({} not passed)",
+                arguments(args.count),
+                missing.join(", ")
+            ),
+        );
+    }
+    if let Some(old) = old {
+        // A parameter removed before the last argument passed: those after it shift.
+        let removed = old
+            .params
+            .iter()
+            .enumerate()
+            .find(|(i, p)| new.params.get(*i).is_none_or(|q| q.name != p.name));
+        if let Some((i, p)) = removed {
+            let gone = !new.params.iter().any(|q| q.name == p.name);
+            if gone && old.params.len() > new.params.len() && i + 1 < n {
+                return judged(
+                    Verdict::Breaks,
+                    format!(
+                        "passes {}; `{}` (parameter {}) was removed, so the arguments after it shift",
+                        arguments(args.count),
+                        p.name,
+                        i + 1
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(max) = new.max_args() {
+        if n > max {
+            return judged(
+                Verdict::Check,
+                format!(
+                    "passes {}; `{name}` now takes at most {max}",
+                    arguments(args.count)
+                ),
+            );
+        }
+    }
+    if let Some(old) = old {
+        if new.is_async && !old.is_async && !args.awaited {
+            return judged(
+                Verdict::Check,
+                format!("`{name}` is now async, and this call does not await it"),
+            );
+        }
+        if old.is_async && !new.is_async && args.awaited {
+            return judged(
+                Verdict::Check,
+                format!("`{name}` is no longer async, and this call awaits or chains it"),
+            );
+        }
+        // A destructured object that must now hold a key it did not (the parameter at
+        // the same place before).
+        for (i, p) in new.params.iter().enumerate().take(n) {
+            let Some(before) = old.params.get(i).filter(|b| !b.keys.is_empty()) else {
+                continue;
+            };
+            let added: Vec<String> = p
+                .keys
+                .iter()
+                .filter(|(k, required)| {
+                    *required && !before.keys.iter().any(|(ok, r)| ok == k && *r)
+                })
+                .map(|(k, _)| format!("`{k}`"))
+                .collect();
+            if !added.is_empty() {
+                return judged(
+                    Verdict::Check,
+                    format!(
+                        "the object passed as argument {} must now hold {}",
+                        i + 1,
+                        added.join(", ")
+                    ),
+                );
+            }
+        }
+        if old == new {
+            return judged(
+                Verdict::Check,
+                format!(
+                    "the parameters of `{name}` read the same; their types or its return type changed"
+                ),
+            );
+        }
+    }
+    judged(
+        Verdict::Fine,
+        format!(
+            "passes {}, as the new signature of `{name}` takes",
+            arguments(args.count)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blast::contract::contract_at;
+    use crate::indexer::Language;
+
+    fn c(source: &str) -> Contract {
+        contract_at(Language::TypeScript, source, 0, source.len()).expect("a function")
+    }
+
+    fn call(count: u8) -> Option<CallArgs> {
+        Some(CallArgs {
+            count,
+            spread: false,
+            awaited: false,
+        })
+    }
+
+    #[test]
+    fn a_required_parameter_added_breaks_the_calls_that_do_not_pass_it() {
+        let old = c("function charge(amount, currency) {}");
+        let new = c("function charge(amount, currency, card) {}");
+        let j = judge("charge", Change::Signature, Some(&old), Some(&new), call(2));
+        assert_eq!(j.verdict, Verdict::Breaks);
+        assert_eq!(
+            j.reason,
+            "passes 2 arguments; `charge` now requires 3 (`card` not passed)"
+        );
+        // Already updated, or a defaulted parameter: fine.
+        assert_eq!(
+            judge("charge", Change::Signature, Some(&old), Some(&new), call(3)).verdict,
+            Verdict::Fine
+        );
+        let defaulted = c("function charge(amount, currency, card = null) {}");
+        assert_eq!(
+            judge(
+                "charge",
+                Change::Signature,
+                Some(&old),
+                Some(&defaulted),
+                call(2)
+            )
+            .verdict,
+            Verdict::Fine
+        );
+        // A spread cannot be counted.
+        let spread = Some(CallArgs {
+            count: 0,
+            spread: true,
+            awaited: false,
+        });
+        assert_eq!(
+            judge("charge", Change::Signature, Some(&old), Some(&new), spread).verdict,
+            Verdict::Check
+        );
+        // A body-only change never breaks.
+        assert_eq!(
+            judge("charge", Change::Body, Some(&old), Some(&old), call(0)).verdict,
+            Verdict::Fine
+        );
+    }
+
+    #[test]
+    fn a_parameter_removed_before_later_arguments_shifts_them() {
+        let old = c("function move(from, by, to) {}");
+        let new = c("function move(from, to) {}");
+        let j = judge("move", Change::Signature, Some(&old), Some(&new), call(3));
+        assert_eq!(j.verdict, Verdict::Breaks);
+        assert!(
+            j.reason.contains("`by` (parameter 2) was removed"),
+            "{}",
+            j.reason
+        );
+        // Removed last, and still passed: the extra argument is ignored (check).
+        let old = c("function move(from, to, by) {}");
+        assert_eq!(
+            judge("move", Change::Signature, Some(&old), Some(&new), call(3)).verdict,
+            Verdict::Check
+        );
+    }
+
+    #[test]
+    fn async_and_object_keys_are_checks() {
+        let old = c("function load(id) {}");
+        let new = c("async function load(id) {}");
+        assert_eq!(
+            judge("load", Change::Signature, Some(&old), Some(&new), call(1)).verdict,
+            Verdict::Check
+        );
+        let awaited = Some(CallArgs {
+            count: 1,
+            spread: false,
+            awaited: true,
+        });
+        assert_eq!(
+            judge("load", Change::Signature, Some(&old), Some(&new), awaited).verdict,
+            Verdict::Fine
+        );
+        let old = c("function pay({ amount }: Opts) {}");
+        let new = c("function pay({ amount, currency }: Opts) {}");
+        let j = judge("pay", Change::Signature, Some(&old), Some(&new), call(1));
+        assert_eq!(j.verdict, Verdict::Check);
+        assert!(j.reason.contains("`currency`"), "{}", j.reason);
+    }
+}
