@@ -1131,3 +1131,76 @@ async fn push_and_index_retries_after_a_deadline_skip_the_file_they_stalled_on(p
         repo.git(&["rev-parse", "HEAD:services/rules.js"]).trim()
     );
 }
+
+/// Issue 44 end to end: a PR adds a required parameter to `charge` and updates one of its
+/// three callers. The comment opens with the two that break, their lines and why; the
+/// check run fails, with a failure annotation on each giving the reason.
+#[sqlx::test(migrations = false)]
+async fn a_pr_that_adds_a_required_parameter_fails_on_the_callers_it_breaks(pool: PgPool) {
+    let fake = FakeGithub::start().await;
+    let repo = TestRepo::new();
+    crate::common::copy_dir(&crate::common::fixture("blast/charge/base"), repo.path());
+    repo.commit("base");
+    fake.add_installation(INSTALLATION, "acme");
+    let id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
+    let app = Harness::start(pool.clone(), &fake).await;
+    app.deliver_and_settle("installation", "d-1", &installed(id, "acme/web"))
+        .await;
+    let base = repo.head();
+    repo.git(&["checkout", "-q", "-b", "fix"]);
+    crate::common::copy_dir(&crate::common::fixture("blast/charge/head"), repo.path());
+    let head = repo.commit("charge takes the card; subscription.ts passes it");
+    repo.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/web", 1, "main", "fix");
+    app.deliver_and_settle(
+        "pull_request",
+        "d-2",
+        &pr_event("opened", id, 1, &head, &base),
+    )
+    .await;
+
+    let comments = fake.issue_comments("acme/web", 1);
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    let first = body
+        .lines()
+        .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with('#'))
+        .unwrap();
+    assert!(
+        first.starts_with("**2** untouched call sites **break** with this change:"),
+        "{body}"
+    );
+    for site in ["src/cart.ts", "src/shop.ts"] {
+        assert!(first.contains(site), "{site} in {first}");
+    }
+    assert!(!first.contains("subscription.ts"), "updated: {first}");
+    assert!(
+        body.contains("passes 2 arguments; `charge` now requires 3 (`card` not passed)"),
+        "{body}"
+    );
+
+    let runs = fake.check_runs("acme/web");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].conclusion.as_deref(), Some("failure"));
+    let failing: Vec<(String, String)> = runs[0]
+        .annotations
+        .iter()
+        .filter(|a| a["annotation_level"] == "failure")
+        .map(|a| {
+            (
+                format!("{}:{}", a["path"].as_str().unwrap(), a["start_line"]),
+                a["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let places: Vec<&str> = failing.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(places, ["src/cart.ts:4", "src/shop.ts:4"], "{failing:?}");
+    for (_, message) in &failing {
+        assert!(
+            message.ends_with(
+                "it breaks, passes 2 arguments; `charge` now requires 3 (`card` not passed)"
+            ),
+            "{message}"
+        );
+    }
+}
