@@ -550,6 +550,7 @@ fn callers_are_judged_against_the_new_contract() {
             ("src/checkout.js:14", "fine"),
             ("src/checkout.js:15", "breaks"),
             ("src/checkout.js:16", "breaks"),
+            ("src/checkout.js:17", "breaks"),
             ("src/pay.ts:4", "breaks"),
         ],
         "{got:#?}"
@@ -560,7 +561,8 @@ fn callers_are_judged_against_the_new_contract() {
         "passes 2 arguments; `charge` now requires 3 (`card` not passed)"
     );
     assert!(reason("src/checkout.js:15").contains("`by` (parameter 2) was removed"));
-    assert!(reason("src/checkout.js:12").contains("now async"));
+    assert!(reason("src/checkout.js:12").contains("does not await it"));
+    assert!(reason("src/checkout.js:17").contains("uses its result without `await`"));
     assert_eq!(
         reason("src/checkout.js:8"),
         "only the body changed: the contract is the same"
@@ -582,8 +584,8 @@ fn callers_are_judged_against_the_new_contract() {
         .unwrap();
     assert_eq!(
         first,
-        "**4** untouched call sites **break** with this change: `src/checkout.js:4`, \
-         `src/checkout.js:15`, `src/checkout.js:16`, and 1 more."
+        "**5** untouched call sites **break** with this change: `src/checkout.js:4`, \
+         `src/checkout.js:15`, `src/checkout.js:16`, and 2 more."
     );
     assert!(
         markdown.contains("**breaks**: ``passes 2 arguments; `charge` now requires 3"),

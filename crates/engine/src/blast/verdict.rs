@@ -142,9 +142,19 @@ pub fn judge(
     }
     if let Some(old) = old {
         if new.is_async && !old.is_async && !args.awaited {
+            if !args.discarded {
+                return judged(
+                    Verdict::Breaks,
+                    format!(
+                        "`{name}` is now async, and this call uses its result without `await` or `.then`"
+                    ),
+                );
+            }
             return judged(
                 Verdict::Check,
-                format!("`{name}` is now async, and this call does not await it"),
+                format!(
+                    "`{name}` is now async, and this call does not await it (it now runs in the background)"
+                ),
             );
         }
         if old.is_async && !new.is_async && args.awaited {
@@ -211,6 +221,14 @@ mod tests {
             count,
             spread: false,
             awaited: false,
+            discarded: false,
+        })
+    }
+
+    fn statement(count: u8) -> Option<CallArgs> {
+        Some(CallArgs {
+            discarded: true,
+            ..call(count).unwrap()
         })
     }
 
@@ -243,9 +261,8 @@ mod tests {
         );
         // A spread cannot be counted.
         let spread = Some(CallArgs {
-            count: 0,
             spread: true,
-            awaited: false,
+            ..call(0).unwrap()
         });
         assert_eq!(
             judge("charge", Change::Signature, Some(&old), Some(&new), spread).verdict,
@@ -278,17 +295,28 @@ mod tests {
     }
 
     #[test]
-    fn async_and_object_keys_are_checks() {
+    fn async_breaks_a_result_used_and_object_keys_are_checks() {
         let old = c("function load(id) {}");
         let new = c("async function load(id) {}");
+        // Its result used as a value: a promise now. As a statement: it runs unawaited.
         assert_eq!(
             judge("load", Change::Signature, Some(&old), Some(&new), call(1)).verdict,
+            Verdict::Breaks
+        );
+        assert_eq!(
+            judge(
+                "load",
+                Change::Signature,
+                Some(&old),
+                Some(&new),
+                statement(1)
+            )
+            .verdict,
             Verdict::Check
         );
         let awaited = Some(CallArgs {
-            count: 1,
-            spread: false,
             awaited: true,
+            ..call(1).unwrap()
         });
         assert_eq!(
             judge("load", Change::Signature, Some(&old), Some(&new), awaited).verdict,

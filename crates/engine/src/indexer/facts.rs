@@ -555,26 +555,31 @@ pub struct CallArgs {
     pub spread: bool,
     /// The result is awaited (`await f()`) or chained (`f().then(...)`).
     pub awaited: bool,
+    /// The call is a statement of its own (`save(x);`): its result goes unused.
+    pub discarded: bool,
 }
 
 impl CallArgs {
-    pub const MAX_COUNT: u8 = 31;
+    pub const MAX_COUNT: u8 = 15;
     const KNOWN: u8 = 0x80;
     const SPREAD: u8 = 0x40;
     const AWAITED: u8 = 0x20;
+    const DISCARDED: u8 = 0x10;
 
     fn pack(self) -> u8 {
         Self::KNOWN
             | self.count.min(Self::MAX_COUNT)
             | if self.spread { Self::SPREAD } else { 0 }
             | if self.awaited { Self::AWAITED } else { 0 }
+            | if self.discarded { Self::DISCARDED } else { 0 }
     }
 
     fn unpack(b: u8) -> Option<CallArgs> {
         (b & Self::KNOWN != 0).then_some(CallArgs {
-            count: b & 0x1f,
+            count: b & 0x0f,
             spread: b & Self::SPREAD != 0,
             awaited: b & Self::AWAITED != 0,
+            discarded: b & Self::DISCARDED != 0,
         })
     }
 }

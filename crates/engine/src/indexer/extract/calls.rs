@@ -413,7 +413,16 @@ impl<'s> Extractor<'s> {
             count: count.min(CallArgs::MAX_COUNT),
             spread,
             awaited: self.awaited == Some(site.id()),
+            discarded: self.discarded == Some(site.id()),
         })
+    }
+
+    /// `f();`: the call (past parentheses) is a statement of its own, its result unused.
+    pub(crate) fn expression_statement(&mut self, node: Node<'s>, depth: usize) {
+        let inner = node.named_child(0).map(unwrap_parens);
+        let outer = std::mem::replace(&mut self.discarded, inner.map(|n| n.id()));
+        self.visit_children(node, depth);
+        self.discarded = outer;
     }
 
     /// `f().then`, `f().catch`, `f().finally`: the node id of the call `f()`. Apart from

@@ -279,6 +279,8 @@ pub(crate) struct Extractor<'s> {
     narrowed: Option<(StrId, SymId)>,
     /// The expression an enclosing `await` (or `.then`) takes: a call there is awaited.
     pub(crate) awaited: Option<usize>,
+    /// The expression an enclosing expression statement holds: a call there is discarded.
+    pub(crate) discarded: Option<usize>,
     /// The `GlobalComponents` interface this file's Vue registrations declare, once one
     /// does (see `vue_globals`).
     vue_global_components: Option<DefIdx>,
@@ -370,6 +372,7 @@ impl<'s> Extractor<'s> {
             narrowed: None,
             vue_global_components: None,
             awaited: None,
+            discarded: None,
             object_arg: None,
             function_is: None,
             def_of_node: FxHashMap::default(),
@@ -686,7 +689,7 @@ impl<'s> Extractor<'s> {
 type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 
 /// How many node kinds have a handler: the length of [`Extractor::HANDLERS`].
-const HANDLED: usize = 43;
+const HANDLED: usize = 44;
 
 impl<'s> Extractor<'s> {
     /// The node kinds that carry facts (the rest are walked through), each with its handler
@@ -740,6 +743,7 @@ impl<'s> Extractor<'s> {
         ("method_definition", Self::object_method, 3),
         ("parenthesized_expression", Self::parenthesized, 1),
         ("await_expression", Self::await_expression, 1),
+        ("expression_statement", Self::expression_statement, 1),
         ("string", Self::string, 0),
         ("member_expression", Self::member_read, 1),
         // modules

@@ -50,9 +50,9 @@ fn handler_codes_lead_to_their_kinds_rows() {
 /// checked against.
 #[test]
 fn calls_record_their_arguments_and_whether_they_are_awaited() {
-    let source = "async function main(xs) {\n  charge(1, 2);\n  await charge(1);\n  charge(...xs);\n  charge(1).then(done);\n  await (charge());\n  new Order(1, 2, 3);\n  tag`x${1}`;\n}\n";
+    let source = "async function main(xs) {\n  charge(1, 2);\n  await charge(1);\n  charge(...xs);\n  charge(1).then(done);\n  await (charge());\n  new Order(1, 2, 3);\n  tag`x${1}`;\n  return charge(1);\n}\n";
     let facts = extract("a.js", Language::JavaScript, source).expect("read");
-    type Seen<'a> = (u32, &'a str, Option<(u8, bool, bool)>);
+    type Seen<'a> = (u32, &'a str, Option<(u8, bool, bool, bool)>);
     let got: Vec<Seen> = facts
         .calls
         .iter()
@@ -60,21 +60,23 @@ fn calls_record_their_arguments_and_whether_they_are_awaited() {
             (
                 c.pos().line,
                 facts.str(c.name),
-                c.args().map(|a| (a.count, a.spread, a.awaited)),
+                c.args()
+                    .map(|a| (a.count, a.spread, a.awaited, a.discarded)),
             )
         })
         .collect();
     assert_eq!(
         got,
         vec![
-            (1, "charge", Some((2, false, false))),
-            (2, "charge", Some((1, false, true))),
-            (3, "charge", Some((0, true, false))),
-            (4, "then", Some((1, false, false))),
-            (4, "charge", Some((1, false, true))),
-            (5, "charge", Some((0, false, true))),
-            (6, "Order", Some((3, false, false))),
+            (1, "charge", Some((2, false, false, true))),
+            (2, "charge", Some((1, false, true, false))),
+            (3, "charge", Some((0, true, false, true))),
+            (4, "then", Some((1, false, false, true))),
+            (4, "charge", Some((1, false, true, false))),
+            (5, "charge", Some((0, false, true, false))),
+            (6, "Order", Some((3, false, false, true))),
             (7, "tag", None),
+            (8, "charge", Some((1, false, false, false))),
         ]
     );
 }
