@@ -146,7 +146,9 @@ impl Graph {
                 .fallback_users
                 .values()
                 .map(|s| s.capacity() * 8 + 48)
-                .sum::<usize>();
+                .sum::<usize>()
+            // Angular templates and their classes.
+            + self.hosts.heap_bytes();
         p
     }
 }

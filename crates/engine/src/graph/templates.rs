@@ -31,6 +31,35 @@ pub(crate) struct Hosts {
     by_owner: FxHashMap<FileId, SmallVec<[FileId; 1]>>,
 }
 
+impl Hosts {
+    /// Heap bytes of the two maps (their entries' inline vectors included).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let entry = |key: usize, value: usize| key + value + 1;
+        self.by_template.capacity()
+            * entry(
+                std::mem::size_of::<FileId>(),
+                std::mem::size_of::<SmallVec<[DefId; 1]>>(),
+            )
+            + self.by_owner.capacity()
+                * entry(
+                    std::mem::size_of::<FileId>(),
+                    std::mem::size_of::<SmallVec<[FileId; 1]>>(),
+                )
+            + self
+                .by_template
+                .values()
+                .filter(|v| v.spilled())
+                .map(|v| v.capacity() * std::mem::size_of::<DefId>())
+                .sum::<usize>()
+            + self
+                .by_owner
+                .values()
+                .filter(|v| v.spilled())
+                .map(|v| v.capacity() * std::mem::size_of::<FileId>())
+                .sum::<usize>()
+    }
+}
+
 impl Graph {
     /// The component classes whose `templateUrl` leads to `template`.
     pub(crate) fn hosts_of(&self, template: FileId) -> impl Iterator<Item = DefId> + '_ {
