@@ -116,7 +116,10 @@ pub fn judge(
             .find(|(i, p)| new.params.get(*i).is_none_or(|q| q.name != p.name));
         if let Some((i, p)) = removed {
             let gone = !new.params.iter().any(|q| q.name == p.name);
-            if gone && old.params.len() > new.params.len() && i + 1 < n {
+            // The argument passed at its place now lands on the parameter after it (the
+            // new contract still has one there); where it was the last one, the call
+            // only passes one too many (see below).
+            if gone && old.params.len() > new.params.len() && i < n && i < new.params.len() {
                 return judged(
                     Verdict::Breaks,
                     format!(
@@ -285,6 +288,15 @@ mod tests {
             j.reason.contains("`by` (parameter 2) was removed"),
             "{}",
             j.reason
+        );
+        // The first removed, one argument passed: it now lands on the second parameter.
+        let (before, after) = (
+            c("function f(a: string, b?: boolean) {}"),
+            c("function f(b?: boolean) {}"),
+        );
+        assert_eq!(
+            judge("f", Change::Signature, Some(&before), Some(&after), call(1)).verdict,
+            Verdict::Breaks
         );
         // Removed last, and still passed: the extra argument is ignored (check).
         let old = c("function move(from, to, by) {}");
