@@ -1,0 +1,485 @@
+// Differential test of the blast report's verdicts (issue 44, "How it is checked"):
+// functions of a TypeScript repository are changed one way at a time (a required
+// parameter added, an optional one added, the first or the last removed, made async, the
+// body alone edited), each change committed on top of the repository's HEAD, and the
+// verdicts `blast-radius blast` gives the function's direct callers are compared with
+// what TypeScript's checker says of the same call sites: a semantic diagnostic at a call
+// site in head that was not there in base is the truth of "breaks".
+//
+//   node verdicts.mjs REPO BINARY [--max 40] [--seconds 900] [--seed 44] [--show 12]
+//                                 [--kinds add-required,remove-last] [--out results.json]
+//
+// REPO is a git work tree (left untouched: the mutations are made in a clone of it in a
+// temporary directory); BINARY the blast-radius executable. Every edit keeps each line
+// where it was (nothing is inserted or deleted across a line break), so a call site has
+// the same line in base and in head and the two sides' diagnostics compare line by line.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import ts from "typescript";
+import { listFiles, groupByConfig, optionsFor, targets, calleeName, showArg } from "./common.mjs";
+
+const KINDS = ["add-required", "add-optional", "remove-first", "remove-last", "make-async", "body-only"];
+
+const args = process.argv.slice(2);
+const [repoArg, binaryArg] = args;
+if (!repoArg || !binaryArg) {
+  console.error("usage: node verdicts.mjs REPO BINARY [--max N] [--seconds S] [--seed N] [--show N] [--kinds a,b] [--out F]");
+  process.exit(2);
+}
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const MAX = Number(opt("--max", 40));
+const SECONDS = Number(opt("--seconds", 900));
+const SEED = Number(opt("--seed", 44));
+const SHOW = showArg(args) || 12;
+const ONLY = opt("--kinds", KINDS.join(",")).split(",");
+const OUT = opt("--out", null);
+const BINARY = path.resolve(binaryArg);
+const SOURCE = path.resolve(repoArg);
+const started = Date.now();
+
+const git = (cwd, ...a) => execFileSync("git", a, { cwd, maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] }).toString();
+
+// The clone the mutations are made in.
+const REPO = fs.mkdtempSync(path.join(os.tmpdir(), "verdicts-"));
+git(os.tmpdir(), "clone", "-q", "--no-hardlinks", SOURCE, REPO);
+git(REPO, "config", "user.email", "verdicts@example.invalid");
+git(REPO, "config", "user.name", "verdicts");
+git(REPO, "config", "commit.gpgsign", "false");
+const BASE_COMMIT = git(REPO, "rev-parse", "HEAD").trim();
+
+// ---------------------------------------------------------------------------------------
+// The checker, one program per config group, over files whose SourceFiles are kept while
+// their text is unchanged (lib files and untouched modules are parsed once).
+
+const TS_EXT = /\.(ts|tsx|mts|cts)$/;
+const files = listFiles(REPO, TS_EXT);
+const groups = [...groupByConfig(REPO, files)].map(([config, fs_]) => ({
+  config,
+  files: fs_.map((f) => path.join(REPO, f)),
+  options: strictOptions(config),
+}));
+
+/** common.mjs' options for `config`, with the config's strictness (arity errors do not
+ * depend on it, but what an async function's callers may do with its result does). */
+function strictOptions(config) {
+  const own = optionsFor(config);
+  if (!config) return own;
+  const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic() {} };
+  const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, host);
+  for (const key of ["strict", "strictNullChecks", "noImplicitAny", "exactOptionalPropertyTypes", "lib"]) {
+    if (parsed?.options[key] !== undefined) own[key] = parsed.options[key];
+  }
+  return own;
+}
+
+const sfCache = new Map(); // fileName -> { text, sf }
+function makeHost(options) {
+  const host = ts.createCompilerHost(options, true);
+  host.getSourceFile = (fileName, languageVersion) => {
+    const text = ts.sys.readFile(fileName);
+    if (text === undefined) return undefined;
+    const hit = sfCache.get(fileName);
+    if (hit && hit.text === text) return hit.sf;
+    const sf = ts.createSourceFile(fileName, text, languageVersion, true);
+    sfCache.set(fileName, { text, sf });
+    return sf;
+  };
+  return host;
+}
+function buildPrograms() {
+  return groups.map((g) => ts.createProgram(g.files, g.options, makeHost(g.options)));
+}
+
+const rel = (f) => path.relative(REPO, f).split(path.sep).join("/");
+const lineOf = (sf, pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+const inRepo = (sf) => !sf.isDeclarationFile && sf.fileName.startsWith(REPO + "/") && !sf.fileName.includes("/node_modules/");
+
+/** Each repository file's semantic diagnostics as `line\0code\0message` keys, by line. */
+function diagnosticsOf(program, sf) {
+  const out = new Map();
+  let list;
+  try {
+    list = program.getSemanticDiagnostics(sf);
+  } catch {
+    return null;
+  }
+  for (const d of list) {
+    if (d.start === undefined) continue;
+    const line = lineOf(sf, d.start);
+    const msg = ts.flattenDiagnosticMessageText(d.messageText, " ");
+    const key = `${d.code}\0${msg}`;
+    if (!out.has(line)) out.set(line, []);
+    out.get(line).push({ key, code: d.code, msg, start: d.start, end: d.start + (d.length ?? 0) });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Candidates: functions and methods a module exports (directly or as its exported class's
+// methods), declared in a .ts file with a body, one declaration, and at least one call
+// outside themselves that the checker resolves to them.
+
+const declKey = (d) => `${rel(d.getSourceFile().fileName)}:${d.getStart()}`;
+
+/** The function node behind a checker declaration, or undefined. */
+function functionOf(d) {
+  if (ts.isFunctionDeclaration(d) || ts.isMethodDeclaration(d)) return d.body ? d : undefined;
+  if (ts.isVariableDeclaration(d) && d.initializer
+      && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer))) return d.initializer;
+  if (ts.isArrowFunction(d) || ts.isFunctionExpression(d)) return d;
+  return undefined;
+}
+
+function indexBase(programs) {
+  const candidates = new Map(); // declKey -> { file, name, fn, decl }
+  const sites = new Map(); // declKey -> Map(siteKey -> site)
+  for (const program of programs) {
+    const checker = program.getTypeChecker();
+    for (const sf of program.getSourceFiles()) {
+      if (!inRepo(sf)) continue;
+      const f = rel(sf.fileName);
+      if (/\.[mc]?ts$/.test(f) && !/\.d\.[mc]?ts$/.test(f)) {
+        const moduleSym = checker.getSymbolAtLocation(sf);
+        for (const exp of moduleSym ? checker.getExportsOfModule(moduleSym) : []) {
+          let sym = exp;
+          if (sym.flags & ts.SymbolFlags.Alias) {
+            try { sym = checker.getAliasedSymbol(sym); } catch { continue; }
+          }
+          const decls = sym.declarations ?? [];
+          if (decls.length !== 1 || decls[0].getSourceFile() !== sf) continue;
+          const d = decls[0];
+          const add = (decl, fn, name) => {
+            if (fn.asteriskToken || !fn.body) return;
+            candidates.set(declKey(decl), { file: f, name, decl, line: lineOf(sf, fn.getStart()) });
+          };
+          const fn = functionOf(d);
+          const own = (ts.isFunctionDeclaration(d) || ts.isVariableDeclaration(d)) && d.name && ts.isIdentifier(d.name) ? d.name.text : sym.name;
+          if (fn && (ts.isFunctionDeclaration(d) || ts.isVariableStatement(d.parent?.parent) || ts.isVariableDeclarationList(d.parent))) {
+            add(d, fn, own);
+          } else if (ts.isClassDeclaration(d)) {
+            for (const m of d.members) {
+              if (!ts.isMethodDeclaration(m) || !m.body || !ts.isIdentifier(m.name)) continue;
+              const same = d.members.filter((x) => ts.isMethodDeclaration(x) && x.name.getText() === m.name.text);
+              if (same.length !== 1) continue; // overloads
+              add(m, m, `${d.name?.text ?? "default"}.${m.name.text}`);
+            }
+          }
+        }
+      }
+      const visit = (node) => {
+        if (ts.isCallExpression(node)) {
+          const name = calleeName(node.expression);
+          const sym = name && checker.getSymbolAtLocation(name);
+          for (const d of sym ? targets(checker, sym) : []) {
+            if (!d.getSourceFile || !inRepo(d.getSourceFile())) continue;
+            const k = declKey(d);
+            const fn = functionOf(d);
+            // A call within the function itself (recursion) is not a caller elsewhere.
+            if (fn && fn.getSourceFile() === sf && fn.pos <= node.pos && node.end <= fn.end) continue;
+            if (!sites.has(k)) sites.set(k, new Map());
+            const line = lineOf(sf, name.getStart());
+            sites.get(k).set(`${f}:${line}`, {
+              file: f, line, start: node.getStart(), end: node.end, text: node.getText().split("\n")[0].slice(0, 100),
+            });
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+  }
+  return { candidates, sites };
+}
+
+// ---------------------------------------------------------------------------------------
+// The mutations, as text edits on the function's file that keep every line in place.
+
+/** `[start, end, replacement]`, or null where the kind does not apply. */
+function mutation(kind, cand, text) {
+  const fn = functionOf(cand.decl);
+  const sf = fn.getSourceFile();
+  const params = fn.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === "this"));
+  const parens = fn.getChildren(sf).some((c) => c.kind === ts.SyntaxKind.OpenParenToken);
+  const last = params[params.length - 1];
+  const keepLines = (a, b) => text.slice(a, b).replace(/[^\n]/g, "");
+  const isRest = last?.dotDotDotToken;
+  const addParam = (p) => {
+    if (isRest) return null;
+    if (!params.length) {
+      if (!parens) return null;
+      const at = fn.parameters.length ? fn.parameters.end : fn.parameters.pos;
+      return [at, at, fn.parameters.length ? `, ${p}` : p];
+    }
+    if (!parens) return [last.getStart(sf), last.end, `(${last.getText(sf)}, ${p})`];
+    const after = text.slice(last.end).match(/^\s*,/);
+    return after ? [last.end + after[0].length, last.end + after[0].length, ` ${p}`] : [last.end, last.end, `, ${p}`];
+  };
+  switch (kind) {
+    case "add-required":
+      // A required parameter after an optional one is an error at the declaration.
+      if (last && (last.questionToken || last.initializer)) return null;
+      return addParam("brExtra: number");
+    case "add-optional":
+      return addParam("brOptional?: number");
+    case "remove-first": {
+      if (params.length < 2) return null;
+      return [params[0].getStart(sf), params[1].getStart(sf), keepLines(params[0].getStart(sf), params[1].getStart(sf))];
+    }
+    case "remove-last": {
+      if (!params.length) return null;
+      if (!parens) return [last.getStart(sf), last.end, "()"];
+      if (params.length === 1) {
+        const trailing = text.slice(last.end).match(/^\s*,/);
+        const end = trailing ? last.end + trailing[0].length : last.end;
+        return [last.getStart(sf), end, keepLines(last.getStart(sf), end)];
+      }
+      const prev = params[params.length - 2];
+      return [prev.end, last.end, keepLines(prev.end, last.end)];
+    }
+    case "make-async": {
+      if (fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword) || fn.asteriskToken) return null;
+      const edits = [];
+      if (ts.isMethodDeclaration(fn)) edits.push([fn.name.getStart(sf), "async "]);
+      else if (ts.isArrowFunction(fn)) {
+        const first = fn.typeParameters ? fn.typeParameters.pos - 1 : parens ? fn.parameters.pos - 1 : fn.parameters[0].getStart(sf);
+        edits.push([first, "async "]);
+      } else {
+        const kw = fn.getChildren(sf).find((c) => c.kind === ts.SyntaxKind.FunctionKeyword);
+        if (!kw) return null;
+        edits.push([kw.getStart(sf), "async "]);
+      }
+      // A stated return type T becomes Promise<T> (an async function must say Promise).
+      if (fn.type) {
+        const t = fn.type.getText(sf);
+        if (fn.type.kind === ts.SyntaxKind.TypePredicate) return null;
+        if (!/^Promise</.test(t)) {
+          const start = fn.type.getStart(sf);
+          return [edits[0][0], fn.type.end, text.slice(edits[0][0], start).replace(/^/, edits[0][1]) + `Promise<${t}>`];
+        }
+      }
+      return [edits[0][0], edits[0][0], edits[0][1]];
+    }
+    case "body-only": {
+      if (ts.isBlock(fn.body)) {
+        const at = fn.body.getStart(sf) + 1;
+        return [at, at, " void 0;"];
+      }
+      return [fn.body.getStart(sf), fn.body.end, `(${fn.body.getText(sf)})`];
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------
+// One run: mutate, commit, ask the binary, check head, compare, reset.
+
+function blast() {
+  const out = execFileSync(BINARY, ["blast", "--repo", REPO, "--base", "HEAD~1", "--head", "HEAD", "--format", "json"], {
+    maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"], timeout: 300_000,
+  });
+  return JSON.parse(out.toString());
+}
+
+/** Seeded shuffle (mulberry32), so the choice is the same on every run. */
+function shuffled(list, seed) {
+  let a = seed >>> 0;
+  const rnd = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+const basePrograms = buildPrograms();
+const { candidates, sites } = indexBase(basePrograms);
+const eligible = [...candidates.entries()]
+  .filter(([k]) => sites.get(k)?.size)
+  .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+const chosen = shuffled(eligible, SEED).slice(0, MAX);
+const baseDiagCache = new Map();
+function baseDiags(file) {
+  if (!baseDiagCache.has(file)) {
+    let got = null;
+    for (const p of basePrograms) {
+      const sf = p.getSourceFile(path.join(REPO, file));
+      if (sf && groups[basePrograms.indexOf(p)].files.includes(sf.fileName)) got = diagnosticsOf(p, sf);
+    }
+    baseDiagCache.set(file, got);
+  }
+  return baseDiagCache.get(file);
+}
+
+console.log(`repo         ${SOURCE} at ${BASE_COMMIT}`);
+console.log(`candidates   ${eligible.length} exported functions and methods with calls the checker resolves; ${chosen.length} chosen (seed ${SEED})`);
+
+const results = [];
+let timedOut = false;
+outer: for (const [key, cand] of chosen) {
+  const abs = path.join(REPO, cand.file);
+  const text = fs.readFileSync(abs, "utf8");
+  if (baseDiags(cand.file) === null) continue; // the checker cannot load it
+  const tsSites = [...sites.get(key).values()];
+  for (const kind of KINDS) {
+    if (!ONLY.includes(kind)) continue;
+    if ((Date.now() - started) / 1000 > SECONDS) {
+      timedOut = true;
+      break outer;
+    }
+    const edit = mutation(kind, cand, text);
+    if (!edit) continue;
+    const [a, b, r] = edit;
+    const mutated = text.slice(0, a) + r + text.slice(b);
+    if (mutated.split("\n").length !== text.split("\n").length) throw new Error(`${kind} moved lines in ${cand.file}`);
+    fs.writeFileSync(abs, mutated);
+    const rec = { kind, fn: cand.name, file: cand.file, line: cand.line, edit: r.trim() || "(removed)", sites: [], blastError: null };
+    try {
+      git(REPO, "commit", "-q", "-am", `${kind} ${cand.name}`);
+      let report;
+      try {
+        report = blast();
+      } catch (e) {
+        rec.blastError = String(e.stderr ?? e).slice(0, 300);
+      }
+      // The changed function the report names at the function's line.
+      const short = cand.name.split(".").pop();
+      const around = (c) => c.file === cand.file && c.line <= cand.line && cand.line <= (c.end_line || c.line);
+      let idx = report?.changed.findIndex((c) => around(c) && c.name === short) ?? -1;
+      if (idx < 0) idx = report?.changed.findIndex((c) => around(c) && c.line === cand.line) ?? -1;
+      rec.changed = idx >= 0 ? report.changed[idx].change : null;
+      const ours = new Map(); // file:line -> { verdict, reason }
+      const rank = { breaks: 0, check: 1, fine: 2 };
+      for (const c of report?.callers ?? []) {
+        if (c.changed_index !== idx || c.depth !== 1) continue;
+        const k = `${c.file}:${c.line}`;
+        const prev = ours.get(k);
+        if (!prev || rank[c.verdict] < rank[prev.verdict]) ours.set(k, { verdict: c.verdict, reason: c.reason, caller: c.caller, confidence: c.confidence });
+      }
+      // Head's diagnostics in the files of every call site either side names.
+      const headPrograms = groups.map((g) => ts.createProgram(g.files, g.options, makeHost(g.options)));
+      const headDiagCache = new Map();
+      const headDiags = (file) => {
+        if (!headDiagCache.has(file)) {
+          let got = null;
+          for (const [i, p] of headPrograms.entries()) {
+            const sf = p.getSourceFile(path.join(REPO, file));
+            if (sf && groups[i].files.includes(sf.fileName)) got = diagnosticsOf(p, sf);
+          }
+          headDiagCache.set(file, got);
+        }
+        return headDiagCache.get(file);
+      };
+      const newAt = (file, line, span) => {
+        const base = baseDiags(file);
+        const head = headDiags(file);
+        if (!head) return [];
+        const out = [];
+        const lines = new Set([line]);
+        if (span) {
+          for (const [l, ds] of head) for (const d of ds) if (d.start < span.end && d.end >= span.start) lines.add(l);
+        }
+        for (const l of lines) {
+          const before = (base?.get(l) ?? []).map((d) => d.key);
+          for (const d of head.get(l) ?? []) {
+            if (l !== line && !(span && d.start < span.end && d.end >= span.start)) continue;
+            const i = before.indexOf(d.key);
+            if (i >= 0) before.splice(i, 1);
+            else out.push(`TS${d.code}: ${d.msg}`.slice(0, 160));
+          }
+        }
+        return [...new Set(out)];
+      };
+      const seen = new Set();
+      for (const s of tsSites) {
+        const k = `${s.file}:${s.line}`;
+        seen.add(k);
+        const v = ours.get(k);
+        rec.sites.push({ site: k, tsSite: true, checked: headDiags(s.file) !== null, diags: newAt(s.file, s.line, s), verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
+      }
+      for (const [k, v] of ours) {
+        if (seen.has(k)) continue;
+        const file = k.slice(0, k.lastIndexOf(":"));
+        const line = Number(k.slice(k.lastIndexOf(":") + 1));
+        const srcLine = (fs.readFileSync(path.join(REPO, file), "utf8").split("\n")[line - 1] ?? "").trim().slice(0, 100);
+        rec.sites.push({ site: k, tsSite: false, checked: headDiags(file) !== null, diags: newAt(file, line, null), verdict: v.verdict, reason: v.reason, confidence: v.confidence, text: srcLine });
+      }
+    } finally {
+      git(REPO, "reset", "-q", "--hard", BASE_COMMIT);
+    }
+    results.push(rec);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The scores, per mutation kind.
+
+const pct = (a, b) => (b ? (a / b).toFixed(3) : "n/a");
+console.log(`elapsed      ${((Date.now() - started) / 1000).toFixed(0)} s${timedOut ? ` (time limit ${SECONDS} s reached)` : ""}`);
+console.log("");
+console.log("| mutation | tried | call sites (tsc) | new diagnostics at call sites | breaks | breaks precision | breaks recall | check | fine | fine with a new diagnostic | not listed | outside the checked files |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+const disagreements = [];
+for (const kind of KINDS) {
+  const rs = results.filter((r) => r.kind === kind);
+  if (!rs.length) continue;
+  let sitesN = 0, truth = 0, breaks = 0, breaksRight = 0, found = 0, check = 0, fine = 0, missing = 0, silent = 0;
+  const outside = { breaks: 0, check: 0, fine: 0 };
+  for (const r of rs) {
+    for (const s of r.sites) {
+      // A site in a file no program checks (a .js example): no truth to score it by.
+      if (!s.checked) {
+        if (s.verdict) outside[s.verdict]++;
+        continue;
+      }
+      const diag = s.diags.length > 0;
+      if (s.tsSite) {
+        sitesN++;
+        if (diag) truth++;
+        if (diag && s.verdict === "breaks") found++;
+        if (!s.verdict) missing++;
+      }
+      if (s.verdict === "breaks") {
+        breaks++;
+        if (diag) breaksRight++;
+      }
+      if (s.verdict === "check") check++;
+      if (s.verdict === "fine") fine++;
+      if (s.verdict === "fine" && diag) silent++;
+      const wrong = (s.verdict === "breaks" && !diag) || (diag && s.verdict !== "breaks") || (!s.verdict && s.tsSite);
+      if (wrong) disagreements.push({ kind, fn: r.fn, file: r.file, changed: r.changed, ...s });
+    }
+  }
+  console.log(`| ${kind} | ${rs.length} | ${sitesN} | ${truth} | ${breaks} | ${pct(breaksRight, breaks)} (${breaksRight}/${breaks}) | ${pct(found, truth)} (${found}/${truth}) | ${check} | ${fine} | ${silent} | ${missing} | ${Object.entries(outside).filter(([, n]) => n).map(([v, n]) => `${n} ${v}`).join(", ") || 0} |`);
+}
+const bodyBreaks = results.filter((r) => r.kind === "body-only").flatMap((r) => r.sites).filter((s) => s.verdict === "breaks").length;
+console.log("");
+console.log(`body-only mutations with a "breaks": ${bodyBreaks ? `${bodyBreaks} sites` : "none"}`);
+const errors = results.filter((r) => r.blastError);
+if (errors.length) console.log(`blast failed on ${errors.length} mutations, e.g. ${errors[0].blastError}`);
+const unnamed = results.filter((r) => !r.blastError && r.changed === null);
+if (unnamed.length) console.log(`changed function not found in the report: ${unnamed.length} mutations, e.g. ${unnamed[0].kind} ${unnamed[0].fn} (${unnamed[0].file}:${unnamed[0].line})`);
+
+console.log("\ndisagreements (verdict vs new diagnostics at the site):");
+for (const kind of KINDS) {
+  const ds = disagreements.filter((d) => d.kind === kind);
+  if (!ds.length) continue;
+  console.log(`\n${kind}: ${ds.length}`);
+  for (const d of ds.slice(0, SHOW)) {
+    console.log(`  ${d.fn} (${d.changed ?? "not in report"}) at ${d.site}${d.confidence ? ` [${d.confidence}]` : ""}${d.tsSite ? "" : " [not a tsc call site]"}: ${d.verdict ?? "not listed"}` +
+      `${d.reason ? ` (${d.reason})` : ""}; tsc: ${d.diags.join(" | ") || "nothing new"}\n      ${d.text}`);
+  }
+}
+if (OUT) fs.writeFileSync(OUT, JSON.stringify({ repo: SOURCE, commit: BASE_COMMIT, results }, null, 1));
+fs.rmSync(REPO, { recursive: true, force: true });
