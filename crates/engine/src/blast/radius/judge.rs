@@ -5,7 +5,7 @@
 use super::FileChange;
 use crate::blast::contract::{contract_at, Contract};
 use crate::blast::report::{BlastReport, ChangedFunction};
-use crate::blast::verdict::judge;
+use crate::blast::verdict::judge_in;
 use crate::graph::Graph;
 use crate::indexer::facts::FileFacts;
 use crate::indexer::Language;
@@ -34,12 +34,16 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                 })
                 .and_then(|s| s.args())
         });
-        caller.judged = Some(judge(
+        // A TypeScript file's calls are checked by its compiler (extra arguments too).
+        let typed = Language::from_path(&caller.file)
+            .is_some_and(|l| matches!(l, Language::TypeScript | Language::Tsx));
+        caller.judged = Some(judge_in(
             &func.name,
             func.change,
             old.as_ref(),
             new.as_ref(),
             args,
+            typed,
         ));
     }
 }
