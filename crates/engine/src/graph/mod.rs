@@ -110,6 +110,9 @@ pub struct Graph {
     declared: declared::DeclaredCache,
     /// Angular templates and the classes that name them.
     hosts: Arc<templates::Hosts>,
+    /// How many `nuxt.config.*` files the graph holds: with none, no name is looked up by
+    /// Nuxt's rules (see `nuxt`).
+    nuxt_configs: u32,
 }
 
 impl Graph {

@@ -94,6 +94,9 @@ impl Graph {
     }
 
     pub(crate) fn add_to_name_index(&mut self, f: FileId) {
+        if super::nuxt::is_config(&self.slot(f).facts().path) {
+            self.nuxt_configs += 1;
+        }
         let slot = self.slot(f);
         let declaration_only = slot.facts().declaration_only;
         let entries: Vec<(NameId, DefId)> = slot
@@ -134,6 +137,9 @@ impl Graph {
     }
 
     pub(crate) fn remove_from_name_index(&mut self, f: FileId) {
+        if super::nuxt::is_config(&self.slot(f).facts().path) {
+            self.nuxt_configs = self.nuxt_configs.saturating_sub(1);
+        }
         let slot = self.slot(f);
         let mut names: FxHashSet<NameId> =
             slot.facts().defs.iter().map(|d| NameId(d.name)).collect();

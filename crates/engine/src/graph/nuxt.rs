@@ -138,6 +138,10 @@ impl Graph {
     /// component of the app's `components/` (for a tag), or a top-level export of its
     /// `composables/` or `utils/` (for a call).
     pub(crate) fn nuxt_candidates(&self, f: FileId, site: &CallSite, name: &str) -> Vec<DefId> {
+        // Most repositories are no Nuxt app: they pay one comparison per unbound name.
+        if self.nuxt_configs == 0 {
+            return Vec::new();
+        }
         let Some(root) = self.nuxt_root(f) else {
             return Vec::new();
         };
