@@ -7,7 +7,7 @@
 //! only changed files are read, once per side, and only those the extraction read
 //! within its budgets (a file it skipped has no definitions to ask about).
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, Tree};
 
 use crate::indexer::Language;
 
@@ -59,15 +59,40 @@ impl Contract {
 /// The contract of the function whose definition spans `start..end` in `source`; None
 /// when no function is there (a class, an object) or the file cannot be read.
 pub fn contract_at(language: Language, source: &str, start: usize, end: usize) -> Option<Contract> {
-    if language.component().is_some() || end > source.len() || start >= end {
-        return None;
+    Reader::new(language, source).at(start, end)
+}
+
+/// One file parsed once, for the contracts of any number of its functions.
+pub struct Reader<'s> {
+    source: &'s str,
+    tree: Option<Tree>,
+}
+
+impl<'s> Reader<'s> {
+    pub fn new(language: Language, source: &'s str) -> Reader<'s> {
+        let tree = (language.component().is_none())
+            .then(|| {
+                let mut parser = Parser::new();
+                parser.set_language(&language.grammar()).ok()?;
+                parser.parse(source, None)
+            })
+            .flatten();
+        Reader { source, tree }
     }
-    let mut parser = Parser::new();
-    parser.set_language(&language.grammar()).ok()?;
-    let tree = parser.parse(source, None)?;
-    let node = tree.root_node().descendant_for_byte_range(start, end)?;
-    let function = function_within(node)?;
-    Some(read(function, source))
+
+    /// The contract of the function at `start..end` (see [`contract_at`]).
+    pub fn at(&self, start: usize, end: usize) -> Option<Contract> {
+        if end > self.source.len() || start >= end {
+            return None;
+        }
+        let node = self
+            .tree
+            .as_ref()?
+            .root_node()
+            .descendant_for_byte_range(start, end)?;
+        let function = function_within(node)?;
+        Some(read(function, self.source))
+    }
 }
 
 const FUNCTIONS: [&str; 9] = [
