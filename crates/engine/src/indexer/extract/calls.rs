@@ -400,21 +400,28 @@ impl<'s> Extractor<'s> {
         if args.kind_str() != "arguments" {
             return None;
         }
-        let mut count = 0u8;
-        let mut spread = false;
-        for arg in self.named_kids(args) {
-            match arg.kind_str() {
-                "comment" => {}
-                "spread_element" => spread = true,
-                _ => count = count.saturating_add(1),
-            }
-        }
+        // The count and spreads are filled in when the arguments are walked
+        // (`counted`): a second walk of them here cost the index a few percent.
         Some(CallArgs {
-            count: count.min(CallArgs::MAX_COUNT),
-            spread,
+            count: 0,
+            spread: false,
             awaited: self.awaited == Some(site.id()),
             discarded: self.discarded == Some(site.id()),
         })
+    }
+
+    /// Sets what the call at `index` of the facts passes, as its arguments' walk found.
+    fn counted(&mut self, index: Option<usize>, (count, spread): (u16, bool)) {
+        let Some(call) = index.and_then(|i| self.facts.calls.get_mut(i)) else {
+            return;
+        };
+        if let Some(mut args) = call.args() {
+            args.count = u8::try_from(count)
+                .unwrap_or(u8::MAX)
+                .min(CallArgs::MAX_COUNT);
+            args.spread = spread;
+            call.set_args(args);
+        }
     }
 
     /// `f();`: the call (past parentheses) is a statement of its own, its result unused.
@@ -518,8 +525,10 @@ impl<'s> Extractor<'s> {
             self.awaited = Some(object);
         }
         let children = self.kids_with_fields(node);
+        let mut recorded = None;
         let callee = match function {
             Some(f) if self.record_call_of(node, kind, f, depth) => {
+                recorded = self.facts.calls.len().checked_sub(1);
                 self.facts.calls.last().map(|c| c.callee)
             }
             _ => None,
@@ -537,7 +546,8 @@ impl<'s> Extractor<'s> {
                     None => self.visit_callee(child, depth + 1),
                 },
                 Some("arguments") if child.kind_str() == "arguments" => {
-                    self.arguments_with(child, depth + 1, element, callee)
+                    let passed = self.arguments_with(child, depth + 1, element, callee);
+                    self.counted(recorded, passed);
                 }
                 _ => self.visit(child, depth + 1),
             }
@@ -546,7 +556,7 @@ impl<'s> Extractor<'s> {
     }
 
     /// Arguments: a function passed by name is a use of it (`items.map(normalize)`).
-    fn arguments(&mut self, args: Node<'s>, depth: usize) {
+    fn arguments(&mut self, args: Node<'s>, depth: usize) -> (u16, bool) {
         self.arguments_with(args, depth, None, None)
     }
 
@@ -559,11 +569,13 @@ impl<'s> Extractor<'s> {
         depth: usize,
         element: Option<(usize, SymId)>,
         callee: Option<SymId>,
-    ) {
+    ) -> (u16, bool) {
         let children = self.kids(args);
         let mut element = element;
         let mut index: u16 = 0;
+        let mut spread = false;
         for child in children {
+            spread |= child.kind_str() == "spread_element";
             let is_function = super::syntax::is_function_node(child.kind_str());
             // The callback is the first argument (`then`'s second is for a rejection).
             if element.is_some() && is_function && index == 0 {
@@ -584,6 +596,7 @@ impl<'s> Extractor<'s> {
                 index = index.saturating_add(1);
             }
         }
+        (index, spread)
     }
 
     /// `items.map(item => ...)`: which parameter of the callback is an element of which
@@ -629,14 +642,20 @@ impl<'s> Extractor<'s> {
 
     pub(crate) fn new_expression(&mut self, node: Node<'s>, depth: usize) {
         let constructor = node.field(Field::Constructor);
+        let mut recorded = None;
         if let Some(c) = constructor {
-            self.record_call_of(node, CallKind::New, c, depth);
+            if self.record_call_of(node, CallKind::New, c, depth) {
+                recorded = self.facts.calls.len().checked_sub(1);
+            }
         }
         let children = self.kids_with_fields(node);
         for (field, child) in children {
             match field {
                 Some("constructor") => self.visit_callee(child, depth + 1),
-                Some("arguments") => self.arguments(child, depth + 1),
+                Some("arguments") => {
+                    let passed = self.arguments(child, depth + 1);
+                    self.counted(recorded, passed);
+                }
                 _ => self.visit(child, depth + 1),
             }
         }

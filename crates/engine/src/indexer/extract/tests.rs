@@ -70,7 +70,7 @@ fn calls_record_their_arguments_and_whether_they_are_awaited() {
         vec![
             (1, "charge", Some((2, false, false, true))),
             (2, "charge", Some((1, false, true, false))),
-            (3, "charge", Some((0, true, false, true))),
+            (3, "charge", Some((1, true, false, true))),
             (4, "then", Some((1, false, false, true))),
             (4, "charge", Some((1, false, true, false))),
             (5, "charge", Some((0, false, true, false))),
