@@ -21,7 +21,7 @@
 use tree_sitter::Node;
 
 use super::calls::string_literal;
-use super::component_def::blank_blind_hash;
+use super::component_def::whole_file_def;
 use super::fields::{Field, FieldExt};
 use super::Extractor;
 use crate::indexer::angular::{self, Node as TNode, Scan, UseKind};
@@ -85,24 +85,9 @@ pub(super) fn template_file(path: &str, source: &str) -> Result<FileFacts, SkipR
     // StrId 0 is the empty string, as in every file's facts.
     sink.intern("");
     let name = sink.intern("template");
-    let end_line = source.bytes().filter(|&b| b == b'\n').count() as u32;
-    let span = Span {
-        start_byte: 0,
-        end_byte: u32::try_from(source.len()).unwrap_or(u32::MAX),
-        start_line: 0,
-        end_line,
-    };
-    let mut def = Definition::new(
-        name,
-        name,
-        DefKind::Template,
-        None,
-        span,
-        Pos { line: 0, column: 0 },
-    );
-    def.body_hash = blank_blind_hash(source);
-    def.exported = true;
-    sink.facts.defs.push(def);
+    sink.facts
+        .defs
+        .push(whole_file_def(name, DefKind::Template, source));
     let default = sink.intern("default");
     let value = sink.sym(Sym::Def(0));
     sink.facts.exports.push(Export {

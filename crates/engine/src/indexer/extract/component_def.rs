@@ -32,29 +32,16 @@ pub(super) fn add_component(facts: &mut FileFacts, path: &str, source: &str, lay
     // Vue's Options API: what `export default` held, an options object.
     let options = default_object(facts).filter(|_| kind == ComponentKind::Vue);
     let name = facts.strings.push(component_name(path));
-    let end_line = source.bytes().filter(|&b| b == b'\n').count() as u32;
-    let span = Span {
-        start_byte: 0,
-        end_byte: u32::try_from(source.len()).unwrap_or(u32::MAX),
-        start_line: 0,
-        end_line,
-    };
-    let mut def = Definition::new(
-        name,
-        name,
-        DefKind::Component,
-        None,
-        span,
-        Pos { line: 0, column: 0 },
-    );
-    def.body_hash = blank_blind_hash(source);
-    def.exported = true;
     let idx = facts.defs.len() as DefIdx;
-    facts.defs.push(def);
+    facts
+        .defs
+        .push(whole_file_def(name, DefKind::Component, source));
     for call in facts.calls.iter_mut() {
         call.adopt(idx);
     }
-    let registered = options.map_or_else(Vec::new, |o| super::vue_options::registered(facts, o));
+    let registered = options.map_or_else(Default::default, |o| {
+        super::vue_options::registered(facts, o)
+    });
     add_template_uses(facts, idx, source, uses, &registered);
     if let Some(options) = options {
         super::vue_options::add_instance(facts, options, component_name(path), source, template);
@@ -93,6 +80,21 @@ fn default_object(facts: &FileFacts) -> Option<DefIdx> {
     })
 }
 
+/// A definition that is the whole file (a component, an Angular template): exported,
+/// its body hash the file's, blanks aside.
+pub(super) fn whole_file_def(name: StrId, kind: DefKind, source: &str) -> Definition {
+    let span = Span {
+        start_byte: 0,
+        end_byte: u32::try_from(source.len()).unwrap_or(u32::MAX),
+        start_line: 0,
+        end_line: source.bytes().filter(|&b| b == b'\n').count() as u32,
+    };
+    let mut def = Definition::new(name, name, kind, None, span, Pos { line: 0, column: 0 });
+    def.body_hash = blank_blind_hash(source);
+    def.exported = true;
+    def
+}
+
 /// A hash of the file's text without its blanks: reformatting is no change. The words
 /// are joined by one space and hashed at once (a streaming update per word cost more
 /// than reading the rest of a small component).
@@ -115,7 +117,7 @@ fn add_template_uses(
     component: DefIdx,
     source: &str,
     uses: &[TemplateUse],
-    registered: &[String],
+    registered: &rustc_hash::FxHashSet<String>,
 ) {
     if uses.is_empty() {
         return;
@@ -128,7 +130,7 @@ fn add_template_uses(
             continue;
         };
         let capitalized;
-        let known = |name: &str| bound.contains_key(name) || registered.iter().any(|r| r == name);
+        let known = |name: &str| bound.contains_key(name) || registered.contains(name);
         if u.kind == UseKind::BoundTag && !known(head) {
             capitalized = pascal_case(head).unwrap_or_default();
             if !known(capitalized.as_str()) {

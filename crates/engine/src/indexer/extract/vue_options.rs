@@ -219,13 +219,13 @@ pub(super) fn add_external_instance(
 }
 
 /// The names the `components` option registers (`components: { Hamburger }`).
-pub(super) fn registered(facts: &FileFacts, options: DefIdx) -> Vec<String> {
+pub(super) fn registered(facts: &FileFacts, options: DefIdx) -> rustc_hash::FxHashSet<String> {
     let Some(group) = facts.defs.iter().position(|d| {
         d.container() == Some(options)
             && d.kind == DefKind::Object
             && facts.strings.get(d.name) == "components"
     }) else {
-        return Vec::new();
+        return Default::default();
     };
     facts
         .props
@@ -294,8 +294,15 @@ fn template_reads_instance(
     let options_sym = sym_id(facts, Sym::Def(options));
     let registered = facts.syms.push(Sym::Member(options_sym, components));
     for i in 0..facts.calls.len() {
+        // The spans are in order and apart: the last one starting at or before the
+        // call is the only one that can hold it (a template of many top-level
+        // `<template>` blocks costs a search per call, not a scan).
         let at = facts.calls[i].pos();
-        if !bounds.iter().any(|(a, b)| *a <= at && at < *b) {
+        let inside = bounds
+            .partition_point(|(a, _)| *a <= at)
+            .checked_sub(1)
+            .is_some_and(|k| at < bounds[k].1);
+        if !inside {
             continue;
         }
         let on = if facts.calls[i].kind == CallKind::Jsx {
