@@ -39,6 +39,22 @@ fn judged(verdict: Verdict, reason: String) -> Judged {
     Judged { verdict, reason }
 }
 
+/// Names in a reason, at most a few: a function can have any number of parameters, and
+/// each caller's reason repeats them.
+fn listed(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut out = names
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        out.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    out
+}
+
 fn arguments(n: u8) -> String {
     match n {
         1 => "1 argument".to_string(),
@@ -116,7 +132,7 @@ pub fn judge_in(
             format!(
                 "passes {}; `{name}` now requires {min} ({} not passed)",
                 arguments(args.count),
-                missing.join(", ")
+                listed(&missing)
             ),
         );
     }
@@ -202,7 +218,7 @@ pub fn judge_in(
                     format!(
                         "the object passed as argument {} must now hold {}",
                         i + 1,
-                        added.join(", ")
+                        listed(&added)
                     ),
                 );
             }
