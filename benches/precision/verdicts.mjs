@@ -1,7 +1,9 @@
 // Differential test of the blast report's verdicts (issue 44, "How it is checked"):
 // functions of a TypeScript repository are changed one way at a time (a required
-// parameter added, an optional one added, the first or the last removed, made async, the
-// body alone edited), each change committed on top of the repository's HEAD, and the
+// parameter added, an optional one added, the first or the last removed, made async, a
+// required key added to or a key removed from an object parameter's inline type or
+// pattern, a key removed from the one object literal the function returns, the body
+// alone edited), each change committed on top of the repository's HEAD, and the
 // verdicts `blast-radius blast` gives the function's direct callers are compared with
 // what TypeScript's checker says of the same call sites: a semantic diagnostic at a call
 // site in head that was not there in base is the truth of "breaks".
@@ -20,7 +22,8 @@ import { execFileSync } from "node:child_process";
 import ts from "typescript";
 import { listFiles, groupByConfig, optionsFor, targets, calleeName, showArg } from "./common.mjs";
 
-const KINDS = ["add-required", "add-optional", "remove-first", "remove-last", "make-async", "body-only"];
+const KINDS = ["add-required", "add-optional", "remove-first", "remove-last", "make-async", "add-required-key",
+  "remove-key", "remove-returned-key", "body-only"];
 
 const args = process.argv.slice(2);
 const [repoArg, binaryArg] = args;
@@ -263,6 +266,67 @@ function mutation(kind, cand, text) {
         }
       }
       return [edits[0][0], edits[0][0], edits[0][1]];
+    }
+    case "add-required-key": {
+      // The first parameter whose object type is written inline, or (with no type) a
+      // destructuring pattern, which TypeScript infers the parameter's type from.
+      for (const p of params) {
+        if (p.questionToken || p.initializer || p.dotDotDotToken) continue;
+        if (p.type && ts.isTypeLiteralNode(p.type)) {
+          const at = p.type.getStart(sf) + 1;
+          return [at, at, " brKey: number;"];
+        }
+        if (!p.type && ts.isObjectBindingPattern(p.name)) {
+          const at = p.name.getStart(sf) + 1;
+          return [at, at, " brKey,"];
+        }
+      }
+      return null;
+    }
+    case "remove-key": {
+      // The last member of the first inline object type of two or more members.
+      for (const p of params) {
+        if (!p.type || !ts.isTypeLiteralNode(p.type) || p.type.members.length < 2) continue;
+        const ms = p.type.members;
+        const lastMember = ms[ms.length - 1];
+        if (!lastMember.name || !ts.isIdentifier(lastMember.name)) continue;
+        const from = ms[ms.length - 2].end;
+        // Past the previous member's separator, if it ends the member's text.
+        return [from, lastMember.end, keepLines(from, lastMember.end)];
+      }
+      return null;
+    }
+    case "remove-returned-key": {
+      // The function returns one object literal (one `return`, no stated type): its last
+      // named property goes.
+      if (fn.type || !fn.body) return null;
+      let literal = null;
+      let returns = 0;
+      const strip = (e) => {
+        while (e && (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression?.(e))) e = e.expression;
+        return e;
+      };
+      if (!ts.isBlock(fn.body)) {
+        literal = strip(fn.body);
+        returns = 1;
+      } else {
+        const walk = (n) => {
+          if (n !== fn.body && (ts.isFunctionLike(n) || ts.isClassLike(n))) return;
+          if (ts.isReturnStatement(n)) {
+            returns++;
+            literal = strip(n.expression);
+          }
+          ts.forEachChild(n, walk);
+        };
+        walk(fn.body);
+      }
+      if (returns !== 1 || !literal || !ts.isObjectLiteralExpression(literal)) return null;
+      const props = literal.properties;
+      if (props.length < 2 || props.some((x) => ts.isSpreadAssignment(x))) return null;
+      const lastProp = props[props.length - 1];
+      if (!lastProp.name || !ts.isIdentifier(lastProp.name)) return null;
+      const from = props[props.length - 2].end;
+      return [from, lastProp.end, keepLines(from, lastProp.end)];
     }
     case "body-only": {
       if (ts.isBlock(fn.body)) {

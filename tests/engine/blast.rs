@@ -592,3 +592,163 @@ fn callers_are_judged_against_the_new_contract() {
         "{markdown}"
     );
 }
+
+/// Every verdict, in JavaScript and in TypeScript (`fixtures/blast/contracts`): each
+/// line of `checkout.js` and `use.ts` calls a function of `billing.js` or `api.ts`
+/// changed in one way. The TypeScript side's `breaks` are the sites where `tsc`
+/// reports an error on the head commit, and no others.
+#[test]
+fn every_verdict_in_javascript_and_typescript() {
+    let repo = two_commit_repo("blast/contracts");
+    let report = blast_json(repo.path());
+    let mut got: Vec<(String, u64, String, String)> = report["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["depth"] == 1)
+        .map(|c| {
+            (
+                c["file"].as_str().unwrap().to_string(),
+                c["line"].as_u64().unwrap(),
+                c["verdict"].as_str().unwrap_or("none").to_string(),
+                c["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    // The same call on the same line of either file, and its verdict.
+    let expected: [(u64, &str, &str); 18] = [
+        (
+            4,
+            "breaks",
+            "passes 2 arguments; `{charge}` now requires 3 (`card` not passed)",
+        ),
+        (
+            5,
+            "fine",
+            "passes 3 arguments, as the new signature of `{charge}` takes",
+        ),
+        (6, "check", "passes a spread"),
+        (
+            7,
+            "breaks",
+            "`by` (parameter 2) was removed, so the arguments after it shift",
+        ),
+        (8, "fine", "passes 1 argument"), // a defaulted parameter added
+        (9, "fine", "passes 1 argument"), // a rest parameter added
+        (
+            10,
+            "breaks",
+            "the object passed as argument 1 lacks `currency`, which `{pay}` now requires",
+        ),
+        (11, "fine", "passes 1 argument"), // already passes the new key
+        (
+            12,
+            "check",
+            "the object passed as argument 1 must now hold `currency`",
+        ),
+        (13, "breaks", ""), // per language, below
+        (14, "fine", "passes 1 argument"),
+        (
+            15,
+            "breaks",
+            "reads `.name` from the result of `{load}`, which is now a promise (not awaited)",
+        ),
+        (
+            16,
+            "breaks",
+            "reads `.name` from the result of `{load}`, which is now a promise (not awaited)",
+        ),
+        (17, "fine", "passes 1 argument"), // awaited
+        (
+            18,
+            "check",
+            "`{load}` is now async, and this call does not await it",
+        ),
+        (
+            19,
+            "breaks",
+            "reads `.name` from the result of `{user}`, which no longer returns it",
+        ),
+        (20, "fine", "only the body changed"), // reads a member still returned
+        (
+            21,
+            "fine",
+            "only the body changed: the contract is the same",
+        ),
+    ];
+    for (file, suffix) in [("src/checkout.js", ""), ("src/use.ts", "Ts")] {
+        let sites: Vec<&(String, u64, String, String)> =
+            got.iter().filter(|(f, ..)| f == file).collect();
+        assert_eq!(sites.len(), expected.len(), "{file}: {sites:#?}");
+        for ((_, line, verdict, reason), (want_line, want_verdict, want_reason)) in
+            sites.iter().zip(expected)
+        {
+            let want_reason = want_reason
+                .replace("{charge}", &format!("charge{suffix}"))
+                .replace("{pay}", &format!("pay{suffix}"))
+                .replace("{load}", &format!("load{suffix}"))
+                .replace("{user}", &format!("user{suffix}"));
+            assert_eq!(
+                (*line, verdict.as_str()),
+                (want_line, want_verdict),
+                "{file}:{line}: {reason}"
+            );
+            assert!(
+                reason.contains(&want_reason),
+                "{file}:{line}: {reason:?} lacks {want_reason:?}"
+            );
+        }
+    }
+    let reason = |file: &str, line: u64| {
+        got.iter()
+            .find(|(f, l, ..)| f == file && *l == line)
+            .map(|(.., r)| r.clone())
+            .unwrap()
+    };
+    // JavaScript: a key JSDoc's `message.subject` now requires; TypeScript: a key the
+    // stated object type no longer has, in an object literal (an excess property).
+    assert_eq!(
+        reason("src/checkout.js", 13),
+        "the object passed as argument 1 lacks `subject`, which `notify` now requires"
+    );
+    assert_eq!(
+        reason("src/use.ts", 13),
+        "the object passed as argument 1 holds `height`, which `sizeTs` no longer takes"
+    );
+}
+
+/// A function still defined but no longer exported breaks the other modules that
+/// import it, and only those: its own module still calls it.
+#[test]
+fn a_function_no_longer_exported_breaks_its_importers() {
+    let repo = two_commit_repo("blast/unexported");
+    let report = blast_json(repo.path());
+    let changed: Vec<(&str, &str)> = report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["change"].as_str().unwrap()))
+        .collect();
+    assert_eq!(changed, [("f", "unexported")]);
+    let mut callers: Vec<(String, u64, String)> = report["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["file"].as_str().unwrap().to_string(),
+                c["line"].as_u64().unwrap(),
+                c["verdict"].as_str().unwrap_or("none").to_string(),
+            )
+        })
+        .collect();
+    callers.sort();
+    assert_eq!(
+        callers,
+        [
+            ("src/lib.js".to_string(), 6, "fine".to_string()),
+            ("src/use.js".to_string(), 4, "breaks".to_string()),
+        ]
+    );
+}

@@ -1,7 +1,11 @@
 //! A function's contract with its callers, read from its source: its parameters (how many
-//! a call must pass, which it may, whether it takes the rest), the keys of a destructured
-//! object parameter, and whether it is async. What a call site is checked against when a
-//! pull request changes a function's signature (see `verdict`).
+//! a call must pass, which it may, whether it takes the rest), the keys an object
+//! parameter must hold (destructured, or stated by its type: an object type, or an
+//! interface or type alias of the same file), whether it is async, and the members of
+//! what it returns (its stated return type's, or the keys of the object literals it
+//! returns). In JavaScript, JSDoc's `[name]` and `name.key` tags count as TypeScript's
+//! checker counts them. What a call site is checked against when a pull request changes
+//! a function (see `verdict`).
 //!
 //! Read by parsing the file again and finding the function at the definition's bytes:
 //! only changed files are read, once per side, and only those the extraction read
@@ -15,6 +19,11 @@ use crate::indexer::Language;
 pub struct Contract {
     pub params: Vec<Param>,
     pub is_async: bool,
+    /// The members of what it returns (of what its promise gives, for an async
+    /// function), when they are known: its stated return type's, or else the keys of
+    /// the object literals its `return`s give. None where a return gives anything
+    /// else, or a literal has keys not written out (a spread).
+    pub returns: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,9 +31,13 @@ pub struct Param {
     /// As written (`{ amount, currency }` for a destructured one).
     pub name: String,
     pub kind: ParamKind,
-    /// A destructured object's keys, each with whether a call must pass it (no default,
-    /// not optional in its stated type).
+    /// The keys of the object it takes, each with whether a call must pass it: its
+    /// stated type's members (those not marked `?`), or else a destructured pattern's
+    /// keys (those without a default), or JSDoc's `name.key` tags.
     pub keys: Vec<(String, bool)>,
+    /// The keys are all the object may hold: its type is stated (and TypeScript flags
+    /// an object literal passed with any other).
+    pub closed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +79,8 @@ pub fn contract_at(language: Language, source: &str, start: usize, end: usize) -
 pub struct Reader<'s> {
     source: &'s str,
     tree: Option<Tree>,
+    /// JavaScript: JSDoc counts (TypeScript's checker ignores it in `.ts` files).
+    reads_jsdoc: bool,
 }
 
 impl<'s> Reader<'s> {
@@ -77,7 +92,11 @@ impl<'s> Reader<'s> {
                 parser.parse(source, None)
             })
             .flatten();
-        Reader { source, tree }
+        Reader {
+            source,
+            tree,
+            reads_jsdoc: language == Language::JavaScript,
+        }
     }
 
     /// The contract of the function at `start..end` (see [`contract_at`]).
@@ -91,9 +110,41 @@ impl<'s> Reader<'s> {
             .root_node()
             .descendant_for_byte_range(start, end)?;
         let function = function_within(node)?;
-        Some(read(function, self.source))
+        let file = File {
+            source: self.source,
+            root: self.tree.as_ref()?.root_node(),
+        };
+        let mut contract = read(function, &file);
+        if self.reads_jsdoc {
+            if let Some(doc) = doc_comment(function, self.source) {
+                apply_jsdoc(&mut contract, doc);
+            }
+        }
+        Some(contract)
     }
 }
+
+/// A parsed file, for the names its types refer to.
+struct File<'s, 't> {
+    source: &'s str,
+    root: Node<'t>,
+}
+
+impl File<'_, '_> {
+    fn text(&self, n: Node) -> String {
+        self.source
+            .get(n.byte_range())
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// Nodes a function's body is searched through for its `return`s, at most: a body
+/// beyond it has returns not known.
+const MAX_RETURN_SEARCH: usize = 50_000;
+
+/// How deep a type is followed through the aliases that name it.
+const MAX_TYPE_LEVEL: usize = 4;
 
 const FUNCTIONS: [&str; 9] = [
     "function_declaration",
@@ -125,8 +176,8 @@ fn function_within(node: Node) -> Option<Node> {
     None
 }
 
-fn read(function: Node, source: &str) -> Contract {
-    let text = |n: Node| source.get(n.byte_range()).unwrap_or_default().to_string();
+fn read(function: Node, file: &File) -> Contract {
+    let text = |n: Node| file.text(n);
     let mut cursor = function.walk();
     let is_async = function
         .children(&mut cursor)
@@ -136,7 +187,7 @@ fn read(function: Node, source: &str) -> Contract {
     if let Some(list) = function.child_by_field_name("parameters") {
         let mut cursor = list.walk();
         for p in list.named_children(&mut cursor) {
-            if let Some(param) = param(p, &text) {
+            if let Some(param) = param(p, file) {
                 params.push(param);
             }
         }
@@ -146,12 +197,20 @@ fn read(function: Node, source: &str) -> Contract {
             name: short(text(single)),
             kind: ParamKind::Required,
             keys: Vec::new(),
+            closed: false,
         });
     }
-    Contract { params, is_async }
+    let returns =
+        returned_members(function, file).map(|keys| keys.into_iter().map(short).collect());
+    Contract {
+        params,
+        is_async,
+        returns,
+    }
 }
 
-fn param(p: Node, text: &dyn Fn(Node) -> String) -> Option<Param> {
+fn param(p: Node, file: &File) -> Option<Param> {
+    let text = |n: Node| file.text(n);
     let (pattern, kind) = match p.kind() {
         "comment" => return None,
         // TypeScript: `x: T`, `x: T = 1`, `...xs: T[]`, `this: T` (no argument).
@@ -175,22 +234,272 @@ fn param(p: Node, text: &dyn Fn(Node) -> String) -> Option<Param> {
         "rest_pattern" => (p, ParamKind::Rest),
         _ => (p, ParamKind::Required),
     };
-    let optional_in_type = stated_optional_keys(p, text);
-    let keys = match pattern.kind() {
-        "object_pattern" => object_keys(pattern, text)
-            .into_iter()
-            .map(|(k, required)| {
-                let required = required && !optional_in_type.contains(&k);
-                (k, required)
-            })
-            .collect(),
-        _ => Vec::new(),
+    // The stated type is what the compiler checks a call against; a destructuring
+    // pattern is what a JavaScript call must fill (and what TypeScript infers the
+    // parameter's type from when none is stated).
+    let stated = p
+        .child_by_field_name("type")
+        .and_then(|t| members_of_type(t, file, 0));
+    let (keys, closed) = match (stated, pattern.kind()) {
+        (Some(members), _) if kind != ParamKind::Rest => (members, true),
+        (_, "object_pattern") => (object_keys(pattern, &text), false),
+        _ => (Vec::new(), false),
     };
     Some(Param {
         name: short(text(pattern)),
         kind,
         keys: keys.into_iter().map(|(k, r)| (short(k), r)).collect(),
+        closed,
     })
+}
+
+/// The members of the object type `ty` states, each with whether it is required: an
+/// object type written out, or an interface or type alias of this file that is one.
+/// None for anything else, or where members may come from elsewhere (`extends`, an
+/// index signature, an intersection).
+fn members_of_type(ty: Node, file: &File, level: usize) -> Option<Vec<(String, bool)>> {
+    if level > MAX_TYPE_LEVEL {
+        return None;
+    }
+    match ty.kind() {
+        "type_annotation" | "parenthesized_type" => {
+            members_of_type(ty.named_child(0)?, file, level + 1)
+        }
+        "object_type" | "interface_body" => {
+            let mut out = Vec::new();
+            let mut cursor = ty.walk();
+            for member in ty.named_children(&mut cursor) {
+                match member.kind() {
+                    "property_signature" | "method_signature" => {
+                        let name = member.child_by_field_name("name")?;
+                        let key = literal_key(name, file)?;
+                        let mut c = member.walk();
+                        let optional = member.children(&mut c).any(|x| x.kind() == "?");
+                        out.push((key, !optional));
+                    }
+                    "comment" | "call_signature" | "construct_signature" => {}
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+        "type_identifier" => {
+            let declared = declared_type(file, &file.text(ty))?;
+            match declared.kind() {
+                "interface_declaration" => {
+                    let mut c = declared.walk();
+                    if declared
+                        .children(&mut c)
+                        .any(|x| x.kind() == "extends_type_clause")
+                        || declared.child_by_field_name("type_parameters").is_some()
+                    {
+                        return None;
+                    }
+                    members_of_type(declared.child_by_field_name("body")?, file, level + 1)
+                }
+                _ => {
+                    if declared.child_by_field_name("type_parameters").is_some() {
+                        return None;
+                    }
+                    members_of_type(declared.child_by_field_name("value")?, file, level + 1)
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The interface or type alias `name` declared at the top of the file (exported or not).
+fn declared_type<'t>(file: &File<'_, 't>, name: &str) -> Option<Node<'t>> {
+    let mut cursor = file.root.walk();
+    for top in file.root.named_children(&mut cursor) {
+        let declaration = match top.kind() {
+            "export_statement" => match top.child_by_field_name("declaration") {
+                Some(d) => d,
+                None => continue,
+            },
+            _ => top,
+        };
+        if matches!(
+            declaration.kind(),
+            "interface_declaration" | "type_alias_declaration"
+        ) && declaration
+            .child_by_field_name("name")
+            .is_some_and(|n| file.source.get(n.byte_range()) == Some(name))
+        {
+            return Some(declaration);
+        }
+    }
+    None
+}
+
+/// A key as written: `a`, `'a'`, `1`; None for a computed one.
+fn literal_key(key: Node, file: &File) -> Option<String> {
+    let text = file.text(key);
+    match key.kind() {
+        "property_identifier" | "number" | "shorthand_property_identifier" => Some(text),
+        "string" if text.len() >= 2 => Some(text[1..text.len() - 1].to_string()),
+        _ => None,
+    }
+}
+
+/// The members of what `function` returns (see [`Contract::returns`]).
+fn returned_members(function: Node, file: &File) -> Option<Vec<String>> {
+    let mut cursor = function.walk();
+    if function.children(&mut cursor).any(|c| c.kind() == "*") {
+        return None; // a generator returns an iterator
+    }
+    if let Some(stated) = function.child_by_field_name("return_type") {
+        let mut ty = stated.named_child(0)?;
+        // `Promise<T>`: what an async function's promise gives.
+        if ty.kind() == "generic_type"
+            && ty
+                .child_by_field_name("name")
+                .is_some_and(|n| file.text(n) == "Promise")
+        {
+            ty = ty.child_by_field_name("type_arguments")?.named_child(0)?;
+        }
+        return members_of_type(ty, file, 0).map(|m| m.into_iter().map(|(k, _)| k).collect());
+    }
+    let body = function.child_by_field_name("body")?;
+    if body.kind() != "statement_block" {
+        return literal_keys(body, file);
+    }
+    // The `return`s of this function (not of the functions or classes inside it).
+    let mut keys: Vec<String> = Vec::new();
+    let mut any = false;
+    let mut stack = vec![body];
+    let mut seen = 0usize;
+    while let Some(node) = stack.pop() {
+        seen += 1;
+        if seen > MAX_RETURN_SEARCH {
+            return None;
+        }
+        match node.kind() {
+            "return_statement" => {
+                if let Some(value) = node.named_child(0).filter(|v| v.kind() != "comment") {
+                    for k in literal_keys(value, file)? {
+                        if !keys.contains(&k) {
+                            keys.push(k);
+                        }
+                    }
+                    any = true;
+                }
+                continue;
+            }
+            kind if FUNCTIONS.contains(&kind) || kind == "class_body" => continue,
+            _ => {}
+        }
+        let mut c = node.walk();
+        stack.extend(node.named_children(&mut c));
+    }
+    any.then_some(keys)
+}
+
+/// The keys of the object literal `value` is (past parentheses, `await`, `as` and
+/// `satisfies`); None for anything else, or a literal with keys not written out.
+fn literal_keys(value: Node, file: &File) -> Option<Vec<String>> {
+    let mut value = value;
+    for _ in 0..8 {
+        match value.kind() {
+            "parenthesized_expression"
+            | "await_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => value = value.named_child(0)?,
+            _ => break,
+        }
+    }
+    if value.kind() != "object" {
+        return None;
+    }
+    let mut keys = Vec::new();
+    let mut cursor = value.walk();
+    for item in value.named_children(&mut cursor) {
+        let key = match item.kind() {
+            "pair" => literal_key(item.child_by_field_name("key")?, file)?,
+            "shorthand_property_identifier" => file.text(item),
+            "method_definition" => literal_key(item.child_by_field_name("name")?, file)?,
+            "comment" => continue,
+            _ => return None,
+        };
+        keys.push(key);
+    }
+    Some(keys)
+}
+
+/// The JSDoc block right before the declaration `function` is the value of (`/** */
+/// export const f = () => {}`, a method, an object's property).
+fn doc_comment<'s>(function: Node, source: &'s str) -> Option<&'s str> {
+    let mut node = function;
+    while let Some(parent) = node.parent() {
+        if !matches!(
+            parent.kind(),
+            "variable_declarator"
+                | "lexical_declaration"
+                | "variable_declaration"
+                | "export_statement"
+                | "assignment_expression"
+                | "expression_statement"
+                | "pair"
+                | "parenthesized_expression"
+        ) {
+            break;
+        }
+        node = parent;
+    }
+    let comment = node.prev_sibling().filter(|c| c.kind() == "comment")?;
+    let gap = source.get(comment.end_byte()..node.start_byte())?;
+    let text = source.get(comment.byte_range())?;
+    (gap.trim().is_empty() && text.starts_with("/**") && text.len() <= 16 * 1024).then_some(text)
+}
+
+/// JSDoc's `@param` tags, as TypeScript's checker reads them in JavaScript: `[name]` and
+/// `{T=}` make a parameter optional, `name.key` (or `[name.key]`) is a key of the object
+/// it takes. A destructured parameter is documented by position, under any name.
+fn apply_jsdoc(contract: &mut Contract, doc: &str) {
+    use crate::indexer::extract::{doc_tags, DocTagKind};
+    let tags = doc_tags(doc);
+    let mut position = 0usize;
+    let mut names: Vec<(&str, usize)> = Vec::new();
+    for tag in tags.iter().filter(|t| t.kind == DocTagKind::Param) {
+        match tag.name.split_once('.') {
+            None => {
+                let at = contract
+                    .params
+                    .iter()
+                    .position(|p| p.name == tag.name)
+                    .or_else(|| {
+                        contract
+                            .params
+                            .get(position)
+                            .filter(|p| p.name.starts_with('{'))
+                            .map(|_| position)
+                    });
+                if let Some(i) = at {
+                    names.push((tag.name, i));
+                    let p = &mut contract.params[i];
+                    if tag.optional && p.kind == ParamKind::Required {
+                        p.kind = ParamKind::Optional;
+                    }
+                    position = i + 1;
+                }
+            }
+            Some((owner, key)) => {
+                let Some(&(_, i)) = names.iter().find(|(n, _)| *n == owner) else {
+                    continue;
+                };
+                if key.contains('.') || key.is_empty() {
+                    continue; // a key of a key
+                }
+                let keys = &mut contract.params[i].keys;
+                match keys.iter_mut().find(|(k, _)| k == key) {
+                    Some(k) => k.1 &= !tag.optional,
+                    None => keys.push((short(key.to_string()), !tag.optional)),
+                }
+            }
+        }
+    }
 }
 
 /// A name as a reason quotes it: a destructuring pattern can be any length.
@@ -233,37 +542,17 @@ fn object_keys(pattern: Node, text: &dyn Fn(Node) -> String) -> Vec<(String, boo
     keys
 }
 
-/// `{ a, b }: { a: string; b?: number }`: the keys the stated type marks optional.
-fn stated_optional_keys(p: Node, text: &dyn Fn(Node) -> String) -> Vec<String> {
-    let Some(object) = p
-        .child_by_field_name("type")
-        .and_then(|t| t.named_child(0))
-        .filter(|t| t.kind() == "object_type")
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut cursor = object.walk();
-    for member in object.named_children(&mut cursor) {
-        if member.kind() != "property_signature" {
-            continue;
-        }
-        let mut c = member.walk();
-        let optional = member.children(&mut c).any(|x| x.kind() == "?");
-        if let (true, Some(name)) = (optional, member.child_by_field_name("name")) {
-            out.push(text(name));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The contract of the function that starts at `name`, on the rest of its line.
     fn contract(language: Language, source: &str, name: &str) -> Contract {
         let start = source.find(name).expect("the function is there");
-        contract_at(language, source, start, source.len()).expect("a function")
+        let end = source[start..]
+            .find('\n')
+            .map_or(source.len(), |e| start + e);
+        contract_at(language, source, start, end).expect("a function")
     }
 
     #[test]
@@ -312,6 +601,85 @@ mod tests {
         let c = contract(Language::JavaScript, arrow, "async x");
         assert!(c.is_async);
         assert_eq!(c.min_args(), 1);
+    }
+
+    #[test]
+    fn keys_of_stated_types_and_of_what_is_returned() {
+        let ts = "\
+interface PayOptions { amount: number; currency?: string; card: Card }
+type Receipt = { id: string; total: number };
+export function pay(opts: PayOptions, when: { at: Date }): Promise<Receipt> { return x; }
+export const load = async (id: string) => { if (id) { return { id, name: 'a' }; } return { id, size: 1 }; };
+function open(o: Other, e: Extended) { return make(); }
+interface Extended extends Base { a: string }
+";
+        let c = contract(Language::TypeScript, ts, "function pay");
+        assert_eq!(
+            c.params[0].keys,
+            [
+                ("amount".to_string(), true),
+                ("currency".to_string(), false),
+                ("card".to_string(), true)
+            ]
+        );
+        assert_eq!(c.params[1].keys, [("at".to_string(), true)]);
+        assert_eq!(c.returns, Some(vec!["id".to_string(), "total".to_string()]));
+        let c = contract(Language::TypeScript, ts, "async (id");
+        assert!(c.is_async);
+        let mut returns = c.returns.expect("two literals");
+        returns.sort();
+        assert_eq!(returns, ["id", "name", "size"]);
+        // A type from elsewhere, one that extends another, a call returned: not known.
+        let c = contract(Language::TypeScript, ts, "function open");
+        assert!(c.params.iter().all(|p| p.keys.is_empty()));
+        assert_eq!(c.returns, None);
+        // Nested functions' returns are theirs; a spread is keys not written out.
+        let js = "function f() { const g = () => { return 1; }; return { a: g }; }\nfunction h(o) { return { ...o, b: 1 }; }";
+        assert_eq!(
+            contract(Language::JavaScript, js, "function f").returns,
+            Some(vec!["a".to_string()])
+        );
+        assert_eq!(
+            contract(Language::JavaScript, js, "function h").returns,
+            None
+        );
+    }
+
+    #[test]
+    fn jsdoc_states_optional_parameters_and_keys_in_javascript_only() {
+        let source = "\
+/**
+ * @param {number} amount
+ * @param {string} [currency]
+ * @param {Object} opts
+ * @param {string} opts.card
+ * @param {string} [opts.note]
+ * @param {{ id: string }} arg3
+ * @param {string} arg3.id
+ */
+export function pay(amount, currency, opts, { id }) {}
+";
+        let c = contract(Language::JavaScript, source, "function pay");
+        let kinds: Vec<ParamKind> = c.params.iter().map(|p| p.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                ParamKind::Required,
+                ParamKind::Optional,
+                ParamKind::Required,
+                ParamKind::Required
+            ]
+        );
+        assert_eq!(
+            c.params[2].keys,
+            [("card".to_string(), true), ("note".to_string(), false)]
+        );
+        assert_eq!(c.params[3].keys, [("id".to_string(), true)]);
+        assert_eq!(c.min_args(), 4);
+        // The TypeScript checker ignores JSDoc in TypeScript files.
+        let c = contract(Language::TypeScript, source, "function pay");
+        assert_eq!(c.params[1].kind, ParamKind::Required);
+        assert!(c.params[2].keys.is_empty());
     }
 
     #[test]

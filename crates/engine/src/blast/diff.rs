@@ -11,7 +11,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use crate::indexer::facts::{DefIdx, DefKind, Definition, FileFacts};
+use crate::indexer::facts::{DefIdx, DefKind, Definition, ExportValue, FileFacts, Sym, SymId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -23,6 +23,9 @@ pub enum Change {
     Signature,
     Body,
     SignatureAndBody,
+    /// Still defined, but no longer exported under a name it had (`export` dropped, or
+    /// exported under another name): other modules' imports of it fail.
+    Unexported,
 }
 
 impl Change {
@@ -34,6 +37,7 @@ impl Change {
             Change::Signature => "signature",
             Change::Body => "body",
             Change::SignatureAndBody => "signature_and_body",
+            Change::Unexported => "unexported",
         }
     }
 }
@@ -77,7 +81,13 @@ pub fn diff_functions(old: Option<&FileFacts>, new: Option<&FileFacts>) -> Vec<F
             continue;
         };
         matched_new[new_idx as usize] = true;
-        if let Some(change) = compare(old_def, new.def(new_idx)) {
+        let unexported =
+            old_def.exported && !exported_as(old, old_idx).is_subset(&exported_as(new, new_idx));
+        let change = match unexported {
+            true => Some(Change::Unexported),
+            false => compare(old_def, new.def(new_idx)),
+        };
+        if let Some(change) = change {
             changes.push(FunctionChange {
                 old: Some(old_idx),
                 new: Some(new_idx),
@@ -124,6 +134,35 @@ pub fn diff_functions(old: Option<&FileFacts>, new: Option<&FileFacts>) -> Vec<F
         )
     });
     changes
+}
+
+/// The names a module exports definition `def` under (`export function f`, `export {
+/// f as g }`, `export default f`): a name gone from this set is an import that no
+/// longer resolves. (What an exported class or object holds is reached through it, not
+/// by a name of its own.)
+fn exported_as(facts: &FileFacts, def: DefIdx) -> std::collections::BTreeSet<&str> {
+    let mut names = std::collections::BTreeSet::new();
+    let is_def = |mut sym: SymId| {
+        for _ in 0..8 {
+            match facts.sym(sym) {
+                Sym::Def(d) => return d == def,
+                Sym::Binding(b) => match facts.bindings.get(b as usize) {
+                    Some(binding) => sym = binding.value,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    };
+    for e in &facts.exports {
+        if let ExportValue::Local(sym) = e.value {
+            if is_def(sym) {
+                names.insert(facts.str(e.name));
+            }
+        }
+    }
+    names
 }
 
 fn callable_defs(facts: &FileFacts) -> impl Iterator<Item = (DefIdx, &Definition)> {
@@ -271,6 +310,31 @@ mod tests {
     fn unchanged_file_has_no_changes() {
         let defs = [("a", F, 1, 2, BIG), ("b", F, 3, 4, BIG)];
         assert_eq!(diff(&defs, &defs), vec![]);
+    }
+
+    /// A function that stays but loses a name it was exported under is `Unexported`;
+    /// one still exported under every name it had (more names, another form) is not.
+    #[test]
+    fn an_export_dropped_or_renamed_is_a_change() {
+        let read = |src: &str| {
+            crate::indexer::extract_source("lib.js", src)
+                .unwrap()
+                .unwrap()
+        };
+        let old = read("export function f() {}\nexport function g() {}\nexport function h() {}\nfunction k() {}\nexport default k;\nexport const m = () => 1;\n");
+        let new = read("function f() {}\nfunction g() {}\nexport { g as gg };\nexport function h() {}\nexport { h as hh };\nexport function k() {}\nconst m = () => 1;\nexport { m };\n");
+        let changes: Vec<(String, Change)> = diff_functions(Some(&old), Some(&new))
+            .into_iter()
+            .map(|c| (old.def_name(c.old.unwrap()).to_string(), c.change))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                ("f".to_string(), Change::Unexported),
+                ("g".to_string(), Change::Unexported),
+                ("k".to_string(), Change::Unexported),
+            ]
+        );
     }
 
     #[test]

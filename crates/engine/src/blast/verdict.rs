@@ -63,6 +63,82 @@ fn arguments(n: u8) -> String {
     }
 }
 
+/// What one call site passes and reads, as the facts record it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Site {
+    /// None: not a call that passes arguments here, such as a function passed by name.
+    pub args: Option<CallArgs>,
+    /// The object literals passed: the argument (from 0), its keys, and whether they
+    /// are not all it has (a spread).
+    pub objects: Vec<(u8, Vec<String>, bool)>,
+    /// The members read from its result (`f().x`, `const { x } = await f()`).
+    pub reads: Vec<String>,
+}
+
+impl Site {
+    pub fn of(args: Option<CallArgs>) -> Site {
+        Site {
+            args,
+            ..Site::default()
+        }
+    }
+
+    fn object_at(&self, slot: usize) -> Option<(&[String], bool)> {
+        self.objects
+            .iter()
+            .find(|(s, _, _)| usize::from(*s) == slot)
+            .map(|(_, keys, open)| (keys.as_slice(), *open))
+    }
+}
+
+fn quoted(names: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<String> {
+    names
+        .into_iter()
+        .map(|n| format!("`{}`", n.as_ref()))
+        .collect()
+}
+
+/// The members `old` returned that `new` no longer does, when both are known.
+fn removed_members<'c>(old: Option<&'c Contract>, new: Option<&Contract>) -> Vec<&'c str> {
+    let (Some(Some(before)), Some(Some(after))) = (
+        old.map(|c| c.returns.as_ref()),
+        new.map(|c| c.returns.as_ref()),
+    ) else {
+        return Vec::new();
+    };
+    before
+        .iter()
+        .filter(|k| !after.contains(k))
+        .map(String::as_str)
+        .collect()
+}
+
+/// The members of the result this call reads that `new` no longer returns: a break.
+fn reads_removed(
+    name: &str,
+    old: Option<&Contract>,
+    new: Option<&Contract>,
+    site: &Site,
+) -> Option<Judged> {
+    let removed = removed_members(old, new);
+    let read: Vec<&str> = site
+        .reads
+        .iter()
+        .map(String::as_str)
+        .filter(|r| removed.contains(r))
+        .collect();
+    (!read.is_empty()).then(|| {
+        judged(
+            Verdict::Breaks,
+            format!(
+                "reads {} from the result of `{name}`, which no longer returns {}",
+                listed(&quoted(read.iter().map(|r| format!(".{r}")))),
+                if read.len() == 1 { "it" } else { "them" }
+            ),
+        )
+    })
+}
+
 /// The verdict on one call of `name`, changed as `change` from `old` to `new` (None:
 /// not read), made with `args` (None: not a call that passes arguments here, such as a
 /// function passed by name).
@@ -86,6 +162,20 @@ pub fn judge_in(
     args: Option<CallArgs>,
     typed: bool,
 ) -> Judged {
+    judge_site(name, change, old, new, &Site::of(args), typed)
+}
+
+/// [`judge_in`], with what the call site passes in object literals and reads from the
+/// result.
+pub fn judge_site(
+    name: &str,
+    change: Change,
+    old: Option<&Contract>,
+    new: Option<&Contract>,
+    site: &Site,
+    typed: bool,
+) -> Judged {
+    let args = site.args;
     match change {
         Change::Removed => {
             return judged(Verdict::Breaks, format!("`{name}` was removed"));
@@ -93,13 +183,26 @@ pub fn judge_in(
         Change::Renamed => {
             return judged(Verdict::Breaks, format!("`{name}` was renamed"));
         }
+        Change::Unexported => {
+            return judged(
+                Verdict::Breaks,
+                format!("`{name}` is no longer exported under the name this module imports"),
+            );
+        }
         Change::Body | Change::Added => {
+            // What it returns is part of the contract, and a body's `return`s say it.
+            if let Some(broken) = reads_removed(name, old, new, site) {
+                return broken;
+            }
             return judged(
                 Verdict::Fine,
                 "only the body changed: the contract is the same".to_string(),
             );
         }
         Change::Signature | Change::SignatureAndBody => {}
+    }
+    if let Some(broken) = reads_removed(name, old, new, site) {
+        return broken;
     }
     let Some(new) = new else {
         return judged(
@@ -181,6 +284,15 @@ pub fn judge_in(
         // A promise where a value was: the compiler flags only some uses (a member read
         // on it), and the facts do not say which use this is. Measured against the
         // compiler, calling these `breaks` was wrong 2 times in 3 (BENCHMARKS.md).
+        if new.is_async && !old.is_async && !args.awaited && !site.reads.is_empty() {
+            return judged(
+                Verdict::Breaks,
+                format!(
+                    "reads {} from the result of `{name}`, which is now a promise (not awaited)",
+                    listed(&quoted(site.reads.iter().map(|r| format!(".{r}"))))
+                ),
+            );
+        }
         if new.is_async && !old.is_async && !args.awaited {
             let how = if args.discarded {
                 "does not await it (it now runs in the background)"
@@ -198,30 +310,80 @@ pub fn judge_in(
                 format!("`{name}` is no longer async, and this call awaits or chains it"),
             );
         }
-        // A destructured object that must now hold a key it did not (the parameter at
-        // the same place before).
+        // An object that must now hold a key it did not have to (the parameter at the
+        // same place before), or may no longer hold one.
         for (i, p) in new.params.iter().enumerate().take(n) {
-            let Some(before) = old.params.get(i).filter(|b| !b.keys.is_empty()) else {
+            let Some(before) = old.params.get(i) else {
                 continue;
             };
-            let added: Vec<String> = p
+            let added: Vec<&str> = p
                 .keys
                 .iter()
                 .filter(|(k, required)| {
                     *required && !before.keys.iter().any(|(ok, r)| ok == k && *r)
                 })
-                .map(|(k, _)| format!("`{k}`"))
+                .map(|(k, _)| k.as_str())
                 .collect();
+            let literal = site.object_at(i);
+            if let Some((keys, open)) = literal {
+                let missing: Vec<&str> = added
+                    .iter()
+                    .copied()
+                    .filter(|k| !keys.iter().any(|have| have == k))
+                    .collect();
+                if !missing.is_empty() && !open {
+                    return judged(
+                        Verdict::Breaks,
+                        format!(
+                            "the object passed as argument {} lacks {}, which `{name}` now requires",
+                            i + 1,
+                            listed(&quoted(&missing))
+                        ),
+                    );
+                }
+                // A stated type is all an object literal may hold, in TypeScript.
+                let dropped: Vec<&str> = keys
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|k| {
+                        before.keys.iter().any(|(ok, _)| ok == k)
+                            && !p.keys.iter().any(|(nk, _)| nk == k)
+                    })
+                    .collect();
+                if typed && p.closed && !dropped.is_empty() {
+                    return judged(
+                        Verdict::Breaks,
+                        format!(
+                            "the object passed as argument {} holds {}, which `{name}` no longer takes",
+                            i + 1,
+                            listed(&quoted(&dropped))
+                        ),
+                    );
+                }
+                if missing.is_empty() {
+                    continue;
+                }
+            }
             if !added.is_empty() {
                 return judged(
                     Verdict::Check,
                     format!(
                         "the object passed as argument {} must now hold {}",
                         i + 1,
-                        listed(&added)
+                        listed(&quoted(&added))
                     ),
                 );
             }
+        }
+        let removed = removed_members(Some(old), Some(new));
+        if !removed.is_empty() && !args.discarded && site.reads.is_empty() {
+            return judged(
+                Verdict::Check,
+                format!(
+                    "`{name}` no longer returns {}, and this call uses its result",
+                    listed(&quoted(&removed))
+                ),
+            );
         }
         if old == new {
             return judged(

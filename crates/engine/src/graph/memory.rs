@@ -96,6 +96,8 @@ impl Graph {
                 + thin(&f.signatures)
                 + f.signatures.iter().map(|s| thin(&s.params)).sum::<usize>()
                 + thin(&f.shapes)
+                + thin(&f.call_shapes)
+                + thin(&f.shape_keys)
                 + f.shapes
                     .iter()
                     .map(|m| m.capacity() * size_of::<(StrId, SymId)>())

@@ -77,6 +77,34 @@ pub struct FileFacts {
     /// Object types written inline (`opts: { onDone: (r: Result) => void }`), by
     /// [`Sym::Shape`]: each member's name and the value it is stated to be.
     pub shapes: ThinVec<Vec<(StrId, SymId)>>,
+    /// The object literals calls pass and the members read from calls' results, sorted
+    /// by (call, slot): what a changed contract's keys are checked against.
+    pub call_shapes: ThinVec<CallShape>,
+    /// The keys of `call_shapes`, each shape's a run of them.
+    pub shape_keys: ThinVec<StrId>,
+}
+
+/// The keys a call's argument or result is seen with: an object literal passed
+/// (`pay({ amount, currency })`), or the members read from what it returns
+/// (`load().id`, `const { id, name } = await load()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallShape {
+    /// The call's index in [`FileFacts::calls`].
+    pub call: u32,
+    /// The argument (from 0) whose object literal this is, or [`CallShape::RESULT`].
+    pub slot: u8,
+    /// The keys listed are not all the literal has (a spread, a computed key, more than
+    /// [`CallShape::MAX_KEYS`]): none can be said to be missing.
+    pub open: bool,
+    start: u32,
+    len: u16,
+}
+
+impl CallShape {
+    /// The slot of the members read from the call's result.
+    pub const RESULT: u8 = u8::MAX;
+    /// Keys kept per shape; a literal with more is open.
+    pub const MAX_KEYS: usize = 32;
 }
 
 /// A stated function type: what a function of that type receives and returns. A
@@ -933,6 +961,8 @@ impl FileFacts {
             + bytes(&self.param_types)
             + bytes(&self.signatures)
             + bytes(&self.shapes)
+            + bytes(&self.call_shapes)
+            + bytes(&self.shape_keys)
             + 9 * self.syms.len()
     }
 
@@ -1049,6 +1079,65 @@ impl FileFacts {
         }
     }
 
+    /// Records that `call` passes, at `slot`, an object with `keys` (or reads them from
+    /// its result): see [`CallShape`].
+    pub fn add_call_shape(&mut self, call: usize, slot: u8, keys: &[StrId], open: bool) {
+        let (Ok(call), Ok(start)) = (u32::try_from(call), u32::try_from(self.shape_keys.len()))
+        else {
+            return;
+        };
+        let kept = &keys[..keys.len().min(CallShape::MAX_KEYS)];
+        self.shape_keys.extend_from_slice(kept);
+        self.call_shapes.push(CallShape {
+            call,
+            slot,
+            open: open || kept.len() < keys.len(),
+            start,
+            len: kept.len() as u16,
+        });
+    }
+
+    /// The shapes of call `call`: each with its keys.
+    pub fn shapes_of(&self, call: usize) -> impl Iterator<Item = (&CallShape, &[StrId])> {
+        let from = self
+            .call_shapes
+            .partition_point(|s| (s.call as usize) < call);
+        self.call_shapes[from..]
+            .iter()
+            .take_while(move |s| s.call as usize == call)
+            .map(|s| {
+                let start = s.start as usize;
+                let keys = self
+                    .shape_keys
+                    .get(start..start + usize::from(s.len))
+                    .unwrap_or_default();
+                (s, keys)
+            })
+    }
+
+    /// Sorts the shapes by call and slot (they are found in walk order) and renumbers
+    /// their calls after calls were dropped: `kept[i]` says whether call `i` stayed.
+    pub(crate) fn settle_call_shapes(&mut self, kept: Option<&[bool]>) {
+        if let Some(kept) = kept {
+            let mut new_index = Vec::with_capacity(kept.len());
+            let mut next = 0u32;
+            for &k in kept {
+                new_index.push(k.then_some(next));
+                next += u32::from(k);
+            }
+            self.call_shapes.retain_mut(|s| {
+                match new_index.get(s.call as usize).copied().flatten() {
+                    Some(i) => {
+                        s.call = i;
+                        true
+                    }
+                    None => false,
+                }
+            });
+        }
+        self.call_shapes.sort_by_key(|s| (s.call, s.slot));
+    }
+
     /// Gives back the lists' spare capacity: a graph keeps facts for as long as it
     /// lives.
     pub fn shrink_to_fit(&mut self) {
@@ -1072,6 +1161,8 @@ impl FileFacts {
         for s in &mut self.shapes {
             s.shrink_to_fit();
         }
+        self.call_shapes.shrink_to_fit();
+        self.shape_keys.shrink_to_fit();
     }
 
     /// Rewrites every string id the facts hold by `f`, those written into symbolic
@@ -1140,6 +1231,9 @@ impl FileFacts {
                 *n = f(*n);
                 *v = map_sym(*v, f);
             }
+        }
+        for k in &mut self.shape_keys {
+            *k = f(*k);
         }
     }
 

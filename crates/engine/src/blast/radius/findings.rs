@@ -47,7 +47,13 @@ pub(super) fn report(
         }
         if let Some(target) = head_def {
             let added = p.change == Change::Added;
-            for mut finding in head_callers(head, target, added, head_files, options.depth) {
+            // No longer exported: its own module's calls still work, and so does what
+            // calls them; only the direct ones are listed (as fine).
+            let depth = match p.change {
+                Change::Unexported => 1,
+                _ => options.depth,
+            };
+            for mut finding in head_callers(head, target, added, head_files, depth) {
                 finding.callee = callee.clone();
                 finding.changed_index = index;
                 report.callers.push(finding);

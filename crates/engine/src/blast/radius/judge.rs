@@ -8,59 +8,106 @@ use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
-use crate::blast::verdict::judge_in;
-use crate::graph::Graph;
-use crate::indexer::facts::{CallArgs, CallKind, FileFacts};
+use crate::blast::verdict::{judge_site, Site};
+use crate::graph::{Facts, Graph};
+use crate::indexer::facts::{CallKind, CallShape, FileFacts};
 use crate::indexer::Language;
 
-/// A file's call sites by 1-based line, column and kind: what each passes.
-type SitesByPlace = FxHashMap<(u32, u32, CallKind), Option<CallArgs>>;
+/// A file's call sites by 1-based line, column and kind: their index in its facts.
+type SitesByPlace = FxHashMap<(u32, u32, CallKind), usize>;
 
 pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastReport) {
-    let contracts = contracts(head, changes, report);
+    // What each direct caller passes and reads, each caller file's sites found once.
     let mut by_file: FxHashMap<String, SitesByPlace> = FxHashMap::default();
-    for caller in report.callers.iter_mut().filter(|c| c.depth == 1) {
+    let mut sites: Vec<Option<Site>> = Vec::with_capacity(report.callers.len());
+    for caller in report.callers.iter() {
+        if caller.depth != 1 {
+            sites.push(None);
+            continue;
+        }
+        let file = head.file_id(&caller.file);
+        let places = by_file.entry(caller.file.clone()).or_insert_with(|| {
+            let mut map = FxHashMap::default();
+            if let Some(f) = file {
+                for (i, s) in head.facts(f).calls.iter().enumerate() {
+                    let at = s.pos();
+                    map.entry((at.line + 1, at.column + 1, s.kind)).or_insert(i);
+                }
+            }
+            map
+        });
+        let site = match (file, places.get(&(caller.line, caller.column, caller.kind))) {
+            (Some(f), Some(&i)) => site_of(head.facts(f), i),
+            _ => Site::default(),
+        };
+        sites.push(Some(site));
+    }
+    let contracts = contracts(head, changes, report, &sites);
+    for (caller, site) in report.callers.iter_mut().zip(&sites) {
+        let Some(site) = site else {
+            continue;
+        };
         let Some(func) = report.changed.get(caller.changed_index) else {
             continue;
         };
         let (old, new) = contracts
             .get(&caller.changed_index)
             .map_or((None, None), |(o, n)| (o.as_ref(), n.as_ref()));
-        // Each caller file's call sites by place, found once per file.
-        let sites = by_file.entry(caller.file.clone()).or_insert_with(|| {
-            let mut map = FxHashMap::default();
-            if let Some(f) = head.file_id(&caller.file) {
-                for s in head.facts(f).calls.iter() {
-                    let at = s.pos();
-                    map.entry((at.line + 1, at.column + 1, s.kind))
-                        .or_insert_with(|| s.args());
-                }
-            }
-            map
-        });
-        let args = sites
-            .get(&(caller.line, caller.column, caller.kind))
-            .copied()
-            .flatten();
         // A TypeScript file's calls are checked by its compiler (extra arguments too).
         let typed = Language::from_path(&caller.file)
             .is_some_and(|l| matches!(l, Language::TypeScript | Language::Tsx));
-        caller.judged = Some(judge_in(&func.name, func.change, old, new, args, typed));
+        caller.judged = Some(
+            if func.change == Change::Unexported && caller.file == func.file {
+                judged_fine(&func.name)
+            } else {
+                judge_site(&func.name, func.change, old, new, site, typed)
+            },
+        );
     }
 }
 
+/// A call in the file of a function it no longer exports: still in scope there.
+fn judged_fine(name: &str) -> crate::blast::verdict::Judged {
+    crate::blast::verdict::Judged {
+        verdict: crate::blast::verdict::Verdict::Fine,
+        reason: format!("`{name}` is no longer exported, and this call is in its own module"),
+    }
+}
+
+/// What call `i` of `facts` passes and reads.
+fn site_of(facts: Facts, i: usize) -> Site {
+    let mut site = Site::of(facts.calls[i].args());
+    for (shape, keys) in facts.shapes_of(i) {
+        let keys: Vec<String> = keys.iter().map(|&k| facts.str(k).to_string()).collect();
+        if shape.slot == CallShape::RESULT {
+            site.reads.extend(keys);
+        } else {
+            site.objects.push((shape.slot, keys, shape.open));
+        }
+    }
+    site
+}
+
 /// The contracts before and after the change of each changed function whose signature
-/// changed and that something calls directly, by its index in the report. Each changed
+/// changed and that something calls directly (or whose body changed and whose result
+/// a direct caller reads), by its index in the report. Each changed
 /// file is parsed once per side, however many of its functions changed.
 fn contracts(
     head: &Graph,
     changes: &[FileChange],
     report: &BlastReport,
+    sites: &[Option<Site>],
 ) -> FxHashMap<usize, (Option<Contract>, Option<Contract>)> {
     let mut wanted: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    for c in report.callers.iter().filter(|c| c.depth == 1) {
+    for (c, site) in report.callers.iter().zip(sites) {
+        let Some(site) = site else {
+            continue;
+        };
         let func = &report.changed[c.changed_index];
-        if matches!(func.change, Change::Signature | Change::SignatureAndBody) {
+        // A body-only change can still change what is returned: read where a caller
+        // reads members of the result.
+        let body_read = func.change == Change::Body && !site.reads.is_empty();
+        if matches!(func.change, Change::Signature | Change::SignatureAndBody) || body_read {
             let list = wanted.entry(func.file.as_str()).or_default();
             if !list.contains(&c.changed_index) {
                 list.push(c.changed_index);

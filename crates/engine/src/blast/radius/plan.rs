@@ -91,10 +91,14 @@ pub(super) fn plan(graph: &Graph, changes: &[FileChange], depth: u32) -> Plan {
                 _ => None,
             };
             let mut base_callers = Vec::new();
-            if let (Change::Removed | Change::Renamed, Some(f), Some(o)) =
+            if let (Change::Removed | Change::Renamed | Change::Unexported, Some(f), Some(o)) =
                 (d.change, base_file, d.old)
             {
                 for t in graph.transitive_callers(DefId::new(f, o), depth) {
+                    // No longer exported: only other modules' calls are cut off.
+                    if d.change == Change::Unexported && t.caller.file == f {
+                        continue;
+                    }
                     base_callers.push(base_site(graph, t.caller, t.depth, t.via));
                 }
             }

@@ -529,10 +529,15 @@ impl<'s> Extractor<'s> {
         let callee = match function {
             Some(f) if self.record_call_of(node, kind, f, depth) => {
                 recorded = self.facts.calls.len().checked_sub(1);
+                if !self.result_reads.is_empty() {
+                    self.result_read_by(node, recorded);
+                }
                 self.facts.calls.last().map(|c| c.callee)
             }
             _ => None,
         };
+        // `load().save()`: a member of `load`'s result is read.
+        let reads = self.begin_callee_read(function);
         let element = function.and_then(|f| self.iteration_element(f));
         for (field, child) in children {
             match field {
@@ -546,18 +551,21 @@ impl<'s> Extractor<'s> {
                     None => self.visit_callee(child, depth + 1),
                 },
                 Some("arguments") if child.kind_str() == "arguments" => {
-                    let passed = self.arguments_with(child, depth + 1, element, callee);
+                    let passed = self.arguments_with(child, depth + 1, element, callee, recorded);
                     self.counted(recorded, passed);
                 }
                 _ => self.visit(child, depth + 1),
             }
         }
         self.awaited = outer_awaited;
+        if reads {
+            self.end_result_read();
+        }
     }
 
     /// Arguments: a function passed by name is a use of it (`items.map(normalize)`).
-    fn arguments(&mut self, args: Node<'s>, depth: usize) -> (u16, bool) {
-        self.arguments_with(args, depth, None, None)
+    fn arguments(&mut self, args: Node<'s>, depth: usize, recorded: Option<usize>) -> (u16, bool) {
+        self.arguments_with(args, depth, None, None, recorded)
     }
 
     /// Arguments, where the first function literal's parameter at `element.0` is an
@@ -569,6 +577,7 @@ impl<'s> Extractor<'s> {
         depth: usize,
         element: Option<(usize, SymId)>,
         callee: Option<SymId>,
+        recorded: Option<usize>,
     ) -> (u16, bool) {
         let children = self.kids(args);
         let mut element = element;
@@ -576,6 +585,9 @@ impl<'s> Extractor<'s> {
         let mut spread = false;
         for child in children {
             spread |= child.kind_str() == "spread_element";
+            if let (Some(call), "object") = (recorded, child.kind_str()) {
+                self.object_argument(call, index, child);
+            }
             let is_function = super::syntax::is_function_node(child.kind_str());
             // The callback is the first argument (`then`'s second is for a rejection).
             if element.is_some() && is_function && index == 0 {
@@ -653,7 +665,7 @@ impl<'s> Extractor<'s> {
             match field {
                 Some("constructor") => self.visit_callee(child, depth + 1),
                 Some("arguments") => {
-                    let passed = self.arguments(child, depth + 1);
+                    let passed = self.arguments(child, depth + 1, recorded);
                     self.counted(recorded, passed);
                 }
                 _ => self.visit(child, depth + 1),
@@ -803,6 +815,7 @@ impl<'s> Extractor<'s> {
     /// off `this` or a name (up to two levels) are kept: those are the ones a stated
     /// type or class can resolve; other reads could only be guessed by name.
     pub(crate) fn member_read(&mut self, node: Node<'s>, depth: usize) {
+        let reads = self.begin_member_read(node);
         if !self.declaration_only && resolvable_receiver(node, 0) && !never_a_getter(node, self.src)
         {
             if let Some(property) = node.field(Field::Property) {
@@ -819,6 +832,9 @@ impl<'s> Extractor<'s> {
             }
         }
         self.visit_children(node, depth);
+        if reads {
+            self.end_result_read();
+        }
     }
 }
 

@@ -38,6 +38,9 @@ impl<'s> Extractor<'s> {
             .iter()
             .map(|c| !matches!(c.kind, CallKind::Reference | CallKind::Get) || !dead(c.callee))
             .collect();
+        let all_kept = keep.iter().all(|&k| k);
+        self.facts
+            .settle_call_shapes((!all_kept).then_some(keep.as_slice()));
         let mut keep = keep.into_iter();
         self.facts.calls.retain(|_| keep.next().unwrap_or(true));
         self.compact_syms();

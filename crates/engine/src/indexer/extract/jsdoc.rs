@@ -33,6 +33,8 @@ pub(crate) struct Tag<'a> {
     pub ty: &'a str,
     /// The parameter, property or type name; empty for `@returns` and `@type`.
     pub name: &'a str,
+    /// `[name]`, `[name=x]` or `{T=}`: a parameter or property that may be left out.
+    pub optional: bool,
 }
 
 /// Whether `text` (a comment) is a JSDoc block that could hold a typed tag.
@@ -77,8 +79,17 @@ pub(crate) fn tags(comment: &str) -> SmallVec<[Tag<'_>; 4]> {
             TagKind::Returns | TagKind::Type => "",
             _ => tag_name(&comment[i..]),
         };
+        let optional = ty.ends_with('=')
+            || comment[i..]
+                .trim_start_matches([' ', '\t'])
+                .starts_with('[');
         if ty.len() <= MAX_TYPE_LEN {
-            out.push(Tag { kind, ty, name });
+            out.push(Tag {
+                kind,
+                ty,
+                name,
+                optional,
+            });
         }
     }
     out
@@ -505,6 +516,14 @@ mod tests {
             tags_of("/** @type {{ a: { b: C } }} */"),
             [(TagKind::Type, "{ a: { b: C } }", "")]
         );
+        // Which may be left out: `[name]`, `[name=x]`, `{T=}`.
+        let optional: Vec<bool> = super::tags(
+            "/** @param {A} a\n * @param {B} [b]\n * @param {C=} c\n * @param {D} [o.d=1] */",
+        )
+        .iter()
+        .map(|t| t.optional)
+        .collect();
+        assert_eq!(optional, [false, true, true, true]);
         // An email address is not a tag; an unclosed brace ends the reading.
         assert!(tags_of("/** mail me@type.org {x} */").is_empty());
         assert!(tags_of("/** @type {Foo */").is_empty());

@@ -25,10 +25,13 @@ mod doc_comments;
 mod fields;
 mod finish;
 mod jsdoc;
+/// JSDoc's tags, for what reads a function's contract in JavaScript (`blast::contract`).
+pub(crate) use jsdoc::{tags as doc_tags, TagKind as DocTagKind};
 mod line_index;
 mod modules;
 mod repair;
 mod scopes;
+mod shapes;
 mod syntax;
 mod tokens;
 mod types;
@@ -281,6 +284,11 @@ pub(crate) struct Extractor<'s> {
     pub(crate) awaited: Option<usize>,
     /// The expression an enclosing expression statement holds: a call there is discarded.
     pub(crate) discarded: Option<usize>,
+    /// The calls (their node ids) whose results enclosing expressions read members
+    /// of, innermost last, and the members' names (`load().id`, `const { id } =
+    /// load()`): see `shapes`. A stack, so a frame of the recursive walk holds a flag,
+    /// not the names.
+    pub(crate) result_reads: Vec<(usize, Vec<StrId>)>,
     /// The `GlobalComponents` interface this file's Vue registrations declare, once one
     /// does (see `vue_globals`).
     vue_global_components: Option<DefIdx>,
@@ -373,6 +381,7 @@ impl<'s> Extractor<'s> {
             vue_global_components: None,
             awaited: None,
             discarded: None,
+            result_reads: Vec::new(),
             object_arg: None,
             function_is: None,
             def_of_node: FxHashMap::default(),
@@ -739,7 +748,7 @@ impl<'s> Extractor<'s> {
         ("jsx_self_closing_element", Self::jsx_element, 2),
         ("jsx_closing_element", Self::tokens_of, 0),
         ("jsx_expression", Self::jsx_expression, 0),
-        ("pair", Self::pair, 0),
+        ("pair", Self::pair, 1),
         ("method_definition", Self::object_method, 3),
         ("parenthesized_expression", Self::parenthesized, 1),
         ("await_expression", Self::await_expression, 1),

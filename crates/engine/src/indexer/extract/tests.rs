@@ -80,3 +80,59 @@ fn calls_record_their_arguments_and_whether_they_are_awaited() {
         ]
     );
 }
+
+/// The object literals calls pass and the members read off their results: what a
+/// contract's keys are checked against.
+#[test]
+fn calls_record_the_keys_they_pass_and_read() {
+    let source = "\
+async function main(opts, x) {
+  pay({ amount: 1, 'currency': 'EUR', note() {} }, { ...opts, id });
+  pay(x, {});
+  const total = load(x).total + load(x)?.count;
+  (await load(x)).items.map(f);
+  const { id, name: label, size = 1, ...rest } = await load(x);
+  load(x)!.save();
+  load(x).then(done);
+  ghost.prop.read;
+  new Order({ id: 1, [key]: 2 });
+}
+";
+    for (path, language) in [
+        ("a.js", Language::JavaScript),
+        ("a.ts", Language::TypeScript),
+    ] {
+        let facts = extract(path, language, source).expect("read");
+        let mut got: Vec<(u32, &str, String)> = Vec::new();
+        for (i, c) in facts.calls.iter().enumerate() {
+            for (shape, keys) in facts.shapes_of(i) {
+                let slot = match shape.slot {
+                    CallShape::RESULT => "result".to_string(),
+                    n => format!("arg {n}"),
+                };
+                let keys: Vec<&str> = keys.iter().map(|&k| facts.str(k)).collect();
+                let open = if shape.open { " open" } else { "" };
+                got.push((
+                    c.pos().line,
+                    facts.str(c.name),
+                    format!("{slot}{open}: {}", keys.join(",")),
+                ));
+            }
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, "pay", "arg 0: amount,currency,note".to_string()),
+                (1, "pay", "arg 1 open: id".to_string()),
+                (2, "pay", "arg 1: ".to_string()),
+                (3, "load", "result: total".to_string()),
+                (3, "load", "result: count".to_string()),
+                (4, "load", "result: items".to_string()),
+                (5, "load", "result: id,name,size".to_string()),
+                (6, "load", "result: save".to_string()),
+                (9, "Order", "arg 0 open: id".to_string()),
+            ],
+            "{path}"
+        );
+    }
+}

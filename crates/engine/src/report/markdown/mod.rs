@@ -849,6 +849,7 @@ fn change_word(change: Change) -> &'static str {
         Change::Signature => "signature changed",
         Change::Body => "body changed",
         Change::SignatureAndBody => "signature and body changed",
+        Change::Unexported => "no longer exported",
     }
 }
 

@@ -63,7 +63,7 @@ impl Elsewhere<'_> {
             .filter(|f| {
                 matches!(
                     report.changed[f.changed].change,
-                    Change::Removed | Change::Renamed
+                    Change::Removed | Change::Renamed | Change::Unexported
                 )
             })
             .count()

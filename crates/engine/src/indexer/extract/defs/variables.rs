@@ -21,6 +21,15 @@ impl<'s> Extractor<'s> {
     }
 
     fn variable_declarator(&mut self, node: Node<'s>, hoist: bool, depth: usize) {
+        // `const { id } = load()`: members of `load`'s result are read.
+        let reads = self.begin_destructured_read(node);
+        self.declarator(node, hoist, depth);
+        if reads {
+            self.end_result_read();
+        }
+    }
+
+    fn declarator(&mut self, node: Node<'s>, hoist: bool, depth: usize) {
         let Some(target) = node.field(Field::Name) else {
             return self.visit_children(node, depth);
         };

@@ -1,0 +1,162 @@
+//! The keys a call is seen with (see [`CallShape`]): those of an object literal it is
+//! passed (`pay({ amount, currency })`), and the members read from what it returns
+//! (`load().id`, `(await load()).id`, `const { id, name } = load()`). What a changed
+//! contract is checked against: a key now required that the literal lacks, a member
+//! read that the result no longer has, a promise read as if it were the value.
+
+use tree_sitter::Node;
+
+use super::fields::{Field, FieldExt};
+use super::Extractor;
+use crate::indexer::facts::*;
+
+impl<'s> Extractor<'s> {
+    /// The object literal `object` passed as argument `slot` of the call at `call` in
+    /// the facts: its keys.
+    #[inline(never)]
+    pub(super) fn object_argument(&mut self, call: usize, slot: u16, object: Node<'s>) {
+        let Some(slot) = u8::try_from(slot).ok().filter(|&s| s != CallShape::RESULT) else {
+            return;
+        };
+        let mut keys = Vec::new();
+        let mut open = false;
+        let mut cursor = object.walk();
+        for item in object.named_children(&mut cursor) {
+            let key = match item.kind_str() {
+                "pair" => item.field(Field::Key).and_then(|k| key_text(k, self.src)),
+                "shorthand_property_identifier" => Some(self.text(item)),
+                "method_definition" => item.field(Field::Name).and_then(|k| key_text(k, self.src)),
+                "comment" => continue,
+                // A spread, or something the grammar misread: the keys are not all here.
+                _ => None,
+            };
+            match key {
+                Some(key) => keys.push(self.intern(key)),
+                None => open = true,
+            }
+            if keys.len() > CallShape::MAX_KEYS {
+                break;
+            }
+        }
+        self.facts.add_call_shape(call, slot, &keys, open);
+    }
+
+    /// `member` reads a member of a call's result (`f().x`, `(await f()).x`, `f()!.x`,
+    /// `f()?.x`): noted for that call, until [`Self::end_result_read`]. `.then` and its
+    /// kin are not reads of the value (they are how a promise is awaited).
+    #[inline(never)]
+    pub(super) fn begin_member_read(&mut self, member: Node<'s>) -> bool {
+        let Some(call) = member.field(Field::Object).and_then(called_through) else {
+            return false;
+        };
+        let Some(property) = member
+            .field(Field::Property)
+            .filter(|p| p.kind_str() == "property_identifier")
+        else {
+            return false;
+        };
+        let name = self.text(property);
+        if matches!(name, "then" | "catch" | "finally") {
+            return false;
+        }
+        let name = self.intern(name);
+        self.result_reads.push((call.id(), vec![name]));
+        true
+    }
+
+    /// A call's callee that reads a member of another call's result (`load().save()`):
+    /// see [`Self::begin_member_read`]. Apart from `call_with_kind`, whose frame each
+    /// level of a call chain pays.
+    #[inline(never)]
+    pub(super) fn begin_callee_read(&mut self, callee: Option<Node<'s>>) -> bool {
+        match callee {
+            Some(f) if f.kind_str() == "member_expression" => self.begin_member_read(f),
+            _ => false,
+        }
+    }
+
+    /// `const { id, name } = load()` (or `= await load()`): the keys the pattern reads
+    /// from the call's result, noted until [`Self::end_result_read`].
+    #[inline(never)]
+    pub(super) fn begin_destructured_read(&mut self, declarator: Node<'s>) -> bool {
+        let (Some(pattern), Some(value)) = (
+            declarator.field(Field::Name),
+            declarator.field(Field::Value),
+        ) else {
+            return false;
+        };
+        if pattern.kind_str() != "object_pattern" {
+            return false;
+        }
+        let Some(call) = called_through(value) else {
+            return false;
+        };
+        let mut keys = Vec::new();
+        let mut cursor = pattern.walk();
+        for item in pattern.named_children(&mut cursor) {
+            let key = match item.kind_str() {
+                "shorthand_property_identifier_pattern" => Some(self.text(item)),
+                "pair_pattern" => item.field(Field::Key).and_then(|k| key_text(k, self.src)),
+                "object_assignment_pattern" => item.field(Field::Left).map(|k| self.text(k)),
+                _ => None,
+            };
+            if let Some(key) = key {
+                keys.push(self.intern(key));
+            }
+            if keys.len() > CallShape::MAX_KEYS {
+                break;
+            }
+        }
+        if keys.is_empty() {
+            return false;
+        }
+        self.result_reads.push((call.id(), keys));
+        true
+    }
+
+    /// Ends what a `begin_` call that returned true began.
+    pub(super) fn end_result_read(&mut self) {
+        self.result_reads.pop();
+    }
+
+    /// The call at `call` in the facts is the one whose result the innermost enclosing
+    /// read reads, when it is: the read is recorded as its result's shape.
+    #[inline(never)]
+    pub(super) fn result_read_by(&mut self, node: Node<'s>, call: Option<usize>) {
+        let Some(call) = call else {
+            return;
+        };
+        if let Some((id, keys)) = self.result_reads.last_mut() {
+            if *id == node.id() && !keys.is_empty() {
+                let keys = std::mem::take(keys);
+                // A result's reads are never all of its members: closed says nothing.
+                self.facts
+                    .add_call_shape(call, CallShape::RESULT, &keys, false);
+            }
+        }
+    }
+}
+
+/// The call `node` is, past parentheses, `await` and `!`.
+fn called_through(mut node: Node) -> Option<Node> {
+    for _ in 0..8 {
+        match node.kind_str() {
+            "call_expression" => return Some(node),
+            "parenthesized_expression" | "await_expression" | "non_null_expression" => {
+                node = node.named_child(0)?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A literal key as the object holds it: `a`, `'a'`, `1`; None for a computed one.
+fn key_text<'s>(key: Node, src: &'s str) -> Option<&'s str> {
+    let text = &src[key.byte_range()];
+    match key.kind_str() {
+        "property_identifier" | "number" | "private_property_identifier" => Some(text),
+        "string" if text.len() >= 2 => Some(&text[1..text.len() - 1]),
+        _ => None,
+    }
+}
