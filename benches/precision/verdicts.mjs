@@ -1,7 +1,7 @@
 // Differential test of the blast report's verdicts (issue 44, "How it is checked"):
 // functions of a TypeScript repository are changed one way at a time (a required
-// parameter added, an optional one added, the first or the last removed, made async, a
-// required key added to or a key removed from an object parameter's inline type or
+// parameter added, an optional one added, the first or the last removed, the first two
+// swapped, made async, a required key added to or a key removed from an object parameter's inline type or
 // pattern, a key removed from the one object literal the function returns, the body
 // alone edited), each change committed on top of the repository's HEAD, and the
 // verdicts `blast-radius blast` gives the function's direct callers are compared with
@@ -22,8 +22,8 @@ import { execFileSync } from "node:child_process";
 import ts from "typescript";
 import { listFiles, groupByConfig, optionsFor, targets, calleeName, showArg } from "./common.mjs";
 
-const KINDS = ["add-required", "add-optional", "remove-first", "remove-last", "make-async", "add-required-key",
-  "remove-key", "remove-returned-key", "body-only"];
+const KINDS = ["add-required", "add-optional", "remove-first", "remove-last", "swap-first-two", "make-async",
+  "add-required-key", "remove-key", "remove-returned-key", "body-only"];
 
 const args = process.argv.slice(2);
 const [repoArg, binaryArg] = args;
@@ -186,8 +186,18 @@ function indexBase(programs) {
             if (fn && fn.getSourceFile() === sf && fn.pos <= node.pos && node.end <= fn.end) continue;
             if (!sites.has(k)) sites.set(k, new Map());
             const line = lineOf(sf, name.getStart());
+            // What reads the call's result is part of the site: the checker reports a
+            // member read off a promise (or off a result that lost the member) at the
+            // member's name, which may sit on a later line of a chain, and a pattern's
+            // missing key at the pattern, before the call.
+            let start = node.getStart();
+            let end = node.end;
+            let outer = node.parent;
+            while (outer && (ts.isParenthesizedExpression(outer) || ts.isNonNullExpression(outer) || ts.isAwaitExpression(outer))) outer = outer.parent;
+            if (outer && ts.isPropertyAccessExpression(outer)) end = Math.max(end, outer.name.end);
+            if (outer && ts.isVariableDeclaration(outer) && ts.isObjectBindingPattern(outer.name)) start = Math.min(start, outer.name.getStart());
             sites.get(k).set(`${f}:${line}`, {
-              file: f, line, start: node.getStart(), end: node.end, text: node.getText().split("\n")[0].slice(0, 100),
+              file: f, line, start, end, text: node.getText().split("\n")[0].slice(0, 100),
             });
           }
         }
@@ -266,6 +276,16 @@ function mutation(kind, cand, text) {
         }
       }
       return [edits[0][0], edits[0][0], edits[0][1]];
+    }
+    case "swap-first-two": {
+      // The first two parameters trade places (both required, on one line).
+      if (params.length < 2 || !parens) return null;
+      const [p0, p1] = params;
+      if (p0.questionToken || p0.initializer || p1.questionToken || p1.initializer || p1.dotDotDotToken) return null;
+      const a = p0.getStart(sf), b = p1.end;
+      const between = text.slice(p0.end, p1.getStart(sf));
+      if (text.slice(a, b).includes("\n")) return null;
+      return [a, b, p1.getText(sf) + between + p0.getText(sf)];
     }
     case "add-required-key": {
       // The first parameter whose object type is written inline, or (with no type) a

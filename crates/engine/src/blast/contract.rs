@@ -24,6 +24,10 @@ pub struct Contract {
     /// the object literals its `return`s give. None where a return gives anything
     /// else, or a literal has keys not written out (a spread).
     pub returns: Option<Vec<String>>,
+    /// The function is an argument of a call (`defineDriver((opts) => ...)`): its
+    /// callers reach it through what that call returns, whose type decides what they
+    /// may pass.
+    pub wrapped: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -202,10 +206,16 @@ fn read(function: Node, file: &File) -> Contract {
     }
     let returns =
         returned_members(function, file).map(|keys| keys.into_iter().map(short).collect());
+    let mut outer = function.parent();
+    while let Some(p) = outer.filter(|p| p.kind() == "parenthesized_expression") {
+        outer = p.parent();
+    }
+    let wrapped = outer.is_some_and(|p| p.kind() == "arguments");
     Contract {
         params,
         is_async,
         returns,
+        wrapped,
     }
 }
 

@@ -175,6 +175,37 @@ pub fn judge_site(
     site: &Site,
     typed: bool,
 ) -> Judged {
+    let judged = judge_contract(name, change, old, new, site, typed);
+    // A function passed to another call (`export default defineDriver((opts) => ...)`)
+    // is called through what that call returns: its type, not the literal's, is what
+    // a call is checked against, and what it passes on is not known here.
+    let wrapped = new.or(old).is_some_and(|c| c.wrapped);
+    if judged.verdict == Verdict::Breaks
+        && wrapped
+        && matches!(
+            change,
+            Change::Signature | Change::SignatureAndBody | Change::Body
+        )
+    {
+        return Judged {
+            verdict: Verdict::Check,
+            reason: format!(
+                "{}; but `{name}` is passed to another call, and callers reach it through what that call returns",
+                judged.reason
+            ),
+        };
+    }
+    judged
+}
+
+fn judge_contract(
+    name: &str,
+    change: Change,
+    old: Option<&Contract>,
+    new: Option<&Contract>,
+    site: &Site,
+    typed: bool,
+) -> Judged {
     let args = site.args;
     match change {
         Change::Removed => {
@@ -224,7 +255,10 @@ pub fn judge_site(
     }
     let n = usize::from(args.count);
     let min = new.min_args();
-    if n < min && args.count < CallArgs::MAX_COUNT {
+    // A call that already passed fewer than the old contract required relied on
+    // `undefined` before (or was already wrong): not this change's doing.
+    let short_before = old.is_some_and(|o| n < o.min_args());
+    if n < min && args.count < CallArgs::MAX_COUNT && !short_before {
         let missing: Vec<String> = new.params[n..min]
             .iter()
             .filter(|p| p.kind == ParamKind::Required)
@@ -239,46 +273,74 @@ pub fn judge_site(
             ),
         );
     }
-    if let Some(old) = old {
-        // A parameter removed before the last argument passed: those after it shift.
-        let removed = old
+    // More arguments than the new contract takes: a compile error in TypeScript,
+    // ignored in JavaScript.
+    let too_many = new.max_args().filter(|&max| n > max).map(|max| {
+        format!(
+            "passes {}; `{name}` now takes at most {max}",
+            arguments(args.count)
+        )
+    });
+    // A parameter removed before the last argument passed: those after it shift. In
+    // JavaScript the call now means something else; in TypeScript the compiler decides
+    // by the arguments' types, which are not known here (an `any` argument, or one of
+    // the type the next parameter takes, still compiles).
+    let shifted = old.and_then(|old| {
+        let (i, p) = old
             .params
             .iter()
             .enumerate()
-            .find(|(i, p)| new.params.get(*i).is_none_or(|q| q.name != p.name));
-        if let Some((i, p)) = removed {
-            let gone = !new.params.iter().any(|q| q.name == p.name);
-            // The argument passed at its place now lands on the parameter after it (the
-            // new contract still has one there); where it was the last one, the call
-            // only passes one too many (see below).
-            if gone && old.params.len() > new.params.len() && i < n && i < new.params.len() {
-                return judged(
-                    Verdict::Breaks,
-                    format!(
-                        "passes {}; `{}` (parameter {}) was removed, so the arguments after it shift",
-                        arguments(args.count),
-                        p.name,
-                        i + 1
-                    ),
-                );
-            }
-        }
-    }
-    if let Some(max) = new.max_args() {
-        if n > max {
-            let verdict = if typed {
-                Verdict::Breaks
-            } else {
-                Verdict::Check
+            .find(|(i, p)| new.params.get(*i).is_none_or(|q| q.name != p.name))?;
+        let gone = !new.params.iter().any(|q| q.name == p.name);
+        // The argument passed at its place now lands on the parameter after it (the new
+        // contract still has one there); where it was the last one, the call only
+        // passes one too many.
+        (gone && old.params.len() > new.params.len() && i < n && i < new.params.len()).then(|| {
+            format!(
+                "passes {}; `{}` (parameter {}) was removed, so the arguments after it shift",
+                arguments(args.count),
+                p.name,
+                i + 1
+            )
+        })
+    });
+    // Parameters that traded places among those this call passes: each argument now
+    // lands on another's parameter.
+    let reordered = old.and_then(|old| {
+        let moved: Vec<String> = old
+            .params
+            .iter()
+            .enumerate()
+            .take(n)
+            .filter(|(i, p)| {
+                new.params.get(*i).is_some_and(|q| q.name != p.name)
+                    && new.params.iter().any(|q| q.name == p.name)
+                    && new
+                        .params
+                        .get(*i)
+                        .is_some_and(|q| old.params.iter().any(|o| o.name == q.name))
+            })
+            .map(|(_, p)| format!("`{}`", p.name))
+            .collect();
+        (!moved.is_empty()).then(|| {
+            let (what, place) = match moved.len() {
+                1 => ("parameter", "place"),
+                _ => ("parameters", "places"),
             };
-            return judged(
-                verdict,
-                format!(
-                    "passes {}; `{name}` now takes at most {max}",
-                    arguments(args.count)
-                ),
-            );
-        }
+            format!(
+                "passes {}; the {what} {} of `{name}` changed {place}",
+                arguments(args.count),
+                listed(&moved)
+            )
+        })
+    });
+    let shifted = shifted.or(reordered);
+    match (typed, too_many, shifted) {
+        (true, Some(reason), _) => return judged(Verdict::Breaks, reason),
+        (true, None, Some(reason)) => return judged(Verdict::Check, reason),
+        (false, _, Some(reason)) => return judged(Verdict::Breaks, reason),
+        (false, Some(reason), None) => return judged(Verdict::Check, reason),
+        (_, None, None) => {}
     }
     if let Some(old) = old {
         // A promise where a value was: the compiler flags only some uses (a member read
@@ -393,6 +455,15 @@ pub fn judge_site(
                 ),
             );
         }
+    }
+    if n < min && short_before {
+        return judged(
+            Verdict::Fine,
+            format!(
+                "passes {}, fewer than `{name}` requires, as it did before this change",
+                arguments(args.count)
+            ),
+        );
     }
     judged(
         Verdict::Fine,
@@ -512,6 +583,68 @@ mod tests {
             typed.reason,
             "passes 3 arguments; `move` now takes at most 2"
         );
+    }
+
+    #[test]
+    fn parameters_that_changed_places_break_javascript_calls() {
+        let old = c("function send(to, from, body) {}");
+        let new = c("function send(from, to, body) {}");
+        let j = judge("send", Change::Signature, Some(&old), Some(&new), call(3));
+        assert_eq!(j.verdict, Verdict::Breaks);
+        assert_eq!(
+            j.reason,
+            "passes 3 arguments; the parameters `to`, `from` of `send` changed places"
+        );
+        // TypeScript's compiler decides by the types; a call that passes neither is fine.
+        let typed = judge_in(
+            "send",
+            Change::Signature,
+            Some(&old),
+            Some(&new),
+            call(3),
+            true,
+        );
+        assert_eq!(typed.verdict, Verdict::Check);
+        let one = judge("send", Change::Signature, Some(&old), Some(&new), call(1));
+        assert_eq!(one.verdict, Verdict::Breaks);
+        assert_eq!(
+            one.reason,
+            "passes 1 argument; the parameter `to` of `send` changed place"
+        );
+        // A parameter renamed is no change to a call.
+        let renamed = c("function send(recipient, from, body) {}");
+        assert_eq!(
+            judge(
+                "send",
+                Change::Signature,
+                Some(&old),
+                Some(&renamed),
+                call(3)
+            )
+            .verdict,
+            Verdict::Fine
+        );
+    }
+
+    #[test]
+    fn a_function_passed_to_another_call_is_checked_not_broken() {
+        let at = |src: &str| {
+            let start = src.find("(opts").expect("the literal");
+            contract_at(Language::TypeScript, src, start, src.len() - 2).expect("a function")
+        };
+        let old = at("export default defineDriver((opts) => ({ opts }));");
+        let new = at("export default defineDriver((opts, extra) => ({ opts }));");
+        assert!(old.wrapped && new.wrapped);
+        let j = judge("driver", Change::Signature, Some(&old), Some(&new), call(1));
+        assert_eq!(j.verdict, Verdict::Check);
+        assert!(
+            j.reason.contains("is passed to another call"),
+            "{}",
+            j.reason
+        );
+        // Bound directly, the same change breaks.
+        let direct = c("const driver = (opts, extra) => ({ opts });");
+        assert!(!direct.wrapped);
     }
 
     #[test]
