@@ -38,6 +38,9 @@ pub struct RepoArgs {
     /// The repository's name in the database (default: the directory's name).
     #[arg(long)]
     pub name: Option<String>,
+    /// Neither read from nor write to the per-user cache of parsed files (see `cache`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -126,6 +129,15 @@ pub enum Command {
     },
     /// The facts extracted from one file, one per line (for debugging the extractor).
     Facts { file: PathBuf },
+    /// The per-user cache of parsed files that `index`, `blast`, `callers` and the other
+    /// local commands share: where it is and what it holds, or --clear to empty it. It
+    /// lives in $BLAST_RADIUS_CACHE_DIR, else the platform's cache directory, and holds
+    /// at most $BLAST_RADIUS_CACHE_MAX_MB megabytes (2048).
+    Cache {
+        /// Remove every entry.
+        #[arg(long)]
+        clear: bool,
+    },
     /// Run the GitHub App: receive webhooks and keep every installed repository's graph
     /// current (intake and workers in one process).
     Serve {
@@ -263,6 +275,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             org,
         } => subcommands::mcp(&repo, http, allowed_host, token, org),
         Command::Facts { file } => subcommands::facts(&file),
+        Command::Cache { clear } => subcommands::cache(clear),
         Command::Migrate { database_url } => subcommands::migrate(&server_database(database_url)?),
         Command::Jobs {
             command,

@@ -20,10 +20,65 @@ use crate::report::json::{self, render_json};
 use crate::report::markdown::{render_markdown, COMMENT_BUDGET};
 use crate::store::Store;
 use crate::workflow::blast_change::{blast_change, BlastRequest};
-use crate::workflow::index::{index as index_revision, index_files, Indexed};
+use crate::workflow::index::{index as index_revision, index_cached, index_files, Indexed};
 use crate::workflow::save::{index_and_save, load_stored, load_stored_at};
+use crate::workspace::facts_cache::DiskCache;
 use crate::workspace::git::{GitRange, GitRepo, GitRevision};
 use crate::workspace::walk::WorkingTree;
+
+/// The per-user facts cache for this run: none with `--no-cache`, or when the graph
+/// comes from the database (whose own cache of facts serves it).
+fn facts_cache(repo: &RepoArgs) -> Option<DiskCache> {
+    if repo.no_cache || repo.database_url.is_some() {
+        return None;
+    }
+    let root = crate::workspace::facts_cache::default_root()?;
+    Some(DiskCache::open(&root, &rules(repo), cache_bound()))
+}
+
+/// The cache's size bound: `$BLAST_RADIUS_CACHE_MAX_MB`, else the default.
+fn cache_bound() -> u64 {
+    std::env::var("BLAST_RADIUS_CACHE_MAX_MB")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(crate::workspace::facts_cache::DEFAULT_MAX_BYTES, |mb| {
+            mb << 20
+        })
+}
+
+/// Indexes `revision`, through the facts cache when there is one.
+fn index_with(
+    revision: &impl crate::workflow::source::Revision,
+    repo: &RepoArgs,
+    progress: &Bar,
+) -> Result<Indexed> {
+    match facts_cache(repo) {
+        Some(cache) => index_cached(revision, &rules(repo), progress, &cache),
+        None => index_revision(revision, &rules(repo), progress),
+    }
+}
+
+pub fn cache(clear: bool) -> Result<()> {
+    let Some(root) = crate::workspace::facts_cache::default_root() else {
+        bail!("no cache directory: set BLAST_RADIUS_CACHE_DIR or HOME");
+    };
+    let mb = |bytes: u64| bytes as f64 / (1u64 << 20) as f64;
+    if clear {
+        let (files, bytes) =
+            DiskCache::clear(&root).with_context(|| format!("clearing {}", root.display()))?;
+        println!(
+            "cleared      {} ({files} files, {:.1} MB)",
+            root.display(),
+            mb(bytes)
+        );
+        return Ok(());
+    }
+    let (files, bytes) = DiskCache::usage(&root);
+    println!("cache        {}", root.display());
+    println!("holds        {files} files, {:.1} MB", mb(bytes));
+    println!("bound        {:.0} MB", mb(cache_bound()));
+    Ok(())
+}
 
 fn rules(repo: &RepoArgs) -> SkipRules {
     SkipRules {
@@ -59,11 +114,7 @@ fn load(repo: &RepoArgs, progress: bool) -> Result<Indexed> {
     if !repo.repo.is_dir() {
         bail!("{} is not a directory", repo.repo.display());
     }
-    index_revision(
-        &WorkingTree::new(&repo.repo),
-        &rules(repo),
-        &Bar::new(progress),
-    )
+    index_with(&WorkingTree::new(&repo.repo), repo, &Bar::new(progress))
 }
 
 /// The repository's name in the database: `--name`, else the directory's name.
@@ -182,6 +233,14 @@ fn summary(loaded: &Indexed, total: std::time::Duration) -> String {
         loaded.bytes as f64 / 1e6,
         s.files_with_syntax_errors
     );
+    if loaded.from_cache > 0 {
+        let _ = writeln!(
+            out,
+            "cache        {} files read from the facts cache, the rest parsed ({:.1} MB)",
+            loaded.from_cache,
+            loaded.bytes as f64 / 1e6
+        );
+    }
     for (i, cause) in s.syntax_errors.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -465,7 +524,12 @@ pub fn blast(
             }
             at
         }
-        None => None,
+        // The base from git, through the facts cache: a second `blast` parses only
+        // what changed since the first.
+        None => match facts_cache(repo) {
+            Some(cache) => Some(index_cached(&old, &rules, &Bar::new(true), &cache)?),
+            None => None,
+        },
     };
     let changes = GitRange {
         repo: &git,

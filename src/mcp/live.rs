@@ -529,6 +529,7 @@ pub fn indexed(snapshot: Snapshot) -> Indexed {
         skipped: snapshot.skipped.into_iter().collect(),
         graph: snapshot.graph,
         bytes: 0,
+        from_cache: 0,
         extract_time: std::time::Duration::ZERO,
         resolve_time: std::time::Duration::ZERO,
     }

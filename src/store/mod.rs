@@ -901,7 +901,9 @@ impl Store {
     }
 }
 
-fn variant_of_path(path: &str) -> Option<String> {
+/// Which reading of a blob a file at `path` gets (its language, a declaration file, a
+/// component's name): part of the key of facts cached by blob.
+pub fn variant_of_path(path: &str) -> Option<String> {
     // As `rows::variant` makes them. An HTML file is code only as an Angular template
     // (the selection decided so before the cache is asked).
     let language = Language::from_path(path).or_else(|| {

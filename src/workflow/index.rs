@@ -4,11 +4,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
 use super::progress::Progress;
 use super::source::{FileEntry, Revision};
 use crate::graph::Graph;
+use crate::indexer::facts::FileFacts;
 use crate::indexer::pipeline::{extract_all, extract_each, Extracted, SourceFile};
+use crate::indexer::select::{classify, PathKind};
 use crate::indexer::skip::{SkipReason, SkipRules};
+use crate::model::BlobSha;
 
 /// A revision indexed into a graph, with what it cost.
 pub struct Indexed {
@@ -17,6 +23,8 @@ pub struct Indexed {
     pub skipped: Vec<(String, SkipReason)>,
     /// Bytes of source parsed.
     pub bytes: u64,
+    /// Files whose facts came from a facts cache, not parsed.
+    pub from_cache: usize,
     pub extract_time: Duration,
     pub resolve_time: Duration,
 }
@@ -25,16 +33,103 @@ pub struct Indexed {
 /// the repository, while every core has files to extract.
 const BATCH: usize = 1024;
 
+/// Facts kept between runs by blob (the CLI's per-user cache, `workspace::facts_cache`):
+/// what an index of mostly the same files reads instead of parsing them again. Never
+/// wrong, only absent: whatever it cannot read back is a miss.
+pub trait FactsCache: Sync {
+    /// What extracting blob `blob` as the file at `path` gave (its facts, or why it was
+    /// skipped), when kept.
+    fn get(&self, blob: &BlobSha, path: &str) -> Option<Result<FileFacts, SkipReason>>;
+    /// Keeps what extracting blob `blob` as the file at `path` gave.
+    fn put(&self, blob: &BlobSha, path: &str, extracted: Result<&FileFacts, SkipReason>);
+    /// The run is over: a cache bounded in size evicts here.
+    fn finish(&self) {}
+}
+
 /// Indexes every file of `revision`.
 pub fn index(
     revision: &impl Revision,
     rules: &SkipRules,
     progress: &dyn Progress,
 ) -> Result<Indexed> {
-    let mut entries = revision.files()?;
+    let entries = revision.files()?;
     progress.start(entries.len());
     let start = Instant::now();
-    let mut extracted = if revision.reads_one_cheaply() {
+    let mut extracted = extract_entries(revision, entries, rules, progress)?;
+    progress.finish();
+    sort(&mut extracted);
+    Ok(resolve(extracted, start.elapsed()))
+}
+
+/// [`index`], taking from `cache` the facts of the code files whose blob it holds and
+/// keeping there those it parses.
+pub fn index_cached(
+    revision: &impl Revision,
+    rules: &SkipRules,
+    progress: &dyn Progress,
+    cache: &dyn FactsCache,
+) -> Result<Indexed> {
+    let entries = revision.files()?;
+    progress.start(entries.len());
+    let start = Instant::now();
+    // Code files whose blob is known are looked up (configs are always read: they are
+    // few, and what they say is read whole by the graph).
+    let (known, mut misses): (Vec<FileEntry>, Vec<FileEntry>) = entries
+        .into_iter()
+        .partition(|e| e.blob.is_some() && matches!(classify(&e.path), PathKind::Code(_)));
+    let looked: Vec<(FileEntry, Option<Result<FileFacts, SkipReason>>)> = known
+        .into_par_iter()
+        .map(|e| {
+            let got = e.blob.as_ref().and_then(|b| cache.get(b, &e.path));
+            (e, got)
+        })
+        .collect();
+    let mut hits = Extracted::default();
+    for (e, got) in looked {
+        match got {
+            Some(Ok(facts)) => hits.facts.push(facts),
+            Some(Err(reason)) => hits.skipped.push((e.path, reason)),
+            None => {
+                misses.push(e);
+                continue;
+            }
+        }
+        progress.advance();
+    }
+    let blobs: FxHashMap<String, BlobSha> = misses
+        .iter()
+        .filter_map(|e| Some((e.path.clone(), e.blob.clone()?)))
+        .collect();
+    misses.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut extracted = extract_entries(revision, misses, rules, progress)?;
+    extracted.facts.par_iter().for_each(|f| {
+        if let Some(blob) = blobs.get(&f.path) {
+            cache.put(blob, &f.path, Ok(f));
+        }
+    });
+    for (path, reason) in &extracted.skipped {
+        if let Some(blob) = blobs.get(path) {
+            cache.put(blob, path, Err(*reason));
+        }
+    }
+    let from_cache = hits.facts.len() + hits.skipped.len();
+    merge(&mut extracted, hits);
+    progress.finish();
+    cache.finish();
+    sort(&mut extracted);
+    let mut indexed = resolve(extracted, start.elapsed());
+    indexed.from_cache = from_cache;
+    Ok(indexed)
+}
+
+/// The facts of `entries` of `revision`, extracted on every core.
+fn extract_entries(
+    revision: &impl Revision,
+    mut entries: Vec<FileEntry>,
+    rules: &SkipRules,
+    progress: &dyn Progress,
+) -> Result<Extracted> {
+    Ok(if revision.reads_one_cheaply() {
         // The largest files first: a file's syntax tree takes some 30 times its bytes
         // while it is parsed, and the memory peak is the largest tree beside every fact
         // extracted so far, so large files go while the facts are few (the last files
@@ -58,10 +153,7 @@ pub fn index(
             );
         }
         extracted
-    };
-    progress.finish();
-    sort(&mut extracted);
-    Ok(resolve(extracted, start.elapsed()))
+    })
 }
 
 /// Indexes files already in memory.
@@ -79,6 +171,7 @@ pub(super) fn resolve(extracted: Extracted, extract_time: Duration) -> Indexed {
         graph,
         skipped: extracted.skipped,
         bytes: extracted.bytes,
+        from_cache: 0,
         extract_time,
         resolve_time: start.elapsed(),
     }

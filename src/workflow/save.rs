@@ -250,6 +250,7 @@ pub async fn load_stored(store: &Store, name: &str) -> Result<(Indexed, RepoStat
             graph,
             skipped: Vec::new(),
             bytes: 0,
+            from_cache: 0,
             extract_time: Duration::ZERO,
             resolve_time: start.elapsed(),
         },

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use crate::indexer::pipeline::SourceFile;
 use crate::indexer::select::{wanted, SKIPPED_DIRS};
-use crate::model::CommitSha;
+use crate::model::{BlobSha, CommitSha};
 use crate::workflow::source::{FileEntry, Revision};
 
 /// Repository-relative paths (with `/`) of every wanted file under `root`, honouring
@@ -72,6 +72,65 @@ pub fn read(root: &Path, paths: Vec<String>) -> Result<Vec<SourceFile>> {
         .collect()
 }
 
+/// The blob ids git holds for the files under `root` whose contents on disk are what
+/// it staged (`git ls-files -s`, less what `git diff` finds changed), by path relative
+/// to `root`; None outside a repository, or where git rewrites contents on checkout
+/// (line endings, filters), so that a blob id could differ from the bytes on disk.
+pub fn worktree_blobs(root: &Path) -> Option<rustc_hash::FxHashMap<String, BlobSha>> {
+    use std::process::Command;
+    let git = |args: &[&str]| -> Option<Vec<u8>> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        out.status.success().then_some(out.stdout)
+    };
+    let autocrlf = git(&["config", "core.autocrlf"]).unwrap_or_default();
+    if matches!(String::from_utf8_lossy(&autocrlf).trim(), "true" | "input") {
+        return None;
+    }
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    let top = std::path::PathBuf::from(String::from_utf8_lossy(&top).trim());
+    if let Ok(attributes) = std::fs::read_to_string(top.join(".gitattributes")) {
+        if ["eol", "text", "filter", "ident", "encoding"]
+            .iter()
+            .any(|a| attributes.contains(a))
+        {
+            return None;
+        }
+    }
+    let staged = git(&["ls-files", "-s", "-z"])?;
+    let changed = git(&["diff", "--name-only", "--relative", "-z"])?;
+    let changed: rustc_hash::FxHashSet<&[u8]> = changed
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut blobs = rustc_hash::FxHashMap::default();
+    for record in staged.split(|&b| b == 0) {
+        // `<mode> <blob> <stage>\t<path>`
+        let Some(tab) = record.iter().position(|&b| b == b'\t') else {
+            continue;
+        };
+        let (meta, path) = (&record[..tab], &record[tab + 1..]);
+        let mut fields = meta.split(|&b| b == b' ');
+        let (Some(mode), Some(blob), Some(stage)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        // Regular files only (not links, not submodules), and no merge conflicts.
+        if !matches!(mode, b"100644" | b"100755") || stage != b"0" || changed.contains(path) {
+            continue;
+        }
+        if let (Ok(path), Ok(blob)) = (std::str::from_utf8(path), std::str::from_utf8(blob)) {
+            blobs.insert(path.to_string(), BlobSha(blob.to_string()));
+        }
+    }
+    Some(blobs)
+}
+
 /// The files of a directory as they are on disk (a working tree, or any folder).
 pub struct WorkingTree {
     root: std::path::PathBuf,
@@ -93,10 +152,16 @@ impl Revision for WorkingTree {
         git.resolve("HEAD").ok().map(CommitSha::from)
     }
 
+    /// Each file with its blob id when git knows it without reading the file (tracked,
+    /// and unchanged since it was staged): what the facts cache is keyed by.
     fn files(&self) -> Result<Vec<FileEntry>> {
+        let blobs = worktree_blobs(&self.root).unwrap_or_default();
         Ok(list(&self.root)?
             .into_iter()
-            .map(|path| FileEntry { path, blob: None })
+            .map(|path| {
+                let blob = blobs.get(&path).cloned();
+                FileEntry { path, blob }
+            })
             .collect())
     }
 

@@ -75,8 +75,15 @@ pub fn two_commit_repo(fixture_name: &str) -> tempfile::TempDir {
 pub fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_blast-radius"))
         .args(args)
+        .env("BLAST_RADIUS_CACHE_DIR", test_cache())
         .output()
         .unwrap()
+}
+
+/// The facts cache the tests' commands share (not the user's): under cargo's directory
+/// for test files, so every test run exercises it, warm and cold.
+pub fn test_cache() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("facts-cache")
 }
 
 /// `fixtures/org`'s three repositories indexed into the database at `url` (migrated) as

@@ -300,3 +300,93 @@ fn help_never_prints_a_secret_from_the_environment() {
         );
     }
 }
+
+/// `blast-radius` with the facts cache at `cache` (a test's own, to count its entries).
+fn run_cached(cache: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blast-radius"))
+        .args(args)
+        .env("BLAST_RADIUS_CACHE_DIR", cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The per-user facts cache (issue 45 §3): a second run reads what the first parsed,
+/// and answers the same; a file edited on disk since it was staged is parsed again;
+/// `--no-cache` reads and writes nothing; `cache` shows and clears it.
+#[test]
+fn a_second_run_reads_the_facts_cache_and_answers_the_same() {
+    let repo = two_commit_repo("blast/contracts");
+    let cache = tempfile::tempdir().unwrap();
+    let dir = repo.path().to_str().unwrap();
+    let cold = run_cached(cache.path(), &["index", "--repo", dir]);
+    assert!(!cold.contains("from the facts cache"), "{cold}");
+    let shown = run_cached(cache.path(), &["cache"]);
+    assert!(shown.contains("holds        4 files"), "{shown}");
+    let warm = run_cached(cache.path(), &["index", "--repo", dir]);
+    assert!(
+        warm.contains("cache        4 files read from the facts cache"),
+        "{warm}"
+    );
+    let graph = |extra: &[&str]| {
+        let mut args = vec!["graph", "--repo", dir];
+        args.extend_from_slice(extra);
+        run_cached(cache.path(), &args)
+    };
+    assert_eq!(graph(&[]), graph(&["--no-cache"]));
+
+    // An edit not staged: git's blob is stale, so the file is read and parsed.
+    let api = repo.path().join("src/api.ts");
+    let edited = std::fs::read_to_string(&api)
+        .unwrap()
+        .replace("export function labelTs(", "export function renamedTs(");
+    std::fs::write(&api, edited).unwrap();
+    let callers = |name: &str| {
+        run_cached(
+            cache.path(),
+            &["callers", name, "--repo", dir, "--format", "json"],
+        )
+    };
+    assert!(callers("renamedTs").contains("\"callers\""));
+    let warm = run_cached(cache.path(), &["index", "--repo", dir]);
+    assert!(
+        warm.contains("cache        3 files read from the facts cache"),
+        "{warm}"
+    );
+
+    // A blast between commits reads its base from the cache too, and says the same.
+    let cached = run_cached(
+        cache.path(),
+        &[
+            "blast", "--repo", dir, "--base", "HEAD~1", "--format", "json",
+        ],
+    );
+    let fresh = run_cached(
+        cache.path(),
+        &[
+            "blast",
+            "--repo",
+            dir,
+            "--base",
+            "HEAD~1",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+    );
+    assert_eq!(cached, fresh);
+
+    let before = run_cached(cache.path(), &["cache"]);
+    let cleared = run_cached(cache.path(), &["cache", "--clear"]);
+    assert!(cleared.starts_with("cleared"), "{cleared}");
+    let after = run_cached(cache.path(), &["cache"]);
+    assert!(after.contains("holds        0 files"), "{before}\n{after}");
+    run_cached(cache.path(), &["index", "--repo", dir, "--no-cache"]);
+    let untouched = run_cached(cache.path(), &["cache"]);
+    assert!(untouched.contains("holds        0 files"), "{untouched}");
+}
