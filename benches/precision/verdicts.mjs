@@ -115,7 +115,9 @@ function diagnosticsOf(program, sf) {
     if (d.start === undefined) continue;
     const line = lineOf(sf, d.start);
     const msg = ts.flattenDiagnosticMessageText(d.messageText, " ");
-    const key = `${d.code}\0${msg}`;
+    // By code: a call that already failed with the same error (`Expected 3 arguments,
+    // but got 2` before, `... 4 ...` after) was not broken by the change.
+    const key = `${d.code}`;
     if (!out.has(line)) out.set(line, []);
     out.get(line).push({ key, code: d.code, msg, start: d.start, end: d.start + (d.length ?? 0) });
   }

@@ -24,10 +24,20 @@ pub struct Contract {
     /// the object literals its `return`s give. None where a return gives anything
     /// else, or a literal has keys not written out (a spread).
     pub returns: Option<Vec<String>>,
-    /// The function is an argument of a call (`defineDriver((opts) => ...)`): its
-    /// callers reach it through what that call returns, whose type decides what they
-    /// may pass.
-    pub wrapped: bool,
+    /// Callers do not see this function's own signature, when they do not: it is
+    /// an argument of a call (`defineDriver((opts) => ...)`), reached through what that
+    /// call returns, or the value of a name with a stated type (`const driver:
+    /// DriverFactory = () => ...`), which is what calls are checked against.
+    pub seen_through: Option<SeenThrough>,
+}
+
+/// How callers reach a function whose own signature they do not see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeenThrough {
+    /// What the call it is passed to returns.
+    Call,
+    /// The type stated for the name it is the value of.
+    StatedType,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,12 +220,20 @@ fn read(function: Node, file: &File) -> Contract {
     while let Some(p) = outer.filter(|p| p.kind() == "parenthesized_expression") {
         outer = p.parent();
     }
-    let wrapped = outer.is_some_and(|p| p.kind() == "arguments");
+    let seen_through = outer.and_then(|p| match p.kind() {
+        "arguments" => Some(SeenThrough::Call),
+        "variable_declarator" | "public_field_definition" | "property_signature"
+            if p.child_by_field_name("type").is_some() =>
+        {
+            Some(SeenThrough::StatedType)
+        }
+        _ => None,
+    });
     Contract {
         params,
         is_async,
         returns,
-        wrapped,
+        seen_through,
     }
 }
 

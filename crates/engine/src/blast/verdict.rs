@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::contract::{Contract, ParamKind};
+use super::contract::{Contract, ParamKind, SeenThrough};
 use super::diff::Change;
 use crate::indexer::facts::CallArgs;
 
@@ -177,22 +177,29 @@ pub fn judge_site(
 ) -> Judged {
     let judged = judge_contract(name, change, old, new, site, typed);
     // A function passed to another call (`export default defineDriver((opts) => ...)`)
-    // is called through what that call returns: its type, not the literal's, is what
-    // a call is checked against, and what it passes on is not known here.
-    let wrapped = new.or(old).is_some_and(|c| c.wrapped);
-    if judged.verdict == Verdict::Breaks
-        && wrapped
-        && matches!(
+    // is called through what that call returns, and one bound to a name with a stated
+    // type through that type: not the literal's signature, but that one, is what a
+    // call is checked against, and it is not read here.
+    let seen_through = new.or(old).and_then(|c| c.seen_through);
+    if let (Verdict::Breaks, Some(how), true) = (
+        judged.verdict,
+        seen_through,
+        matches!(
             change,
             Change::Signature | Change::SignatureAndBody | Change::Body
-        )
-    {
+        ),
+    ) {
+        let how = match how {
+            SeenThrough::Call => {
+                "is passed to another call, and callers reach it through what that call returns"
+            }
+            SeenThrough::StatedType => {
+                "has a stated type, and callers are checked against that type"
+            }
+        };
         return Judged {
             verdict: Verdict::Check,
-            reason: format!(
-                "{}; but `{name}` is passed to another call, and callers reach it through what that call returns",
-                judged.reason
-            ),
+            reason: format!("{}; but `{name}` {how}", judged.reason),
         };
     }
     judged
@@ -634,7 +641,7 @@ mod tests {
         };
         let old = at("export default defineDriver((opts) => ({ opts }));");
         let new = at("export default defineDriver((opts, extra) => ({ opts }));");
-        assert!(old.wrapped && new.wrapped);
+        assert_eq!(new.seen_through, Some(SeenThrough::Call));
         let j = judge("driver", Change::Signature, Some(&old), Some(&new), call(1));
         assert_eq!(j.verdict, Verdict::Check);
         assert!(
@@ -644,7 +651,20 @@ mod tests {
         );
         // Bound directly, the same change breaks.
         let direct = c("const driver = (opts, extra) => ({ opts });");
-        assert!(!direct.wrapped);
+        assert_eq!(direct.seen_through, None);
+        // A name with a stated type: its type is what calls are checked against.
+        let typed = c("const driver: DriverFactory = (opts, extra) => ({ opts });");
+        assert_eq!(typed.seen_through, Some(SeenThrough::StatedType));
+        let before = c("const driver: DriverFactory = (opts) => ({ opts });");
+        let j = judge(
+            "driver",
+            Change::Signature,
+            Some(&before),
+            Some(&typed),
+            call(1),
+        );
+        assert_eq!(j.verdict, Verdict::Check);
+        assert!(j.reason.contains("has a stated type"), "{}", j.reason);
     }
 
     #[test]
