@@ -53,6 +53,7 @@ impl Elsewhere<'_> {
         markdown::Elsewhere {
             sites: sites.len(),
             repositories: repositories.len(),
+            breaks: 0,
         }
     }
 
