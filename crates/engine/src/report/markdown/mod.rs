@@ -26,6 +26,7 @@ use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction, Verdict};
 use crate::graph::Confidence;
 use crate::repo_config::ConfigProblem;
+use crate::report::weight::{weights, Weight};
 
 /// The first line: the bot finds (and updates) its own comment by it.
 pub const MARKER: &str = "<!-- blast-radius -->";
@@ -205,34 +206,6 @@ struct Group<'a> {
     possible: Vec<&'a CallerFinding>,
 }
 
-/// What an untouched call site asks of the reader.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Weight {
-    /// Its verdict says the change breaks it.
-    Breaks,
-    /// Its verdict says to check it, or there is none that clears it: a caller of a
-    /// removed, renamed or added function, or of callers that need a look.
-    Look,
-    /// The change cannot break it: only the body changed, or the call already matches
-    /// the new signature (for a caller of callers: every direct call does).
-    Fine,
-}
-
-/// The weight of a direct caller of `func` by its verdict; one without a verdict is
-/// fine only where the contract cannot have changed (a body-only change).
-fn direct_weight(func: &ChangedFunction, finding: &CallerFinding) -> Weight {
-    match finding.judged.as_ref().map(|j| j.verdict) {
-        Some(Verdict::Breaks) => Weight::Breaks,
-        Some(Verdict::Check) => Weight::Look,
-        // A call written before the function existed now reaches it: the surprise to
-        // look at, whatever its arguments.
-        Some(Verdict::Fine) if func.change == Change::Added => Weight::Look,
-        Some(Verdict::Fine) => Weight::Fine,
-        None if func.change == Change::Body => Weight::Fine,
-        None => Weight::Look,
-    }
-}
-
 impl<'a> Group<'a> {
     fn has_callers(&self) -> bool {
         !(self.untouched.is_empty() && self.touched.is_empty() && self.possible.is_empty())
@@ -273,36 +246,6 @@ impl<'a> Group<'a> {
         matches!(self.func.change, Change::Removed | Change::Renamed)
             && self.direct_untouched().next().is_some()
     }
-
-    /// Splits `untouched` by weight. A caller of callers has no verdict of its own: it
-    /// is fine when the contract kept every direct call working (a body-only change, or
-    /// one whose direct calls all match), else it needs a look.
-    fn weigh(&mut self) {
-        let func = self.func;
-        let direct_fine = self
-            .untouched
-            .iter()
-            .filter(|f| f.depth <= 1)
-            .all(|f| direct_weight(func, f) == Weight::Fine);
-        let reshaped = matches!(
-            func.change,
-            Change::Body | Change::Signature | Change::SignatureAndBody
-        );
-        for &f in &self.untouched {
-            let weight = if f.depth <= 1 || f.judged.is_some() {
-                direct_weight(func, f)
-            } else if reshaped && direct_fine {
-                Weight::Fine
-            } else {
-                Weight::Look
-            };
-            match weight {
-                Weight::Breaks => self.breaks.push(f),
-                Weight::Look => self.look.push(f),
-                Weight::Fine => self.fine.push(f),
-            }
-        }
-    }
 }
 
 /// One group per changed function: removed or renamed functions still called first,
@@ -322,7 +265,7 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
             possible: Vec::new(),
         })
         .collect();
-    for finding in &report.callers {
+    for (finding, weight) in report.callers.iter().zip(weights(report)) {
         // A finding pointing nowhere is a bug upstream; dropping it beats panicking in
         // the last step of a CI run.
         let Some(group) = groups.get_mut(finding.changed_index) else {
@@ -331,13 +274,23 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
         let list = match (finding.confidence, finding.touched) {
             (Confidence::Possible, _) => &mut group.possible,
             (_, true) => &mut group.touched,
-            (_, false) => &mut group.untouched,
+            (_, false) => {
+                match weight {
+                    Weight::Breaks => group.breaks.push(finding),
+                    Weight::Look => group.look.push(finding),
+                    Weight::Fine => group.fine.push(finding),
+                }
+                &mut group.untouched
+            }
         };
         list.push(finding);
     }
     for group in &mut groups {
         for list in [
             &mut group.untouched,
+            &mut group.breaks,
+            &mut group.look,
+            &mut group.fine,
             &mut group.touched,
             &mut group.possible,
         ] {
@@ -352,7 +305,6 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
                 ))
             });
         }
-        group.weigh();
     }
     // Stable: equal keys keep the report's order.
     groups.sort_by_key(|g| {

@@ -13,6 +13,8 @@ use crate::org::{CallElsewhere, FoundElsewhere};
 use crate::report::calls_elsewhere::{self, plural, Audience};
 use crate::report::markdown;
 
+use super::check_run;
+
 /// Call sites listed per changed function, at most.
 const LISTED: usize = 20;
 
@@ -57,17 +59,21 @@ impl Elsewhere<'_> {
         }
     }
 
-    /// Whether a call elsewhere still calls a function the change removed or renamed.
-    pub(super) fn broken(&self, report: &BlastReport) -> usize {
-        self.found
-            .iter()
-            .filter(|f| {
-                matches!(
-                    report.changed[f.changed].change,
-                    Change::Removed | Change::Renamed
-                )
-            })
-            .count()
+    /// The calls found, counted for the check run: those into a function the change
+    /// removed or renamed, and the others, each needing a look.
+    pub(super) fn weighed(&self, report: &BlastReport) -> check_run::Others {
+        let mut others = check_run::Others::default();
+        for f in self.found {
+            if matches!(
+                report.changed[f.changed].change,
+                Change::Removed | Change::Renamed
+            ) {
+                others.gone += 1;
+            } else {
+                others.look += 1;
+            }
+        }
+        others
     }
 }
 

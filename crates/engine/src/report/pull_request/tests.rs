@@ -321,7 +321,10 @@ fn the_verdict_counts_untouched_callers_and_succeeds_when_all_were_touched() {
     let run = pr.plan().check_run.unwrap();
     assert_eq!(
         (run.verdict, run.title.as_str()),
-        (Verdict::Neutral, "2 call sites the change did not touch")
+        (
+            Verdict::Neutral,
+            "2 call sites the change did not touch need a look"
+        )
     );
     assert_eq!(run.notes.len(), 2);
     for c in &mut pr.report.callers {
@@ -332,6 +335,80 @@ fn the_verdict_counts_untouched_callers_and_succeeds_when_all_were_touched() {
     assert_eq!(run.verdict, Verdict::Success);
     assert!(run.notes.is_empty());
     assert_eq!(outputs.review, None, "nothing untouched to point at");
+}
+
+/// Issue 44: a body-only change cannot break its callers. The check run succeeds,
+/// counts them in its title and annotates none; where a signature changed, the calls
+/// that break are annotated first, then those to check, and the ones that already
+/// match are not annotated.
+#[test]
+fn callers_the_change_cannot_break_are_counted_not_annotated_and_breaks_come_first() {
+    let judged = |verdict, reason: &str| {
+        Some(Judged {
+            verdict,
+            reason: reason.into(),
+        })
+    };
+    let mut pr = Pr::money();
+    pr.report.callers.retain(|c| c.changed_index == 0);
+    pr.report.changed[0].change = Change::Body;
+    for c in &mut pr.report.callers {
+        c.judged = judged(
+            JudgedVerdict::Fine,
+            "only the body changed: the contract is the same",
+        );
+    }
+    let outputs = pr.plan();
+    let run = outputs.check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (
+            Verdict::Success,
+            "2 call sites the change did not touch, none affected by the contract"
+        )
+    );
+    assert!(run.notes.is_empty(), "{:?}", run.notes);
+    assert!(
+        run.summary.contains("none affected by the contract"),
+        "{}",
+        run.summary
+    );
+
+    // A signature change: one call matches, one is to check, one breaks (last in the
+    // report's order).
+    pr.report.changed[0].change = Change::Signature;
+    pr.report.callers[0].judged = judged(
+        JudgedVerdict::Fine,
+        "passes 2 arguments, as the new signature of `formatPrice` takes",
+    );
+    pr.report.callers[1].judged = judged(
+        JudgedVerdict::Check,
+        "passes a spread: its arguments cannot be counted against `formatPrice`",
+    );
+    let mut breaking = call(0, "src/shop.ts", 5, "shop", false);
+    breaking.callee = "formatPrice".into();
+    breaking.judged = judged(
+        JudgedVerdict::Breaks,
+        "passes 1 argument; `formatPrice` now requires 2 (`currency` not passed)",
+    );
+    pr.report.callers.push(breaking);
+    let run = pr.plan().check_run.unwrap();
+    assert_eq!(run.verdict, Verdict::Failure);
+    let notes: Vec<(&str, NoteLevel)> = run
+        .notes
+        .iter()
+        .map(|n| (n.path.as_str(), n.level))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            ("src/shop.ts", NoteLevel::Failure),
+            ("src/invoice.ts", NoteLevel::Warning)
+        ]
+    );
+    assert!(run.notes[1].message.ends_with(
+        ": it needs a check, passes a spread: its arguments cannot be counted against `formatPrice`"
+    ));
 }
 
 #[test]
@@ -456,7 +533,10 @@ fn a_public_repository_names_public_callers_elsewhere_and_counts_private_ones() 
     let run = outputs.check_run.unwrap();
     assert_eq!(
         (run.verdict, run.title.as_str()),
-        (Verdict::Neutral, "5 call sites the change did not touch")
+        (
+            Verdict::Neutral,
+            "5 call sites the change did not touch need a look"
+        )
     );
 }
 
