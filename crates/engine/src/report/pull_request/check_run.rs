@@ -137,10 +137,10 @@ impl Fail {
 
 /// Failure when a removed or renamed function is still called, or a call is broken by
 /// its callee's new contract (each neutral instead when the repository says so:
-/// `fail_on_removed_called: false`, `fail_on_breaking: false`); neutral when call sites
-/// the PR did not touch need a look (worth one, not wrong); success when every call site
-/// was touched or cannot be broken by the change (a body-only change, calls that match
-/// the new signature).
+/// `fail_on_removed_called: false`, `fail_on_breaking: false`); neutral when the PR
+/// left call sites untouched (worth a look, not wrong), its title counting those that
+/// need a look, or else those no contract change affects; success when every call site
+/// was touched.
 ///
 /// Calls from other repositories count like the others (none of them is touched by
 /// this pull request).
@@ -190,8 +190,10 @@ pub(super) fn verdict(report: &BlastReport, fail: Fail, others: Others) -> (Verd
             ),
         )
     } else if fine > 0 {
+        // A body's change can still change what callers get (a result that was null is
+        // an array now): worth a look, though no contract broke.
         (
-            Verdict::Success,
+            Verdict::Neutral,
             format!(
                 "{} the change did not touch, none affected by the contract",
                 sites(fine)

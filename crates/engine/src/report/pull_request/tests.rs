@@ -337,8 +337,8 @@ fn the_verdict_counts_untouched_callers_and_succeeds_when_all_were_touched() {
     assert_eq!(outputs.review, None, "nothing untouched to point at");
 }
 
-/// Issue 44: a body-only change cannot break its callers. The check run succeeds,
-/// counts them in its title and annotates none; where a signature changed, the calls
+/// Issue 44: a body-only change cannot break its callers. The check run stays neutral
+/// (a body can change what callers get), counts them in its title and annotates none; where a signature changed, the calls
 /// that break are annotated first, then those to check, and the ones that already
 /// match are not annotated.
 #[test]
@@ -363,7 +363,7 @@ fn callers_the_change_cannot_break_are_counted_not_annotated_and_breaks_come_fir
     assert_eq!(
         (run.verdict, run.title.as_str()),
         (
-            Verdict::Success,
+            Verdict::Neutral,
             "2 call sites the change did not touch, none affected by the contract"
         )
     );
