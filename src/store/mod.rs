@@ -464,10 +464,15 @@ impl Store {
                 reason: format!("an external call's row: {e}"),
             };
             let mut rest = r.calls.as_slice();
-            for _ in 0..r.within.clamp(0, i64::from(r.sites)) {
-                let (call, after) =
+            for i in 0..r.within.clamp(0, i64::from(r.sites)) {
+                let (mut call, after) =
                     postcard::take_from_bytes::<ExternalCall>(rest).map_err(corrupt)?;
                 rest = after;
+                call.args = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| r.args.get(i))
+                    .copied()
+                    .unwrap_or(0);
                 calls.push(CallInto {
                     repo: RepoId(r.repo_id),
                     full_name: r.full_name.clone(),

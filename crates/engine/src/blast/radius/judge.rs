@@ -52,7 +52,7 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
 /// The contracts before and after the change of each changed function whose signature
 /// changed and that something calls directly, by its index in the report. Each changed
 /// file is parsed once per side, however many of its functions changed.
-fn contracts(
+pub(super) fn contracts(
     head: &Graph,
     changes: &[FileChange],
     report: &BlastReport,

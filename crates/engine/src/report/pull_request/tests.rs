@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::*;
 use crate::blast::diff::Change;
 use crate::blast::report::{CallerFinding, ChangedFunction, Judged, Verdict as JudgedVerdict};
+use crate::escape::code;
 use crate::graph::external::{ExternalCall, Imported};
 use crate::graph::Confidence;
 use crate::indexer::facts::{CallKind, DefKind};
@@ -484,6 +485,7 @@ fn call_elsewhere(repo: &str, private: bool, path: &str, line: u32, name: &str) 
             column: 5,
             caller: Some("render".into()),
             range: Some("^2.1.0".into()),
+            args: 0,
         },
     }
 }
@@ -509,6 +511,7 @@ fn money_elsewhere(from_private: bool) -> Pr {
             changed,
             call,
             confidence: Confidence::Exact,
+            judged: None,
         })
         .collect();
     pr.elsewhere = Some((calls, found, from_private));
@@ -540,6 +543,81 @@ fn a_public_repository_names_public_callers_elsewhere_and_counts_private_ones() 
     );
 }
 
+/// Issue 44 across repositories: calls elsewhere carry their verdicts. A public
+/// repository's PR names the public call that breaks, with its reason, and counts the
+/// private one that breaks as breaking without naming it; the check run fails on them
+/// as on the repository's own.
+#[test]
+fn calls_elsewhere_that_break_are_counted_first_and_private_ones_never_named() {
+    let mut pr = money_elsewhere(false);
+    let reason = "passes 1 argument; `formatPrice` now requires 2 (`currency` not passed)";
+    let (_, found, _) = pr.elsewhere.as_mut().unwrap();
+    for (f, verdict) in found.iter_mut().zip([
+        JudgedVerdict::Breaks,
+        JudgedVerdict::Fine,
+        JudgedVerdict::Breaks,
+    ]) {
+        f.judged = Some(Judged {
+            verdict,
+            reason: if verdict == JudgedVerdict::Breaks {
+                reason.into()
+            } else {
+                "passes 2 arguments, as the new signature of `formatPrice` takes".into()
+            },
+        });
+    }
+    let outputs = pr.plan();
+    let comment = outputs.comment.unwrap();
+    assert_eq!(
+        comment.lines().nth(3),
+        Some(
+            "**2** call sites in other repositories of this installation **break** with this \
+             change (\"In other repositories\", below)."
+        ),
+        "{comment}"
+    );
+    let section = &comment[comment.find("### In other repositories").unwrap()..];
+    assert!(
+        section.contains(
+            "is called from 3 sites in 2 other repositories; **2** of them break with this change:"
+        ),
+        "{section}"
+    );
+    // The breaking public call first, with its reason; the one that matches, plain.
+    let listed: Vec<&str> = section.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(listed.len(), 2, "{section}");
+    assert!(listed[0].contains("src/cart view.ts:12"), "{section}");
+    assert!(
+        listed[0].ends_with(&format!(" · **breaks**: {}", code(reason))),
+        "{section}"
+    );
+    assert!(
+        listed[1].contains("src/pay.ts:3") && !listed[1].contains("**"),
+        "{section}"
+    );
+    assert!(
+        section.contains(
+            "1 call site in 1 private repository of this installation is not named here. **1** of them breaks with this change."
+        ),
+        "{section}"
+    );
+    assert!(
+        !comment.contains("secret") && !comment.contains("hidden"),
+        "{comment}"
+    );
+    let run = outputs.check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (
+            Verdict::Failure,
+            "2 call sites the change did not touch break"
+        )
+    );
+    assert!(!run.summary.contains("secret"), "{}", run.summary);
+    pr.config.fail_on_breaking = false;
+    assert_eq!(pr.plan().check_run.unwrap().verdict, Verdict::Neutral);
+}
+
 #[test]
 fn a_private_repository_names_private_callers_elsewhere_too() {
     let comment = money_elsewhere(true).plan().comment.unwrap();
@@ -557,6 +635,7 @@ fn a_removed_function_still_called_elsewhere_fails_the_check() {
         changed: 1,
         call: 3,
         confidence: Confidence::Exact,
+        judged: None,
     }];
     let outputs = pr.plan();
     let run = outputs.check_run.unwrap();
@@ -590,6 +669,7 @@ fn calls_elsewhere_take_at_most_a_quarter_of_the_comment() {
             changed: pr.report.changed.len() - 1,
             call: calls.len() - 1,
             confidence: Confidence::Exact,
+            judged: None,
         });
     }
     let comment = pr.plan().comment.unwrap();
