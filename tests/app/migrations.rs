@@ -122,7 +122,10 @@ async fn every_migration_applies_over_sample_data(pool: PgPool) {
         .fetch_all(&pool)
         .await
         .unwrap();
-    assert!(!recorded.is_empty() && recorded.iter().all(|r| !r), "{recorded:?}");
+    assert!(
+        !recorded.is_empty() && recorded.iter().all(|r| !r),
+        "{recorded:?}"
+    );
     // No partition and no table a dead writer left is left.
     let stray: Vec<String> = sqlx::query_scalar(
         "SELECT relname::text FROM pg_class

@@ -6,7 +6,7 @@
 
 use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, CallerFinding, Verdict as JudgedVerdict};
-use crate::report::markdown::render_markdown_listing;
+use crate::report::markdown::render_markdown_elsewhere;
 use crate::report::weight::{weights, Weight};
 
 use super::PrAnalysis;
@@ -70,7 +70,16 @@ pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) ->
     let mut summary = format!("{problems}{body}");
     if summary.chars().count() > CHECK_TEXT_CHARS {
         let budget = (CHECK_TEXT_CHARS - 1_000).saturating_sub(problems.len());
-        let body = render_markdown_listing(report, budget, Some(analysis.link), config.max_callers);
+        let body = render_markdown_elsewhere(
+            report,
+            budget,
+            Some(analysis.link),
+            config.max_callers,
+            analysis
+                .elsewhere
+                .map(|e| e.counted(report))
+                .unwrap_or_default(),
+        );
         summary = format!("{problems}{body}");
     }
     CheckRunPlan {

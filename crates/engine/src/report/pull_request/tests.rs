@@ -110,13 +110,18 @@ impl Pr {
     }
 
     fn plan(&self) -> PrOutputs {
+        self.with_analysis(plan)
+    }
+
+    /// `f` of the analysis of this pull request.
+    fn with_analysis<R>(&self, f: impl FnOnce(&PrAnalysis) -> R) -> R {
         let blob = BlobSha("b1".into());
         let files = [PatchedFile {
             path: "src/money.ts",
             blob: Some(&blob),
             patch: Some(MONEY_PATCH),
         }];
-        plan(&PrAnalysis {
+        f(&PrAnalysis {
             report: &self.report,
             config: &self.config,
             problems: &self.problems,
@@ -616,6 +621,35 @@ fn calls_elsewhere_that_break_are_counted_first_and_private_ones_never_named() {
     assert!(!run.summary.contains("secret"), "{}", run.summary);
     pr.config.fail_on_breaking = false;
     assert_eq!(pr.plan().check_run.unwrap().verdict, Verdict::Neutral);
+}
+
+/// A summary past GitHub's limit is rendered again shorter, still counting the calls
+/// elsewhere and the ones among them that break.
+#[test]
+fn a_refit_check_run_summary_still_counts_what_breaks_elsewhere() {
+    let mut pr = money_elsewhere(false);
+    let (_, found, _) = pr.elsewhere.as_mut().unwrap();
+    found[0].judged = Some(Judged {
+        verdict: JudgedVerdict::Breaks,
+        reason: "passes 1 argument".into(),
+    });
+    let too_long = "x".repeat(CHECK_TEXT_CHARS + 1);
+    let run = pr.with_analysis(|a| check_run::plan(a, None, &too_long));
+    assert!(run.summary.len() < CHECK_TEXT_CHARS, "refit");
+    assert!(
+        run.summary.contains(
+            "**1** call site in other repositories of this installation **breaks** with this change"
+        ),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains(
+            "**3** call sites in 2 other repositories of this installation call them too"
+        ),
+        "{}",
+        run.summary
+    );
 }
 
 #[test]
