@@ -11,6 +11,8 @@ use super::graph_catch_up::catch_up;
 use super::pr_files::{PrFetched, PrKey};
 use super::repo_config_cache::repo_config;
 use super::{errors, App};
+use crate::blast::diff::Change;
+use crate::blast::radius::{judge_elsewhere, CallToJudge};
 use crate::blast::report::{BlastReport, SkippedFile};
 use crate::github::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
@@ -29,7 +31,7 @@ use crate::report::pull_request::{
     self, Elsewhere, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,
 };
 use crate::store::RepoState;
-use crate::workflow::blast_change::{blast_revisions, BlastRequest};
+use crate::workflow::blast_change::{blast_revisions, pair_versions, BlastRequest};
 use crate::workflow::elsewhere::{calls_into_packages, Elsewhere as CallsElsewhere};
 use crate::workflow::source::InMemory;
 
@@ -407,18 +409,61 @@ async fn calls_elsewhere(
     if calls.is_empty() && ambiguous.is_empty() {
         return Ok(None);
     }
+    let rules = app.rules;
     let (found, versions) = crate::workflow::cpu(|| {
-        (
-            org::reached_by_changes(base, &report.changed, &calls),
-            org::package_versions(base),
-        )
-    });
+        let mut found = org::reached_by_changes(base, &report.changed, &calls);
+        judge_found(base, view, report, &calls, &mut found, &rules)?;
+        anyhow::Ok((found, org::package_versions(base)))
+    })
+    .map_err(JobError::retry)?;
     Ok(Some(Others {
         calls,
         found,
         versions,
         ambiguous,
     }))
+}
+
+/// Gives each call from elsewhere in `found` its verdict against the new contract of
+/// the function it reaches (issue 44), as the repository's own direct callers have
+/// theirs: the changed files whose functions changed signature are paired again from
+/// the fetched versions.
+fn judge_found(
+    base: &Graph,
+    view: &PrView,
+    report: &BlastReport,
+    calls: &[CallElsewhere],
+    found: &mut [FoundElsewhere],
+    rules: &crate::indexer::skip::SkipRules,
+) -> anyhow::Result<()> {
+    if found.is_empty() {
+        return Ok(());
+    }
+    let mut paths: Vec<String> = found
+        .iter()
+        .map(|f| &report.changed[f.changed])
+        .filter(|c| matches!(c.change, Change::Signature | Change::SignatureAndBody))
+        .map(|c| c.file.clone())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    let changes = match (&view.fetched.old, paths.is_empty()) {
+        (Some(old), false) => pair_versions(old, &view.fetched.new, &paths, rules)?.0,
+        _ => Vec::new(),
+    };
+    let asked: Vec<CallToJudge> = found
+        .iter()
+        .map(|f| CallToJudge {
+            changed: f.changed,
+            path: &calls[f.call].path,
+            args: calls[f.call].call.args(),
+        })
+        .collect();
+    let judged = judge_elsewhere(base, &changes, report, &asked);
+    for (f, j) in found.iter_mut().zip(judged) {
+        f.judged = Some(j);
+    }
+    Ok(())
 }
 
 /// Posts what was planned: the summary comment, then the check run, then the inline

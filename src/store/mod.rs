@@ -25,10 +25,10 @@ use sqlx::{Connection, PgConnection, PgPool};
 use crate::graph::external::ExternalCall;
 use crate::graph::stored::StoredResolution;
 use crate::graph::{FileId, Graph};
-use crate::indexer::component::component_name;
 use crate::indexer::facts::FileFacts;
+use crate::indexer::select::variant_of_path;
 use crate::indexer::skip::SkipReason;
-use crate::indexer::{Language, PARSER_VERSION};
+use crate::indexer::PARSER_VERSION;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 pub use credentials::StoredApp;
 use lock::lock_repository;
@@ -464,10 +464,15 @@ impl Store {
                 reason: format!("an external call's row: {e}"),
             };
             let mut rest = r.calls.as_slice();
-            for _ in 0..r.within.clamp(0, i64::from(r.sites)) {
-                let (call, after) =
+            for i in 0..r.within.clamp(0, i64::from(r.sites)) {
+                let (mut call, after) =
                     postcard::take_from_bytes::<ExternalCall>(rest).map_err(corrupt)?;
                 rest = after;
+                call.args = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| r.args.get(i))
+                    .copied()
+                    .unwrap_or(0);
                 calls.push(CallInto {
                     repo: RepoId(r.repo_id),
                     full_name: r.full_name.clone(),
@@ -899,23 +904,6 @@ impl Store {
     pub async fn counts(&self, repo: RepoId) -> Result<(i64, i64, i64)> {
         Ok(ops::counts(&self.pool, repo).await?)
     }
-}
-
-/// Which reading of a blob a file at `path` gets (its language, a declaration file, a
-/// component's name): part of the key of facts cached by blob.
-pub fn variant_of_path(path: &str) -> Option<String> {
-    // As `rows::variant` makes them. An HTML file is code only as an Angular template
-    // (the selection decided so before the cache is asked).
-    let language = Language::from_path(path).or_else(|| {
-        (path.ends_with(".html") || path.ends_with(".htm")).then_some(Language::Angular)
-    })?;
-    Some(if crate::indexer::language::is_declaration_file(path) {
-        format!("{}.d", language.name())
-    } else if language.component().is_some() {
-        format!("{}:{}", language.name(), component_name(path))
-    } else {
-        language.name().to_string()
-    })
 }
 
 /// The push's file metadata, completed with the blobs of the re-resolved files it did

@@ -125,6 +125,9 @@ pub struct CallIntoRow {
     pub sites: i32,
     pub within: i64,
     pub calls: Vec<u8>,
+    /// Each call's arguments, packed, in the order of `calls` (shorter when written
+    /// before they were kept: the rest are not known).
+    pub args: Vec<u8>,
 }
 
 /// The calls into `packages` of the installation's repositories but `except`, by file
@@ -140,9 +143,10 @@ pub async fn calls_into(
 ) -> sqlx::Result<Vec<CallIntoRow>> {
     sqlx::query_as(
         "SELECT repo_id, full_name, private, commit_sha, path, sites,
-                LEAST(sites, $4 - (upto - sites)) AS within, calls
+                LEAST(sites, $4 - (upto - sites)) AS within, calls, args
          FROM (
            SELECT g.repo_id, r.full_name, r.private, r.commit_sha, f.path, g.sites, g.calls,
+                  g.args,
                   sum(g.sites) OVER (ORDER BY g.repo_id, g.file_id, g.package) AS upto
            FROM external_call_groups g
            JOIN repositories r ON r.id = g.repo_id

@@ -138,7 +138,7 @@ pub const FILES_COLUMNS: &str = "repo_id, file_id, path, blob_sha, language, sta
      skip_reason, parse_errors, variant, parser_version, content, resolution, version";
 pub const DEFINITIONS_COLUMNS: &str =
     "repo_id, file_id, def_index, name, qualified_name, kind, start_line, end_line, exported";
-pub const EXTERNAL_CALL_GROUPS_COLUMNS: &str = "repo_id, file_id, package, sites, calls";
+pub const EXTERNAL_CALL_GROUPS_COLUMNS: &str = "repo_id, file_id, package, sites, calls, args";
 pub const EDGES_COLUMNS: &str = "repo_id, caller_file, site, caller_def, line, col, kind, \
      callee_file, callee_def, confidence";
 
@@ -229,7 +229,7 @@ impl Rows {
     }
 
     /// The rows of a file's calls into packages: one per package, holding its calls
-    /// back to back in the file's order.
+    /// back to back in the file's order, and their arguments.
     pub fn add_external_calls(&mut self, repo: i64, file_id: i32, mut calls: Vec<ExternalCall>) {
         calls.sort_by(|a, b| a.package.cmp(&b.package));
         for group in calls.chunk_by(|a, b| a.package == b.package) {
@@ -237,12 +237,16 @@ impl Rows {
             for call in group {
                 bytes = postcard::to_extend(call, bytes).expect("a call serialises");
             }
+            // Each call's arguments, one byte each in the same order (not in the
+            // encoded call: rows written before they were kept still decode).
+            let args: Vec<u8> = group.iter().map(|c| c.args).collect();
             self.external_calls
                 .int8(repo)
                 .int4(file_id)
                 .text(&group[0].package)
                 .int4(int4(group.len() as u32))
-                .bytes(&bytes);
+                .bytes(&bytes)
+                .bytes(&args);
             self.external_calls.end_row();
         }
     }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::progress::Progress;
-use super::source::{FileEntry, Revision};
+use super::source::{FactsCache, FileEntry, Revision};
 use crate::graph::Graph;
 use crate::indexer::facts::FileFacts;
 use crate::indexer::pipeline::{extract_all, extract_each, Extracted, SourceFile};
@@ -32,19 +32,6 @@ pub struct Indexed {
 /// Files read at a time: bounds the bytes in memory to a batch's, whatever the size of
 /// the repository, while every core has files to extract.
 const BATCH: usize = 1024;
-
-/// Facts kept between runs by blob (the CLI's per-user cache, `workspace::facts_cache`):
-/// what an index of mostly the same files reads instead of parsing them again. Never
-/// wrong, only absent: whatever it cannot read back is a miss.
-pub trait FactsCache: Sync {
-    /// What extracting blob `blob` as the file at `path` gave (its facts, or why it was
-    /// skipped), when kept.
-    fn get(&self, blob: &BlobSha, path: &str) -> Option<Result<FileFacts, SkipReason>>;
-    /// Keeps what extracting blob `blob` as the file at `path` gave.
-    fn put(&self, blob: &BlobSha, path: &str, extracted: Result<&FileFacts, SkipReason>);
-    /// The run is over: a cache bounded in size evicts here.
-    fn finish(&self) {}
-}
 
 /// Indexes every file of `revision`.
 pub fn index(

@@ -1,7 +1,9 @@
 //! Where a workflow gets file bytes: the two small traits the disk and git implement
 //! now (`workspace`), and GitHub later.
 
+use crate::indexer::facts::FileFacts;
 use crate::indexer::pipeline::SourceFile;
+use crate::indexer::skip::SkipReason;
 use crate::model::{BlobSha, CommitSha};
 
 /// One file of a revision: its path and, when the source knows it without reading the
@@ -41,6 +43,19 @@ pub trait Revision: Sync {
             .collect();
         self.read(&entries)
     }
+}
+
+/// Facts kept between runs by blob (the CLI's per-user cache, `workspace::facts_cache`):
+/// what an index of mostly the same files reads instead of parsing them again. Never
+/// wrong, only absent: whatever it cannot read back is a miss.
+pub trait FactsCache: Sync {
+    /// What extracting blob `blob` as the file at `path` gave (its facts, or why it was
+    /// skipped), when kept.
+    fn get(&self, blob: &BlobSha, path: &str) -> Option<Result<FileFacts, SkipReason>>;
+    /// Keeps what extracting blob `blob` as the file at `path` gave.
+    fn put(&self, blob: &BlobSha, path: &str, extracted: Result<&FileFacts, SkipReason>);
+    /// The run is over: a cache bounded in size evicts here.
+    fn finish(&self) {}
 }
 
 /// The paths whose contents differ between two revisions (added, modified, deleted,

@@ -22,7 +22,7 @@ use crate::indexer::facts::FileFacts;
 use crate::indexer::skip::{SkipReason, SkipRules};
 use crate::indexer::PARSER_VERSION;
 use crate::model::BlobSha;
-use crate::workflow::index::FactsCache;
+use crate::workflow::source::FactsCache;
 
 /// The cache's size bound unless told otherwise: some 10 KB of facts per file is a
 /// 100,000-file monorepo, twice.
@@ -101,7 +101,7 @@ impl DiskCache {
         if blob.len() < 8 || !blob.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        let variant = crate::store::variant_of_path(path).unwrap_or_default();
+        let variant = crate::indexer::select::variant_of_path(path).unwrap_or_default();
         let key = xxh3_64(format!("{variant}\0{}", self.rules).as_bytes());
         Some(
             self.dir

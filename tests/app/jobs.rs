@@ -205,17 +205,12 @@ async fn a_pull_request_gets_one_summary_comment_and_a_check_run_per_head(pool: 
         .iter()
         .map(|a| a["path"].as_str().unwrap().to_string())
         .collect();
-    assert!(
-        annotated.iter().any(|p| p == "routes/services/video.js"),
-        "{annotated:?}"
-    );
-    assert!(
-        annotated.iter().any(|p| p == "routes/posts.js"),
-        "{annotated:?}"
-    );
-    assert!(
-        !annotated.iter().any(|p| p == "routes/services/image.js"),
-        "{annotated:?}"
+    // Only classifyFields' body changed: its untouched callers are counted (the title),
+    // never annotated line by line.
+    assert!(annotated.is_empty(), "{annotated:?}");
+    assert_eq!(
+        runs[0].title.as_deref(),
+        Some("2 call sites the change did not touch, none affected by the contract")
     );
     // One review (COMMENT, never pending) with one inline comment on classifyFields,
     // on a line of the PR's diff (the fake refuses others with 422, as GitHub does).
@@ -478,16 +473,16 @@ async fn a_repository_config_excludes_paths_and_turns_the_inline_review_off(pool
     assert!(!body.contains("routes/services/"), "excluded: {body}");
     assert!(!body.contains("processImage"), "excluded: {body}");
     assert!(!body.contains("### Configuration"), "no problem: {body}");
-    // The check run: no annotation in the excluded directory.
+    // The check run counts the one caller left (none in the excluded directory), and
+    // annotates none: only classifyFields' body changed.
     let runs = fake.check_runs("acme/web");
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].head_sha, head);
-    let annotated: Vec<&str> = runs[0]
-        .annotations
-        .iter()
-        .map(|a| a["path"].as_str().unwrap())
-        .collect();
-    assert_eq!(annotated, ["routes/posts.js"]);
+    assert!(runs[0].annotations.is_empty(), "{:?}", runs[0].annotations);
+    assert_eq!(
+        runs[0].title.as_deref(),
+        Some("1 call site the change did not touch, none affected by the contract")
+    );
     // No inline review: not even asked for.
     assert!(fake.requests_matching("/reviews").is_empty());
     assert!(fake.requests_matching("/pulls/1/comments").is_empty());

@@ -110,6 +110,22 @@ async fn every_migration_applies_over_sample_data(pool: PgPool) {
             (1, 1, "react".to_string(), 1, vec![3]),
         ]
     );
+    // Their calls' arguments (0018) are not known until written again: every
+    // repository's calls are written again from its stored graph.
+    let args: Vec<Vec<u8>> =
+        sqlx::query_scalar("SELECT args FROM external_call_groups ORDER BY package")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(args, vec![Vec::<u8>::new(), Vec::new()]);
+    let recorded: Vec<bool> = sqlx::query_scalar("SELECT calls_recorded FROM repositories")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert!(
+        !recorded.is_empty() && recorded.iter().all(|r| !r),
+        "{recorded:?}"
+    );
     // No partition and no table a dead writer left is left.
     let stray: Vec<String> = sqlx::query_scalar(
         "SELECT relname::text FROM pg_class

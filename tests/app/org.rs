@@ -390,3 +390,105 @@ async fn a_pr_to_a_shared_package_lists_the_callers_in_the_other_repositories(po
     assert!(!text.contains("private repositor"), "{text}");
     assert!(text.contains("`acme/service src/receipt.ts:10`"), "{text}");
 }
+
+/// Issue 44 across the org: a PR to the public library makes `formatPrice` require a
+/// third parameter. The public service's two calls pass two arguments: each is named
+/// with why it breaks; the private app's call breaks too, and is counted as breaking,
+/// never named. The check run fails on them, as on the library's own callers.
+#[sqlx::test(migrations = false)]
+async fn calls_in_other_repositories_that_a_new_required_parameter_breaks_fail_the_check(
+    pool: PgPool,
+) {
+    let fake = FakeGithub::start().await;
+    let (library, service, private) = (
+        repo_of("library"),
+        repo_of("service"),
+        repo_of("private-app"),
+    );
+    let app = Harness::start(pool.clone(), &fake).await;
+    let ids = installed_org(
+        &fake,
+        &app,
+        &[
+            ("acme/library", &library, true),
+            ("acme/service", &service, true),
+            ("acme/private-app", &private, false),
+        ],
+    )
+    .await;
+    let base = library.head();
+    library.git(&["checkout", "-q", "-b", "fix"]);
+    let text = std::fs::read_to_string(library.path().join(FORMAT)).unwrap();
+    library.write(
+        FORMAT,
+        text.replace(
+            "formatPrice(cents: number, currency: string)",
+            "formatPrice(cents: number, currency: string, digits: number)",
+        ),
+    );
+    let head = library.commit("formatPrice requires the digits");
+    library.git(&["checkout", "-q", "main"]);
+    fake.open_pr("acme/library", 1, "main", "fix");
+    app.deliver_and_settle(
+        "pull_request",
+        "d-2",
+        &pr_event("opened", ids[0], 1, &head, &base),
+    )
+    .await;
+
+    let comments: Vec<_> = fake
+        .issue_comments("acme/library", 1)
+        .into_iter()
+        .filter(|c| c.by_app)
+        .collect();
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    // The library's own caller (Wallet.balance passes two) breaks; the three elsewhere
+    // break too, counted in the same sentence.
+    let first = body
+        .lines()
+        .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with('#'))
+        .unwrap();
+    assert!(
+        first.starts_with("**1** untouched call site **breaks** with this change: `packages/money/src/wallet.ts:7`."),
+        "{body}"
+    );
+    assert!(
+        first.contains("**3** call sites in other repositories of this installation break too."),
+        "{body}"
+    );
+    let text = section(&fake);
+    let reason = "``passes 2 arguments; `formatPrice` now requires 3 (`digits` not passed)``";
+    for site in ["src/checkout.ts:7", "src/receipt.ts:10"] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("`acme/service {site}`")))
+            .unwrap_or_else(|| panic!("{site} not listed: {text}"));
+        assert!(
+            line.ends_with(&format!(" · **breaks**: {reason}")),
+            "{line}"
+        );
+    }
+    assert!(
+        text.contains("; **3** of them break with this change:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 call site in 1 private repository of this installation is not named here. **1** of them breaks with this change."),
+        "{text}"
+    );
+    assert!(
+        !text.contains("private-app") && !text.contains("index.js"),
+        "{text}"
+    );
+
+    let runs = fake.check_runs("acme/library");
+    let run = runs.last().unwrap();
+    assert_eq!(run.conclusion.as_deref(), Some("failure"));
+    assert_eq!(
+        run.title.as_deref(),
+        Some("4 call sites the change did not touch break")
+    );
+    let summary = run.summary.as_deref().unwrap_or_default();
+    assert!(!summary.contains("private-app"), "{summary}");
+}

@@ -248,6 +248,7 @@ fn names_from_another_repository_stay_names() {
         column: 1,
         caller: None,
         range: None,
+        args: 0,
     };
     let plain = ExternalCall {
         specifier: "@acme/money".into(),
@@ -289,5 +290,114 @@ fn calls_of_one_shape_are_resolved_once_and_each_reported() {
             .map(|r| (r.call, r.target, r.confidence))
             .collect();
         assert_eq!(got, want, "copy {copy}");
+    }
+}
+
+/// Issue 44 across repositories: a pull request to the library makes `formatPrice`
+/// require a third parameter and gives `parsePrice` an optional second one. The
+/// service's calls, as its graph records them (with their arguments), are judged
+/// against the new contracts as the library's own callers would be.
+#[test]
+fn calls_from_other_repositories_are_judged_against_the_new_contract() {
+    use blast_radius::blast::radius::{
+        blast, judge_elsewhere, BlastOptions, CallToJudge, FileChange,
+    };
+    use blast_radius::graph::external::{pack_args, unpack_args};
+    use blast_radius::indexer::facts::CallArgs;
+    use blast_radius::org::CallElsewhere;
+
+    let library = graph("library");
+    let service = graph("service");
+    let calls: Vec<CallElsewhere> = calls(&service)
+        .into_iter()
+        .map(|(path, call)| CallElsewhere {
+            repo: "acme/service".into(),
+            private: false,
+            commit: None,
+            path,
+            call,
+        })
+        .collect();
+    assert!(calls.iter().all(|c| c.call.args().is_some()), "{calls:#?}");
+    const FORMAT: &str = "packages/money/src/format.ts";
+    let old = std::fs::read_to_string(common::fixture("org/library").join(FORMAT)).unwrap();
+    let new = old
+        .replace(
+            "formatPrice(cents: number, currency: string)",
+            "formatPrice(cents: number, currency: string, digits: number)",
+        )
+        .replace(
+            "parsePrice(text: string)",
+            "parsePrice(text: string, locale?: string)",
+        );
+    let changes = vec![FileChange {
+        path: FORMAT.into(),
+        old: Some(old),
+        new: Some(new),
+    }];
+    let options = BlastOptions {
+        base: "main".into(),
+        head: "#1".into(),
+        depth: 1,
+        skipped_files: 0,
+        skipped: Vec::new(),
+    };
+    let report = blast(&library, &changes, &options);
+    let found = org::reached_by_changes(&library, &report.changed, &calls);
+    let asked: Vec<CallToJudge> = found
+        .iter()
+        .map(|f| CallToJudge {
+            changed: f.changed,
+            path: &calls[f.call].path,
+            args: calls[f.call].call.args(),
+        })
+        .collect();
+    let judged = judge_elsewhere(&library, &changes, &report, &asked);
+    let mut got: Vec<(String, &str, &str, &str)> = found
+        .iter()
+        .zip(&judged)
+        .map(|(f, j)| {
+            let call = &calls[f.call];
+            (
+                format!("{}:{}", call.path, call.call.line),
+                report.changed[f.changed].name.as_str(),
+                j.verdict.as_str(),
+                j.reason.as_str(),
+            )
+        })
+        .collect();
+    got.sort();
+    let breaks = "passes 2 arguments; `formatPrice` now requires 3 (`digits` not passed)";
+    let fine = "passes 1 argument, as the new signature of `parsePrice` takes";
+    assert_eq!(
+        got,
+        vec![
+            (
+                "src/checkout.ts:7".to_string(),
+                "formatPrice",
+                "breaks",
+                breaks
+            ),
+            ("src/legacy.js:5".to_string(), "parsePrice", "fine", fine),
+            ("src/legacy.js:5".to_string(), "parsePrice", "fine", fine),
+            (
+                "src/receipt.ts:10".to_string(),
+                "formatPrice",
+                "breaks",
+                breaks
+            ),
+        ]
+    );
+
+    // The arguments as the store keeps them: one byte each, 0 for none known.
+    assert_eq!(unpack_args(0), None);
+    for count in [0, 3, CallArgs::MAX_COUNT] {
+        let args = CallArgs {
+            count,
+            spread: count == 3,
+            awaited: count == 0,
+            discarded: true,
+        };
+        assert_eq!(unpack_args(pack_args(Some(args))), Some(args));
     }
 }

@@ -382,6 +382,55 @@ fn an_edit_between_two_calls_changes_the_second_answer() {
     assert_eq!(last, &cli_json(root, &["callers", "classifyFields"]));
 }
 
+/// Issue 44 through the MCP tool: `charge` gains a required parameter and one of its
+/// three callers passes it. `blast_radius` gives each caller its verdict and reason,
+/// as the CLI's JSON does.
+#[test]
+fn blast_radius_gives_each_caller_its_verdict_and_reason() {
+    let repo = two_commit_repo("blast/charge");
+    let root = repo.path();
+    let results = session(
+        stdio(root),
+        &[call(
+            "blast_radius",
+            json!({ "base": "HEAD~1", "head": "HEAD" }),
+        )],
+    );
+    let report = answer(&results[0]);
+    assert_eq!(
+        report,
+        &cli_json(root, &["blast", "--base", "HEAD~1", "--head", "HEAD"])
+    );
+    let mut judged: Vec<(String, &str, &str)> = report["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["callee"] == "charge")
+        .map(|c| {
+            (
+                format!("{}:{}", c["file"].as_str().unwrap(), c["line"]),
+                c["verdict"].as_str().unwrap_or("none"),
+                c["reason"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    judged.sort();
+    let breaks = "passes 2 arguments; `charge` now requires 3 (`card` not passed)";
+    assert_eq!(
+        judged,
+        vec![
+            ("src/cart.ts:4".to_string(), "breaks", breaks),
+            ("src/shop.ts:4".to_string(), "breaks", breaks),
+            (
+                "src/subscription.ts:4".to_string(),
+                "fine",
+                "passes 3 arguments, as the new signature of `charge` takes"
+            ),
+        ],
+        "{report:#}"
+    );
+}
+
 /// The case the product exists for, as an agent meets it: it changes what
 /// `classifyFields` returns, updates the one caller it knew of (image.js), and asks
 /// before committing.

@@ -11,7 +11,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::blast::diff::Change;
-use crate::blast::report::ChangedFunction;
+use crate::blast::report::{ChangedFunction, Judged};
 use crate::graph::external::{ExternalCall, Imported, Step};
 use crate::graph::modules::ModuleResolver;
 use crate::graph::{Confidence, DefId, Graph};
@@ -29,13 +29,16 @@ pub struct CallElsewhere {
 }
 
 /// A call in another repository that reaches a function a change touched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FoundElsewhere {
     /// Its index among the changed functions.
     pub changed: usize,
     /// Its index among the calls.
     pub call: usize,
     pub confidence: Confidence,
+    /// Whether the change breaks it, and why (see `blast::radius::judge_elsewhere`);
+    /// None until judged.
+    pub judged: Option<Judged>,
 }
 
 /// The version of each package `owner` holds, where its package.json says one.
@@ -89,6 +92,7 @@ pub fn reached_by_changes(
                     changed,
                     call: r.call,
                     confidence: r.confidence,
+                    judged: None,
                 })
         })
         .collect();

@@ -102,9 +102,23 @@ pub struct ExternalCall {
     /// The range of the package the nearest package.json asks for (`^2.1.0`,
     /// `workspace:*`); None when none lists it.
     pub range: Option<String>,
+    /// What the call passes and how its result is taken, packed ([`ExternalCall::args`];
+    /// 0: not known). What the owner's new contract judges it by (issue 44). Stored
+    /// beside the encoded call, not in it: calls stored before it decode as they were.
+    #[serde(skip)]
+    pub args: u8,
 }
 
 impl ExternalCall {
+    /// What the call passes and how its result is taken; None when not known (a call
+    /// stored before they were kept, or not one that passes arguments).
+    pub fn args(&self) -> Option<CallArgs> {
+        unpack_args(self.args)
+    }
+
+    pub fn set_args(&mut self, args: Option<CallArgs>) {
+        self.args = pack_args(args);
+    }
     /// The name read from the package itself: the imported name, or for a namespace
     /// or `require` the first member read from it (`*` / `=` when there is none).
     /// What a lookup by (package, exported name) keys on.
@@ -185,10 +199,38 @@ impl Graph {
                     .resolver
                     .dependency_range(&facts.path, package)
                     .map(str::to_string),
+                args: pack_args(site.args()),
             });
         }
         out
     }
+}
+
+const ARGS_KNOWN: u8 = 0x80;
+const ARGS_SPREAD: u8 = 0x40;
+const ARGS_AWAITED: u8 = 0x20;
+const ARGS_DISCARDED: u8 = 0x10;
+
+/// A call's arguments as one byte, as the store keeps them (0: not known).
+pub fn pack_args(args: Option<CallArgs>) -> u8 {
+    let Some(a) = args else {
+        return 0;
+    };
+    ARGS_KNOWN
+        | a.count.min(CallArgs::MAX_COUNT)
+        | if a.spread { ARGS_SPREAD } else { 0 }
+        | if a.awaited { ARGS_AWAITED } else { 0 }
+        | if a.discarded { ARGS_DISCARDED } else { 0 }
+}
+
+/// [`pack_args`] read back.
+pub fn unpack_args(b: u8) -> Option<CallArgs> {
+    (b & ARGS_KNOWN != 0).then_some(CallArgs {
+        count: b & 0x0f,
+        spread: b & ARGS_SPREAD != 0,
+        awaited: b & ARGS_AWAITED != 0,
+        discarded: b & ARGS_DISCARDED != 0,
+    })
 }
 
 /// The import `id` starts from, with the steps from it to `id` pushed onto `steps`;

@@ -227,6 +227,27 @@ fn clean(path: &str) -> &str {
     path.strip_prefix("./").unwrap_or(path)
 }
 
+/// Which reading of a blob a file at `path` gets (its language, a declaration file, a
+/// component's name): part of the key of facts cached by blob.
+pub fn variant_of_path(path: &str) -> Option<String> {
+    // As `rows::variant` makes them. An HTML file is code only as an Angular template
+    // (the selection decided so before the cache is asked).
+    let language = Language::from_path(path).or_else(|| {
+        (path.ends_with(".html") || path.ends_with(".htm")).then_some(Language::Angular)
+    })?;
+    Some(if super::language::is_declaration_file(path) {
+        format!("{}.d", language.name())
+    } else if language.component().is_some() {
+        format!(
+            "{}:{}",
+            language.name(),
+            super::component::component_name(path)
+        )
+    } else {
+        language.name().to_string()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -199,6 +199,7 @@ mod tests {
                 column: 3,
                 caller: Some("checkout".to_string()),
                 range: Some("^2.1.0".to_string()),
+                args: 0,
             },
         }
     }

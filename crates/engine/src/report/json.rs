@@ -148,6 +148,9 @@ mod tests {
         };
         let json = render_json(&report);
         let value: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+        // No verdict (a caller of callers): neither field.
+        assert!(value["callers"][0].get("verdict").is_none());
+        assert!(value["callers"][0].get("reason").is_none());
         assert_eq!(value["changed"][0]["change"], "signature_and_body");
         assert_eq!(value["changed"][0]["kind"], "function");
         assert_eq!(value["callers"][0]["kind"], "new");
@@ -157,6 +160,83 @@ mod tests {
         assert!(value["callers"][0].get("via").is_none());
         // And it reads back.
         let back: BlastReport = serde_json::from_str(&json).expect("round trip");
+        assert_eq!(back, report);
+    }
+
+    /// Issue 44: each judged caller carries its `verdict` (`breaks`, `check`, `fine`)
+    /// and `reason` beside its other fields, in the CLI's JSON and the MCP tool's.
+    #[test]
+    fn each_judged_caller_has_its_verdict_and_reason() {
+        use crate::blast::report::{Judged, Verdict};
+        let caller = |line: u32, verdict: Verdict, reason: &str| CallerFinding {
+            judged: Some(Judged {
+                verdict,
+                reason: reason.into(),
+            }),
+            callee: "charge".into(),
+            changed_index: 0,
+            file: "src/cart.ts".into(),
+            line,
+            column: 3,
+            caller: "cartTotal".into(),
+            kind: CallKind::Call,
+            confidence: Confidence::Exact,
+            touched: false,
+            depth: 1,
+            via: None,
+        };
+        let report = BlastReport {
+            base: "main".into(),
+            head: "HEAD".into(),
+            changed: vec![ChangedFunction {
+                file: "src/billing.ts".into(),
+                name: "charge".into(),
+                qualified_name: "charge".into(),
+                kind: DefKind::Function,
+                line: 1,
+                end_line: 3,
+                change: Change::Signature,
+                renamed_from: None,
+            }],
+            callers: vec![
+                caller(
+                    4,
+                    Verdict::Breaks,
+                    "passes 2 arguments; `charge` now requires 3 (`card` not passed)",
+                ),
+                caller(5, Verdict::Check, "passes a spread"),
+                caller(6, Verdict::Fine, "passes 3 arguments"),
+            ],
+            depth: 1,
+            unresolved_same_name: 0,
+            skipped_files: 0,
+            skipped: Vec::new(),
+        };
+        let value = blast(&report);
+        let got: Vec<(&str, &str)> = value["callers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["verdict"].as_str().unwrap(),
+                    c["reason"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "breaks",
+                    "passes 2 arguments; `charge` now requires 3 (`card` not passed)"
+                ),
+                ("check", "passes a spread"),
+                ("fine", "passes 3 arguments"),
+            ]
+        );
+        assert!(value["callers"][0].get("judged").is_none(), "flattened");
+        let back: BlastReport = serde_json::from_str(&render_json(&report)).unwrap();
         assert_eq!(back, report);
     }
 }

@@ -92,7 +92,7 @@ fn site_of(facts: Facts, i: usize) -> Site {
 /// changed and that something calls directly (or whose body changed and whose result
 /// a direct caller reads), by its index in the report. Each changed
 /// file is parsed once per side, however many of its functions changed.
-fn contracts(
+pub(super) fn contracts(
     head: &Graph,
     changes: &[FileChange],
     report: &BlastReport,

@@ -1,10 +1,15 @@
 //! The report as a pull-request comment.
 //!
-//! What needs a look comes first: one sentence naming the changed functions that code
-//! outside the change still calls, the removed or renamed functions still called, then a
-//! section per changed function with its untouched callers first. Functions whose callers
-//! need no look (added ones that only the change calls, ones nobody calls) share one
-//! folded list; the Mermaid overview comes last.
+//! What breaks comes first: one sentence counting the untouched call sites the change
+//! breaks (issue 44's verdicts) and where they are, then one counting those that need a
+//! look, then one counting those it cannot affect. The removed or renamed functions still
+//! called follow, then a section per changed function with callers to look at: the
+//! breaking ones, then the others, then (folded) the calls that already match its new
+//! signature. Functions whose untouched callers the change cannot break (only a body
+//! changed, or every call matches) share one folded summary, counted per function and
+//! per file and never listed line by line; functions whose callers need no look (added
+//! ones that only the change calls, ones nobody calls) share another; the Mermaid
+//! overview of what needs a look comes last.
 //!
 //! Everything taken from the analysed code (names, paths) is hostile input: it goes into
 //! code spans (which nothing but a longer backtick run can close, and which GitHub never
@@ -21,6 +26,7 @@ use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, CallerFinding, ChangedFunction, Verdict};
 use crate::graph::Confidence;
 use crate::repo_config::ConfigProblem;
+use crate::report::weight::{weights, Weight};
 
 /// The first line: the bot finds (and updates) its own comment by it.
 pub const MARKER: &str = "<!-- blast-radius -->";
@@ -69,6 +75,8 @@ pub fn render_markdown_listing(
 pub struct Elsewhere {
     pub sites: usize,
     pub repositories: usize,
+    /// Of those, the ones the change breaks (named or not).
+    pub breaks: usize,
 }
 
 /// [`render_markdown_listing`] whose headline also counts the call sites elsewhere.
@@ -175,6 +183,7 @@ fn render(
     for group in groups.iter().filter(|g| g.has_section()) {
         section(&mut out, group, per_function, link);
     }
+    unaffected(&mut out, &groups, link);
     no_look(&mut out, &groups, link);
     diagram(&mut out, &groups);
     out.finish()
@@ -185,6 +194,12 @@ struct Group<'a> {
     func: &'a ChangedFunction,
     /// Exact or likely, not touched by the change: what the reader must check.
     untouched: Vec<&'a CallerFinding>,
+    /// The untouched callers by what they ask of the reader (each in `untouched`'s
+    /// order): the ones the change breaks, the ones to look at, the ones it cannot
+    /// affect (see [`Weight`]).
+    breaks: Vec<&'a CallerFinding>,
+    look: Vec<&'a CallerFinding>,
+    fine: Vec<&'a CallerFinding>,
     /// Exact or likely, touched by the change.
     touched: Vec<&'a CallerFinding>,
     /// Name-only guesses, touched or not.
@@ -196,13 +211,20 @@ impl<'a> Group<'a> {
         !(self.untouched.is_empty() && self.touched.is_empty() && self.possible.is_empty())
     }
 
+    /// Untouched callers, and none the change can break: the function is listed in the
+    /// folded summary of unaffected callers instead of a section of its own.
+    fn settled(&self) -> bool {
+        !self.untouched.is_empty() && self.breaks.is_empty() && self.look.is_empty()
+    }
+
     /// A function gets a section when it has callers to show, but an added function
     /// only for callers the change did not touch: its other callers are the change's own
-    /// code (and the engine lists no more for it).
+    /// code (and the engine lists no more for it). A function whose untouched callers the
+    /// change cannot break is summarized with the others like it.
     fn has_section(&self) -> bool {
         match self.func.change {
             Change::Added => !self.untouched.is_empty(),
-            _ => self.has_callers(),
+            _ => self.has_callers() && !self.settled(),
         }
     }
 
@@ -214,6 +236,11 @@ impl<'a> Group<'a> {
         self.untouched.iter().copied().filter(|f| f.depth <= 1)
     }
 
+    /// The untouched callers to list at the top: what breaks, then what needs a look.
+    fn listed(&self) -> impl Iterator<Item = &'a CallerFinding> + '_ {
+        self.breaks.iter().chain(&self.look).copied()
+    }
+
     /// Removed or renamed, and still called by code the change did not touch.
     fn gone_but_called(&self) -> bool {
         matches!(self.func.change, Change::Removed | Change::Renamed)
@@ -222,7 +249,8 @@ impl<'a> Group<'a> {
 }
 
 /// One group per changed function: removed or renamed functions still called first,
-/// then most untouched callers first (ties: report order).
+/// then the most breaking callers, the most to look at, the most untouched (ties:
+/// report order).
 fn groups(report: &BlastReport) -> Vec<Group<'_>> {
     let mut groups: Vec<Group> = report
         .changed
@@ -230,11 +258,14 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
         .map(|func| Group {
             func,
             untouched: Vec::new(),
+            breaks: Vec::new(),
+            look: Vec::new(),
+            fine: Vec::new(),
             touched: Vec::new(),
             possible: Vec::new(),
         })
         .collect();
-    for finding in &report.callers {
+    for (finding, weight) in report.callers.iter().zip(weights(report)) {
         // A finding pointing nowhere is a bug upstream; dropping it beats panicking in
         // the last step of a CI run.
         let Some(group) = groups.get_mut(finding.changed_index) else {
@@ -243,13 +274,23 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
         let list = match (finding.confidence, finding.touched) {
             (Confidence::Possible, _) => &mut group.possible,
             (_, true) => &mut group.touched,
-            (_, false) => &mut group.untouched,
+            (_, false) => {
+                match weight {
+                    Weight::Breaks => group.breaks.push(finding),
+                    Weight::Look => group.look.push(finding),
+                    Weight::Fine => group.fine.push(finding),
+                }
+                &mut group.untouched
+            }
         };
         list.push(finding);
     }
     for group in &mut groups {
         for list in [
             &mut group.untouched,
+            &mut group.breaks,
+            &mut group.look,
+            &mut group.fine,
             &mut group.touched,
             &mut group.possible,
         ] {
@@ -266,18 +307,29 @@ fn groups(report: &BlastReport) -> Vec<Group<'_>> {
         }
     }
     // Stable: equal keys keep the report's order.
-    groups.sort_by_key(|g| (!g.gone_but_called(), std::cmp::Reverse(g.untouched.len())));
+    groups.sort_by_key(|g| {
+        (
+            !g.gone_but_called(),
+            std::cmp::Reverse(g.breaks.len()),
+            std::cmp::Reverse(g.look.len()),
+            std::cmp::Reverse(g.untouched.len()),
+        )
+    });
     groups
 }
 
-/// The first line under the heading: how many call sites outside the change call
-/// which changed functions, or that none do.
+/// Distinct call sites among `findings`, in file and line order.
+fn distinct_sites<'a>(findings: impl Iterator<Item = &'a CallerFinding>) -> Vec<&'a CallerFinding> {
+    let mut sites: Vec<&CallerFinding> = findings.collect();
+    sites.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    sites.dedup_by(|a, b| (&a.file, a.line, a.column) == (&b.file, b.line, b.column));
+    sites
+}
+
+/// The lines under the heading, one paragraph each: the call sites the change breaks
+/// and where, then how many need a look and at which functions, then how many it cannot
+/// affect; or that no caller, or only touched ones, were found.
 fn headline(out: &mut Out, groups: &[Group], elsewhere: Elsewhere) {
-    let sites: BTreeSet<(&str, u32, u32)> = groups
-        .iter()
-        .flat_map(|g| &g.untouched)
-        .map(|f| (f.file.as_str(), f.line, f.column))
-        .collect();
     // Where other repositories call the changed functions, "no caller" is only this
     // repository's story.
     let here = if elsewhere.sites > 0 {
@@ -285,19 +337,8 @@ fn headline(out: &mut Out, groups: &[Group], elsewhere: Elsewhere) {
     } else {
         ""
     };
-    // What breaks comes first: the sites the new contracts cannot match.
-    let mut breaking: Vec<&CallerFinding> = groups
-        .iter()
-        .flat_map(|g| &g.untouched)
-        .filter(|f| {
-            f.judged
-                .as_ref()
-                .is_some_and(|j| j.verdict == Verdict::Breaks)
-        })
-        .copied()
-        .collect();
-    breaking.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
-    breaking.dedup_by(|a, b| (&a.file, a.line, a.column) == (&b.file, b.line, b.column));
+    let mut paragraphs: Vec<String> = Vec::new();
+    let breaking = distinct_sites(groups.iter().flat_map(|g| g.breaks.iter().copied()));
     if !breaking.is_empty() {
         let listed: Vec<String> = breaking
             .iter()
@@ -315,39 +356,101 @@ fn headline(out: &mut Out, groups: &[Group], elsewhere: Elsewhere) {
             let _ = write!(first, ", and {} more", breaking.len() - HEADLINE_BREAKS);
         }
         first.push('.');
-        out.line(&first, 0, 0);
-        out.blank();
-    }
-    let mut line = if sites.is_empty() {
-        if groups.iter().any(|g| !g.touched.is_empty()) {
-            format!("Every caller{here} of the changed functions was touched by this change.")
-        } else {
-            format!("No caller{here} of the changed functions was found.")
+        if elsewhere.breaks > 0 {
+            let _ = write!(
+                first,
+                " **{}** call {} in other repositories of this installation {} too.",
+                elsewhere.breaks,
+                plural(elsewhere.breaks, "site", "sites"),
+                plural(elsewhere.breaks, "breaks", "break"),
+            );
         }
-    } else {
-        let called: Vec<&Group> = groups.iter().filter(|g| !g.untouched.is_empty()).collect();
+        paragraphs.push(first);
+    } else if elsewhere.breaks > 0 {
+        paragraphs.push(format!(
+            "**{}** call {} in other repositories of this installation **{}** with this change (\"In other repositories\", below).",
+            elsewhere.breaks,
+            plural(elsewhere.breaks, "site", "sites"),
+            plural(elsewhere.breaks, "breaks", "break"),
+        ));
+    }
+    let look = distinct_sites(groups.iter().flat_map(|g| g.look.iter().copied()));
+    if !look.is_empty() {
+        let called: Vec<&Group> = groups.iter().filter(|g| !g.look.is_empty()).collect();
         let named: Vec<String> = called
             .iter()
             .take(HEADLINE_FUNCTIONS)
-            .map(|g| format!("{} ({})", code(&g.func.qualified_name), g.untouched.len()))
+            .map(|g| format!("{} ({})", code(&g.func.qualified_name), g.look.len()))
             .collect();
-        let mut line = format!(
-            "**{}** call {} this change did not touch {} {} it changed: {}",
-            sites.len(),
-            plural(sites.len(), "site", "sites"),
-            plural(sites.len(), "calls", "call"),
-            plural(called.len(), "a function", "functions"),
-            named.join(", ")
-        );
+        let mut line = if breaking.is_empty() {
+            format!(
+                "**{}** call {} this change did not touch {} a look: {}",
+                look.len(),
+                plural(look.len(), "site", "sites"),
+                plural(look.len(), "needs", "need"),
+                named.join(", ")
+            )
+        } else {
+            format!(
+                "**{}** other untouched call {} {} a look: {}",
+                look.len(),
+                plural(look.len(), "site", "sites"),
+                plural(look.len(), "needs", "need"),
+                named.join(", ")
+            )
+        };
         if called.len() > HEADLINE_FUNCTIONS {
             let _ = write!(line, ", and {} more", called.len() - HEADLINE_FUNCTIONS);
         }
         line.push('.');
-        line
-    };
+        paragraphs.push(line);
+    }
+    let fine = distinct_sites(groups.iter().flat_map(|g| g.fine.iter().copied()));
+    if !fine.is_empty() {
+        let files: BTreeSet<&str> = fine.iter().map(|f| f.file.as_str()).collect();
+        let body_only = groups
+            .iter()
+            .filter(|g| !g.fine.is_empty())
+            .all(|g| g.func.change == Change::Body);
+        let why = if body_only {
+            "only the bodies of the functions they call changed"
+        } else {
+            "only bodies changed, or the calls already match the new signatures"
+        };
+        let opening = if breaking.is_empty() && look.is_empty() {
+            format!(
+                "**{}** call {} this change did not touch, in {} {}, {} the changed functions",
+                fine.len(),
+                plural(fine.len(), "site", "sites"),
+                files.len(),
+                plural(files.len(), "file", "files"),
+                plural(fine.len(), "calls", "call"),
+            )
+        } else {
+            format!(
+                "**{}** more untouched call {} in {} {}",
+                fine.len(),
+                plural(fine.len(), "site", "sites"),
+                files.len(),
+                plural(files.len(), "file", "files"),
+            )
+        };
+        paragraphs.push(format!(
+            "{opening}, none affected by the contract: {why} (folded below)."
+        ));
+    }
+    if breaking.len() + look.len() + fine.len() == 0 {
+        let line = if groups.iter().any(|g| !g.touched.is_empty()) {
+            format!("Every caller{here} of the changed functions was touched by this change.")
+        } else {
+            format!("No caller{here} of the changed functions was found.")
+        };
+        paragraphs.push(line);
+    }
     if elsewhere.sites > 0 {
+        let last = paragraphs.last_mut().expect("a paragraph");
         let _ = write!(
-            line,
+            last,
             " **{}** call {} in {} other {} of this installation {} them too (\"In other repositories\", below).",
             elsewhere.sites,
             plural(elsewhere.sites, "site", "sites"),
@@ -356,8 +459,10 @@ fn headline(out: &mut Out, groups: &[Group], elsewhere: Elsewhere) {
             plural(elsewhere.sites, "calls", "call"),
         );
     }
-    out.line(&line, 0, 0);
-    out.blank();
+    for paragraph in paragraphs {
+        out.line(&paragraph, 0, 0);
+        out.blank();
+    }
 }
 
 /// The small print: what was compared, how deep, and the other counts.
@@ -517,7 +622,7 @@ fn diagram(out: &mut Out, groups: &[Group]) {
     }
 
     let mut lines = vec![
-        "<details><summary>Diagram: the changed functions and their untouched direct callers</summary>".to_string(),
+        "<details><summary>Diagram: the changed functions and the untouched direct callers to look at</summary>".to_string(),
         String::new(),
         "```mermaid".to_string(),
         "flowchart LR".to_string(),
@@ -556,11 +661,13 @@ fn diagram(out: &mut Out, groups: &[Group]) {
     out.block(&lines, 0, 0);
 }
 
-/// (file, caller) pairs calling the group's function directly, once each.
+/// (file, caller) pairs calling the group's function directly that break or need a
+/// look, once each.
 fn distinct_callers<'a>(group: &Group<'a>) -> Vec<(&'a str, &'a str)> {
     let mut seen = BTreeSet::new();
     group
-        .direct_untouched()
+        .listed()
+        .filter(|f| f.depth <= 1)
         .map(|f| (f.file.as_str(), f.caller.as_str()))
         .filter(|pair| seen.insert(*pair))
         .collect()
@@ -600,6 +707,24 @@ fn about_line(group: &Group, link: Option<LineLink>) -> String {
         group.untouched.len(),
         plural(group.untouched.len(), "caller", "callers")
     );
+    // How they split, when a verdict sets some apart.
+    if !group.breaks.is_empty() || !group.fine.is_empty() {
+        let mut split = Vec::new();
+        if !group.breaks.is_empty() {
+            split.push(format!(
+                "{} {}",
+                group.breaks.len(),
+                plural(group.breaks.len(), "breaks", "break")
+            ));
+        }
+        if !group.look.is_empty() {
+            split.push(format!("{} to check", group.look.len()));
+        }
+        if !group.fine.is_empty() {
+            split.push(format!("{} fine", group.fine.len()));
+        }
+        let _ = write!(about, " ({})", split.join(", "));
+    }
     if !group.touched.is_empty() {
         let _ = write!(about, " · {} touched", group.touched.len());
     }
@@ -609,20 +734,15 @@ fn about_line(group: &Group, link: Option<LineLink>) -> String {
     about
 }
 
-/// The untouched callers, one a line up to `per_function`, the rest counted.
+/// The untouched callers that break, then those that need a look, one a line up to
+/// `per_function`, the rest counted; then those the change cannot break, folded.
 fn untouched_lines(out: &mut Out, group: &Group, per_function: usize, link: Option<LineLink>) {
-    for finding in group.untouched.iter().take(per_function) {
-        let line = format!(
-            "- {} — {} — {}{}",
-            site(finding, link),
-            code(&finding.caller),
-            finding.confidence.as_str(),
-            call_details(finding)
-        );
-        out.line(&line, 1, 0);
+    let listed = group.breaks.len() + group.look.len();
+    for finding in group.listed().take(per_function) {
+        out.line(&caller_line(finding, link), 1, 0);
     }
-    if group.untouched.len() > per_function {
-        let rest = &group.untouched[per_function..];
+    if listed > per_function {
+        let rest: Vec<&CallerFinding> = group.listed().skip(per_function).collect();
         let files: BTreeSet<&str> = rest.iter().map(|f| f.file.as_str()).collect();
         out.line(
             &format!(
@@ -636,9 +756,51 @@ fn untouched_lines(out: &mut Out, group: &Group, per_function: usize, link: Opti
             0,
         );
     }
-    if !group.untouched.is_empty() {
+    if listed > 0 {
         out.blank();
     }
+    fine_fold(out, group, per_function, link);
+}
+
+/// One untouched caller as a list item: where, in what, how sure, and its verdict.
+fn caller_line(finding: &CallerFinding, link: Option<LineLink>) -> String {
+    format!(
+        "- {} — {} — {}{}",
+        site(finding, link),
+        code(&finding.caller),
+        finding.confidence.as_str(),
+        call_details(finding)
+    )
+}
+
+/// The untouched callers of a function with others to look at that its change cannot
+/// break (they already match its new signature), folded.
+fn fine_fold(out: &mut Out, group: &Group, per_function: usize, link: Option<LineLink>) {
+    if group.fine.is_empty() {
+        return;
+    }
+    let n = group.fine.len();
+    let opened = out.open(
+        &[
+            format!(
+                "<details><summary>{n} more untouched {} the new signature does not break</summary>",
+                plural(n, "caller", "callers")
+            ),
+            String::new(),
+        ],
+        n,
+    );
+    if !opened {
+        return;
+    }
+    for finding in group.fine.iter().take(per_function) {
+        out.line(&caller_line(finding, link), 1, 0);
+    }
+    if n > per_function {
+        let rest = n - per_function;
+        out.line(&format!("- … and {rest} more"), rest, 0);
+    }
+    out.close();
 }
 
 /// The callers the change touched, in one line.
@@ -702,10 +864,97 @@ fn possible_fold(out: &mut Out, group: &Group, per_function: usize, link: Option
     out.close();
 }
 
+/// Files named per function in the summary of unaffected callers, at most.
+const FILES_NAMED: usize = 8;
+
+/// The functions whose untouched callers the change cannot break, folded in one list:
+/// for each, why (only its body changed, or every call matches its new signature) and
+/// its callers counted per file, never listed line by line.
+fn unaffected(out: &mut Out, groups: &[Group], link: Option<LineLink>) {
+    let settled: Vec<&Group> = groups.iter().filter(|g| g.settled()).collect();
+    if settled.is_empty() {
+        return;
+    }
+    let sites = distinct_sites(settled.iter().flat_map(|g| g.fine.iter().copied()));
+    let files: BTreeSet<&str> = sites.iter().map(|f| f.file.as_str()).collect();
+    let callers: usize = settled.iter().map(|g| g.untouched.len()).sum();
+    let opened = out.open(
+        &[
+            format!(
+                "<details><summary>{} untouched call {} in {} {}, none affected by the contract ({} changed {})</summary>",
+                sites.len(),
+                plural(sites.len(), "site", "sites"),
+                files.len(),
+                plural(files.len(), "file", "files"),
+                settled.len(),
+                plural(settled.len(), "function", "functions"),
+            ),
+            String::new(),
+        ],
+        callers,
+    );
+    if !opened {
+        out.omitted_functions += settled.len();
+        return;
+    }
+    for group in settled {
+        let func = group.func;
+        let why = match func.change {
+            Change::Body => "the contract is the same",
+            _ => "every call matches the new signature",
+        };
+        let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+        for f in &group.fine {
+            *per_file.entry(f.file.as_str()).or_default() += 1;
+        }
+        // The files with most calls first (ties: by name).
+        let mut per_file: Vec<(&str, usize)> = per_file.into_iter().collect();
+        per_file.sort_by_key(|&(file, n)| (std::cmp::Reverse(n), file));
+        let named: Vec<String> = per_file
+            .iter()
+            .take(FILES_NAMED)
+            .map(|&(file, n)| format!("{} ({n})", code(file)))
+            .collect();
+        let n = group.fine.len();
+        let mut line = format!(
+            "- {} — {} at {} · {}: {} · **{n}** untouched {} in {} {}: {}",
+            code(&func.qualified_name),
+            func.kind.as_str(),
+            definition_place(func, link),
+            describe_change(func),
+            why,
+            plural(n, "caller", "callers"),
+            per_file.len(),
+            plural(per_file.len(), "file", "files"),
+            named.join(", "),
+        );
+        if per_file.len() > FILES_NAMED {
+            let more = per_file.len() - FILES_NAMED;
+            let _ = write!(line, ", and {more} more {}", plural(more, "file", "files"));
+        }
+        if !group.touched.is_empty() {
+            let _ = write!(line, " · {} touched", group.touched.len());
+        }
+        if !group.possible.is_empty() {
+            let n = group.possible.len();
+            let _ = write!(
+                line,
+                " · {n} possible {} (name-only)",
+                plural(n, "match", "matches")
+            );
+        }
+        out.line(&line, group.callers(), 1);
+    }
+    out.close();
+}
+
 /// Changed functions without a section, folded in one list: added functions that only
 /// the change calls, and functions nobody calls. Their callers need no look.
 fn no_look(out: &mut Out, groups: &[Group], link: Option<LineLink>) {
-    let quiet: Vec<&Group> = groups.iter().filter(|g| !g.has_section()).collect();
+    let quiet: Vec<&Group> = groups
+        .iter()
+        .filter(|g| !g.has_section() && !g.settled())
+        .collect();
     if quiet.is_empty() {
         return;
     }

@@ -46,6 +46,13 @@ fn call(
     }
 }
 
+fn judged(verdict: Verdict, reason: &str) -> Option<crate::blast::report::Judged> {
+    Some(crate::blast::report::Judged {
+        verdict,
+        reason: reason.into(),
+    })
+}
+
 fn report(changed: Vec<ChangedFunction>) -> BlastReport {
     BlastReport {
         base: "main".into(),
@@ -114,14 +121,30 @@ fn typical() -> BlastReport {
             confidence: Confidence::Possible,
             ..call(&r, 0, ("src/legacy/users.js", 88), "<module>")
         },
-        call(&r, 1, ("src/components/Name.tsx", 9), "NameTag"),
+        CallerFinding {
+            judged: judged(
+                Verdict::Breaks,
+                "passes 1 argument; `formatName` now requires 2 (`locale` not passed)",
+            ),
+            ..call(&r, 1, ("src/components/Name.tsx", 9), "NameTag")
+        },
+        CallerFinding {
+            judged: judged(
+                Verdict::Fine,
+                "passes 2 arguments, as the new signature of `formatName` takes",
+            ),
+            ..call(&r, 1, ("src/components/Header.tsx", 4), "Header")
+        },
         CallerFinding {
             judged: None,
             touched: true,
             ..call(&r, 1, ("src/util/format.ts", 15), "formatAll")
         },
         CallerFinding {
-            judged: None,
+            judged: judged(
+                Verdict::Check,
+                "passes a spread: its arguments cannot be counted against `constructor`",
+            ),
             kind: CallKind::New,
             ..call(&r, 3, ("src/index.ts", 3), "<module>")
         },
@@ -158,15 +181,25 @@ fn rename_still_called() -> BlastReport {
     ]);
     r.unresolved_same_name = 2;
     r.skipped_files = 1;
+    let renamed = || judged(Verdict::Breaks, "`fetchUser` was renamed");
     r.callers = vec![
-        call(&r, 0, ("src/api/handler.ts", 40), "handleRequest"),
-        call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage"),
+        CallerFinding {
+            judged: renamed(),
+            ..call(&r, 0, ("src/api/handler.ts", 40), "handleRequest")
+        },
+        CallerFinding {
+            judged: renamed(),
+            ..call(&r, 0, ("src/pages/profile.tsx", 12), "ProfilePage")
+        },
         CallerFinding {
             judged: None,
             touched: true,
             ..call(&r, 0, ("src/services/cache.ts", 9), "warmCache")
         },
-        call(&r, 1, ("src/reports/export.ts", 51), "exportCsv"),
+        CallerFinding {
+            judged: judged(Verdict::Breaks, "`legacyFormat` was removed"),
+            ..call(&r, 1, ("src/reports/export.ts", 51), "exportCsv")
+        },
         CallerFinding {
             judged: None,
             confidence: Confidence::Possible,
@@ -225,15 +258,27 @@ fn hostile_names_are_escaped() {
         changed("+plus.ts", "`", DefKind::Function, 2, Change::Body),
     ]);
     r.callers = vec![
-        call(&r, 0, ("src/@evil/a.ts", 1), "line\nbreak\"quote\";[x]{y}"),
+        CallerFinding {
+            judged: judged(Verdict::Breaks, "`` <img src=x> `x` was renamed\n# h"),
+            ..call(&r, 0, ("src/@evil/a.ts", 1), "line\nbreak\"quote\";[x]{y}")
+        },
         call(&r, 0, ("src/b.ts", 2), "<module>"),
         call(&r, 1, ("src/c.ts", 3), "# not a heading"),
+        call(&r, 1, ("src/<img src=x>`d.ts", 4), "d"),
     ];
     let md = render_markdown(&r, LIMIT, None);
     assert_balanced(&md);
     // No raw HTML from names survives outside code spans or Mermaid entities.
     assert!(!md.contains("\nbreak"));
+    assert!(!md.contains("\n# h"));
     assert!(md.contains("#60;script#62;"));
+    // A reason and a file among the unaffected callers: each only in a code span.
+    assert_eq!(md.matches("<img").count(), 2, "{md}");
+    assert!(
+        md.contains("**breaks**: ``` `` <img src=x> `x` was renamed\u{FFFD}# h ```"),
+        "{md}"
+    );
+    assert!(md.contains("``src/<img src=x>`d.ts`` (1)"), "{md}");
     insta::assert_snapshot!("hostile", md);
 }
 
@@ -268,7 +313,7 @@ fn huge() -> BlastReport {
                     &format!("Service{i}.method"),
                     DefKind::Method,
                     i + 1,
-                    Change::Body,
+                    Change::Signature,
                 )
             })
             .collect(),
@@ -383,7 +428,7 @@ fn diagram_is_capped_and_shared_out() {
                     &format!("f{i}"),
                     DefKind::Function,
                     i + 1,
-                    Change::Body,
+                    Change::Signature,
                 )
             })
             .collect(),
@@ -531,7 +576,82 @@ fn each_call_site_is_mentioned_once() {
         mentions.sort();
         mentions.dedup();
         assert_eq!(mentions.len(), all, "a site twice in:\n{md}");
-        assert_eq!(all, r.callers.len(), "every site once in:\n{md}");
+        // Once each, but the callers of classifyFields, whose body alone changed: its
+        // untouched and touched callers are counted per file, not listed.
+        let listed = r
+            .callers
+            .iter()
+            .filter(|f| r.changed[f.changed_index].qualified_name != "classifyFields")
+            .count();
+        assert_eq!(all, listed, "every other site once in:\n{md}");
+        assert!(
+            md.contains("`routes/posts.js` (1), `routes/services/video.js` (1)"),
+            "{md}"
+        );
+    }
+}
+
+/// Issue 44's complaint: a refactor of one module's function bodies, 138 untouched call
+/// sites. They are counted per function and per file in one fold, none listed by line,
+/// and the comment stays short.
+#[test]
+fn callers_of_body_only_changes_are_summarized_folded_never_listed() {
+    let mut r = report(
+        (0..4)
+            .map(|i| {
+                changed(
+                    "src/middleware/auth.ts",
+                    &format!("guard{i}"),
+                    DefKind::Function,
+                    i * 10 + 1,
+                    Change::Body,
+                )
+            })
+            .collect(),
+    );
+    r.callers = (0..138u32)
+        .map(|i| CallerFinding {
+            judged: judged(
+                Verdict::Fine,
+                "only the body changed: the contract is the same",
+            ),
+            ..call(
+                &r,
+                (i % 4) as usize,
+                (&format!("src/routes/r{:02}.ts", i % 31), i + 1),
+                &format!("handler{i}"),
+            )
+        })
+        .collect();
+    let md = render_markdown(&r, LIMIT, None);
+    assert_balanced(&md);
+    assert_eq!(
+        md.lines().nth(3),
+        Some(
+            "**138** call sites this change did not touch, in 31 files, call the changed \
+             functions, none affected by the contract: only the bodies of the functions they \
+             call changed (folded below)."
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("### `"), "no section: {md}");
+    assert!(!md.contains("```mermaid"), "nothing to draw: {md}");
+    assert!(!md.contains("src/routes/r00.ts:"), "no line listed: {md}");
+    assert!(
+        md.contains("<details><summary>138 untouched call sites in 31 files, none affected by the contract (4 changed functions)</summary>"),
+        "{md}"
+    );
+    // guard0: i = 0, 4, ..., 136 (35 calls) over every file, 4 of them twice.
+    assert!(
+        md.contains("- `guard0` — function at `src/middleware/auth.ts:1` · body changed: the contract is the same · **35** untouched callers in 31 files: `src/routes/r00.ts` (2),"),
+        "{md}"
+    );
+    assert!(md.contains(", and 23 more files\n"), "{md}");
+    assert!(md.len() < 3_000, "{} bytes:\n{md}", md.len());
+    for limit in (0..md.len() + 10).step_by(7) {
+        let cut = render_markdown(&r, limit, None);
+        assert!(cut.len() <= limit, "{} > {limit}", cut.len());
+        assert_balanced(&cut);
     }
 }
 
@@ -544,14 +664,49 @@ fn the_headline_says_what_needs_a_look() {
             .expect("a headline")
             .to_string()
     };
+    // classifyFields' body changed: its callers are not counted as needing a look.
     assert_eq!(
         first_line(&classify_helper()),
-        "**3** call sites this change did not touch call functions it changed: `classifyFields` (2), `sanitize` (1)."
+        "**1** call site this change did not touch needs a look: `sanitize` (1)."
     );
-    // Removed or renamed functions still called come first.
+    // What breaks comes first, where it is.
     assert_eq!(
         first_line(&rename_still_called()),
-        "**3** call sites this change did not touch call functions it changed: `UserService.fetchUser` (2), `legacyFormat` (1)."
+        "**3** untouched call sites **break** with this change: `src/api/handler.ts:40`, `src/pages/profile.tsx:12`, `src/reports/export.ts:51`."
+    );
+    let typical = render_markdown(&typical(), LIMIT, None);
+    let paragraphs: Vec<&str> = typical.lines().skip(3).step_by(2).take(3).collect();
+    assert_eq!(
+        paragraphs,
+        [
+            "**1** untouched call site **breaks** with this change: `src/components/Name.tsx:9`.",
+            "**1** other untouched call site needs a look: `ApiClient.constructor` (1).",
+            "**4** more untouched call sites in 4 files, none affected by the contract: only bodies changed, or the calls already match the new signatures (folded below).",
+        ]
+    );
+    // Calls in other repositories that break are counted in the first sentence, with
+    // this repository's or alone.
+    let others = Elsewhere {
+        sites: 3,
+        repositories: 2,
+        breaks: 2,
+    };
+    let with_others = |r: &BlastReport| {
+        render_markdown_elsewhere(r, LIMIT, None, None, others)
+            .lines()
+            .nth(3)
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        with_others(&rename_still_called())
+            .contains("`src/reports/export.ts:51`. **2** call sites in other repositories of this installation break too. "),
+        "{}",
+        with_others(&rename_still_called())
+    );
+    assert_eq!(
+        with_others(&classify_helper()),
+        "**2** call sites in other repositories of this installation **break** with this change (\"In other repositories\", below)."
     );
     let mut r = classify_helper();
     r.callers.retain(|f| f.touched);
@@ -607,7 +762,7 @@ fn sites_and_definitions_are_permalinks() {
     let md = render_markdown(&r, LIMIT, Some(&github_link));
     assert_balanced(&md);
     assert!(md.contains(
-        "- [`routes/posts.js:7`](https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/routes/posts.js#L7) — `createPost` — exact"
+        "- [`services/rules.js:9`](https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/services/rules.js#L9) — `cleanRules` — exact"
     ));
     assert!(md.contains(
         "function at [`services/classify.js:8`](https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/services/classify.js#L8)"
@@ -689,11 +844,18 @@ fn truncation_with_links_keeps_limit_and_counts() {
 
 #[test]
 fn a_repository_s_max_callers_lists_that_many_per_function_and_counts_the_rest() {
-    let r = typical();
-    let untouched = |md: &str| {
-        md.lines()
-            .filter(|l| l.starts_with("- `") && (l.contains(" — exact") || l.contains(" — likely")))
-            .count()
+    // getUser's signature changed too: its three untouched callers need a look.
+    let mut r = typical();
+    r.changed[0].change = Change::Signature;
+    // Callers listed in each section, above its folds.
+    let listed = |md: &str| -> Vec<usize> {
+        md.split("\n### ")
+            .skip(1)
+            .map(|section| {
+                let top = section.split("<details>").next().unwrap_or_default();
+                top.lines().filter(|l| l.starts_with("- `")).count()
+            })
+            .collect()
     };
     let all = render_markdown_listing(&r, LIMIT, None, None);
     assert_eq!(
@@ -701,11 +863,14 @@ fn a_repository_s_max_callers_lists_that_many_per_function_and_counts_the_rest()
         render_markdown(&r, LIMIT, None),
         "None: today's rendering"
     );
+    // formatName first (a caller breaks), then getUser (three to look at).
+    assert_eq!(listed(&all), [1, 3, 1], "{all}");
     let one = render_markdown_listing(&r, LIMIT, None, Some(1));
-    let sections = one.lines().filter(|l| l.starts_with("### `")).count();
-    assert!(untouched(&one) <= sections, "{one}");
-    assert!(untouched(&all) > untouched(&one), "{all}");
-    assert!(one.contains("more untouched caller"), "{one}");
+    assert_eq!(listed(&one), [1, 1, 1], "{one}");
+    assert!(
+        one.contains("- … and **2** more untouched callers in 2 files"),
+        "{one}"
+    );
     assert_balanced(&one);
     // A long report lists no more than the limit asks, whichever is smaller.
     let huge = huge();

@@ -1,17 +1,21 @@
 //! The "Blast radius" check run: its verdict and title, its summary (the comment's
 //! listing, refit when GitHub's limit needs it) and an annotation on each untouched call
-//! site.
+//! site the change breaks or that needs a look, the breaking ones first. Call sites the
+//! change cannot break (only a body changed, or the call matches the new signature) are
+//! counted in the summary, never annotated.
 
 use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, CallerFinding, Verdict as JudgedVerdict};
-use crate::report::markdown::render_markdown_listing;
+use crate::report::markdown::render_markdown_elsewhere;
+use crate::report::weight::{weights, Weight};
 
 use super::PrAnalysis;
 
 /// GitHub's limit on a check run's summary, in characters (the GitHub edge refuses
 /// anything longer before sending; this plans within it).
 pub const CHECK_TEXT_CHARS: usize = 65_535;
-/// Annotations on untouched call sites, at most (GitHub shows the first ones).
+/// Annotations on untouched call sites, at most (GitHub shows the first ones): the
+/// breaking ones first.
 pub const MAX_NOTES: usize = 500;
 
 /// How the check run concludes.
@@ -59,13 +63,23 @@ pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) ->
     };
     let elsewhere = analysis
         .elsewhere
-        .map_or((0, 0), |e| (e.found.len(), e.broken(report)));
+        .map(|e| e.weighed(report))
+        .unwrap_or_default();
     let (verdict, title) = verdict(report, fail, elsewhere);
     let problems = problems.map(|p| format!("{p}\n")).unwrap_or_default();
     let mut summary = format!("{problems}{body}");
     if summary.chars().count() > CHECK_TEXT_CHARS {
         let budget = (CHECK_TEXT_CHARS - 1_000).saturating_sub(problems.len());
-        let body = render_markdown_listing(report, budget, Some(analysis.link), config.max_callers);
+        let body = render_markdown_elsewhere(
+            report,
+            budget,
+            Some(analysis.link),
+            config.max_callers,
+            analysis
+                .elsewhere
+                .map(|e| e.counted(report))
+                .unwrap_or_default(),
+        );
         summary = format!("{problems}{body}");
     }
     CheckRunPlan {
@@ -94,7 +108,7 @@ enum Broken {
     Contract,
 }
 
-fn broken(report: &BlastReport, c: &CallerFinding) -> Option<Broken> {
+fn broken(report: &BlastReport, c: &CallerFinding, weight: Weight) -> Option<Broken> {
     if c.depth != 1 {
         return None;
     }
@@ -104,10 +118,21 @@ fn broken(report: &BlastReport, c: &CallerFinding) -> Option<Broken> {
     ) {
         return Some(Broken::Gone);
     }
-    c.judged
-        .as_ref()
-        .filter(|j| j.verdict == JudgedVerdict::Breaks)
-        .map(|_| Broken::Contract)
+    (weight == Weight::Breaks).then_some(Broken::Contract)
+}
+
+/// The calls from other repositories that reach a changed function, counted by what
+/// they ask of the reader.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Others {
+    /// Calls of a function the pull request removed or renamed.
+    pub gone: usize,
+    /// Calls the new contract of their callee breaks.
+    pub breaks: usize,
+    /// Calls to look at.
+    pub look: usize,
+    /// Calls the change cannot break.
+    pub fine: usize,
 }
 
 impl Fail {
@@ -121,28 +146,27 @@ impl Fail {
 
 /// Failure when a removed or renamed function is still called, or a call is broken by
 /// its callee's new contract (each neutral instead when the repository says so:
-/// `fail_on_removed_called: false`, `fail_on_breaking: false`); neutral when changed
-/// functions have callers the PR did not touch (worth a look, not wrong); success
-/// otherwise.
+/// `fail_on_removed_called: false`, `fail_on_breaking: false`); neutral when the PR
+/// left call sites untouched (worth a look, not wrong), its title counting those that
+/// need a look, or else those no contract change affects; success when every call site
+/// was touched.
 ///
 /// Calls from other repositories count like the others (none of them is touched by
-/// this pull request): `elsewhere` is (their number, how many call a removed or renamed
-/// function).
-pub(super) fn verdict(
-    report: &BlastReport,
-    fail: Fail,
-    (elsewhere, broken_elsewhere): (usize, usize),
-) -> (Verdict, String) {
-    let untouched: Vec<_> = report.callers.iter().filter(|c| !c.touched).collect();
-    let gone = broken_elsewhere > 0
-        || untouched
-            .iter()
-            .any(|c| broken(report, c) == Some(Broken::Gone));
-    let contract = untouched
-        .iter()
-        .filter(|c| broken(report, c) == Some(Broken::Contract))
-        .count();
-    let n = untouched.len() + elsewhere;
+/// this pull request).
+pub(super) fn verdict(report: &BlastReport, fail: Fail, others: Others) -> (Verdict, String) {
+    let mut gone = others.gone > 0;
+    let (mut contract, mut look, mut fine) = (others.breaks, others.look, others.fine);
+    for (c, weight) in report.callers.iter().zip(weights(report)) {
+        if c.touched {
+            continue;
+        }
+        match (broken(report, c, weight), weight) {
+            (Some(Broken::Gone), _) => gone = true,
+            (Some(Broken::Contract), _) => contract += 1,
+            (None, Weight::Fine) => fine += 1,
+            (None, _) => look += 1,
+        }
+    }
     let level = |fails: bool| {
         if fails {
             Verdict::Failure
@@ -150,6 +174,7 @@ pub(super) fn verdict(
             Verdict::Neutral
         }
     };
+    let sites = |n: usize| format!("{n} call site{}", if n == 1 { "" } else { "s" });
     if gone {
         (
             level(fail.removed_called || (contract > 0 && fail.breaking)),
@@ -159,17 +184,28 @@ pub(super) fn verdict(
         (
             level(fail.breaking),
             format!(
-                "{contract} call site{} the change did not touch break{}",
-                if contract == 1 { "" } else { "s" },
+                "{} the change did not touch break{}",
+                sites(contract),
                 if contract == 1 { "s" } else { "" }
             ),
         )
-    } else if n > 0 {
+    } else if look > 0 {
         (
             Verdict::Neutral,
             format!(
-                "{n} call site{} the change did not touch",
-                if n == 1 { "" } else { "s" }
+                "{} the change did not touch need{} a look",
+                sites(look),
+                if look == 1 { "s" } else { "" }
+            ),
+        )
+    } else if fine > 0 {
+        // A body's change can still change what callers get (a result that was null is
+        // an array now): worth a look, though no contract broke.
+        (
+            Verdict::Neutral,
+            format!(
+                "{} the change did not touch, none affected by the contract",
+                sites(fine)
             ),
         )
     } else {
@@ -180,22 +216,35 @@ pub(super) fn verdict(
     }
 }
 
-/// An annotation on each untouched call site (the first [`MAX_NOTES`]): a failure where
-/// the call is broken and the repository fails on that, a warning otherwise.
+/// An annotation on each untouched call site the change breaks, then on each that needs
+/// a look (the first [`MAX_NOTES`]): a failure where the call is broken and the
+/// repository fails on that, a warning otherwise. Call sites it cannot break get none.
 pub(super) fn notes(report: &BlastReport, fail: Fail) -> Vec<Note> {
-    report
+    let mut weighed: Vec<(&CallerFinding, Weight)> = report
         .callers
         .iter()
-        .filter(|c| !c.touched)
+        .zip(weights(report))
+        .filter(|(c, weight)| !c.touched && *weight != Weight::Fine)
+        .collect();
+    // Stable: the report's order within each weight.
+    weighed.sort_by_key(|&(_, weight)| weight);
+    weighed
+        .into_iter()
         .take(MAX_NOTES)
-        .map(|c| {
+        .map(|(c, weight)| {
             let changed = &report.changed[c.changed_index];
-            let fails = broken(report, c).is_some_and(|b| fail.fails(b));
+            let fails = broken(report, c, weight).is_some_and(|b| fail.fails(b));
             let judged = c
                 .judged
                 .as_ref()
-                .filter(|j| j.verdict != JudgedVerdict::Fine)
-                .map(|j| format!(": it {}, {}", j.verdict.as_str(), j.reason))
+                .and_then(|j| {
+                    let what = match j.verdict {
+                        JudgedVerdict::Breaks => "it breaks",
+                        JudgedVerdict::Check => "it needs a check",
+                        JudgedVerdict::Fine => return None,
+                    };
+                    Some(format!(": {what}, {}", j.reason))
+                })
                 .unwrap_or_default();
             Note {
                 path: c.file.clone(),

@@ -7,11 +7,14 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use crate::blast::diff::Change;
-use crate::blast::report::BlastReport;
+use crate::blast::report::{BlastReport, Verdict};
 use crate::escape::code;
 use crate::org::{CallElsewhere, FoundElsewhere};
 use crate::report::calls_elsewhere::{self, plural, Audience};
 use crate::report::markdown;
+
+use super::check_run;
+use crate::report::weight::Weight;
 
 /// Call sites listed per changed function, at most.
 const LISTED: usize = 20;
@@ -42,31 +45,63 @@ impl Elsewhere<'_> {
         }
     }
 
-    /// The call sites found and the repositories they are in, for the headline.
-    pub(super) fn counted(&self) -> markdown::Elsewhere {
+    /// The call sites found and the repositories they are in, for the headline, with
+    /// those the change breaks (named or not).
+    pub(super) fn counted(&self, report: &BlastReport) -> markdown::Elsewhere {
         let repositories: BTreeSet<&str> = self
             .found
             .iter()
             .map(|f| self.calls[f.call].repo.as_str())
             .collect();
         let sites: BTreeSet<usize> = self.found.iter().map(|f| f.call).collect();
+        let breaks: BTreeSet<usize> = self
+            .found
+            .iter()
+            .filter(|f| weight(report, f) == Weight::Breaks)
+            .map(|f| f.call)
+            .collect();
         markdown::Elsewhere {
             sites: sites.len(),
             repositories: repositories.len(),
+            breaks: breaks.len(),
         }
     }
 
-    /// Whether a call elsewhere still calls a function the change removed or renamed.
-    pub(super) fn broken(&self, report: &BlastReport) -> usize {
-        self.found
-            .iter()
-            .filter(|f| {
-                matches!(
-                    report.changed[f.changed].change,
-                    Change::Removed | Change::Renamed | Change::Unexported
-                )
-            })
-            .count()
+    /// The calls found, counted for the check run by what they ask of the reader.
+    pub(super) fn weighed(&self, report: &BlastReport) -> check_run::Others {
+        let mut others = check_run::Others::default();
+        for f in self.found {
+            let gone = matches!(
+                report.changed[f.changed].change,
+                Change::Removed | Change::Renamed | Change::Unexported
+            );
+            match weight(report, f) {
+                _ if gone => others.gone += 1,
+                Weight::Breaks => others.breaks += 1,
+                Weight::Look => others.look += 1,
+                Weight::Fine => others.fine += 1,
+            }
+        }
+        others
+    }
+}
+
+/// What a call from elsewhere asks of the reader, by its verdict as a direct caller's
+/// is weighed; a call of a removed or renamed function breaks, judged or not.
+fn weight(report: &BlastReport, found: &FoundElsewhere) -> Weight {
+    let func = &report.changed[found.changed];
+    if matches!(
+        func.change,
+        Change::Removed | Change::Renamed | Change::Unexported
+    ) {
+        return Weight::Breaks;
+    }
+    match found.judged.as_ref().map(|j| j.verdict) {
+        Some(Verdict::Breaks) => Weight::Breaks,
+        Some(Verdict::Check) => Weight::Look,
+        Some(Verdict::Fine) if func.change != Change::Added => Weight::Fine,
+        None if func.change == Change::Body => Weight::Fine,
+        _ => Weight::Look,
     }
 }
 
@@ -83,10 +118,11 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
         out.push('\n');
     }
     let mut hidden_sites = 0;
+    let mut hidden_breaks = 0;
     let mut hidden_repos = BTreeSet::new();
     let mut unlisted = 0;
     for (changed_index, changed) in report.changed.iter().enumerate() {
-        let found: Vec<&FoundElsewhere> = e
+        let mut found: Vec<&FoundElsewhere> = e
             .found
             .iter()
             .filter(|f| f.changed == changed_index)
@@ -94,14 +130,20 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
         if found.is_empty() {
             continue;
         }
+        // What breaks first, then what needs a look (stable: the calls' order within).
+        found.sort_by_key(|f| weight(report, f));
+        let breaking = found
+            .iter()
+            .filter(|f| weight(report, f) == Weight::Breaks)
+            .count();
         let repos: BTreeSet<&str> = found
             .iter()
             .map(|f| e.calls[f.call].repo.as_str())
             .collect();
         let mut block = String::new();
-        let _ = writeln!(
+        let _ = write!(
             block,
-            "{} ({}, {}) is called from {} {} in {} other {}:\n",
+            "{} ({}, {}) is called from {} {} in {} other {}",
             code(&changed.qualified_name),
             code(&changed.file),
             changed.change.as_str(),
@@ -110,14 +152,26 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
             repos.len(),
             plural(repos.len(), "repository", "repositories"),
         );
+        if breaking > 0 {
+            let _ = write!(
+                block,
+                "; **{breaking}** of them {} with this change",
+                plural(breaking, "breaks", "break")
+            );
+        }
+        block.push_str(":\n\n");
         let audience = e.audience();
         let mut listed = 0;
         let mut shown = 0;
         for f in &found {
             let call = &e.calls[f.call];
             if !audience.names(call) {
+                // Counted, as breaking where it breaks; never named.
                 hidden_sites += 1;
                 hidden_repos.insert(call.repo.as_str());
+                if weight(report, f) == Weight::Breaks {
+                    hidden_breaks += 1;
+                }
                 continue;
             }
             shown += 1;
@@ -127,8 +181,9 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
             listed += 1;
             let _ = writeln!(
                 block,
-                "- {}",
-                calls_elsewhere::site(call, f.confidence, &audience)
+                "- {}{}",
+                calls_elsewhere::site(call, f.confidence, &audience),
+                verdict_details(f)
             );
         }
         if shown > listed {
@@ -152,8 +207,25 @@ pub(super) fn section(report: &BlastReport, e: &Elsewhere, max_chars: usize) -> 
     }
     let note = calls_elsewhere::hidden(hidden_sites, hidden_repos.len());
     if !note.is_empty() {
-        out.push_str(&note);
-        out.push('\n');
+        out.push_str(note.trim_end());
+        if hidden_breaks > 0 {
+            let _ = write!(
+                out,
+                " **{hidden_breaks}** of them {} with this change.",
+                plural(hidden_breaks, "breaks", "break")
+            );
+        }
+        out.push_str("\n\n");
     }
     out
+}
+
+/// A named call's verdict when it is not fine: ` · **breaks**: `reason``.
+fn verdict_details(found: &FoundElsewhere) -> String {
+    match &found.judged {
+        Some(j) if j.verdict != Verdict::Fine => {
+            format!(" · **{}**: {}", j.verdict.as_str(), code(&j.reason))
+        }
+        _ => String::new(),
+    }
 }

@@ -86,7 +86,10 @@ pub fn plan(analysis: &PrAnalysis) -> PrOutputs {
         COMMENT_BUDGET.saturating_sub(reserve),
         Some(analysis.link),
         config.max_callers,
-        analysis.elsewhere.map(|e| e.counted()).unwrap_or_default(),
+        analysis
+            .elsewhere
+            .map(|e| e.counted(report))
+            .unwrap_or_default(),
     );
     if !others.is_empty() {
         body = format!("{}\n\n{}", body.trim_end(), others.trim_end());

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::*;
 use crate::blast::diff::Change;
 use crate::blast::report::{CallerFinding, ChangedFunction, Judged, Verdict as JudgedVerdict};
+use crate::escape::code;
 use crate::graph::external::{ExternalCall, Imported};
 use crate::graph::Confidence;
 use crate::indexer::facts::{CallKind, DefKind};
@@ -109,13 +110,18 @@ impl Pr {
     }
 
     fn plan(&self) -> PrOutputs {
+        self.with_analysis(plan)
+    }
+
+    /// `f` of the analysis of this pull request.
+    fn with_analysis<R>(&self, f: impl FnOnce(&PrAnalysis) -> R) -> R {
         let blob = BlobSha("b1".into());
         let files = [PatchedFile {
             path: "src/money.ts",
             blob: Some(&blob),
             patch: Some(MONEY_PATCH),
         }];
-        plan(&PrAnalysis {
+        f(&PrAnalysis {
             report: &self.report,
             config: &self.config,
             problems: &self.problems,
@@ -321,7 +327,10 @@ fn the_verdict_counts_untouched_callers_and_succeeds_when_all_were_touched() {
     let run = pr.plan().check_run.unwrap();
     assert_eq!(
         (run.verdict, run.title.as_str()),
-        (Verdict::Neutral, "2 call sites the change did not touch")
+        (
+            Verdict::Neutral,
+            "2 call sites the change did not touch need a look"
+        )
     );
     assert_eq!(run.notes.len(), 2);
     for c in &mut pr.report.callers {
@@ -332,6 +341,80 @@ fn the_verdict_counts_untouched_callers_and_succeeds_when_all_were_touched() {
     assert_eq!(run.verdict, Verdict::Success);
     assert!(run.notes.is_empty());
     assert_eq!(outputs.review, None, "nothing untouched to point at");
+}
+
+/// Issue 44: a body-only change cannot break its callers. The check run stays neutral
+/// (a body can change what callers get), counts them in its title and annotates none; where a signature changed, the calls
+/// that break are annotated first, then those to check, and the ones that already
+/// match are not annotated.
+#[test]
+fn callers_the_change_cannot_break_are_counted_not_annotated_and_breaks_come_first() {
+    let judged = |verdict, reason: &str| {
+        Some(Judged {
+            verdict,
+            reason: reason.into(),
+        })
+    };
+    let mut pr = Pr::money();
+    pr.report.callers.retain(|c| c.changed_index == 0);
+    pr.report.changed[0].change = Change::Body;
+    for c in &mut pr.report.callers {
+        c.judged = judged(
+            JudgedVerdict::Fine,
+            "only the body changed: the contract is the same",
+        );
+    }
+    let outputs = pr.plan();
+    let run = outputs.check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (
+            Verdict::Neutral,
+            "2 call sites the change did not touch, none affected by the contract"
+        )
+    );
+    assert!(run.notes.is_empty(), "{:?}", run.notes);
+    assert!(
+        run.summary.contains("none affected by the contract"),
+        "{}",
+        run.summary
+    );
+
+    // A signature change: one call matches, one is to check, one breaks (last in the
+    // report's order).
+    pr.report.changed[0].change = Change::Signature;
+    pr.report.callers[0].judged = judged(
+        JudgedVerdict::Fine,
+        "passes 2 arguments, as the new signature of `formatPrice` takes",
+    );
+    pr.report.callers[1].judged = judged(
+        JudgedVerdict::Check,
+        "passes a spread: its arguments cannot be counted against `formatPrice`",
+    );
+    let mut breaking = call(0, "src/shop.ts", 5, "shop", false);
+    breaking.callee = "formatPrice".into();
+    breaking.judged = judged(
+        JudgedVerdict::Breaks,
+        "passes 1 argument; `formatPrice` now requires 2 (`currency` not passed)",
+    );
+    pr.report.callers.push(breaking);
+    let run = pr.plan().check_run.unwrap();
+    assert_eq!(run.verdict, Verdict::Failure);
+    let notes: Vec<(&str, NoteLevel)> = run
+        .notes
+        .iter()
+        .map(|n| (n.path.as_str(), n.level))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            ("src/shop.ts", NoteLevel::Failure),
+            ("src/invoice.ts", NoteLevel::Warning)
+        ]
+    );
+    assert!(run.notes[1].message.ends_with(
+        ": it needs a check, passes a spread: its arguments cannot be counted against `formatPrice`"
+    ));
 }
 
 #[test]
@@ -407,6 +490,7 @@ fn call_elsewhere(repo: &str, private: bool, path: &str, line: u32, name: &str) 
             column: 5,
             caller: Some("render".into()),
             range: Some("^2.1.0".into()),
+            args: 0,
         },
     }
 }
@@ -432,6 +516,7 @@ fn money_elsewhere(from_private: bool) -> Pr {
             changed,
             call,
             confidence: Confidence::Exact,
+            judged: None,
         })
         .collect();
     pr.elsewhere = Some((calls, found, from_private));
@@ -456,7 +541,114 @@ fn a_public_repository_names_public_callers_elsewhere_and_counts_private_ones() 
     let run = outputs.check_run.unwrap();
     assert_eq!(
         (run.verdict, run.title.as_str()),
-        (Verdict::Neutral, "5 call sites the change did not touch")
+        (
+            Verdict::Neutral,
+            "5 call sites the change did not touch need a look"
+        )
+    );
+}
+
+/// Issue 44 across repositories: calls elsewhere carry their verdicts. A public
+/// repository's PR names the public call that breaks, with its reason, and counts the
+/// private one that breaks as breaking without naming it; the check run fails on them
+/// as on the repository's own.
+#[test]
+fn calls_elsewhere_that_break_are_counted_first_and_private_ones_never_named() {
+    let mut pr = money_elsewhere(false);
+    let reason = "passes 1 argument; `formatPrice` now requires 2 (`currency` not passed)";
+    let (_, found, _) = pr.elsewhere.as_mut().unwrap();
+    for (f, verdict) in found.iter_mut().zip([
+        JudgedVerdict::Breaks,
+        JudgedVerdict::Fine,
+        JudgedVerdict::Breaks,
+    ]) {
+        f.judged = Some(Judged {
+            verdict,
+            reason: if verdict == JudgedVerdict::Breaks {
+                reason.into()
+            } else {
+                "passes 2 arguments, as the new signature of `formatPrice` takes".into()
+            },
+        });
+    }
+    let outputs = pr.plan();
+    let comment = outputs.comment.unwrap();
+    assert_eq!(
+        comment.lines().nth(3),
+        Some(
+            "**2** call sites in other repositories of this installation **break** with this \
+             change (\"In other repositories\", below)."
+        ),
+        "{comment}"
+    );
+    let section = &comment[comment.find("### In other repositories").unwrap()..];
+    assert!(
+        section.contains(
+            "is called from 3 sites in 2 other repositories; **2** of them break with this change:"
+        ),
+        "{section}"
+    );
+    // The breaking public call first, with its reason; the one that matches, plain.
+    let listed: Vec<&str> = section.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(listed.len(), 2, "{section}");
+    assert!(listed[0].contains("src/cart view.ts:12"), "{section}");
+    assert!(
+        listed[0].ends_with(&format!(" · **breaks**: {}", code(reason))),
+        "{section}"
+    );
+    assert!(
+        listed[1].contains("src/pay.ts:3") && !listed[1].contains("**"),
+        "{section}"
+    );
+    assert!(
+        section.contains(
+            "1 call site in 1 private repository of this installation is not named here. **1** of them breaks with this change."
+        ),
+        "{section}"
+    );
+    assert!(
+        !comment.contains("secret") && !comment.contains("hidden"),
+        "{comment}"
+    );
+    let run = outputs.check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (
+            Verdict::Failure,
+            "2 call sites the change did not touch break"
+        )
+    );
+    assert!(!run.summary.contains("secret"), "{}", run.summary);
+    pr.config.fail_on_breaking = false;
+    assert_eq!(pr.plan().check_run.unwrap().verdict, Verdict::Neutral);
+}
+
+/// A summary past GitHub's limit is rendered again shorter, still counting the calls
+/// elsewhere and the ones among them that break.
+#[test]
+fn a_refit_check_run_summary_still_counts_what_breaks_elsewhere() {
+    let mut pr = money_elsewhere(false);
+    let (_, found, _) = pr.elsewhere.as_mut().unwrap();
+    found[0].judged = Some(Judged {
+        verdict: JudgedVerdict::Breaks,
+        reason: "passes 1 argument".into(),
+    });
+    let too_long = "x".repeat(CHECK_TEXT_CHARS + 1);
+    let run = pr.with_analysis(|a| check_run::plan(a, None, &too_long));
+    assert!(run.summary.len() < CHECK_TEXT_CHARS, "refit");
+    assert!(
+        run.summary.contains(
+            "**1** call site in other repositories of this installation **breaks** with this change"
+        ),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains(
+            "**3** call sites in 2 other repositories of this installation call them too"
+        ),
+        "{}",
+        run.summary
     );
 }
 
@@ -477,6 +669,7 @@ fn a_removed_function_still_called_elsewhere_fails_the_check() {
         changed: 1,
         call: 3,
         confidence: Confidence::Exact,
+        judged: None,
     }];
     let outputs = pr.plan();
     let run = outputs.check_run.unwrap();
@@ -510,6 +703,7 @@ fn calls_elsewhere_take_at_most_a_quarter_of_the_comment() {
             changed: pr.report.changed.len() - 1,
             call: calls.len() - 1,
             confidence: Confidence::Exact,
+            judged: None,
         });
     }
     let comment = pr.plan().comment.unwrap();
