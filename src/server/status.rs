@@ -280,7 +280,7 @@ input{font-size:1rem;padding:.3rem;width:100%;max-width:24rem;box-sizing:border-
 tr{border:1px solid #d0d7de;border-radius:6px;margin:.5rem 0;padding:.3rem 0}
 td{border:0;white-space:normal;word-break:break-word;padding:.15rem .6rem}
 td:empty{display:none}
-td::before{content:attr(data-label);color:#656d76;display:inline-block;min-width:6.5rem}}
+td::before{content:attr(data-label);color:#656d76;display:inline-block;min-width:6.5rem;padding-right:.5rem}}
 button,a.button{font-size:1rem;padding:.4rem .9rem;background:#1f883d;color:#fff;border:0;border-radius:6px;text-decoration:none;display:inline-block}
 </style></head><body>"#;
 

@@ -88,7 +88,9 @@ async function setup(server, token, shots) {
   // Rows become cards: the header row hides, each cell leads with its column's name.
   seen.phoneCards = await small.evaluate(() =>
     [...document.querySelectorAll('thead')].every((t) => getComputedStyle(t).display === 'none') &&
-    getComputedStyle(document.querySelector('td'), '::before').content.includes('account'),
+    [...document.querySelectorAll('td')].every(
+      (td) => getComputedStyle(td, '::before').content === JSON.stringify(td.dataset.label),
+    ),
   );
   await small.screenshot({ path: `${shots}/6-status-phone.png`, fullPage: true });
   return seen;
