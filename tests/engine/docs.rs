@@ -278,3 +278,28 @@ fn the_configuration_page_lists_every_repository_key_and_no_other() {
         "docs/configuration.md's key table against repo_config's keys"
     );
 }
+
+/// The README is read in five minutes: what the App does, how to try it, how to install
+/// it, and where the rest is (issue 46). Everything else belongs in a page of docs/.
+#[test]
+fn the_readme_stays_short_and_points_to_every_page_of_the_docs() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.len() <= 12 * 1024,
+        "README.md is {} bytes: move detail to a page of docs/",
+        readme.len()
+    );
+    let mut pages: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        assert!(
+            readme.contains(&format!("(docs/{page})")),
+            "README.md's table does not point to docs/{page}"
+        );
+    }
+}
