@@ -39,7 +39,7 @@ pub struct RepoArgs {
     #[arg(long)]
     pub name: Option<String>,
     /// Neither read from nor write to the per-user cache of parsed files (see `cache`).
-    #[arg(long)]
+    #[arg(long, env = "BLAST_RADIUS_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_cache: bool,
 }
 

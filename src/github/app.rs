@@ -144,6 +144,13 @@ impl GithubApp {
             .clone()
     }
 
+    /// The rate limit an installation's client last saw, if this process holds one for
+    /// it (never makes one).
+    pub fn installation_rate_limit(&self, id: InstallationId) -> Option<RateLimit> {
+        let map = self.installations.lock().unwrap();
+        map.get(&id)?.rate_limit()
+    }
+
     /// Drops an installation's client and token (the installation was deleted).
     pub fn forget_installation(&self, id: InstallationId) {
         self.installations.lock().unwrap().remove(&id);

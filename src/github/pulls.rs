@@ -37,6 +37,8 @@ pub struct PrBranch {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PullRequest {
     pub number: u64,
+    /// Its title (anyone's text: escape it wherever it is shown).
+    pub title: String,
     pub state: PrState,
     pub draft: bool,
     pub merged: bool,
@@ -91,6 +93,8 @@ pub struct PrFiles {
 #[derive(Deserialize)]
 struct PullRequestJson {
     number: u64,
+    #[serde(default)]
+    title: String,
     state: PrState,
     #[serde(default)]
     draft: bool,
@@ -109,6 +113,7 @@ impl From<PullRequestJson> for PullRequest {
     fn from(json: PullRequestJson) -> PullRequest {
         PullRequest {
             number: json.number,
+            title: json.title,
             state: json.state,
             draft: json.draft,
             merged: json.merged,
@@ -251,6 +256,7 @@ mod tests {
             let j: PullRequestJson = serde_json::from_str(&json(head_repo)).unwrap();
             PullRequest {
                 number: j.number,
+                title: j.title,
                 state: j.state,
                 draft: j.draft,
                 merged: j.merged,

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use crate::github::GithubApp;
 use crate::indexer::skip::SkipRules;
+use crate::model::InstallationId;
 use crate::queue::payloads::{
     AnalyzePr, AnswerCommand, ApplyPush, ClosePr, IndexRepository, PurgeRepository,
     RenameRepository, SyncInstallation,
@@ -68,11 +69,35 @@ impl Handler for Jobs {
             repository = repository.as_deref(),
             pr
         );
+        let installation = payload
+            .get("installation")
+            .and_then(|v| v.as_i64())
+            .map(InstallationId);
         let cancel = job.cancel_token();
         let work = crate::workflow::cancellable(cancel, dispatch(&self.0, job));
-        tracing::Instrument::instrument(work, span)
+        let done = tracing::Instrument::instrument(work, span.clone())
             .await
-            .map_err(errors::defer_rate_limits)
+            .map_err(errors::defer_rate_limits);
+        if let Some(installation) = installation {
+            tracing::Instrument::instrument(record_rate_limit(&self.0, installation), span).await;
+        }
+        done
+    }
+}
+
+/// Records for the status page the rate limit left that the installation's last answer
+/// from GitHub said, if this process has seen one. A failure to record is logged only:
+/// the job's outcome does not hang on it.
+async fn record_rate_limit(app: &App, installation: InstallationId) {
+    let Some(rate) = app.github.installation_rate_limit(installation) else {
+        return;
+    };
+    if let Err(e) = app
+        .store
+        .record_rate_limit(installation, rate.remaining, rate.limit, rate.reset)
+        .await
+    {
+        tracing::warn!(error = %e, "could not record the rate limit left");
     }
 }
 

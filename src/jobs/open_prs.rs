@@ -130,6 +130,7 @@ mod tests {
         OpenPullRequest {
             pr: PullRequest {
                 number,
+                title: String::new(),
                 state: PrState::Open,
                 draft,
                 merged: false,

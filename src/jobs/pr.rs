@@ -14,6 +14,7 @@ use super::{errors, App};
 use crate::blast::diff::Change;
 use crate::blast::radius::{judge_elsewhere, CallToJudge};
 use crate::blast::report::{BlastReport, SkippedFile};
+use crate::blast::verdict::Verdict as CallVerdict;
 use crate::github::{
     Annotation, AnnotationLevel, CheckConclusion, CheckOutput, CheckStatus, EntryKind, FileStatus,
     Installation, NewCheckRun, NewReview, NewReviewComment, PullRequest, RepoName, Repository,
@@ -30,7 +31,7 @@ use crate::repo_config::RepoConfig;
 use crate::report::pull_request::{
     self, Elsewhere, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,
 };
-use crate::store::RepoState;
+use crate::store::{NewAnalysis, RepoState};
 use crate::workflow::blast_change::{blast_revisions, pair_versions, BlastRequest};
 use crate::workflow::elsewhere::{calls_into_packages, Elsewhere as CallsElsewhere};
 use crate::workflow::source::InMemory;
@@ -232,6 +233,7 @@ async fn fetch_pr(
 /// repository's rules, our earlier inline comments), compute (the blast radius), plan
 /// (`report::pull_request`, pure), post (comment, check run, review).
 pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Result<(), JobError> {
+    let began = std::time::Instant::now();
     let installation = app.github.installation(pr_job.installation);
     let Some(view) = pr_view(
         app,
@@ -303,7 +305,40 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         }),
     });
 
+    let analysis = NewAnalysis {
+        number: view.pr.number,
+        title: view.pr.title.clone(),
+        url: format!(
+            "{}/{}/pull/{}",
+            app.web_url.trim_end_matches('/'),
+            view.repo.name,
+            view.pr.number
+        ),
+        head: view.pr.head.sha.0.clone(),
+        conclusion: outputs
+            .check_run
+            .as_ref()
+            .map(|run| conclusion_name(run.verdict).to_string()),
+        breaking: report
+            .callers
+            .iter()
+            .filter(|c| !c.touched)
+            .filter(|c| c.judged.as_ref().map(|j| j.verdict) == Some(CallVerdict::Breaks))
+            .count() as u32,
+        untouched: report.callers.iter().filter(|c| !c.touched).count() as u32,
+        changed: report.changed.len() as u32,
+        took_ms: 0,
+    };
     post(&installation, job, &view, outputs).await?;
+    // For the status page: what was posted, and how long it took. Its failure is logged
+    // only: the PR has its results, and running the job again would post them again.
+    let analysis = NewAnalysis {
+        took_ms: began.elapsed().as_millis() as u64,
+        ..analysis
+    };
+    if let Err(e) = app.store.record_analysis(view.state.id, &analysis).await {
+        tracing::warn!(error = %e, "could not record the analysis for the status page");
+    }
     tracing::info!(
         repo = %view.repo.name,
         pr = view.pr.number,
@@ -554,6 +589,15 @@ fn conclusion(verdict: Verdict) -> CheckConclusion {
         Verdict::Success => CheckConclusion::Success,
         Verdict::Neutral => CheckConclusion::Neutral,
         Verdict::Failure => CheckConclusion::Failure,
+    }
+}
+
+/// The check run's conclusion as GitHub names it.
+fn conclusion_name(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Success => "success",
+        Verdict::Neutral => "neutral",
+        Verdict::Failure => "failure",
     }
 }
 

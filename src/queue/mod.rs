@@ -432,6 +432,26 @@ pub struct JobSummary {
     pub at: DateTime<Utc>,
 }
 
+/// A job that failed and waits to run again, or died: for a status page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TroubledJob {
+    pub id: JobId,
+    pub kind: String,
+    /// `waiting` (to be retried, or deferred to a rate limit's reset) or `dead`.
+    pub state: JobState,
+    /// The repository it is about, when its payload names one.
+    pub repository: Option<String>,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    /// Times it waited for a rate limit's reset.
+    pub deferrals: i32,
+    pub error: String,
+    /// When a waiting job runs next.
+    pub next_run: Option<DateTime<Utc>>,
+    /// Its last change.
+    pub at: DateTime<Utc>,
+}
+
 /// A delivery as recorded, for a status page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeliveryRecord {
@@ -547,6 +567,11 @@ impl Queue {
         }
         let mut ids = Vec::with_capacity(jobs.len());
         for job in jobs {
+            if job.kind == payloads::ApplyPush::KIND {
+                // The default branch's head as this push says: the status page sets the
+                // graph's commit against it.
+                sql::note_pushed_head(&mut *tx, &job.payload).await?;
+            }
             ids.push(
                 self.enqueue_linked(&mut tx, job, Some(&delivery.id))
                     .await?
@@ -774,6 +799,12 @@ impl Queue {
     /// The most recent job errors, newest first.
     pub async fn recent_failures(&self, limit: i64) -> Result<Vec<JobFailure>> {
         sql::recent_failures(&self.pool, limit).await
+    }
+
+    /// Jobs that failed and wait to run again, or died, newest first: `limit` of them
+    /// after the first `offset`.
+    pub async fn troubled_jobs(&self, offset: i64, limit: i64) -> Result<Vec<TroubledJob>> {
+        Ok(sql::troubled_jobs(&self.pool, offset.max(0), limit.max(0)).await?)
     }
 
     /// Jobs newest first (by their last change), of one state or all.

@@ -520,6 +520,68 @@ pub(super) async fn recent_failures(
         .collect())
 }
 
+/// Jobs that failed and wait to run again, or died, newest first.
+pub(super) async fn troubled_jobs(
+    ex: impl PgExecutor<'_>,
+    offset: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<super::TroubledJob>> {
+    let rows = sqlx::query(
+        "SELECT id, kind, state, payload->>'full_name' AS repository, attempts, max_attempts,
+                deferrals, last_error,
+                (extract(epoch FROM run_at) * 1000000)::int8 AS run_micros,
+                (extract(epoch FROM updated_at) * 1000000)::int8 AS at_micros
+         FROM jobs
+         WHERE state = 'dead' OR (state = 'waiting' AND last_error IS NOT NULL)
+         ORDER BY updated_at DESC, id DESC
+         LIMIT $1 OFFSET $2",
+    )
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(ex)
+    .await?;
+    let at =
+        |r: &PgRow, c: &str| chrono::DateTime::from_timestamp_micros(r.get(c)).unwrap_or_default();
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let state = JobState::parse(r.get::<&str, _>("state"));
+            super::TroubledJob {
+                id: JobId(r.get("id")),
+                kind: r.get("kind"),
+                state,
+                repository: r.get("repository"),
+                attempts: r.get("attempts"),
+                max_attempts: r.get("max_attempts"),
+                deferrals: r.get("deferrals"),
+                error: r.get::<Option<String>, _>("last_error").unwrap_or_default(),
+                next_run: (state == JobState::Waiting).then(|| at(r, "run_micros")),
+                at: at(r, "at_micros"),
+            }
+        })
+        .collect())
+}
+
+/// Records the head a push to a repository's default branch names (its `after`), from
+/// the push job's payload; a repository not stored yet is left alone.
+pub(super) async fn note_pushed_head(
+    ex: impl PgExecutor<'_>,
+    payload: &serde_json::Value,
+) -> sqlx::Result<()> {
+    let (Some(repository), Some(after)) = (
+        payload.get("repository").and_then(|v| v.as_i64()),
+        payload.get("after").and_then(|v| v.as_str()),
+    ) else {
+        return Ok(());
+    };
+    sqlx::query("UPDATE repositories SET pushed_sha = $2, pushed_at = now() WHERE github_id = $1")
+        .bind(repository)
+        .bind(storable(after).as_ref())
+        .execute(ex)
+        .await?;
+    Ok(())
+}
+
 /// Jobs newest first (by their last change), of one state or all.
 pub(super) async fn list_jobs(
     ex: impl PgExecutor<'_>,

@@ -1,12 +1,15 @@
-//! The operators' status page at `/`: the App, installations and each repository's
-//! graph, the queue, recent deliveries. Server-rendered HTML readable on a phone, behind a
-//! token (`BLAST_STATUS_TOKEN`): sent as `Authorization: Bearer TOKEN`, or typed once into
-//! the page's form, which leaves a session cookie ([`super::auth`]). Without a token
-//! configured the page is off. `/setup` and `/metrics` are behind the same token.
+//! The operators' status page at `/`: what the App did (the pull requests' analyses,
+//! with their verdicts and how long they took), each repository's graph against its
+//! default branch, the jobs that failed or wait for a rate limit, the rate limit left,
+//! the queue, installations and recent deliveries. Server-rendered HTML readable on a
+//! phone, every list one bounded page at a time (`?analyses=2` and the like), behind a
+//! token (`BLAST_STATUS_TOKEN`): sent as `Authorization: Bearer TOKEN`, or typed once
+//! into the page's form, which leaves a session cookie ([`super::auth`]). Without a
+//! token configured the page is off. `/setup` and `/metrics` are behind the same token.
 
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, Form, State};
+use axum::extract::{DefaultBodyLimit, Form, RawQuery, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -15,11 +18,22 @@ use chrono::{DateTime, Utc};
 use maud::{html, Markup};
 
 use super::auth::{self, Access, Guard, Peer};
-use crate::queue::{DeliveryRecord, JobFailure, Queue, QueueStatus};
-use crate::store::{InstallationOverview, RepoOverview, Store};
+use crate::queue::{DeliveryRecord, JobState, Queue, QueueStatus, TroubledJob};
+use crate::store::{
+    AnalysisOverview, InstallationOverview, Page, Paged, RateSeen, RepoOverview, Store,
+};
 
 /// The largest sign-in form read.
 const LOGIN_FORM_BYTES: usize = 4096;
+
+/// Rows per page of each list.
+const ANALYSES_PER_PAGE: u32 = 20;
+const REPOSITORIES_PER_PAGE: u32 = 50;
+const JOBS_PER_PAGE: u32 = 20;
+const INSTALLATIONS_PER_PAGE: u32 = 50;
+const DELIVERIES_SHOWN: i64 = 20;
+/// The furthest page asked for: past it, the last.
+const MAX_PAGE: u32 = 10_000;
 
 #[derive(Clone)]
 struct StatusState {
@@ -53,19 +67,90 @@ pub fn router(
         })
 }
 
+/// Which page of each list is shown: `?analyses=N&repositories=N&jobs=N&installations=N`
+/// (from 1). Anything else in the query is ignored, and so is a value that is no number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pages {
+    pub analyses: u32,
+    pub repositories: u32,
+    pub jobs: u32,
+    pub installations: u32,
+}
+
+impl Default for Pages {
+    fn default() -> Self {
+        Pages {
+            analyses: 1,
+            repositories: 1,
+            jobs: 1,
+            installations: 1,
+        }
+    }
+}
+
+impl Pages {
+    pub fn parse(query: Option<&str>) -> Pages {
+        let mut pages = Pages::default();
+        for (key, value) in url::form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            let Ok(n) = value.parse::<u32>() else {
+                continue;
+            };
+            let n = n.clamp(1, MAX_PAGE);
+            match key.as_ref() {
+                "analyses" => pages.analyses = n,
+                "repositories" => pages.repositories = n,
+                "jobs" => pages.jobs = n,
+                "installations" => pages.installations = n,
+                _ => {}
+            }
+        }
+        pages
+    }
+
+    /// The page's address with one list moved to page `n`, the others kept.
+    fn with(self, list: List, n: u32) -> String {
+        let mut p = self;
+        *match list {
+            List::Analyses => &mut p.analyses,
+            List::Repositories => &mut p.repositories,
+            List::Jobs => &mut p.jobs,
+            List::Installations => &mut p.installations,
+        } = n;
+        format!(
+            "/?analyses={}&repositories={}&jobs={}&installations={}",
+            p.analyses, p.repositories, p.jobs, p.installations
+        )
+    }
+}
+
+#[derive(Clone, Copy)]
+enum List {
+    Analyses,
+    Repositories,
+    Jobs,
+    Installations,
+}
+
 /// Everything the page shows.
 pub struct StatusPage {
     /// The App this server runs as; None while it waits for `/setup`.
     pub app: Option<String>,
-    pub installations: Vec<InstallationOverview>,
-    pub repositories: Vec<RepoOverview>,
+    pub pages: Pages,
+    pub analyses: Paged<AnalysisOverview>,
+    pub installations: Paged<InstallationOverview>,
+    pub repositories: Paged<RepoOverview>,
     pub queue: QueueStatus,
-    pub failures: Vec<JobFailure>,
+    pub troubled: Paged<TroubledJob>,
     pub deliveries: Vec<DeliveryRecord>,
     pub now: DateTime<Utc>,
 }
 
-async fn page(State(st): State<StatusState>, Peer(peer): Peer, headers: HeaderMap) -> Response {
+async fn page(
+    State(st): State<StatusState>,
+    Peer(peer): Peer,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     let Some(guard) = &st.guard else {
         return (
             StatusCode::NOT_FOUND,
@@ -76,14 +161,34 @@ async fn page(State(st): State<StatusState>, Peer(peer): Peer, headers: HeaderMa
     if let Some(refused) = refusal(guard.check(&headers, peer).await, "/") {
         return refused;
     }
+    let pages = Pages::parse(query.as_deref());
     let gathered = async {
+        let jobs = Page::new(pages.jobs, JOBS_PER_PAGE);
+        let troubled = st
+            .queue
+            .troubled_jobs(
+                i64::from(jobs.number - 1) * i64::from(jobs.size),
+                i64::from(jobs.size) + 1,
+            )
+            .await?;
         anyhow::Ok(StatusPage {
             app: st.app.as_deref().map(str::to_string),
-            installations: st.store.installations().await?,
-            repositories: st.store.overview().await?,
+            pages,
+            analyses: st
+                .store
+                .analyses(Page::new(pages.analyses, ANALYSES_PER_PAGE))
+                .await?,
+            installations: st
+                .store
+                .installations(Page::new(pages.installations, INSTALLATIONS_PER_PAGE))
+                .await?,
+            repositories: st
+                .store
+                .overview(Page::new(pages.repositories, REPOSITORIES_PER_PAGE))
+                .await?,
             queue: st.queue.status().await?,
-            failures: st.queue.recent_failures(10).await?,
-            deliveries: st.queue.recent_deliveries(20).await?,
+            troubled: Paged::from_rows(troubled, jobs),
+            deliveries: st.queue.recent_deliveries(DELIVERIES_SHOWN).await?,
             now: Utc::now(),
         })
     };
@@ -175,7 +280,7 @@ input{font-size:1rem;padding:.3rem;width:100%;max-width:24rem;box-sizing:border-
 tr{border:1px solid #d0d7de;border-radius:6px;margin:.5rem 0;padding:.3rem 0}
 td{border:0;white-space:normal;word-break:break-word;padding:.15rem .6rem}
 td:empty{display:none}
-td::before{content:attr(data-label);color:#656d76;display:inline-block;min-width:6.5rem}}
+td::before{content:attr(data-label);color:#656d76;display:inline-block;min-width:6.5rem;padding-right:.5rem}}
 button,a.button{font-size:1rem;padding:.4rem .9rem;background:#1f883d;color:#fff;border:0;border-radius:6px;text-decoration:none;display:inline-block}
 </style></head><body>"#;
 
@@ -195,7 +300,7 @@ pub(super) fn login_form(next: &str) -> String {
 }
 
 /// The page's HTML. Everything from the database is escaped (maud escapes every value a
-/// template splices in).
+/// template splices in); a link is made only of an `http(s)` address.
 pub fn render(page: &StatusPage) -> String {
     let body = html! {
         h1 { "Blast Radius status" }
@@ -206,81 +311,141 @@ pub fn render(page: &StatusPage) -> String {
                 a href="/setup" { "Set up the App" } "."
             },
         }
+        (rate_summary(page))
+        (analyses(page))
+        (repositories(page))
+        (troubled(page))
         (queue(page))
         (installations(page))
-        (repositories(page))
         (deliveries(page))
     };
     format!("{HEAD}{}</body></html>\n", body.into_string())
 }
 
-/// The queue's counts, and the jobs that failed last.
-fn queue(page: &StatusPage) -> Markup {
-    let q = &page.queue;
-    let failures = page.failures.iter().map(|f| {
-        vec![
-            cell(html! { (f.kind) " " span.muted { "#" (f.id.0) } }),
-            cell(html! { (f.state.as_str()) }),
-            cell(html! { (f.attempts) }),
-            cell(html! { (since(page.now, f.at)) }),
-            wide(html! { (f.error) }, "wrap"),
-        ]
-    });
+/// The lowest rate limit left among the installations on this page, in one line.
+fn rate_summary(page: &StatusPage) -> Markup {
+    let lowest = page
+        .installations
+        .items
+        .iter()
+        .filter_map(|i| Some((i, i.rate.as_ref()?)))
+        .min_by_key(|(_, r)| r.remaining);
     html! {
-        h2 { "Queue" }
-        p.counts {
-            span { "waiting " b { (q.waiting) } " (" (q.due) " due)" }
-            span { "running " b { (q.running) } }
-            span { "done " b { (q.done) } }
-            span class=[(q.dead > 0).then_some("bad")] { "dead " b { (q.dead) } }
-            @if let Some(age) = q.oldest_due {
-                span { "oldest due " (ago(age.as_secs())) }
+        @if let Some((installation, rate)) = lowest {
+            p #rate-limit class=[(low(rate)).then_some("bad")] {
+                "GitHub rate limit left: " (rate_text(page.now, rate))
+                " (" (installation.account) ", the lowest of the installations shown)."
             }
-        }
-        @if !page.failures.is_empty() {
-            (table(&["job", "state", "attempts", "when", "last error"], failures))
         }
     }
 }
 
-fn installations(page: &StatusPage) -> Markup {
-    let n = page.installations.len();
-    let rows = page.installations.iter().map(|i| {
+/// Under a tenth of the hour's budget left, and not reset yet.
+fn low(rate: &RateSeen) -> bool {
+    let limit = rate.limit.unwrap_or(5000).max(1);
+    rate.remaining < limit / 10
+}
+
+fn rate_text(now: DateTime<Utc>, rate: &RateSeen) -> String {
+    let of = rate
+        .limit
+        .map(|l| format!(" of {}", thousands(l.max(0) as u64)))
+        .unwrap_or_default();
+    let reset = if rate.reset > now {
+        format!(
+            "resets in {}",
+            duration((rate.reset - now).num_seconds().max(0) as u64)
+        )
+    } else {
+        "reset since".to_string()
+    };
+    format!(
+        "{}{of}, {reset}, seen {}",
+        thousands(rate.remaining.max(0) as u64),
+        since(now, rate.seen)
+    )
+}
+
+/// The pull requests' analyses, newest first.
+fn analyses(page: &StatusPage) -> Markup {
+    let rows = page.analyses.items.iter().map(|a| {
+        let x = &a.analysis;
+        let pr = html! {
+            @if is_web_address(&x.url) {
+                a href=(x.url) { "#" (x.number) }
+            } @else {
+                "#" (x.number)
+            }
+            @if !x.title.is_empty() { " " (x.title) }
+        };
+        let verdict = match x.conclusion.as_deref() {
+            Some("failure") => html! { span.bad { "failure" } },
+            Some(c) => html! { (c) },
+            None => html! { span.muted { "no check run" } },
+        };
         vec![
+            wide(html! { (a.full_name) }, "wrap"),
+            wide(pr, "wrap"),
             cell(html! {
-                (i.account)
-                @if i.suspended { " " span.bad { "suspended" } }
+                (verdict)
+                @if x.breaking > 0 {
+                    " · " span.bad { (x.breaking) " breaking" }
+                }
             }),
-            cell(html! { (i.id) }),
-            cell(html! { (i.repositories) }),
-            cell(html! { (since(page.now, i.since)) }),
+            cell(html! { (x.untouched) }),
+            cell(html! { (x.changed) }),
+            cell(html! { (since(page.now, a.at)) }),
+            cell(html! { (millis(x.took_ms)) }),
         ]
     });
+    let headers = [
+        "repository",
+        "pull request",
+        "verdict",
+        "untouched callers",
+        "changed",
+        "when",
+        "took",
+    ];
     html! {
-        h2 { "Installations" }
-        p.muted { (n) " installation" @if n != 1 { "s" } }
-        @if n > 0 {
-            (table(&["account", "installation", "repositories", "since"], rows))
+        h2 #analyses { "Recent analyses" }
+        @if page.analyses.items.is_empty() && page.analyses.page.number == 1 {
+            p.muted { "No pull request analysed yet." }
+        } @else {
+            (table(&headers, rows))
         }
+        (pager(page, List::Analyses, &page.analyses))
     }
 }
 
 fn repositories(page: &StatusPage) -> Markup {
-    let n = page.repositories.len();
-    let rows = page.repositories.iter().map(|r| {
+    let rows = page.repositories.items.iter().map(|r| {
         let account = match (r.installation, r.suspended) {
             (None, _) => html! { span.muted { "CLI" } },
             (Some(_), true) => html! { (r.account) " " span.bad { "suspended" } },
             (Some(_), false) => html! { (r.account) },
         };
         let commit = match r.commit.as_deref() {
-            Some(c) => html! { code { (&c[..c.len().min(12)]) } },
+            Some(c) => html! { code { (short(c)) } },
             None => html! { span.muted { "not indexed" } },
         };
+        let head = match &r.pushed {
+            Some((sha, at)) => {
+                html! { code { (short(sha)) } " " span.muted { (since(page.now, *at)) } }
+            }
+            None => html! { span.muted { "no push seen" } },
+        };
+        let fresh = match r.current() {
+            Some(true) => html! { "current" },
+            Some(false) => html! { span.bad { "behind" } },
+            None => html! { span.muted { "unknown" } },
+        };
         vec![
-            cell(html! { (r.full_name) }),
+            wide(html! { (r.full_name) }, "wrap"),
             cell(account),
             cell(commit),
+            cell(head),
+            cell(fresh),
             cell(html! { (r.files) }),
             cell(html! { (r.edges) }),
             cell(html! { (since(page.now, r.updated_at)) }),
@@ -293,16 +458,101 @@ fn repositories(page: &StatusPage) -> Markup {
     let headers = [
         "repository",
         "account",
-        "commit",
+        "graph at",
+        "branch head",
+        "freshness",
         "files",
         "edges",
         "updated",
         "error",
     ];
     html! {
-        h2 { "Repositories" }
-        p.muted { (n) " repositor" @if n == 1 { "y" } @else { "ies" } }
+        h2 #repositories { "Repositories" }
+        p.muted {
+            "The commit each graph reflects, against its default branch's head as the last push said."
+        }
         (table(&headers, rows))
+        (pager(page, List::Repositories, &page.repositories))
+    }
+}
+
+/// Jobs that failed and wait to run again (after a backoff, or a rate limit's reset),
+/// and dead ones, with their last error.
+fn troubled(page: &StatusPage) -> Markup {
+    let rows = page.troubled.items.iter().map(|j| {
+        let state = match (j.state, j.next_run) {
+            (JobState::Dead, _) => html! { span.bad { "dead" } },
+            (_, Some(next)) if j.deferrals > 0 => html! {
+                "deferred " (j.deferrals) "× · runs " (until(page.now, next))
+            },
+            (_, Some(next)) => html! { "retrying · runs " (until(page.now, next)) },
+            (state, None) => html! { (state.as_str()) },
+        };
+        vec![
+            cell(html! { (j.kind) " " span.muted { "#" (j.id.0) } }),
+            wide(html! { (j.repository.as_deref().unwrap_or("")) }, "wrap"),
+            cell(state),
+            cell(html! { (j.attempts) "/" (j.max_attempts) }),
+            cell(html! { (since(page.now, j.at)) }),
+            wide(html! { (j.error) }, "wrap"),
+        ]
+    });
+    html! {
+        h2 #jobs { "Failed and deferred jobs" }
+        @if page.troubled.items.is_empty() && page.troubled.page.number == 1 {
+            p.muted { "None." }
+        } @else {
+            (table(&["job", "repository", "state", "attempts", "when", "reason"], rows))
+        }
+        (pager(page, List::Jobs, &page.troubled))
+    }
+}
+
+/// The queue's counts.
+fn queue(page: &StatusPage) -> Markup {
+    let q = &page.queue;
+    html! {
+        h2 { "Queue" }
+        p.counts {
+            span { "waiting " b { (q.waiting) } " (" (q.due) " due)" }
+            span { "running " b { (q.running) } }
+            span { "done " b { (q.done) } }
+            span class=[(q.dead > 0).then_some("bad")] { "dead " b { (q.dead) } }
+            @if let Some(age) = q.oldest_due {
+                span { "oldest due " (ago(age.as_secs())) }
+            }
+        }
+    }
+}
+
+fn installations(page: &StatusPage) -> Markup {
+    let rows = page.installations.items.iter().map(|i| {
+        vec![
+            cell(html! {
+                (i.account)
+                @if i.suspended { " " span.bad { "suspended" } }
+            }),
+            cell(html! { (i.id) }),
+            cell(html! { (i.repositories) }),
+            wide(
+                match &i.rate {
+                    Some(rate) => html! { span class=[low(rate).then_some("bad")] { (rate_text(page.now, rate)) } },
+                    None => html! { span.muted { "not seen yet" } },
+                },
+                "wrap",
+            ),
+            cell(html! { (since(page.now, i.since)) }),
+        ]
+    });
+    let n = page.installations.items.len();
+    html! {
+        h2 #installations { "Installations" }
+        @if n == 0 && page.installations.page.number == 1 {
+            p.muted { "No installation yet." }
+        } @else {
+            (table(&["account", "installation", "repositories", "rate limit left", "since"], rows))
+        }
+        (pager(page, List::Installations, &page.installations))
     }
 }
 
@@ -323,6 +573,67 @@ fn deliveries(page: &StatusPage) -> Markup {
     html! {
         h2 { "Recent deliveries" }
         (table(&["event", "outcome", "jobs", "when", "delivery"], rows))
+    }
+}
+
+/// Links to the list's newer and older pages, when there are any.
+fn pager<T>(page: &StatusPage, list: List, paged: &Paged<T>) -> Markup {
+    let n = paged.page.number;
+    html! {
+        @if n > 1 || paged.more {
+            p.pager {
+                @if n > 1 { a href=(page.pages.with(list, n - 1)) { "← newer" } " " }
+                span.muted { "page " (n) }
+                @if paged.more { " " a href=(page.pages.with(list, n + 1)) { "older →" } }
+            }
+        }
+    }
+}
+
+/// Only a web address becomes a link: no `javascript:` or `data:` out of a stored value.
+fn is_web_address(url: &str) -> bool {
+    url.starts_with("https://") || url.starts_with("http://")
+}
+
+fn short(sha: &str) -> &str {
+    let end = sha.char_indices().nth(12).map_or(sha.len(), |(i, _)| i);
+    &sha[..end]
+}
+
+fn millis(ms: u64) -> String {
+    match ms {
+        0..=999 => format!("{ms} ms"),
+        1_000..=59_999 => format!("{:.1} s", ms as f64 / 1000.0),
+        _ => duration(ms / 1000),
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn duration(seconds: u64) -> String {
+    match seconds {
+        0..=59 => format!("{seconds} s"),
+        60..=3599 => format!("{} min", seconds / 60),
+        3600..=86_399 => format!("{} h", seconds / 3600),
+        _ => format!("{} d", seconds / 86_400),
+    }
+}
+
+fn until(now: DateTime<Utc>, at: DateTime<Utc>) -> String {
+    if at <= now {
+        "now".to_string()
+    } else {
+        format!("in {}", duration((at - now).num_seconds().max(0) as u64))
     }
 }
 
@@ -366,12 +677,7 @@ fn since(now: DateTime<Utc>, at: DateTime<Utc>) -> String {
 }
 
 fn ago(seconds: u64) -> String {
-    match seconds {
-        0..=59 => format!("{seconds} s ago"),
-        60..=3599 => format!("{} min ago", seconds / 60),
-        3600..=86_399 => format!("{} h ago", seconds / 3600),
-        _ => format!("{} d ago", seconds / 86_400),
-    }
+    format!("{} ago", duration(seconds))
 }
 
 pub(super) fn esc(text: &str) -> String {
@@ -392,31 +698,95 @@ pub(super) fn esc(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{JobId, JobState};
+    use crate::queue::JobId;
+    use crate::store::NewAnalysis;
 
-    #[test]
-    fn the_page_escapes_what_it_shows_and_counts() {
-        let now = Utc::now();
-        let page = StatusPage {
+    const HOSTILE: &str = "\"><script>alert(1)</script><img src=x onerror=alert(2)>";
+
+    fn paged<T>(items: Vec<T>, number: u32, more: bool) -> Paged<T> {
+        Paged {
+            items,
+            page: Page::new(number, 20),
+            more,
+        }
+    }
+
+    fn sample(now: DateTime<Utc>) -> StatusPage {
+        StatusPage {
             app: None,
-            installations: vec![InstallationOverview {
-                id: 7,
-                account: "acme".into(),
-                suspended: true,
-                repositories: 1,
-                since: now,
-            }],
-            repositories: vec![RepoOverview {
-                full_name: "acme/<script>".into(),
-                installation: Some(7),
-                account: "acme".into(),
-                suspended: true,
-                commit: Some("0123456789abcdef".into()),
-                updated_at: now - chrono::Duration::minutes(5),
-                last_error: Some("tarball: 502".into()),
-                files: 12,
-                edges: 34,
-            }],
+            pages: Pages {
+                analyses: 2,
+                ..Pages::default()
+            },
+            analyses: paged(
+                vec![
+                    AnalysisOverview {
+                        full_name: format!("acme/{HOSTILE}"),
+                        analysis: NewAnalysis {
+                            number: 42,
+                            title: HOSTILE.to_string(),
+                            url: "https://github.com/acme/web/pull/42".into(),
+                            head: "0123456789abcdef".into(),
+                            conclusion: Some("failure".into()),
+                            breaking: 2,
+                            untouched: 7,
+                            changed: 3,
+                            took_ms: 1_250,
+                        },
+                        at: now - chrono::Duration::minutes(3),
+                    },
+                    AnalysisOverview {
+                        full_name: "acme/api".into(),
+                        analysis: NewAnalysis {
+                            number: 7,
+                            title: "a title".into(),
+                            url: "javascript:alert(3)".into(),
+                            head: "fedcba".into(),
+                            conclusion: None,
+                            breaking: 0,
+                            untouched: 0,
+                            changed: 1,
+                            took_ms: 80,
+                        },
+                        at: now,
+                    },
+                ],
+                2,
+                true,
+            ),
+            installations: paged(
+                vec![InstallationOverview {
+                    id: 7,
+                    account: HOSTILE.into(),
+                    suspended: true,
+                    repositories: 1,
+                    since: now,
+                    rate: Some(RateSeen {
+                        remaining: 312,
+                        limit: Some(5000),
+                        reset: now + chrono::Duration::minutes(20),
+                        seen: now - chrono::Duration::seconds(30),
+                    }),
+                }],
+                1,
+                false,
+            ),
+            repositories: paged(
+                vec![RepoOverview {
+                    full_name: "acme/<script>".into(),
+                    installation: Some(7),
+                    account: "acme".into(),
+                    suspended: true,
+                    commit: Some("0123456789abcdef".into()),
+                    updated_at: now - chrono::Duration::minutes(5),
+                    last_error: Some("tarball: 502".into()),
+                    files: 12,
+                    edges: 34,
+                    pushed: Some(("fedcba9876543210".into(), now)),
+                }],
+                1,
+                false,
+            ),
             queue: QueueStatus {
                 waiting: 3,
                 due: 1,
@@ -426,28 +796,119 @@ mod tests {
                 oldest_due: None,
                 last_error: None,
             },
-            failures: vec![JobFailure {
-                id: JobId(5),
-                kind: "index_repository".into(),
-                state: JobState::Dead,
-                attempts: 8,
-                error: "<b>boom</b>".into(),
-                at: now,
-            }],
+            troubled: paged(
+                vec![
+                    TroubledJob {
+                        id: JobId(5),
+                        kind: "index_repository".into(),
+                        state: JobState::Dead,
+                        repository: Some(HOSTILE.into()),
+                        attempts: 8,
+                        max_attempts: 8,
+                        deferrals: 0,
+                        error: "<b>boom</b>".into(),
+                        next_run: None,
+                        at: now,
+                    },
+                    TroubledJob {
+                        id: JobId(6),
+                        kind: "analyze_pr".into(),
+                        state: JobState::Waiting,
+                        repository: Some("acme/web".into()),
+                        attempts: 1,
+                        max_attempts: 8,
+                        deferrals: 2,
+                        error: "GitHub rate limit spent".into(),
+                        next_run: Some(now + chrono::Duration::minutes(12)),
+                        at: now,
+                    },
+                ],
+                1,
+                false,
+            ),
             deliveries: Vec::new(),
             now,
-        };
-        let html = render(&page);
-        assert!(html.contains("acme/&lt;script&gt;"));
-        assert!(!html.contains("<script>"));
-        assert!(html.contains("&lt;b&gt;boom"));
+        }
+    }
+
+    #[test]
+    fn the_page_escapes_every_stored_value() {
+        let html = render(&sample(Utc::now()));
+        let body = &html[HEAD.len()..];
+        assert!(!body.contains("<script"), "{body}");
+        assert!(!body.contains("<img"), "{body}");
+        assert!(!body.contains("<b>boom"), "{body}");
+        assert!(body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(body.contains("acme/&lt;script&gt;"));
+        assert!(body.contains("&lt;b&gt;boom"));
+        // A stored address that is no web address is shown, never linked.
+        assert!(!body.contains("href=\"javascript:"), "{body}");
+        assert!(body.contains("<a href=\"https://github.com/acme/web/pull/42\">#42</a>"));
+        assert!(body.contains("#7 a title"));
+    }
+
+    #[test]
+    fn the_page_shows_the_work() {
+        let html = render(&sample(Utc::now()));
+        // The analyses: verdict, breaking call sites, untouched callers, when, how long.
+        assert!(html.contains("<span class=\"bad\">failure</span>"));
+        assert!(html.contains("2 breaking"));
+        assert!(html.contains("no check run"));
+        assert!(html.contains("1.2 s"), "{html}");
+        assert!(html.contains("80 ms"));
+        assert!(html.contains("3 min ago"));
+        // Freshness: the graph's commit against the pushed head.
         assert!(html.contains("<code>0123456789ab</code>"));
-        assert!(html.contains("suspended"));
+        assert!(html.contains("<code>fedcba987654</code>"));
+        assert!(html.contains("behind"));
         assert!(html.contains("5 min ago"));
+        // Failed and deferred jobs with their reasons.
+        assert!(html.contains("deferred 2× · runs in 1"), "{html}");
+        assert!(html.contains("GitHub rate limit spent"));
+        assert!(html.contains("8/8"));
+        // The rate limit left, low: marked.
+        assert!(html.contains("312 of 5,000, resets in"), "{html}");
+        assert!(html.contains("id=\"rate-limit\" class=\"bad\""), "{html}");
         assert!(html.contains("dead <b>2</b>"));
         assert!(
             html.contains("<a href=\"/setup\">"),
             "no App: the page says so"
         );
+        // Paging: page 2 of the analyses links back and on, keeping the other lists.
+        assert!(html.contains(
+            "<a href=\"/?analyses=1&amp;repositories=1&amp;jobs=1&amp;installations=1\">← newer</a>"
+        ));
+        assert!(html.contains(
+            "<a href=\"/?analyses=3&amp;repositories=1&amp;jobs=1&amp;installations=1\">older →</a>"
+        ));
+    }
+
+    #[test]
+    fn pages_come_from_the_query_and_bad_values_are_ignored() {
+        assert_eq!(Pages::parse(None), Pages::default());
+        let p = Pages::parse(Some(
+            "analyses=3&jobs=x&repositories=0&installations=99999999&z=1",
+        ));
+        assert_eq!(
+            p,
+            Pages {
+                analyses: 3,
+                repositories: 1,
+                jobs: 1,
+                installations: MAX_PAGE,
+            }
+        );
+    }
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(5000), "5,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(millis(999), "999 ms");
+        assert_eq!(millis(61_000), "1 min");
+        assert_eq!(short("abc"), "abc");
+        assert_eq!(short("0123456789abcdef"), "0123456789ab");
     }
 }

@@ -32,7 +32,10 @@ use crate::indexer::PARSER_VERSION;
 use crate::model::{BlobSha, CommitSha, GithubRepoId, InstallationId};
 pub use credentials::StoredApp;
 use lock::lock_repository;
-pub use overview::{InstallationOverview, RepoOverview};
+pub use overview::{
+    AnalysisOverview, InstallationOverview, NewAnalysis, Page, Paged, RateSeen, RepoOverview,
+    ANALYSES_KEPT,
+};
 use rows::{CacheEntry, FileNumbers, Rows};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
@@ -579,14 +582,36 @@ impl Store {
         Ok(ids.len())
     }
 
-    /// Every repository as the status page shows it.
-    pub async fn overview(&self) -> Result<Vec<RepoOverview>> {
-        Ok(overview::overview(&self.pool).await?)
+    /// One page of the repositories as the status page shows them.
+    pub async fn overview(&self, page: Page) -> Result<Paged<RepoOverview>> {
+        Ok(overview::overview(&self.pool, page).await?)
     }
 
-    /// Every installation as the status page shows it.
-    pub async fn installations(&self) -> Result<Vec<InstallationOverview>> {
-        Ok(overview::installations(&self.pool).await?)
+    /// One page of the installations as the status page shows them.
+    pub async fn installations(&self, page: Page) -> Result<Paged<InstallationOverview>> {
+        Ok(overview::installations(&self.pool, page).await?)
+    }
+
+    /// One page of the pull requests' analyses, newest first.
+    pub async fn analyses(&self, page: Page) -> Result<Paged<AnalysisOverview>> {
+        Ok(overview::analyses(&self.pool, page).await?)
+    }
+
+    /// Records a pull request's analysis (the repository's newest
+    /// [`overview::ANALYSES_KEPT`] are kept).
+    pub async fn record_analysis(&self, repo: RepoId, analysis: &NewAnalysis) -> Result<()> {
+        Ok(overview::record_analysis(&self.pool, repo, analysis).await?)
+    }
+
+    /// Records the rate limit left for an installation's token, as last seen.
+    pub async fn record_rate_limit(
+        &self,
+        installation: InstallationId,
+        remaining: u32,
+        limit: Option<u32>,
+        reset: chrono::DateTime<chrono::Utc>,
+    ) -> Result<()> {
+        Ok(overview::record_rate_limit(&self.pool, installation, remaining, limit, reset).await?)
     }
 
     /// Stores the App `/setup` created, unless one is stored: true when stored.

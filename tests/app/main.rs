@@ -20,5 +20,6 @@ mod queue;
 mod recovery;
 mod schema;
 mod status_page;
+mod status_work;
 mod store;
 mod webhooks;

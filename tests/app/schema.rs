@@ -13,6 +13,7 @@ const BY_REPOSITORY: &[&str] = &[
     "external_call_groups",
     "removed_files",
     "facts_cache",
+    "analyses",
 ];
 /// Small tables every node may read: replicated (Citus reference tables).
 const REFERENCE: &[&str] = &["installations", "repositories"];

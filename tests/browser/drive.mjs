@@ -4,6 +4,9 @@
 //     The setup flow as an operator clicks it: sign in with the status token, name the
 //     App, choose the organization, create it on (fake) GitHub, install it, and read the
 //     status page until the repository's graph is there; at a desktop and a phone width.
+//   node drive.mjs status  SERVER_URL TOKEN SHOTS_DIR
+//     The status page on a phone (390 px wide), signed in through its form: its text, the
+//     links to pull requests, whether anything runs or overflows the width.
 //   node drive.mjs render  HTML_FILE PNG_FILE
 //     A page (a comment rendered as GitHub shows it) to a PNG of its `#comment` element.
 //
@@ -22,6 +25,8 @@ const browser = await chromium.launch({
 try {
   if (command === 'setup') {
     console.log(JSON.stringify(await setup(...args)));
+  } else if (command === 'status') {
+    console.log(JSON.stringify(await status(...args)));
   } else if (command === 'render') {
     console.log(JSON.stringify(await render(...args)));
   } else {
@@ -83,9 +88,46 @@ async function setup(server, token, shots) {
   // Rows become cards: the header row hides, each cell leads with its column's name.
   seen.phoneCards = await small.evaluate(() =>
     [...document.querySelectorAll('thead')].every((t) => getComputedStyle(t).display === 'none') &&
-    getComputedStyle(document.querySelector('td'), '::before').content.includes('account'),
+    [...document.querySelectorAll('td')].every(
+      (td) => getComputedStyle(td, '::before').content === JSON.stringify(td.dataset.label),
+    ),
   );
   await small.screenshot({ path: `${shots}/6-status-phone.png`, fullPage: true });
+  return seen;
+}
+
+async function status(server, token, shots) {
+  const seen = { dialogs: 0 };
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+  });
+  const page = await phone.newPage();
+  // Anything a stored name or title could make run would open a dialog.
+  page.on('dialog', async (dialog) => {
+    seen.dialogs += 1;
+    await dialog.dismiss();
+  });
+  await page.goto(`${server}/`);
+  await page.fill('input[name=token]', token);
+  await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+  seen.text = await page.textContent('body');
+  seen.headings = await page.$$eval('h2', (hs) => hs.map((h) => h.textContent));
+  seen.prLinks = await page.$$eval('#analyses ~ table a[href*="/pull/"]', (as) =>
+    as.map((a) => a.getAttribute('href')),
+  );
+  seen.injected = await page.evaluate(
+    () => document.querySelectorAll('body script, body img, body iframe').length,
+  );
+  seen.overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  // Each card fits the width: no cell reaches past the viewport's right edge.
+  seen.widest = await page.evaluate(() =>
+    Math.max(...[...document.querySelectorAll('td, p, h1, h2')].map((e) => e.getBoundingClientRect().right)),
+  );
+  await page.screenshot({ path: `${shots}/7-status-work-phone.png`, fullPage: true });
   return seen;
 }
 

@@ -195,9 +195,9 @@ fn each_caller_is_listed_once_under_the_nearest_changed_function() {
     );
 }
 
-/// README.md shows the PR comment for `blast/helper` as the app would post it.
+/// docs/pull-requests.md shows the PR comment for `blast/helper` as the app would post it.
 #[test]
-fn the_readme_example_is_the_comment_for_the_helper_fixture() {
+fn the_documented_example_is_the_comment_for_the_helper_fixture() {
     use blast_radius::blast::report::BlastReport;
     use blast_radius::report::markdown::render_markdown;
 
@@ -209,11 +209,14 @@ fn the_readme_example_is_the_comment_for_the_helper_fixture() {
         format!("https://github.com/acme/uploads/blob/6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e/{file}#L{line}")
     };
     let md = render_markdown(&report, 60_000, Some(&link));
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/pull-requests.md"
+    ))
+    .unwrap();
     assert!(
-        readme.contains(&format!("````markdown\n{md}````\n")),
-        "README.md's example of the comment is out of date; it is now:\n{md}"
+        page.contains(&format!("````markdown\n{md}````\n")),
+        "docs/pull-requests.md's example of the comment is out of date; it is now:\n{md}"
     );
 }
 

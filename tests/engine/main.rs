@@ -10,6 +10,7 @@ mod architecture;
 mod blast;
 mod cli;
 mod corpus;
+mod docs;
 mod extract;
 mod fuzz;
 mod hostile;

@@ -1162,7 +1162,7 @@ fn minified_js(n: usize) -> Vec<u8> {
 #[ignore = "heavy (1 GB archive, 2.5 GB pull request); run by .ci/run"]
 async fn memory_stays_bounded_under_hostile_input(pool: PgPool) {
     const MB: usize = 1024 * 1024;
-    /// The bound the README's Security section documents.
+    /// The bound docs/security.md documents.
     const PEAK_RSS_MB: u64 = 500;
     let fake = FakeGithub::start().await;
     fake.add_installation(INSTALLATION, "acme");

@@ -4,7 +4,8 @@
 //! in, creates the App from its manifest, installs it; the status page then shows the
 //! installation and its repository's graph, at a desktop and a phone's width. Then a pull
 //! request: the comment the App posts is rendered as GitHub shows it (GitHub's own
-//! markdown CSS) and photographed: the README's picture.
+//! markdown CSS) and photographed: the README's picture. Last, the status page on a phone
+//! shows that work (a hostile repository name and PR title beside it stay text).
 //!
 //! Ignored by default (it needs Chromium and npm): `.ci/run` installs Chromium and runs
 //! it. Screenshots go to `target/screenshots/`; with `BLAST_UPDATE_PICTURE=1` the
@@ -217,6 +218,74 @@ async fn an_operator_sets_up_installs_and_sees_the_status_then_the_comment_is_ph
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::copy(&png, docs.join("comment.png")).unwrap();
     }
+
+    // The status page shows the work, on a phone: the analysis just posted (its PR a
+    // link), and, beside it, a repository and a pull request whose names are markup.
+    let store = blast_radius::store::Store::from_pool(pool.clone());
+    let hostile = "<img src=x onerror=alert(1)><script>alert(2)</script>";
+    let evil = store
+        .upsert_github_repository(
+            blast_radius::model::InstallationId(INSTALLATION),
+            blast_radius::model::GithubRepoId(999_999),
+            &format!("acme/{hostile}"),
+            "main",
+            true,
+        )
+        .await
+        .unwrap();
+    store
+        .record_analysis(
+            evil.id,
+            &blast_radius::store::NewAnalysis {
+                number: 2,
+                title: format!("a very long title that must wrap on a phone {hostile}"),
+                url: "javascript:alert(3)".into(),
+                head: "f".repeat(40),
+                conclusion: Some("failure".into()),
+                breaking: 3,
+                untouched: 12,
+                changed: 2,
+                took_ms: 2_400,
+            },
+        )
+        .await
+        .unwrap();
+    let (d, url, s) = (dir.clone(), server.url.clone(), shots.clone());
+    let seen = tokio::task::spawn_blocking(move || {
+        drive(&d, &["status", &url, STATUS_TOKEN, s.to_str().unwrap()])
+    })
+    .await
+    .unwrap();
+    let text = seen["text"].as_str().unwrap();
+    for heading in [
+        "Recent analyses",
+        "Repositories",
+        "Failed and deferred jobs",
+        "Installations",
+    ] {
+        assert!(
+            seen["headings"].to_string().contains(heading),
+            "{heading}: {seen}"
+        );
+    }
+    assert!(text.contains("Pull request 1"), "the PR's title: {text}");
+    assert!(text.contains("3 breaking"), "{text}");
+    assert!(text.contains("rate limit left"), "{text}");
+    assert!(text.contains(hostile), "shown as text: {text}");
+    let links: Vec<&str> = seen["prLinks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert_eq!(links.len(), 1, "one PR link, none from javascript: {seen}");
+    assert!(links[0].ends_with("/acme/web/pull/1"), "{seen}");
+    assert_eq!(seen["dialogs"], 0, "nothing stored ran: {seen}");
+    assert_eq!(seen["injected"], 0, "no element came out of a name: {seen}");
+    assert!(seen["overflow"].as_i64().unwrap() <= 0, "{seen}");
+    assert!(seen["widest"].as_f64().unwrap() <= 390.5, "{seen}");
+    let (w, _) = png_size(&shots.join("7-status-work-phone.png"));
+    assert!(w >= 390, "{w}");
 }
 
 /// The comment as GitHub shows it in a pull request's conversation: its markdown

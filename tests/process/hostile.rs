@@ -17,7 +17,7 @@ use sqlx::PgPool;
 
 #[sqlx::test(migrations = false)]
 async fn a_fork_pr_of_hostile_code_gets_its_comment_while_the_webhook_answers(pool: PgPool) {
-    /// The bound the README's Security section documents for the server.
+    /// The bound docs/security.md documents for the server.
     const PEAK_RSS_MB: u64 = 500;
     let fake = FakeGithub::start().await;
     fake.add_installation(INSTALLATION, "acme");

@@ -28,8 +28,9 @@ pub const DEFAULT_DEPTH: u32 = 2;
 /// The values `max_callers` takes.
 pub const MAX_CALLERS_RANGE: RangeInclusive<usize> = 1..=1000;
 
-/// The top-level keys, and the keys of the two sections.
-const TOP_KEYS: &[&str] = &[
+/// The top-level keys, and the keys of the two sections (docs/configuration.md lists
+/// each: a test holds the two together).
+pub const TOP_KEYS: &[&str] = &[
     "paths",
     "min_confidence",
     "depth",
@@ -54,8 +55,8 @@ pub const ASSOCIATIONS: &[&str] = &[
 /// Whose PR thread commands are answered without the file saying otherwise: people with
 /// a say in the repository, never anyone who can merely comment on a public one.
 pub const DEFAULT_COMMANDS_FROM: &[&str] = &["OWNER", "MEMBER", "COLLABORATOR"];
-const PATHS_KEYS: &[&str] = &["include", "exclude"];
-const OUTPUTS_KEYS: &[&str] = &["summary", "inline", "check"];
+pub const PATHS_KEYS: &[&str] = &["include", "exclude"];
+pub const OUTPUTS_KEYS: &[&str] = &["summary", "inline", "check"];
 
 /// A repository's configuration; [`Default`] is what the app does without the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
