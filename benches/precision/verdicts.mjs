@@ -492,7 +492,11 @@ outer: for (const [key, cand] of chosen) {
         const k = `${s.file}:${s.line}`;
         seen.add(k);
         const v = ours.get(k);
-        rec.sites.push({ site: k, tsSite: true, checked: headDiags(s.file) !== null, diags: newAt(s.file, s.line, s), verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
+        // A site's span is in base's offsets: in the mutated file, past the edit, head's
+        // are shifted by what the edit added.
+        const delta = r.length - (b - a);
+        const span = s.file === cand.file && s.start >= b ? { start: s.start + delta, end: s.end + delta } : s;
+        rec.sites.push({ site: k, tsSite: true, checked: headDiags(s.file) !== null, diags: newAt(s.file, s.line, span), verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
       }
       for (const [k, v] of ours) {
         if (seen.has(k)) continue;

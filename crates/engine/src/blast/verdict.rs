@@ -63,6 +63,12 @@ fn arguments(n: u8) -> String {
     }
 }
 
+/// The reason for a call of a function renamed from `old` (its qualified name) to `new`.
+pub fn renamed(old: &str, new: &str) -> Judged {
+    let old = old.rsplit('.').next().unwrap_or(old);
+    judged(Verdict::Breaks, format!("`{old}` was renamed to `{new}`"))
+}
+
 /// What one call site passes and reads, as the facts record it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Site {
@@ -73,6 +79,9 @@ pub struct Site {
     pub objects: Vec<(u8, Vec<String>, bool)>,
     /// The members read from its result (`f().x`, `const { x } = await f()`).
     pub reads: Vec<String>,
+    /// Its result goes where a type a promise is not is stated (`return f()` in a
+    /// function stated to return a `T`, `const x: T = f()`).
+    pub typed_use: bool,
 }
 
 impl Site {
@@ -227,7 +236,15 @@ fn judge_contract(
                 format!("`{name}` is no longer exported under the name this module imports"),
             );
         }
-        Change::Body | Change::Added => {
+        Change::Added => {
+            // A call written before the function existed now reaches it (it shadows
+            // what the name meant): nothing to match against, everything to look at.
+            return judged(
+                Verdict::Check,
+                format!("`{name}` is new, and this call, which the change did not touch, now reaches it"),
+            );
+        }
+        Change::Body => {
             // What it returns is part of the contract, and a body's `return`s say it.
             if let Some(broken) = reads_removed(name, old, new, site) {
                 return broken;
@@ -359,6 +376,14 @@ fn judge_contract(
                 format!(
                     "reads {} from the result of `{name}`, which is now a promise (not awaited)",
                     listed(&quoted(site.reads.iter().map(|r| format!(".{r}"))))
+                ),
+            );
+        }
+        if new.is_async && !old.is_async && !args.awaited && site.typed_use {
+            return judged(
+                Verdict::Breaks,
+                format!(
+                    "its result goes where a type is stated, and `{name}` now returns a promise (not awaited)"
                 ),
             );
         }
@@ -665,6 +690,26 @@ mod tests {
         );
         assert_eq!(j.verdict, Verdict::Check);
         assert!(j.reason.contains("has a stated type"), "{}", j.reason);
+    }
+
+    #[test]
+    fn a_promise_where_a_type_is_stated_breaks() {
+        let old = c("function load(id) {}");
+        let new = c("async function load(id) {}");
+        let site = Site {
+            typed_use: true,
+            ..Site::of(call(1))
+        };
+        let j = judge_site(
+            "load",
+            Change::Signature,
+            Some(&old),
+            Some(&new),
+            &site,
+            true,
+        );
+        assert_eq!(j.verdict, Verdict::Breaks);
+        assert!(j.reason.contains("now returns a promise"), "{}", j.reason);
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub struct CallShape {
 impl CallShape {
     /// The slot of the members read from the call's result.
     pub const RESULT: u8 = u8::MAX;
+    /// The slot that says the call's result goes where a type is stated (`return f()`
+    /// in a function stated to return a `T`, `const x: T = f()`); no keys.
+    pub const TYPED_USE: u8 = u8::MAX - 1;
     /// Keys kept per shape; a literal with more is open.
     pub const MAX_KEYS: usize = 32;
 }

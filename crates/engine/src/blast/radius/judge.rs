@@ -8,7 +8,7 @@ use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
-use crate::blast::verdict::{judge_site, Site};
+use crate::blast::verdict::{judge_site, renamed, Site};
 use crate::graph::{Facts, Graph};
 use crate::indexer::facts::{CallKind, CallShape, FileFacts};
 use crate::indexer::Language;
@@ -56,13 +56,11 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         // A TypeScript file's calls are checked by its compiler (extra arguments too).
         let typed = Language::from_path(&caller.file)
             .is_some_and(|l| matches!(l, Language::TypeScript | Language::Tsx));
-        caller.judged = Some(
-            if func.change == Change::Unexported && caller.file == func.file {
-                judged_fine(&func.name)
-            } else {
-                judge_site(&func.name, func.change, old, new, site, typed)
-            },
-        );
+        caller.judged = Some(match (func.change, &func.renamed_from) {
+            (Change::Unexported, _) if caller.file == func.file => judged_fine(&func.name),
+            (Change::Renamed, Some(from)) => renamed(from, &func.name),
+            _ => judge_site(&func.name, func.change, old, new, site, typed),
+        });
     }
 }
 
@@ -81,6 +79,8 @@ fn site_of(facts: Facts, i: usize) -> Site {
         let keys: Vec<String> = keys.iter().map(|&k| facts.str(k).to_string()).collect();
         if shape.slot == CallShape::RESULT {
             site.reads.extend(keys);
+        } else if shape.slot == CallShape::TYPED_USE {
+            site.typed_use = true;
         } else {
             site.objects.push((shape.slot, keys, shape.open));
         }

@@ -529,7 +529,7 @@ impl<'s> Extractor<'s> {
         let callee = match function {
             Some(f) if self.record_call_of(node, kind, f, depth) => {
                 recorded = self.facts.calls.len().checked_sub(1);
-                if !self.result_reads.is_empty() {
+                if !self.result_reads.is_empty() || !self.typed_uses.is_empty() {
                     self.result_read_by(node, recorded);
                 }
                 self.facts.calls.last().map(|c| c.callee)
@@ -905,7 +905,7 @@ fn resolvable_receiver(member: Node, level: usize) -> bool {
 }
 
 /// The expression inside any parentheses around it (`(f())` is `f()`).
-fn unwrap_parens(mut node: Node) -> Node {
+pub(super) fn unwrap_parens(mut node: Node) -> Node {
     while node.kind_str() == "parenthesized_expression" {
         match node.named_child(0) {
             Some(inner) => node = inner,

@@ -289,6 +289,12 @@ pub(crate) struct Extractor<'s> {
     /// load()`): see `shapes`. A stack, so a frame of the recursive walk holds a flag,
     /// not the names.
     pub(crate) result_reads: Vec<(usize, Vec<StrId>)>,
+    /// The calls (node ids) whose results go where a type is stated (`return f()` in a
+    /// function stated to return a `T`, `const x: T = f()`), innermost last.
+    pub(crate) typed_uses: Vec<usize>,
+    /// Per enclosing function: whether it states a return type a promise is not (and
+    /// is not async, whose `return` would take a promise as its value).
+    pub(crate) plain_returns: Vec<bool>,
     /// The `GlobalComponents` interface this file's Vue registrations declare, once one
     /// does (see `vue_globals`).
     vue_global_components: Option<DefIdx>,
@@ -382,6 +388,8 @@ impl<'s> Extractor<'s> {
             awaited: None,
             discarded: None,
             result_reads: Vec::new(),
+            typed_uses: Vec::new(),
+            plain_returns: Vec::new(),
             object_arg: None,
             function_is: None,
             def_of_node: FxHashMap::default(),

@@ -114,6 +114,59 @@ impl<'s> Extractor<'s> {
         true
     }
 
+    /// `return f()` in a function stated to return a `T` that a promise is not: the
+    /// call's result goes where a type is stated, until [`Self::end_typed_use`].
+    #[inline(never)]
+    pub(crate) fn begin_typed_return(&mut self, statement: Node<'s>) -> bool {
+        if self.plain_returns.last() != Some(&true) {
+            return false;
+        }
+        let Some(call) = statement
+            .named_child(0)
+            .map(super::calls::unwrap_parens)
+            .filter(|v| v.kind_str() == "call_expression")
+        else {
+            return false;
+        };
+        self.typed_uses.push(call.id());
+        true
+    }
+
+    /// `const x: T = f()` with a `T` a promise is not: as [`Self::begin_typed_return`].
+    #[inline(never)]
+    pub(super) fn begin_typed_binding(&mut self, declarator: Node<'s>) -> bool {
+        let (Some(ty), Some(value)) = (
+            declarator.field(Field::Type),
+            declarator.field(Field::Value),
+        ) else {
+            return false;
+        };
+        let value = super::calls::unwrap_parens(value);
+        if value.kind_str() != "call_expression" || !plain_type(self.text(ty)) {
+            return false;
+        }
+        self.typed_uses.push(value.id());
+        true
+    }
+
+    pub(crate) fn end_typed_use(&mut self) {
+        self.typed_uses.pop();
+    }
+
+    /// Whether `function` states a return type a promise is not (see `plain_returns`).
+    #[inline(never)]
+    pub(crate) fn states_plain_return(&self, function: Node<'s>) -> bool {
+        let Some(ty) = function.field(Field::ReturnType) else {
+            return false;
+        };
+        let mut cursor = function.walk();
+        let async_or_generator = function
+            .children(&mut cursor)
+            .take_while(|c| c.kind_str() != "formal_parameters")
+            .any(|c| matches!(c.kind_str(), "async" | "*"));
+        !async_or_generator && plain_type(self.text(ty))
+    }
+
     /// Ends what a `begin_` call that returned true began.
     pub(super) fn end_result_read(&mut self) {
         self.result_reads.pop();
@@ -126,6 +179,10 @@ impl<'s> Extractor<'s> {
         let Some(call) = call else {
             return;
         };
+        if self.typed_uses.last() == Some(&node.id()) {
+            self.facts
+                .add_call_shape(call, CallShape::TYPED_USE, &[], false);
+        }
         if let Some((id, keys)) = self.result_reads.last_mut() {
             if *id == node.id() && !keys.is_empty() {
                 let keys = std::mem::take(keys);
@@ -159,4 +216,20 @@ fn key_text<'s>(key: Node, src: &'s str) -> Option<&'s str> {
         "string" if text.len() >= 2 => Some(&text[1..text.len() - 1]),
         _ => None,
     }
+}
+
+/// A stated type (`: T`, as written) that a promise is not assignable to: not `any`,
+/// `unknown`, `void`, an object type with nothing in it, a promise, a union, a type
+/// parameter-like single capital, or anything spelt with a `Promise` in it.
+fn plain_type(annotation: &str) -> bool {
+    let ty = annotation.trim_start_matches(':').trim();
+    !(ty.is_empty()
+        || ty.contains("Promise")
+        || ty.contains("Thenable")
+        || ty.contains('|')
+        || matches!(
+            ty,
+            "any" | "unknown" | "void" | "object" | "Object" | "{}" | "never"
+        )
+        || (ty.len() == 1 && ty.chars().all(|c| c.is_ascii_uppercase())))
 }

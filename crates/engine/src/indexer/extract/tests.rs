@@ -136,3 +136,31 @@ async function main(opts, x) {
         );
     }
 }
+
+/// Calls whose results go where a type a promise is not is stated: what a function
+/// that turns async breaks without a member read.
+#[test]
+fn calls_whose_results_go_where_a_type_is_stated() {
+    let source = "\
+function a(): Item { return load(); }
+async function b(): Promise<Item> { return load(); }
+function c() { return load(); }
+const d: Item = load();
+const e: any = load();
+function g(): Item | null { return (load()); }
+const h = (): Item => { return load(); };
+";
+    let facts = extract("a.ts", Language::TypeScript, source).expect("read");
+    let lines: Vec<u32> = facts
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            facts
+                .shapes_of(*i)
+                .any(|(s, _)| s.slot == CallShape::TYPED_USE)
+        })
+        .map(|(_, c)| c.pos().line)
+        .collect();
+    assert_eq!(lines, [0, 3, 6]);
+}

@@ -49,7 +49,10 @@ impl<'s> Extractor<'s> {
         self.stated_returns.push(doc_returns);
         self.declare_own_name(node, ctx.def);
 
+        let plain = self.states_plain_return(node);
+        self.plain_returns.push(plain);
         let parts = self.function_parts(node, ctx, depth);
+        self.plain_returns.pop();
         self.doc_params.clear();
 
         self.namespace = namespace;

@@ -47,6 +47,9 @@ impl<'s> Extractor<'s> {
 
     /// `return <expr>` inside a definition.
     pub(crate) fn return_statement(&mut self, node: Node<'s>, depth: usize) {
+        // `return f()` where a type is stated: what becomes of `f`'s result if it turns
+        // into a promise (see `shapes`).
+        let typed = self.begin_typed_return(node);
         let target = self.returns_to.last().copied().flatten();
         let value = node.named_child(0).filter(|v| v.kind_str() != "comment");
         match (target, value) {
@@ -78,6 +81,9 @@ impl<'s> Extractor<'s> {
                 self.return_anonymous_literal(node, depth)
             }
             _ => self.visit_children(node, depth),
+        }
+        if typed {
+            self.end_typed_use();
         }
     }
 

@@ -23,7 +23,12 @@ impl<'s> Extractor<'s> {
     fn variable_declarator(&mut self, node: Node<'s>, hoist: bool, depth: usize) {
         // `const { id } = load()`: members of `load`'s result are read.
         let reads = self.begin_destructured_read(node);
+        // `const x: T = f()`: `f`'s result goes where a type is stated.
+        let typed = self.begin_typed_binding(node);
         self.declarator(node, hoist, depth);
+        if typed {
+            self.end_typed_use();
+        }
         if reads {
             self.end_result_read();
         }
