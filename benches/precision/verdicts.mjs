@@ -115,9 +115,9 @@ function diagnosticsOf(program, sf) {
     if (d.start === undefined) continue;
     const line = lineOf(sf, d.start);
     const msg = ts.flattenDiagnosticMessageText(d.messageText, " ");
-    // By code: a call that already failed with the same error (`Expected 3 arguments,
-    // but got 2` before, `... 4 ...` after) was not broken by the change.
-    const key = `${d.code}`;
+    // Numbers aside: a call that already failed with the same error (`Expected 3
+    // arguments, but got 2` before, `... 4 ...` after) was not broken by the change.
+    const key = `${d.code}\0${msg.replace(/\d+/g, "#")}`;
     if (!out.has(line)) out.set(line, []);
     out.get(line).push({ key, code: d.code, msg, start: d.start, end: d.start + (d.length ?? 0) });
   }

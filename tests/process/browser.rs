@@ -80,7 +80,7 @@ async fn an_operator_sets_up_installs_and_sees_the_status_then_the_comment_is_ph
     );
     let fake = FakeGithub::start().await;
     let repo = TestRepo::new();
-    common::copy_dir(&common::fixture("blast/classify/base"), repo.path());
+    common::copy_dir(&common::fixture("blast/charge/base"), repo.path());
     let base = repo.commit("base");
     fake.add_installation(INSTALLATION, "acme");
     let repo_id = fake.add_repo(INSTALLATION, "acme/web", repo.path());
@@ -156,7 +156,7 @@ async fn an_operator_sets_up_installs_and_sees_the_status_then_the_comment_is_ph
     // A pull request: the App comments; the comment is photographed as GitHub shows it.
     settle(&pool).await;
     repo.git(&["checkout", "-q", "-b", "fix"]);
-    common::copy_dir(&common::fixture("blast/classify/head"), repo.path());
+    common::copy_dir(&common::fixture("blast/charge/head"), repo.path());
     let head = repo.commit("fix");
     repo.git(&["checkout", "-q", "main"]);
     fake.open_pr("acme/web", 1, "main", "fix");
@@ -189,7 +189,9 @@ async fn an_operator_sets_up_installs_and_sees_the_status_then_the_comment_is_ph
     let comments = fake.issue_comments("acme/web", 1);
     assert_eq!(comments.len(), 1);
     let markdown = &comments[0].body;
-    assert!(markdown.contains("classifyFields"), "{markdown}");
+    // A required parameter added, one of three callers updated: the picture shows what
+    // breaks, and why.
+    assert!(markdown.contains("**break**"), "{markdown}");
 
     let html = comment_page(&dir, markdown);
     let page = dir.join("comment.html");
@@ -202,7 +204,7 @@ async fn an_operator_sets_up_installs_and_sees_the_status_then_the_comment_is_ph
     .await
     .unwrap();
     let text = rendered["text"].as_str().unwrap();
-    assert!(text.contains("classifyFields"), "{text}");
+    assert!(text.contains("now requires 3"), "{text}");
     assert!(
         !text.contains("<!--"),
         "the hidden marker stays hidden: {text}"
