@@ -95,7 +95,9 @@ pub fn index_cached(
         }
     });
     for (path, reason) in &extracted.skipped {
-        if let Some(blob) = blobs.get(path) {
+        // What the file is, not what befell this run (a deadline, a fetch budget).
+        let lasting = !matches!(reason, SkipReason::TimedOut | SkipReason::OverBudget);
+        if let (Some(blob), true) = (blobs.get(path), lasting) {
             cache.put(blob, path, Err(*reason));
         }
     }

@@ -15,7 +15,11 @@ impl<'s> Extractor<'s> {
     /// the facts: its keys.
     #[inline(never)]
     pub(super) fn object_argument(&mut self, call: usize, slot: u16, object: Node<'s>) {
-        let Some(slot) = u8::try_from(slot).ok().filter(|&s| s != CallShape::RESULT) else {
+        // The last slots are the result's, not arguments'.
+        let Some(slot) = u8::try_from(slot)
+            .ok()
+            .filter(|&s| s < CallShape::TYPED_USE)
+        else {
             return;
         };
         let mut keys = Vec::new();
