@@ -19,6 +19,9 @@ use crate::indexer::Language;
 pub struct Contract {
     pub params: Vec<Param>,
     pub is_async: bool,
+    /// `function*` (or a `*method`): a call runs none of its body until its result is
+    /// iterated.
+    pub is_generator: bool,
     /// The members of what it returns (of what its promise gives, for an async
     /// function), when they are known: its stated return type's, or else the keys of
     /// the object literals its `return`s give. None where a return gives anything
@@ -193,6 +196,14 @@ fn function_within(node: Node) -> Option<Node> {
 fn read(function: Node, file: &File) -> Contract {
     let text = |n: Node| file.text(n);
     let mut cursor = function.walk();
+    let is_generator = function.kind().starts_with("generator_function") || {
+        let mut cursor = function.walk();
+        let star = function
+            .children(&mut cursor)
+            .take_while(|c| c.kind() != "formal_parameters")
+            .any(|c| c.kind() == "*");
+        star
+    };
     let is_async = function
         .children(&mut cursor)
         .take_while(|c| c.kind() != "formal_parameters")
@@ -232,6 +243,7 @@ fn read(function: Node, file: &File) -> Contract {
     Contract {
         params,
         is_async,
+        is_generator,
         returns,
         seen_through,
     }

@@ -398,6 +398,34 @@ fn judge_contract(
                 format!("`{name}` is now async, and this call {how}"),
             );
         }
+        // A generator's call runs none of its body until the result is iterated: a call
+        // made for its effect, or one that reads the result's members, no longer works.
+        if new.is_generator && !old.is_generator {
+            if args.discarded || !site.reads.is_empty() {
+                let what = if args.discarded {
+                    "this call, a statement of its own, now runs none of its body".to_string()
+                } else {
+                    format!(
+                        "this call reads {} from what is now an iterator",
+                        listed(&quoted(site.reads.iter().map(|r| format!(".{r}"))))
+                    )
+                };
+                return judged(
+                    Verdict::Breaks,
+                    format!("`{name}` is now a generator: {what}"),
+                );
+            }
+            return judged(
+                Verdict::Check,
+                format!("`{name}` is now a generator, and this call uses what it returns"),
+            );
+        }
+        if old.is_generator && !new.is_generator {
+            return judged(
+                Verdict::Check,
+                format!("`{name}` is no longer a generator, and this call uses what it returns"),
+            );
+        }
         if old.is_async && !new.is_async && args.awaited {
             return judged(
                 Verdict::Check,
@@ -710,6 +738,46 @@ mod tests {
         );
         assert_eq!(j.verdict, Verdict::Breaks);
         assert!(j.reason.contains("now returns a promise"), "{}", j.reason);
+    }
+
+    #[test]
+    fn a_function_made_a_generator_breaks_the_calls_made_for_their_effect() {
+        let old = c("function sync(items) {}");
+        let new = c("function* sync(items) {}");
+        assert!(new.is_generator && !old.is_generator);
+        let j = judge(
+            "sync",
+            Change::Signature,
+            Some(&old),
+            Some(&new),
+            statement(1),
+        );
+        assert_eq!(j.verdict, Verdict::Breaks);
+        assert!(j.reason.contains("runs none of its body"), "{}", j.reason);
+        let read = Site {
+            reads: vec!["length".to_string()],
+            ..Site::of(call(1))
+        };
+        let j = judge_site(
+            "sync",
+            Change::Signature,
+            Some(&old),
+            Some(&new),
+            &read,
+            true,
+        );
+        assert_eq!(j.verdict, Verdict::Breaks);
+        assert!(j.reason.contains("`.length`"), "{}", j.reason);
+        assert_eq!(
+            judge("sync", Change::Signature, Some(&old), Some(&new), call(1)).verdict,
+            Verdict::Check
+        );
+        assert_eq!(
+            judge("sync", Change::Signature, Some(&new), Some(&old), call(1)).verdict,
+            Verdict::Check
+        );
+        let method = c("class A { *items() {} }");
+        assert!(method.is_generator);
     }
 
     #[test]
