@@ -11,6 +11,10 @@
 //! only changed files are read, once per side, and only those the extraction read
 //! within its budgets (a file it skipped has no definitions to ask about).
 
+use std::cell::OnceCell;
+use std::ops::Range;
+
+use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::indexer::Language;
@@ -98,7 +102,12 @@ pub struct Reader<'s> {
     tree: Option<Tree>,
     /// JavaScript: JSDoc counts (TypeScript's checker ignores it in `.ts` files).
     reads_jsdoc: bool,
+    /// The file's top-level interfaces and type aliases by name (their byte ranges),
+    /// found once for every function asked about.
+    types: OnceCell<TypesByName>,
 }
+
+type TypesByName = FxHashMap<String, Range<usize>>;
 
 impl<'s> Reader<'s> {
     pub fn new(language: Language, source: &'s str) -> Reader<'s> {
@@ -113,6 +122,7 @@ impl<'s> Reader<'s> {
             source,
             tree,
             reads_jsdoc: language == Language::JavaScript,
+            types: OnceCell::new(),
         }
     }
 
@@ -127,9 +137,13 @@ impl<'s> Reader<'s> {
             .root_node()
             .descendant_for_byte_range(start, end)?;
         let function = function_within(node)?;
+        let root = self.tree.as_ref()?.root_node();
         let file = File {
             source: self.source,
-            root: self.tree.as_ref()?.root_node(),
+            root,
+            types: self
+                .types
+                .get_or_init(|| top_level_types(root, self.source)),
         };
         let mut contract = read(function, &file);
         if self.reads_jsdoc {
@@ -145,6 +159,7 @@ impl<'s> Reader<'s> {
 struct File<'s, 't> {
     source: &'s str,
     root: Node<'t>,
+    types: &'s TypesByName,
 }
 
 impl File<'_, '_> {
@@ -349,10 +364,12 @@ fn members_of_type(ty: Node, file: &File, level: usize) -> Option<Vec<(String, b
     }
 }
 
-/// The interface or type alias `name` declared at the top of the file (exported or not).
-fn declared_type<'t>(file: &File<'_, 't>, name: &str) -> Option<Node<'t>> {
-    let mut cursor = file.root.walk();
-    for top in file.root.named_children(&mut cursor) {
+/// The interfaces and type aliases declared at the top of the file (exported or not),
+/// by name; the first of a name wins.
+fn top_level_types(root: Node, source: &str) -> TypesByName {
+    let mut types = TypesByName::default();
+    let mut cursor = root.walk();
+    for top in root.named_children(&mut cursor) {
         let declaration = match top.kind() {
             "export_statement" => match top.child_by_field_name("declaration") {
                 Some(d) => d,
@@ -360,17 +377,38 @@ fn declared_type<'t>(file: &File<'_, 't>, name: &str) -> Option<Node<'t>> {
             },
             _ => top,
         };
-        if matches!(
+        if !matches!(
             declaration.kind(),
             "interface_declaration" | "type_alias_declaration"
-        ) && declaration
+        ) {
+            continue;
+        }
+        if let Some(name) = declaration
             .child_by_field_name("name")
-            .is_some_and(|n| file.source.get(n.byte_range()) == Some(name))
+            .and_then(|n| source.get(n.byte_range()))
         {
-            return Some(declaration);
+            types
+                .entry(name.to_string())
+                .or_insert_with(|| declaration.byte_range());
         }
     }
-    None
+    types
+}
+
+/// The interface or type alias `name` declared at the top of the file.
+fn declared_type<'t>(file: &File<'_, 't>, name: &str) -> Option<Node<'t>> {
+    let range = file.types.get(name)?;
+    let mut node = file
+        .root
+        .descendant_for_byte_range(range.start, range.end)?;
+    // The smallest node over the range may be one inside the declaration.
+    while !matches!(
+        node.kind(),
+        "interface_declaration" | "type_alias_declaration"
+    ) {
+        node = node.parent()?;
+    }
+    Some(node)
 }
 
 /// A key as written: `a`, `'a'`, `1`; None for a computed one.

@@ -5,7 +5,7 @@
 //! signature and body tokens that ignore comments and formatting, so a re-indented or
 //! re-commented function is not "changed" here even though its lines are.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -71,6 +71,7 @@ pub fn diff_functions(old: Option<&FileFacts>, new: Option<&FileFacts>) -> Vec<F
         by_key.entry(key).or_default().push_back(idx);
     }
 
+    let (old_exports, new_exports) = (exported_names(old), exported_names(new));
     let mut changes = Vec::new();
     let mut unmatched_old = Vec::new();
     let mut matched_new = vec![false; new.defs.len()];
@@ -81,8 +82,12 @@ pub fn diff_functions(old: Option<&FileFacts>, new: Option<&FileFacts>) -> Vec<F
             continue;
         };
         matched_new[new_idx as usize] = true;
-        let unexported =
-            old_def.exported && !exported_as(old, old_idx).is_subset(&exported_as(new, new_idx));
+        let none = BTreeSet::new();
+        let unexported = old_def.exported
+            && !old_exports
+                .get(&old_idx)
+                .unwrap_or(&none)
+                .is_subset(new_exports.get(&new_idx).unwrap_or(&none));
         let change = match unexported {
             true => Some(Change::Unexported),
             false => compare(old_def, new.def(new_idx)),
@@ -136,29 +141,27 @@ pub fn diff_functions(old: Option<&FileFacts>, new: Option<&FileFacts>) -> Vec<F
     changes
 }
 
-/// The names a module exports definition `def` under (`export function f`, `export {
-/// f as g }`, `export default f`): a name gone from this set is an import that no
-/// longer resolves. (What an exported class or object holds is reached through it, not
-/// by a name of its own.)
-fn exported_as(facts: &FileFacts, def: DefIdx) -> std::collections::BTreeSet<&str> {
-    let mut names = std::collections::BTreeSet::new();
-    let is_def = |mut sym: SymId| {
+/// The names a module exports each definition under (`export function f`, `export {
+/// f as g }`, `export default f`), by definition: a name gone from a definition's set
+/// is an import that no longer resolves. (What an exported class or object holds is
+/// reached through it, not by a name of its own.) One pass over the exports, so a
+/// file of many exported functions costs what its exports do.
+fn exported_names(facts: &FileFacts) -> HashMap<DefIdx, BTreeSet<&str>> {
+    let def_of = |mut sym: SymId| {
         for _ in 0..8 {
             match facts.sym(sym) {
-                Sym::Def(d) => return d == def,
-                Sym::Binding(b) => match facts.bindings.get(b as usize) {
-                    Some(binding) => sym = binding.value,
-                    None => return false,
-                },
-                _ => return false,
+                Sym::Def(d) => return Some(d),
+                Sym::Binding(b) => sym = facts.bindings.get(b as usize)?.value,
+                _ => return None,
             }
         }
-        false
+        None
     };
+    let mut names: HashMap<DefIdx, BTreeSet<&str>> = HashMap::new();
     for e in &facts.exports {
         if let ExportValue::Local(sym) = e.value {
-            if is_def(sym) {
-                names.insert(facts.str(e.name));
+            if let Some(d) = def_of(sym) {
+                names.entry(d).or_default().insert(facts.str(e.name));
             }
         }
     }
