@@ -524,14 +524,8 @@ fn a_changed_angular_template_lists_its_component() {
     );
 }
 
-/// Each untouched caller is judged against its callee's new contract (issue 44): a
-/// required parameter added breaks the calls that do not pass it, a parameter removed
-/// before later arguments shifts them, async and spreads are checks, and a body-only
-/// change is fine.
-#[test]
-fn callers_are_judged_against_the_new_contract() {
-    let repo = two_commit_repo("blast/verdicts");
-    let report = blast_json(repo.path());
+/// Each direct caller of `report` (blast's JSON) as (file, line, verdict, reason), sorted.
+fn direct_verdicts(report: &serde_json::Value) -> Vec<(String, u64, String, String)> {
     let mut got: Vec<(String, u64, String, String)> = report["callers"]
         .as_array()
         .unwrap()
@@ -547,6 +541,18 @@ fn callers_are_judged_against_the_new_contract() {
         })
         .collect();
     got.sort();
+    got
+}
+
+/// Each untouched caller is judged against its callee's new contract (issue 44): a
+/// required parameter added breaks the calls that do not pass it, a parameter removed
+/// before later arguments shifts them, async and spreads are checks, and a body-only
+/// change is fine.
+#[test]
+fn callers_are_judged_against_the_new_contract() {
+    let repo = two_commit_repo("blast/verdicts");
+    let report = blast_json(repo.path());
+    let got = direct_verdicts(&report);
     let got: Vec<(String, String, String)> = got
         .into_iter()
         .map(|(f, l, v, r)| (format!("{f}:{l}"), v, r))
@@ -623,21 +629,7 @@ fn callers_are_judged_against_the_new_contract() {
 fn every_verdict_in_javascript_and_typescript() {
     let repo = two_commit_repo("blast/contracts");
     let report = blast_json(repo.path());
-    let mut got: Vec<(String, u64, String, String)> = report["callers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["depth"] == 1)
-        .map(|c| {
-            (
-                c["file"].as_str().unwrap().to_string(),
-                c["line"].as_u64().unwrap(),
-                c["verdict"].as_str().unwrap_or("none").to_string(),
-                c["reason"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
-    got.sort();
+    let got = direct_verdicts(&report);
     // The same call on the same line of either file, and its verdict.
     let expected: [(u64, &str, &str); 18] = [
         (

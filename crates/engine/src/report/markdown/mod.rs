@@ -780,21 +780,31 @@ fn fine_fold(out: &mut Out, group: &Group, per_function: usize, link: Option<Lin
         return;
     }
     let n = group.fine.len();
-    let opened = out.open(
-        &[
-            format!(
-                "<details><summary>{n} more untouched {} the new signature does not break</summary>",
-                plural(n, "caller", "callers")
-            ),
-            String::new(),
-        ],
-        n,
-    );
-    if !opened {
+    let head = [
+        format!(
+            "<details><summary>{n} more untouched {} the new signature does not break</summary>",
+            plural(n, "caller", "callers")
+        ),
+        String::new(),
+    ];
+    let lines = group.fine.iter().map(|f| caller_line(f, link));
+    folded_list(out, &head, n, lines, per_function);
+}
+
+/// A folded block: `head` (its summary and what precedes the list), then at most
+/// `per_function` of the `n` lines, the rest counted.
+fn folded_list(
+    out: &mut Out,
+    head: &[String],
+    n: usize,
+    lines: impl Iterator<Item = String>,
+    per_function: usize,
+) {
+    if !out.open(head, n) {
         return;
     }
-    for finding in group.fine.iter().take(per_function) {
-        out.line(&caller_line(finding, link), 1, 0);
+    for line in lines.take(per_function) {
+        out.line(&line, 1, 0);
     }
     if n > per_function {
         let rest = n - per_function;
@@ -829,39 +839,28 @@ fn possible_fold(out: &mut Out, group: &Group, per_function: usize, link: Option
         return;
     }
     let n = group.possible.len();
-    let opened = out.open(
-        &[
-            format!(
-                "<details><summary>{n} possible {} (name-only guesses)</summary>",
-                plural(n, "match", "matches")
-            ),
-            String::new(),
-            format!(
-                "These call sites call a function named {}, but several definitions share that name, so the graph cannot tell which one they mean.",
-                code(&group.func.name)
-            ),
-            String::new(),
-        ],
-        n,
-    );
-    if !opened {
-        return;
-    }
-    for finding in group.possible.iter().take(per_function) {
+    let head = [
+        format!(
+            "<details><summary>{n} possible {} (name-only guesses)</summary>",
+            plural(n, "match", "matches")
+        ),
+        String::new(),
+        format!(
+            "These call sites call a function named {}, but several definitions share that name, so the graph cannot tell which one they mean.",
+            code(&group.func.name)
+        ),
+        String::new(),
+    ];
+    let lines = group.possible.iter().map(|finding| {
         let touched = if finding.touched { " · touched" } else { "" };
-        let line = format!(
+        format!(
             "- {} — {}{}{touched}",
             site(finding, link),
             code(&finding.caller),
             call_details(finding)
-        );
-        out.line(&line, 1, 0);
-    }
-    if group.possible.len() > per_function {
-        let rest = group.possible.len() - per_function;
-        out.line(&format!("- … and {rest} more"), rest, 0);
-    }
-    out.close();
+        )
+    });
+    folded_list(out, &head, n, lines, per_function);
 }
 
 /// Files named per function in the summary of unaffected callers, at most.
