@@ -88,9 +88,12 @@ impl<'s> Extractor<'s> {
     /// [`Self::doc_param`] and returns its stated return value.
     pub(crate) fn doc_function(&mut self, node: Node<'s>) -> Option<SymId> {
         self.doc_params.clear();
+        self.doc_seed = 0;
         let text = self.doc_before(node.start_byte())?;
+        let tags = jsdoc::tags(text);
+        self.doc_seed = signature_seed(&tags);
         let mut returns = None;
-        for tag in jsdoc::tags(text) {
+        for tag in tags {
             match tag.kind {
                 TagKind::Param if is_identifier(tag.name) => {
                     let ty = jsdoc::parse(tag.ty);
@@ -334,4 +337,24 @@ pub(crate) struct DocParam<'s> {
 /// A plain name: a parameter or property of its own, not `opts.x`.
 fn is_identifier(name: &str) -> bool {
     !name.is_empty() && !name.contains('.')
+}
+
+/// A seed of what a function's JSDoc states of its contract: its `@param` and `@returns`
+/// tags (their names, types and whether they may be left out); 0 for none. A change to
+/// them is a change of the function's signature (see `blast::contract`).
+fn signature_seed(tags: &[jsdoc::Tag]) -> u64 {
+    let mut stated = String::new();
+    for tag in tags {
+        if matches!(tag.kind, TagKind::Param | TagKind::Returns) {
+            stated.push_str(tag.name);
+            stated.push(if tag.optional { '?' } else { ':' });
+            stated.push_str(tag.ty);
+            stated.push('\n');
+        }
+    }
+    if stated.is_empty() {
+        0
+    } else {
+        xxhash_rust::xxh3::xxh3_64(stated.as_bytes())
+    }
 }

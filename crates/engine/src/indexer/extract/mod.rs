@@ -310,6 +310,9 @@ pub(crate) struct Extractor<'s> {
     doc: Option<Node<'s>>,
     /// What the JSDoc of the function being entered states for its parameters, by name.
     doc_params: Vec<doc_comments::DocParam<'s>>,
+    /// A seed of the contract the JSDoc of the function being entered states (its
+    /// `@param` and `@returns` tags), taken into its signature's hash.
+    pub(crate) doc_seed: u64,
     /// Definitions by the node that defines them, so an expression that is a literal
     /// already bound (`var proto = module.exports = function () {}`) denotes it.
     def_of_node: FxHashMap<usize, DefIdx>,
@@ -381,6 +384,7 @@ impl<'s> Extractor<'s> {
             reads_jsdoc: language == Language::JavaScript,
             doc: None,
             doc_params: Vec::new(),
+            doc_seed: 0,
             param_hint: None,
             callback_of: None,
             narrowed: None,

@@ -22,12 +22,7 @@ impl<'s> Extractor<'s> {
         };
         // JSDoc's `@param` and `@returns` are a JavaScript function's stated contract: a
         // change to them is a change of its signature (see `blast::contract`).
-        let doc_seed = match self.reads_jsdoc {
-            true => self
-                .doc_before(node.start_byte())
-                .map_or(0, doc_signature_seed),
-            false => 0,
-        };
+        let doc_seed = std::mem::take(&mut self.doc_seed);
         self.push_scope(ScopeKind::Function);
         if let Some(def) = ctx.def {
             self.callers.push(def);
@@ -284,24 +279,4 @@ struct FnParts {
     body_hash: Option<u64>,
     returns: Option<SymId>,
     seed: u64,
-}
-
-/// A seed of what a JSDoc comment states of a function's contract: its `@param` and
-/// `@returns` tags (their names, types and whether they may be left out).
-fn doc_signature_seed(doc: &str) -> u64 {
-    use crate::indexer::extract::{doc_tags, DocTagKind};
-    let mut stated = String::new();
-    for tag in doc_tags(doc) {
-        if matches!(tag.kind, DocTagKind::Param | DocTagKind::Returns) {
-            stated.push_str(tag.name);
-            stated.push(if tag.optional { '?' } else { ':' });
-            stated.push_str(tag.ty);
-            stated.push('\n');
-        }
-    }
-    if stated.is_empty() {
-        0
-    } else {
-        xxh3_64(stated.as_bytes())
-    }
 }
