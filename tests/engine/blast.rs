@@ -736,6 +736,136 @@ fn every_verdict_in_javascript_and_typescript() {
     );
 }
 
+/// TypeScript: a parameter removed or two swapped, or a stated type changed, breaks a
+/// call where an argument's syntax says what it is (`'abc'`, `3`, `2 * n`) and the
+/// parameter it now lands on does not take that kind of value; where the argument is a
+/// name whose type is not read here, the call is a check. `tsc --strict` on the
+/// fixture's head reports TS2345 on exactly the lines said to break here, and on lines
+/// 8 and 13 (checks: `n` and `name` are typed where they are declared, not read here).
+#[test]
+fn typescript_arguments_that_no_longer_fit_their_parameters_break() {
+    let repo = two_commit_repo("blast/argument-types");
+    let report = blast_json(repo.path());
+    let got: Vec<(u64, String, String)> = direct_verdicts(&report)
+        .into_iter()
+        .map(|(_, line, verdict, reason)| (line, verdict, reason))
+        .collect();
+    let expected: [(u64, &str, &str); 10] = [
+        (
+            5,
+            "breaks",
+            "passes a string as argument 1, where `pad` now takes `width`",
+        ),
+        (
+            6,
+            "breaks",
+            "passes a number as argument 2, where `pad` now takes `fill`",
+        ),
+        (
+            7,
+            "breaks",
+            "passes a number as argument 1, where `repeat` now takes `text`",
+        ),
+        (
+            8,
+            "check",
+            "the parameters `times`, `text` of `repeat` changed places",
+        ),
+        (
+            9,
+            "breaks",
+            "passes a number as argument 1, where `wrap` now takes `label`",
+        ),
+        (
+            10,
+            "check",
+            "the parameters `value`, `label` of `wrap` changed places",
+        ),
+        (
+            11,
+            "check",
+            "`sep` (parameter 1) was removed, so the arguments after it shift",
+        ),
+        (
+            12,
+            "breaks",
+            "passes a number as argument 1, where `scale` now takes `factor`",
+        ),
+        (
+            13,
+            "check",
+            "the stated type of `factor` (parameter 1) changed from `number` to `string`",
+        ),
+        (
+            14,
+            "check",
+            "`text` (parameter 1) was removed, so the arguments after it shift",
+        ),
+    ];
+    assert_eq!(got.len(), expected.len(), "{got:#?}");
+    for ((line, verdict, reason), (want_line, want_verdict, want_reason)) in
+        got.iter().zip(expected)
+    {
+        assert_eq!(
+            (*line, verdict.as_str()),
+            (want_line, want_verdict),
+            "{reason}"
+        );
+        assert!(
+            reason.contains(want_reason),
+            "{line}: {reason:?} lacks {want_reason:?}"
+        );
+    }
+}
+
+/// A function made async breaks the calls that iterate its result or test it as a
+/// condition, in JavaScript and TypeScript, and in TypeScript those that assign it (the
+/// place has a type); a result kept in a new name is a check. `tsc --strict` on the
+/// fixture's head reports exactly the TypeScript side's breaks.
+#[test]
+fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
+    let repo = two_commit_repo("blast/async-uses");
+    let report = blast_json(repo.path());
+    let got = direct_verdicts(&report);
+    for (file, assigned) in [
+        (
+            "src/use.ts",
+            "breaks: its result is assigned where a type holds",
+        ),
+        (
+            "src/use.js",
+            "check: `load` is now async, and this call uses its result",
+        ),
+    ] {
+        let sites: Vec<(u64, String)> = got
+            .iter()
+            .filter(|(f, ..)| f == file)
+            .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+            .collect();
+        let expected = [
+            (4, assigned),
+            (6, "breaks: its result is iterated"),
+            (7, "breaks: its result is iterated"),
+            (8, "breaks: its result is tested as a condition"),
+            (9, "breaks: its result is iterated"),
+            (9, "breaks: its result is tested as a condition"),
+            (
+                10,
+                "check: `load` is now async, and this call uses its result",
+            ),
+        ];
+        assert_eq!(sites.len(), expected.len(), "{file}: {sites:#?}");
+        for (line, prefix) in expected {
+            assert!(
+                sites
+                    .iter()
+                    .any(|(l, s)| *l == line && s.starts_with(prefix)),
+                "{file}:{line}: no {prefix:?} in {sites:#?}"
+            );
+        }
+    }
+}
+
 /// A function still defined but no longer exported (or exported under another name)
 /// breaks the other modules that import it, and only those: its own module still calls
 /// it. In JavaScript and in TypeScript.

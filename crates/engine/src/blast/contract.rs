@@ -17,7 +17,10 @@ use std::ops::Range;
 use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, Tree};
 
+use crate::indexer::facts::ValueKinds;
 use crate::indexer::Language;
+
+mod accepts;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contract {
@@ -59,6 +62,11 @@ pub struct Param {
     /// The keys are all the object may hold: its type is stated (and TypeScript flags
     /// an object literal passed with any other).
     pub closed: bool,
+    /// The kinds of value its stated type accepts (one element's, for a rest
+    /// parameter); ANY where no type is stated or it is not known here.
+    pub accepts: ValueKinds,
+    /// Its stated type as written (`string | number`), when there is one.
+    pub stated: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,9 +233,10 @@ fn read(function: Node, file: &File) -> Contract {
         .any(|c| c.kind() == "async");
     let mut params = Vec::new();
     if let Some(list) = function.child_by_field_name("parameters") {
+        let generics = type_parameters(function, file);
         let mut cursor = list.walk();
         for p in list.named_children(&mut cursor) {
-            if let Some(param) = param(p, file) {
+            if let Some(param) = param(p, file, &generics) {
                 params.push(param);
             }
         }
@@ -238,6 +247,8 @@ fn read(function: Node, file: &File) -> Contract {
             kind: ParamKind::Required,
             keys: Vec::new(),
             closed: false,
+            accepts: ValueKinds::ANY,
+            stated: None,
         });
     }
     let returns =
@@ -264,7 +275,29 @@ fn read(function: Node, file: &File) -> Contract {
     }
 }
 
-fn param(p: Node, file: &File) -> Option<Param> {
+/// The names of the type parameters in scope at `function`: its own and those of the
+/// functions, classes and interfaces around it.
+fn type_parameters(function: Node, file: &File) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut node = Some(function);
+    for _ in 0..32 {
+        let Some(n) = node else {
+            break;
+        };
+        if let Some(list) = n.child_by_field_name("type_parameters") {
+            let mut cursor = list.walk();
+            for t in list.named_children(&mut cursor) {
+                if let Some(name) = t.child_by_field_name("name") {
+                    names.push(file.text(name));
+                }
+            }
+        }
+        node = n.parent();
+    }
+    names
+}
+
+fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
     let text = |n: Node| file.text(n);
     let (pattern, kind) = match p.kind() {
         "comment" => return None,
@@ -292,9 +325,20 @@ fn param(p: Node, file: &File) -> Option<Param> {
     // The stated type is what the compiler checks a call against; a destructuring
     // pattern is what a JavaScript call must fill (and what TypeScript infers the
     // parameter's type from when none is stated).
-    let stated = p
-        .child_by_field_name("type")
-        .and_then(|t| members_of_type(t, file, 0));
+    let stated_type = p.child_by_field_name("type");
+    let accepts = match (stated_type, kind) {
+        (Some(t), ParamKind::Rest) => accepts::accepted_element(t, file, generics),
+        (Some(t), _) => accepts::accepted(t, file, generics),
+        // `base = ""`: the compiler takes the type from the default, widened (a string).
+        (None, ParamKind::Defaulted) => p
+            .child_by_field_name("value")
+            .or_else(|| p.child_by_field_name("right"))
+            .map_or(ValueKinds::ANY, |v| {
+                accepts::widened(crate::indexer::extract::value_kinds(v, file.source))
+            }),
+        (None, _) => ValueKinds::ANY,
+    };
+    let stated = stated_type.and_then(|t| members_of_type(t, file, 0));
     let (keys, closed) = match (stated, pattern.kind()) {
         (Some(members), _) if kind != ParamKind::Rest => (members, true),
         (_, "object_pattern") => (object_keys(pattern, &text), false),
@@ -305,6 +349,10 @@ fn param(p: Node, file: &File) -> Option<Param> {
         kind,
         keys: keys.into_iter().map(|(k, r)| (short(k), r)).collect(),
         closed,
+        accepts,
+        stated: stated_type
+            .and_then(|t| t.named_child(0))
+            .map(|t| short(text(t))),
     })
 }
 
@@ -679,6 +727,56 @@ mod tests {
         let c = contract(Language::JavaScript, arrow, "async x");
         assert!(c.is_async);
         assert_eq!(c.min_args(), 1);
+    }
+
+    /// What each stated parameter type accepts, as far as this file says.
+    #[test]
+    fn the_kinds_of_value_stated_types_accept() {
+        let ts = "\
+type Mode = 'a' | 'b';
+interface Box { width: number }
+interface Sized { length: number }
+export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, g: T, h: Other, i: Uint8Array, j: (x: number) => void, k: string[], l?: `x${string}`, ...m: number[]) {}
+";
+        let c = contract(Language::TypeScript, ts, "export function");
+        let accepts: Vec<ValueKinds> = c.params.iter().map(|p| p.accepts).collect();
+        assert_eq!(
+            accepts,
+            [
+                ValueKinds::STRING,
+                ValueKinds::NUMBER | ValueKinds::BOOLEAN,
+                ValueKinds::STRING,
+                ValueKinds::OBJECTS,
+                ValueKinds::ANY, // a string has a `length`
+                ValueKinds::ANY, // a type parameter
+                ValueKinds::ANY, // declared elsewhere
+                ValueKinds::OBJECT | ValueKinds::INSTANCE,
+                ValueKinds::FUNCTION | ValueKinds::INSTANCE,
+                ValueKinds::ARRAY | ValueKinds::INSTANCE,
+                ValueKinds::STRING,
+                ValueKinds::NUMBER, // one element of the rest
+            ]
+        );
+        assert_eq!(c.params[1].stated.as_deref(), Some("number | boolean"));
+        // No stated type: the default's, widened, where it is a primitive.
+        let defaults = "export function g(a = '', b = 0, c = x, d = {}) {}";
+        let c = contract(Language::TypeScript, defaults, "export function");
+        let accepts: Vec<ValueKinds> = c.params.iter().map(|p| p.accepts).collect();
+        assert_eq!(
+            accepts,
+            [
+                ValueKinds::STRING,
+                ValueKinds::NUMBER,
+                ValueKinds::ANY,
+                ValueKinds::ANY
+            ]
+        );
+        let js = "function f(a) {}";
+        let c = contract(Language::JavaScript, js, "function");
+        assert_eq!(
+            (c.params[0].accepts, c.params[0].stated.as_ref()),
+            (ValueKinds::ANY, None)
+        );
     }
 
     #[test]

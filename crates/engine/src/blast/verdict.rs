@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::contract::{Contract, ParamKind, SeenThrough};
+use super::contract::{Contract, Param, ParamKind, SeenThrough};
 use super::diff::Change;
-use crate::indexer::facts::CallArgs;
+use crate::indexer::facts::{CallArgs, ValueKinds};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -69,6 +69,67 @@ pub fn renamed(old: &str, new: &str) -> Judged {
     judged(Verdict::Breaks, format!("`{old}` was renamed to `{new}`"))
 }
 
+/// A now-async function's result, not awaited, used where a promise does not do: a
+/// stated type, an assignment (in TypeScript: the place has a type), an iteration (a
+/// promise is not iterable), a condition (a promise always passes).
+fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
+    let (verdict, what) = site.uses.iter().find_map(|u| match u {
+        ResultUse::Typed => Some((Verdict::Breaks, "goes where a type is stated")),
+        ResultUse::Iterated => Some((Verdict::Breaks, "is iterated")),
+        ResultUse::Tested => Some((Verdict::Breaks, "is tested as a condition")),
+        ResultUse::Assigned if typed => Some((Verdict::Breaks, "is assigned where a type holds")),
+        ResultUse::Assigned => None,
+    })?;
+    Some(judged(
+        verdict,
+        format!("its result {what}, and `{name}` now returns a promise (not awaited)"),
+    ))
+}
+
+/// The first argument of the `n` a call passes whose kind of value the parameter it
+/// now lands on does not accept, where the parameter at its place before did: the
+/// compiler rejects the call. The reason, or None.
+fn mistyped(name: &str, old: &Contract, new: &Contract, site: &Site, n: usize) -> Option<String> {
+    site.kinds.iter().find_map(|&(slot, kinds)| {
+        let at = usize::from(slot);
+        if at >= n || kinds.is_any() {
+            return None;
+        }
+        let now = param_at(new, at)?;
+        let before = param_at(old, at)?;
+        (!kinds.meets(now.accepts) && kinds.meets(before.accepts)).then(|| {
+            format!(
+                "passes {} as argument {}, where `{name}` now takes `{}`, whose stated type does not accept one",
+                kinds.describe(),
+                at + 1,
+                now.name
+            )
+        })
+    })
+}
+
+/// The parameter an argument at `at` lands on: the rest parameter's, past its place.
+fn param_at(contract: &Contract, at: usize) -> Option<&Param> {
+    match contract.params.get(at) {
+        Some(p) => Some(p),
+        None => contract.params.last().filter(|p| p.kind == ParamKind::Rest),
+    }
+}
+
+/// A use of a call's result that a promise in its place changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultUse {
+    /// It goes where a type a promise is not is stated: `const x: T = f()`, `return
+    /// f()` in a function stated to return a `T`.
+    Typed,
+    /// It is assigned to a variable or a property, which has a type in TypeScript.
+    Assigned,
+    /// It is iterated: `for (const x of f())`, `const [a, b] = f()`, `g(...f())`.
+    Iterated,
+    /// It is tested as a condition: `if (f())`, `if (ready && f())`.
+    Tested,
+}
+
 /// What one call site passes and reads, as the facts record it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Site {
@@ -79,9 +140,12 @@ pub struct Site {
     pub objects: Vec<(u8, Vec<String>, bool)>,
     /// The members read from its result (`f().x`, `const { x } = await f()`).
     pub reads: Vec<String>,
-    /// Its result goes where a type a promise is not is stated (`return f()` in a
-    /// function stated to return a `T`, `const x: T = f()`).
-    pub typed_use: bool,
+    /// What is done with its result that a promise does not allow (`return f()` in a
+    /// function stated to return a `T`, `parsed.search = f()`, `if (f())`).
+    pub uses: Vec<ResultUse>,
+    /// The arguments whose syntax says what kind of value they are (`"a"`, `[x]`), by
+    /// their place (from 0).
+    pub kinds: Vec<(u8, ValueKinds)>,
 }
 
 impl Site {
@@ -359,6 +423,15 @@ fn judge_contract(
         })
     });
     let shifted = shifted.or(reordered);
+    if typed && too_many.is_none() {
+        if let Some(reason) = old.and_then(|old| mistyped(name, old, new, site, n)) {
+            let reason = match &shifted {
+                Some(why) => format!("{reason} ({})", why.split("; ").last().unwrap_or(why)),
+                None => reason,
+            };
+            return judged(Verdict::Breaks, reason);
+        }
+    }
     match (typed, too_many, shifted) {
         (true, Some(reason), _) => return judged(Verdict::Breaks, reason),
         (true, None, Some(reason)) => return judged(Verdict::Check, reason),
@@ -379,13 +452,10 @@ fn judge_contract(
                 ),
             );
         }
-        if new.is_async && !old.is_async && !args.awaited && site.typed_use {
-            return judged(
-                Verdict::Breaks,
-                format!(
-                    "its result goes where a type is stated, and `{name}` now returns a promise (not awaited)"
-                ),
-            );
+        if new.is_async && !old.is_async && !args.awaited {
+            if let Some(broken) = promise_used(name, site, typed) {
+                return broken;
+            }
         }
         if new.is_async && !old.is_async && !args.awaited {
             let how = if args.discarded {
@@ -495,6 +565,33 @@ fn judge_contract(
                         listed(&quoted(&added))
                     ),
                 );
+            }
+        }
+        // A stated type changed where this call passes an argument that is not known to
+        // fit the new one: the compiler decides by the argument's type.
+        if typed {
+            for at in 0..n {
+                let (Some(now), Some(before)) = (param_at(new, at), param_at(old, at)) else {
+                    continue;
+                };
+                let fits = !now.accepts.is_any()
+                    && site.kinds.iter().any(|&(slot, kinds)| {
+                        usize::from(slot) == at && !kinds.is_any() && kinds.meets(now.accepts)
+                    });
+                if now.name == before.name && now.stated != before.stated && !fits {
+                    let (Some(was), Some(is)) = (&before.stated, &now.stated) else {
+                        continue;
+                    };
+                    return judged(
+                        Verdict::Check,
+                        format!(
+                            "the stated type of `{}` (parameter {}) changed from `{was}` to `{is}`, and argument {} is not known to fit it",
+                            now.name,
+                            at + 1,
+                            at + 1
+                        ),
+                    );
+                }
             }
         }
         let removed = removed_members(Some(old), Some(new));
@@ -725,7 +822,7 @@ mod tests {
         let old = c("function load(id) {}");
         let new = c("async function load(id) {}");
         let site = Site {
-            typed_use: true,
+            uses: vec![ResultUse::Typed],
             ..Site::of(call(1))
         };
         let j = judge_site(

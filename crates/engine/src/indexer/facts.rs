@@ -84,20 +84,81 @@ pub struct FileFacts {
     pub shape_keys: ThinVec<StrId>,
 }
 
-/// The keys a call's argument or result is seen with: an object literal passed
-/// (`pay({ amount, currency })`), or the members read from what it returns
+/// What a call's argument or result is seen as: an object literal passed with its keys
+/// (`pay({ amount, currency })`), another argument whose kind of value its syntax says
+/// (`pad("x", 2)`: a string, a number), or the members read from what it returns
 /// (`load().id`, `const { id, name } = await load()`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallShape {
     /// The call's index in [`FileFacts::calls`].
     pub call: u32,
-    /// The argument (from 0) whose object literal this is, or [`CallShape::RESULT`].
+    /// The argument (from 0) this is, or [`CallShape::RESULT`].
     pub slot: u8,
     /// The keys listed are not all the literal has (a spread, a computed key, more than
     /// [`CallShape::MAX_KEYS`]): none can be said to be missing.
     pub open: bool,
+    /// What the argument may be ([`ValueKinds::ANY`] for a result's shape).
+    pub kinds: ValueKinds,
+    len: u8,
     start: u32,
-    len: u16,
+}
+
+/// The kinds of value something may be, as a set: an argument's, from its syntax (`"a"`
+/// is a string, `a < b` a boolean), or those a parameter's stated type accepts
+/// (`string | number`). Two sets that do not meet are a value the compiler rejects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ValueKinds(pub u8);
+
+impl ValueKinds {
+    pub const STRING: ValueKinds = ValueKinds(1);
+    pub const NUMBER: ValueKinds = ValueKinds(2);
+    pub const BOOLEAN: ValueKinds = ValueKinds(4);
+    pub const BIGINT: ValueKinds = ValueKinds(8);
+    /// An object literal.
+    pub const OBJECT: ValueKinds = ValueKinds(16);
+    /// An array literal.
+    pub const ARRAY: ValueKinds = ValueKinds(32);
+    /// A function (or class) written in place.
+    pub const FUNCTION: ValueKinds = ValueKinds(64);
+    /// Any other object: `new X()`, a regular expression.
+    pub const INSTANCE: ValueKinds = ValueKinds(128);
+    pub const NONE: ValueKinds = ValueKinds(0);
+    pub const ANY: ValueKinds = ValueKinds(u8::MAX);
+    /// What a value of a type that is an object (not a primitive) may be.
+    pub const OBJECTS: ValueKinds = ValueKinds(16 | 32 | 64 | 128);
+
+    pub fn meets(self, other: ValueKinds) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub fn is_any(self) -> bool {
+        self == Self::ANY
+    }
+
+    /// What one value of these kinds is called, in a reason: the first kind's name.
+    pub fn describe(self) -> &'static str {
+        const NAMES: [&str; 8] = [
+            "a string",
+            "a number",
+            "a boolean",
+            "a bigint",
+            "an object literal",
+            "an array",
+            "a function",
+            "an object",
+        ];
+        match self.0.trailing_zeros() {
+            n if n < 8 && !self.is_any() => NAMES[n as usize],
+            _ => "a value",
+        }
+    }
+}
+
+impl std::ops::BitOr for ValueKinds {
+    type Output = ValueKinds;
+    fn bitor(self, other: ValueKinds) -> ValueKinds {
+        ValueKinds(self.0 | other.0)
+    }
 }
 
 impl CallShape {
@@ -106,6 +167,14 @@ impl CallShape {
     /// The slot that says the call's result goes where a type is stated (`return f()`
     /// in a function stated to return a `T`, `const x: T = f()`); no keys.
     pub const TYPED_USE: u8 = u8::MAX - 1;
+    /// The result is assigned to a variable or a property (`parsed.search = f()`).
+    pub const ASSIGNED: u8 = u8::MAX - 2;
+    /// The result is iterated (`for (const x of f())`, `[a, b] = f()`, `g(...f())`).
+    pub const ITERATED: u8 = u8::MAX - 3;
+    /// The result is tested as a condition (`if (f())`, `if (ok && f())`).
+    pub const TESTED: u8 = u8::MAX - 4;
+    /// The first slot that is no argument's: arguments from it on are not recorded.
+    pub const FIRST_USE: u8 = Self::TESTED;
     /// Keys kept per shape; a literal with more is open.
     pub const MAX_KEYS: usize = 32;
 }
@@ -1085,6 +1154,22 @@ impl FileFacts {
     /// Records that `call` passes, at `slot`, an object with `keys` (or reads them from
     /// its result): see [`CallShape`].
     pub fn add_call_shape(&mut self, call: usize, slot: u8, keys: &[StrId], open: bool) {
+        let kinds = if slot < CallShape::FIRST_USE {
+            ValueKinds::OBJECT
+        } else {
+            ValueKinds::ANY
+        };
+        self.add_shape(call, slot, kinds, keys, open);
+    }
+
+    /// Records that `call` passes, at `slot`, a value its syntax says is of `kinds`
+    /// (not an object literal: see [`Self::add_call_shape`]).
+    pub fn add_argument_kinds(&mut self, call: usize, slot: u8, kinds: ValueKinds) {
+        // No keys are listed: open, so none is said to be missing.
+        self.add_shape(call, slot, kinds, &[], true);
+    }
+
+    fn add_shape(&mut self, call: usize, slot: u8, kinds: ValueKinds, keys: &[StrId], open: bool) {
         let (Ok(call), Ok(start)) = (u32::try_from(call), u32::try_from(self.shape_keys.len()))
         else {
             return;
@@ -1095,8 +1180,9 @@ impl FileFacts {
             call,
             slot,
             open: open || kept.len() < keys.len(),
+            kinds,
+            len: kept.len() as u8,
             start,
-            len: kept.len() as u16,
         });
     }
 

@@ -8,9 +8,9 @@ use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
-use crate::blast::verdict::{judge_site, renamed, Site};
+use crate::blast::verdict::{judge_site, renamed, ResultUse, Site};
 use crate::graph::{Facts, Graph};
-use crate::indexer::facts::{CallKind, CallShape, FileFacts};
+use crate::indexer::facts::{CallKind, CallShape, FileFacts, ValueKinds};
 use crate::indexer::Language;
 
 /// A file's call sites by 1-based line, column and kind: their index in its facts.
@@ -72,6 +72,17 @@ fn judged_fine(name: &str) -> crate::blast::verdict::Judged {
     }
 }
 
+/// The use of a call's result a shape's slot records, if it records one.
+fn result_use(slot: u8) -> Option<ResultUse> {
+    match slot {
+        CallShape::TYPED_USE => Some(ResultUse::Typed),
+        CallShape::ASSIGNED => Some(ResultUse::Assigned),
+        CallShape::ITERATED => Some(ResultUse::Iterated),
+        CallShape::TESTED => Some(ResultUse::Tested),
+        _ => None,
+    }
+}
+
 /// What call `i` of `facts` passes and reads.
 fn site_of(facts: Facts, i: usize) -> Site {
     let mut site = Site::of(facts.calls[i].args());
@@ -79,10 +90,13 @@ fn site_of(facts: Facts, i: usize) -> Site {
         let keys: Vec<String> = keys.iter().map(|&k| facts.str(k).to_string()).collect();
         if shape.slot == CallShape::RESULT {
             site.reads.extend(keys);
-        } else if shape.slot == CallShape::TYPED_USE {
-            site.typed_use = true;
+        } else if let Some(used) = result_use(shape.slot) {
+            site.uses.push(used);
         } else {
-            site.objects.push((shape.slot, keys, shape.open));
+            site.kinds.push((shape.slot, shape.kinds));
+            if shape.kinds == ValueKinds::OBJECT {
+                site.objects.push((shape.slot, keys, shape.open));
+            }
         }
     }
     site

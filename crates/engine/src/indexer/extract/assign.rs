@@ -12,6 +12,21 @@ impl<'s> Extractor<'s> {
         let (Some(left), Some(right)) = (node.field(Field::Left), node.field(Field::Right)) else {
             return self.visit_children(node, depth);
         };
+        // `parsed.search = f()`: `f`'s result goes to a place that has a type (in
+        // TypeScript); `[a, b] = f()` iterates it.
+        let slot = match left.kind_str() {
+            "member_expression" | "subscript_expression" | "identifier" => CallShape::ASSIGNED,
+            "array_pattern" => CallShape::ITERATED,
+            _ => 0,
+        };
+        let used = slot != 0 && self.begin_result_use(right, slot);
+        self.assignment_of(node, left, right, depth);
+        if used {
+            self.end_typed_use();
+        }
+    }
+
+    fn assignment_of(&mut self, node: Node<'s>, left: Node<'s>, right: Node<'s>, depth: usize) {
         if self.using_declaration(node, left, right, depth) {
             return;
         }

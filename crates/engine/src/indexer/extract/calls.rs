@@ -585,9 +585,19 @@ impl<'s> Extractor<'s> {
         let mut spread = false;
         for child in children {
             spread |= child.kind_str() == "spread_element";
-            if let (Some(call), "object") = (recorded, child.kind_str()) {
-                self.object_argument(call, index, child);
+            if let Some(call) = recorded {
+                match child.kind_str() {
+                    "object" => self.object_argument(call, index, child),
+                    "comment" | "spread_element" => {}
+                    _ if child.is_named() => self.argument_kinds(call, index, child),
+                    _ => {}
+                }
             }
+            // `g(...f())`: `f`'s result is iterated.
+            let iterated = child.kind_str() == "spread_element"
+                && child
+                    .named_child(0)
+                    .is_some_and(|inner| self.begin_result_use(inner, CallShape::ITERATED));
             let is_function = super::syntax::is_function_node(child.kind_str());
             // The callback is the first argument (`then`'s second is for a rejection).
             if element.is_some() && is_function && index == 0 {
@@ -603,6 +613,9 @@ impl<'s> Extractor<'s> {
                 self.stated_literal(child, ty, depth + 1);
             } else {
                 self.value_use(child, depth + 1);
+            }
+            if iterated {
+                self.end_typed_use();
             }
             if child.is_named() && child.kind_str() != "comment" {
                 index = index.saturating_add(1);

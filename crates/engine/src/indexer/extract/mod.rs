@@ -32,6 +32,7 @@ mod modules;
 mod repair;
 mod scopes;
 mod shapes;
+pub(crate) use shapes::value_kinds;
 mod syntax;
 mod tokens;
 mod types;
@@ -289,9 +290,10 @@ pub(crate) struct Extractor<'s> {
     /// load()`): see `shapes`. A stack, so a frame of the recursive walk holds a flag,
     /// not the names.
     pub(crate) result_reads: Vec<(usize, Vec<StrId>)>,
-    /// The calls (node ids) whose results go where a type is stated (`return f()` in a
-    /// function stated to return a `T`, `const x: T = f()`), innermost last.
-    pub(crate) typed_uses: Vec<usize>,
+    /// The calls (node ids) whose results enclosing expressions use in a way a promise
+    /// cannot be used, innermost last, each with its use (a [`CallShape`] slot: a
+    /// stated type, an assignment, an iteration, a condition): see `shapes`.
+    pub(crate) typed_uses: Vec<(usize, u8)>,
     /// Per enclosing function: whether it states a return type a promise is not (and
     /// is not async, whose `return` would take a promise as its value).
     pub(crate) plain_returns: Vec<bool>,
@@ -648,16 +650,38 @@ impl<'s> Extractor<'s> {
         if let Some((name, value)) = self.narrowed.take() {
             self.declare(name, value, false);
         }
+        let mut iterated = false;
         if node.kind_str() == "for_in_statement" {
             self.for_in_bindings(node);
+            // `for (const x of f())`: `f`'s result is iterated.
+            let mut cursor = node.walk();
+            if node.children(&mut cursor).any(|c| c.kind_str() == "of") {
+                iterated = node
+                    .field(Field::Right)
+                    .is_some_and(|r| self.begin_result_use(r, CallShape::ITERATED));
+            }
         }
         self.visit_children(node, depth);
+        if iterated {
+            self.end_typed_use();
+        }
         self.pop_scope();
     }
 
     /// `if (x instanceof C) { ... }`: inside the block, `x` is a `C` (as TypeScript
     /// narrows it), so `x.m()` resolves to `C.m`.
     fn if_statement(&mut self, node: Node<'s>, depth: usize) {
+        // `if (f())`: `f`'s result is tested (a promise always passes).
+        let tested = node
+            .field(Field::Condition)
+            .map_or(0, |c| self.begin_tested(c));
+        self.if_statement_narrowing(node, depth);
+        for _ in 0..tested {
+            self.end_typed_use();
+        }
+    }
+
+    fn if_statement_narrowing(&mut self, node: Node<'s>, depth: usize) {
         let consequence = node
             .field(Field::Consequence)
             .filter(|c| c.kind_str() == "statement_block");

@@ -18,7 +18,7 @@ impl<'s> Extractor<'s> {
         // The last slots are the result's, not arguments'.
         let Some(slot) = u8::try_from(slot)
             .ok()
-            .filter(|&s| s < CallShape::TYPED_USE)
+            .filter(|&s| s < CallShape::FIRST_USE)
         else {
             return;
         };
@@ -43,6 +43,23 @@ impl<'s> Extractor<'s> {
             }
         }
         self.facts.add_call_shape(call, slot, &keys, open);
+    }
+
+    /// Argument `slot` of the call at `call` in the facts, when its syntax says what
+    /// kind of value it is (`"a"`, `1`, `[x]`, `() => {}`, `a < b`): what a parameter's
+    /// stated type is checked against when the parameters change.
+    #[inline(never)]
+    pub(super) fn argument_kinds(&mut self, call: usize, slot: u16, argument: Node<'s>) {
+        let Some(slot) = u8::try_from(slot)
+            .ok()
+            .filter(|&s| s < CallShape::FIRST_USE)
+        else {
+            return;
+        };
+        let kinds = value_kinds(argument, self.src);
+        if !kinds.is_any() {
+            self.facts.add_argument_kinds(call, slot, kinds);
+        }
     }
 
     /// `member` reads a member of a call's result (`f().x`, `(await f()).x`, `f()!.x`,
@@ -132,7 +149,7 @@ impl<'s> Extractor<'s> {
         else {
             return false;
         };
-        self.typed_uses.push(call.id());
+        self.typed_uses.push((call.id(), CallShape::TYPED_USE));
         true
     }
 
@@ -149,8 +166,54 @@ impl<'s> Extractor<'s> {
         if value.kind_str() != "call_expression" || !plain_type(self.text(ty)) {
             return false;
         }
-        self.typed_uses.push(value.id());
+        self.typed_uses.push((value.id(), CallShape::TYPED_USE));
         true
+    }
+
+    /// `value`, when it is a call (past parentheses and `!`), has its result used as
+    /// `slot` says (assigned, iterated, tested), until [`Self::end_typed_use`].
+    #[inline(never)]
+    pub(crate) fn begin_result_use(&mut self, value: Node<'s>, slot: u8) -> bool {
+        let mut value = value;
+        for _ in 0..8 {
+            match value.kind_str() {
+                "parenthesized_expression" | "non_null_expression" => match value.named_child(0) {
+                    Some(inner) => value = inner,
+                    None => return false,
+                },
+                "call_expression" => {
+                    self.typed_uses.push((value.id(), slot));
+                    return true;
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// `if (f())`, `if (ready && f())`: the calls an `if`'s condition tests, through
+    /// `&&` (the compiler flags a promise there), each until [`Self::end_typed_use`];
+    /// how many were begun.
+    #[inline(never)]
+    pub(crate) fn begin_tested(&mut self, condition: Node<'s>) -> usize {
+        let mut begun = 0;
+        let mut stack = vec![condition];
+        while let Some(node) = stack.pop() {
+            if begun >= 8 {
+                break;
+            }
+            match node.kind_str() {
+                "parenthesized_expression" => stack.extend(node.named_child(0)),
+                "binary_expression"
+                    if node.field(Field::Operator).map(|o| o.kind_str()) == Some("&&") =>
+                {
+                    stack.extend(node.field(Field::Right));
+                    stack.extend(node.field(Field::Left));
+                }
+                _ => begun += usize::from(self.begin_result_use(node, CallShape::TESTED)),
+            }
+        }
+        begun
     }
 
     pub(crate) fn end_typed_use(&mut self) {
@@ -183,9 +246,18 @@ impl<'s> Extractor<'s> {
         let Some(call) = call else {
             return;
         };
-        if self.typed_uses.last() == Some(&node.id()) {
-            self.facts
-                .add_call_shape(call, CallShape::TYPED_USE, &[], false);
+        // Uses begun together (an `if` testing two calls) are the last few.
+        let id = node.id();
+        let mut slots = [0u8; 2];
+        let mut found = 0;
+        for &(use_of, slot) in self.typed_uses.iter().rev().take(8) {
+            if use_of == id && found < slots.len() && !slots[..found].contains(&slot) {
+                slots[found] = slot;
+                found += 1;
+            }
+        }
+        for &slot in &slots[..found] {
+            self.facts.add_call_shape(call, slot, &[], false);
         }
         if let Some((id, keys)) = self.result_reads.last_mut() {
             if *id == node.id() && !keys.is_empty() {
@@ -236,4 +308,60 @@ fn plain_type(annotation: &str) -> bool {
             "any" | "unknown" | "void" | "object" | "Object" | "{}" | "never"
         )
         || (ty.len() == 1 && ty.chars().all(|c| c.is_ascii_uppercase())))
+}
+
+/// The kinds of value the expression `node` may be, from its syntax alone; ANY where
+/// it does not say (a name, a call, a member, `a || b`).
+pub(crate) fn value_kinds(node: Node, src: &str) -> ValueKinds {
+    value_kinds_within(node, src, 0)
+}
+
+fn value_kinds_within(node: Node, src: &str, level: usize) -> ValueKinds {
+    if level > 8 {
+        return ValueKinds::ANY;
+    }
+    let text = || src.get(node.byte_range()).unwrap_or_default();
+    let operand = |field: Field| {
+        node.field(field)
+            .map_or(ValueKinds::ANY, |n| value_kinds_within(n, src, level + 1))
+    };
+    match node.kind_str() {
+        "string" | "template_string" => ValueKinds::STRING,
+        "number" if text().ends_with('n') => ValueKinds::BIGINT,
+        "number" => ValueKinds::NUMBER,
+        "true" | "false" => ValueKinds::BOOLEAN,
+        "object" => ValueKinds::OBJECT,
+        "array" => ValueKinds::ARRAY,
+        "arrow_function" | "function_expression" | "function" | "generator_function" | "class" => {
+            ValueKinds::FUNCTION
+        }
+        "regex" | "new_expression" => ValueKinds::INSTANCE,
+        "parenthesized_expression" => node
+            .named_child(0)
+            .map_or(ValueKinds::ANY, |n| value_kinds_within(n, src, level + 1)),
+        "unary_expression" => match node.field(Field::Operator).map(|o| o.kind_str()) {
+            Some("!" | "delete") => ValueKinds::BOOLEAN,
+            Some("typeof") => ValueKinds::STRING,
+            Some("+") => ValueKinds::NUMBER,
+            Some("-" | "~") => ValueKinds::NUMBER | ValueKinds::BIGINT,
+            _ => ValueKinds::ANY,
+        },
+        "binary_expression" => match node.field(Field::Operator).map(|o| o.kind_str()) {
+            Some("==" | "===" | "!=" | "!==" | "<" | ">" | "<=" | ">=" | "instanceof" | "in") => {
+                ValueKinds::BOOLEAN
+            }
+            Some("-" | "*" | "/" | "%" | "**" | "&" | "|" | "^" | "<<" | ">>" | ">>>") => {
+                ValueKinds::NUMBER | ValueKinds::BIGINT
+            }
+            // A string on either side makes a string; anything else says nothing.
+            Some("+")
+                if operand(Field::Left) == ValueKinds::STRING
+                    || operand(Field::Right) == ValueKinds::STRING =>
+            {
+                ValueKinds::STRING
+            }
+            _ => ValueKinds::ANY,
+        },
+        _ => ValueKinds::ANY,
+    }
 }

@@ -137,6 +137,49 @@ async function main(opts, x) {
     }
 }
 
+/// The kinds of value arguments are, where their syntax says: what a parameter's stated
+/// type is checked against when the parameters move.
+#[test]
+fn calls_record_what_kind_of_value_each_argument_is() {
+    let source = "\
+f('a', `b${x}`, 1, 2n, -1, true, [x], () => 1, /r/, new Date(), (a < b), 'a' + x, x, g(), x || 'a', { k });
+";
+    for (path, language) in [
+        ("a.js", Language::JavaScript),
+        ("a.ts", Language::TypeScript),
+    ] {
+        let facts = extract(path, language, source).expect("read");
+        let call = facts
+            .calls
+            .iter()
+            .position(|c| facts.str(c.name) == "f")
+            .expect("the call");
+        let got: Vec<(u8, &str)> = facts
+            .shapes_of(call)
+            .map(|(s, _)| (s.slot, s.kinds.describe()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, "a string"),
+                (1, "a string"),
+                (2, "a number"),
+                (3, "a bigint"),
+                (4, "a number"),
+                (5, "a boolean"),
+                (6, "an array"),
+                (7, "a function"),
+                (8, "an object"),
+                (9, "an object"),
+                (10, "a boolean"),
+                (11, "a string"),
+                (15, "an object literal"),
+            ],
+            "{path}: a name, a call and `x || 'a'` say nothing"
+        );
+    }
+}
+
 /// Calls whose results go where a type a promise is not is stated: what a function
 /// that turns async breaks without a member read.
 #[test]

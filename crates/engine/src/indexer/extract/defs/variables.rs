@@ -25,7 +25,17 @@ impl<'s> Extractor<'s> {
         let reads = self.begin_destructured_read(node);
         // `const x: T = f()`: `f`'s result goes where a type is stated.
         let typed = self.begin_typed_binding(node);
+        // `const [a, b] = f()`: `f`'s result is iterated.
+        let iterated = node
+            .field(Field::Name)
+            .is_some_and(|n| n.kind_str() == "array_pattern")
+            && node
+                .field(Field::Value)
+                .is_some_and(|v| self.begin_result_use(v, CallShape::ITERATED));
         self.declarator(node, hoist, depth);
+        if iterated {
+            self.end_typed_use();
+        }
         if typed {
             self.end_typed_use();
         }
