@@ -53,6 +53,7 @@ impl<'s> Extractor<'s> {
             "new_expression" => self.new_sym(node, depth),
             "call_expression" => self.call_sym(node, depth),
             "as_expression" => self.as_sym(node, depth),
+            "type_assertion" => self.type_assertion_sym(node, depth),
             "satisfies_expression" => self.satisfies_sym(node, depth),
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
                 self.first_child_sym(node, depth)
@@ -135,6 +136,24 @@ impl<'s> Extractor<'s> {
             return t;
         }
         self.first_child_sym(node, depth)
+    }
+
+    /// `<Builder<string>>make()`, the older spelling of `as` (`.ts` files only): the
+    /// stated type, else the expression's value.
+    #[inline(never)]
+    fn type_assertion_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        let stated = node
+            .named_child(0)
+            .filter(|t| t.kind_str() == "type_arguments")
+            .and_then(|t| t.named_child(0))
+            .and_then(|t| self.value_of_type(t, 0));
+        if let Some(t) = stated {
+            return t;
+        }
+        match node.named_child(1) {
+            Some(inner) => self.expr_sym_depth(inner, depth + 1),
+            None => self.unknown(),
+        }
     }
 
     /// `config satisfies Config` keeps the type of `config` (TypeScript 4.9): the
