@@ -77,6 +77,11 @@ function strictOptions(config) {
   for (const key of ["strict", "strictNullChecks", "noImplicitAny", "exactOptionalPropertyTypes", "lib"]) {
     if (parsed?.options[key] !== undefined) own[key] = parsed.options[key];
   }
+  // A `lib` of DOM or WebWorker alone (h3's) leaves the checker without `Array` and
+  // `Promise` (TS2318 for the whole program): every promise is then an error type,
+  // assignable anywhere, and nothing about async results can be told. Such a config is
+  // not what its project checks with (its build brings the ES libs by other means).
+  if (own.lib && !own.lib.some((l) => /^lib\.es/i.test(l))) own.lib = [...own.lib, "lib.esnext.d.ts"];
   return own;
 }
 
