@@ -114,7 +114,7 @@ pub fn index_cached(
 /// The facts of `entries` of `revision`, extracted on every core.
 fn extract_entries(
     revision: &impl Revision,
-    mut entries: Vec<FileEntry>,
+    entries: Vec<FileEntry>,
     rules: &SkipRules,
     progress: &dyn Progress,
 ) -> Result<Extracted> {
@@ -124,7 +124,14 @@ fn extract_entries(
         // extracted so far, so large files go while the facts are few (the last files
         // are small, too, so no core waits on a large one at the end). The facts come
         // out in path order whatever the order of work.
-        entries.sort_by_cached_key(|e| std::cmp::Reverse(revision.size(e).unwrap_or(0)));
+        // (Each size is a `stat`: asked on every core, before the one sort.)
+        let sizes: Vec<u64> = entries
+            .par_iter()
+            .map(|e| revision.size(e).unwrap_or(0))
+            .collect();
+        let mut sized: Vec<(u64, FileEntry)> = sizes.into_iter().zip(entries).collect();
+        sized.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
+        let entries: Vec<FileEntry> = sized.into_iter().map(|(_, e)| e).collect();
         // Each core reads its next file when it is ready for it.
         let read = |e: FileEntry| -> Result<SourceFile> {
             let mut one = revision.read(std::slice::from_ref(&e))?;
