@@ -11,22 +11,30 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::apply_push::{apply_push, FileInput};
 use super::index::Indexed;
 use super::progress::Progress;
-use super::save::Saved;
 use super::source::{FileEntry, Revision};
 use crate::indexer::skip::SkipRules;
 use crate::model::BlobSha;
-use crate::store::{RepoState, Store};
+use crate::store::{RepoState, Store, Written};
 
 /// Past this share of the tree changed (added, edited or removed), a full index and
 /// write costs no more than applying the change, and is done instead.
 const MOST_CHANGED: f64 = 0.2;
 
-/// What an index of the changes did, beside what [`Saved`] counts.
+/// What an index of the changes found changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Changed {
     /// Files whose blob differs from the stored one (added or edited), read now.
     pub edited: usize,
     pub removed: usize,
+}
+
+/// The graph brought up to date, and what its write did.
+pub struct IndexedChanges {
+    pub indexed: Indexed,
+    pub written: Written,
+    pub changed: Changed,
+    /// The time to apply the change and write it.
+    pub save_time: Duration,
 }
 
 /// Indexes only what changed in `revision` since the graph stored as `repo`, when the
@@ -40,7 +48,7 @@ pub async fn index_changes(
     revision: &impl Revision,
     rules: &SkipRules,
     progress: &dyn Progress,
-) -> Result<Option<(Indexed, Saved, Changed)>> {
+) -> Result<Option<IndexedChanges>> {
     let default = SkipRules::default();
     if repo.version == 0
         || !repo.selection_current()
@@ -56,14 +64,21 @@ pub async fn index_changes(
     // is read now, and kept for the apply.
     let (known, unknown): (Vec<FileEntry>, Vec<FileEntry>) =
         entries.iter().cloned().partition(|e| e.blob.is_some());
-    let mut inputs: Vec<FileInput> = super::cpu(|| revision.read(&unknown))?
-        .into_iter()
-        .map(|file| FileInput {
-            blob: BlobSha::of(&file.bytes),
-            file,
-        })
-        .filter(|i| stored.get(&i.file.path) != Some(&i.blob))
-        .collect();
+    // A batch at a time: a plain directory has no blobs to give, and its files' bytes
+    // are not all held at once.
+    let mut inputs: Vec<FileInput> = Vec::new();
+    for batch in unknown.chunks(1024) {
+        let files = super::cpu(|| revision.read(batch))?;
+        inputs.extend(
+            files
+                .into_iter()
+                .map(|file| FileInput {
+                    blob: BlobSha::of(&file.bytes),
+                    file,
+                })
+                .filter(|i| stored.get(&i.file.path) != Some(&i.blob)),
+        );
+    }
     let edited: Vec<FileEntry> = known
         .into_iter()
         .filter(|e| stored.get(&e.path) != e.blob.as_ref())
@@ -113,15 +128,10 @@ pub async fn index_changes(
         extract_time: Duration::ZERO,
         resolve_time: loaded,
     };
-    let saved = Saved {
-        repo: repo.id,
-        version: written.version,
-        files: written.files,
-        edges: written.edges,
-        parsed: changed.edited,
-        cached: 0,
+    Ok(Some(IndexedChanges {
+        indexed,
+        written,
+        changed,
         save_time: save.elapsed(),
-        changed: Some(changed),
-    };
-    Ok(Some((indexed, saved, changed)))
+    }))
 }

@@ -37,11 +37,18 @@ pub async fn index_and_save(
     progress: &dyn Progress,
 ) -> Result<(Indexed, Saved)> {
     let repo = store.ensure_repository(name).await?;
-    if let Some((indexed, mut saved, changed)) =
-        index_changes(store, &repo, revision, rules, progress).await?
-    {
-        saved.changed = Some(changed);
-        return Ok((indexed, saved));
+    if let Some(done) = index_changes(store, &repo, revision, rules, progress).await? {
+        let saved = Saved {
+            repo: repo.id,
+            version: done.written.version,
+            files: done.written.files,
+            edges: done.written.edges,
+            parsed: done.changed.edited,
+            cached: 0,
+            save_time: done.save_time,
+            changed: Some(done.changed),
+        };
+        return Ok((done.indexed, saved));
     }
     index_and_save_as(store, repo.id, revision, rules, progress).await
 }
