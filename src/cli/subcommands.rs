@@ -20,6 +20,7 @@ use crate::report::json::{self, render_json};
 use crate::report::markdown::{render_markdown, COMMENT_BUDGET};
 use crate::store::Store;
 use crate::workflow::blast_change::{blast_change, BlastRequest};
+use crate::workflow::callers_read::{callers_in_place, ReadInPlace};
 use crate::workflow::index::{index as index_revision, index_cached, index_files, Indexed};
 use crate::workflow::save::{index_and_save, load_stored, load_stored_at};
 use crate::workspace::facts_cache::DiskCache;
@@ -144,10 +145,16 @@ pub fn index(repo: &RepoArgs) -> Result<()> {
             index_and_save(store, &name, &tree, &rules(repo), &Bar::new(true)).await
         })?;
         print!("{}", summary(&loaded, start.elapsed()));
-        println!(
-            "stored       {name} version {}: {} files, {} edges in {:.2} s ({} files parsed, {} from the facts cache)",
-            saved.version, saved.files, saved.edges, saved.save_time.as_secs_f64(), saved.parsed, saved.cached
-        );
+        match saved.changed {
+            Some(changed) => println!(
+                "stored       {name} version {}: {} changed and {} removed files since the stored graph; rows of {} files, {} edges rewritten in {:.2} s",
+                saved.version, changed.edited, changed.removed, saved.files, saved.edges, saved.save_time.as_secs_f64()
+            ),
+            None => println!(
+                "stored       {name} version {}: {} files, {} edges in {:.2} s ({} files parsed, {} from the facts cache)",
+                saved.version, saved.files, saved.edges, saved.save_time.as_secs_f64(), saved.parsed, saved.cached
+            ),
+        }
         return Ok(());
     }
     let loaded = load(repo, true)?;
@@ -320,14 +327,20 @@ pub fn callers(
     format: AnswerFormat,
     org: bool,
 ) -> Result<()> {
-    let loaded = load(repo, true)?;
-    let g = &loaded.graph;
-    let d = target(g, name)?;
-    let answer = query::callers(g, d, depth, loaded.skipped.len());
-    let elsewhere = if org {
-        Some(calls_elsewhere(repo, g, d)?)
-    } else {
-        None
+    let (answer, elsewhere) = match stored_callers(repo, name, depth, org)? {
+        Some(answer) => (answer, None),
+        None => {
+            let loaded = load(repo, true)?;
+            let g = &loaded.graph;
+            let d = target(g, name)?;
+            let answer = query::callers(g, d, depth, loaded.skipped.len());
+            let elsewhere = if org {
+                Some(calls_elsewhere(repo, g, d)?)
+            } else {
+                None
+            };
+            (answer, elsewhere)
+        }
     };
     if format == AnswerFormat::Json {
         let mut value = json::callers(&answer);
@@ -409,6 +422,29 @@ pub fn callers(
         }
     }
     Ok(())
+}
+
+/// Callers from the database's rows that the question needs, when they show the whole
+/// answer (see `workflow::callers_read`); None: load the whole graph. Not for `--org`,
+/// which matches calls from elsewhere against the whole graph.
+fn stored_callers(
+    repo: &RepoArgs,
+    target: &str,
+    depth: u32,
+    org: bool,
+) -> Result<Option<query::CallersAnswer>> {
+    let Some(url) = repo.database_url.as_ref().filter(|_| !org) else {
+        return Ok(None);
+    };
+    let name = repo_name(repo)?;
+    let read = with_store(url, async |store| {
+        callers_in_place(store, &name, target, depth).await
+    })?;
+    match read {
+        ReadInPlace::Answer(answer) => Ok(Some(answer)),
+        ReadInPlace::Ambiguous(e) => Err(e.into()),
+        ReadInPlace::LoadAll => Ok(None),
+    }
 }
 
 /// Which calls reach a definition: (index into the calls, confidence).

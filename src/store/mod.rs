@@ -5,6 +5,7 @@
 //! lock, so a reader never sees half an update and two writers never interleave.
 //! Loading rebuilds the in-memory graph from rows alone: no parsing, no resolving.
 
+mod callers_read;
 mod copy;
 mod credentials;
 mod lock;
@@ -45,6 +46,7 @@ pub use crate::model::RepoId;
 /// package.json files of other repositories read to learn who else owns a package name,
 /// at most (those that mention one of its names).
 pub const MAX_MANIFESTS_READ: i64 = 2_000;
+pub use callers_read::{CallerLink, Pair, Snapshot, StoredFile};
 pub use ops::CallerRow;
 pub use rows::FileMeta;
 
@@ -665,6 +667,28 @@ impl Store {
         Ok(rows.into_iter().map(|(p, b)| (p, BlobSha(b))).collect())
     }
 
+    /// Whether every stored file's facts come from this parser version and the rows
+    /// are all those a full write stores now: else the graph is indexed again in full
+    /// rather than file by file.
+    pub async fn rows_current(&self, repo: RepoId) -> Result<bool> {
+        Ok(ops::rows_current(&self.pool, repo, PARSER_VERSION).await?)
+    }
+
+    /// The stored files the index skipped, with why.
+    pub async fn skipped_files(&self, repo: RepoId) -> Result<Vec<(String, SkipReason)>> {
+        ops::skipped_files(&self.pool, repo)
+            .await?
+            .into_iter()
+            .map(|(path, reason)| match reason.parse() {
+                Ok(reason) => Ok((path, reason)),
+                Err(_) => Err(StoreError::Corrupt {
+                    path,
+                    reason: format!("unknown skip reason '{reason}'"),
+                }),
+            })
+            .collect()
+    }
+
     pub async fn graph_version(&self, repo: RepoId) -> Result<i64> {
         ops::graph_version(&self.pool, repo)
             .await?
@@ -792,6 +816,7 @@ impl Store {
         ops::prune_facts_cache(&mut tx, &lock, None).await?;
         ops::set_graph_version(&mut tx, &lock, commit.map(CommitSha::as_str), version).await?;
         ops::set_calls_recorded(&mut tx, &lock).await?;
+        callers_read::replace_pairs(&mut tx, &lock, graph, &numbers, true).await?;
         ops::set_selection_version(&mut tx, &lock, crate::indexer::select::SELECTION_VERSION)
             .await?;
         tx.commit().await?;
@@ -858,6 +883,7 @@ impl Store {
         let edges = rows.edges.rows();
         let files = rows.files.rows();
         write_rows(&mut tx, &rows, cached).await?;
+        callers_read::replace_pairs(&mut tx, &lock, graph, &numbers, false).await?;
         // The facts of contents the push replaced, unless another file holds them.
         ops::prune_facts_cache(&mut tx, &lock, Some(&replaced)).await?;
         let added: Vec<String> = change.meta.blobs.keys().cloned().collect();
@@ -1071,6 +1097,11 @@ async fn write_rows(
                 "external_call_groups",
                 rows::EXTERNAL_CALL_GROUPS_COLUMNS,
                 &rows.external_calls,
+            ),
+            (
+                "unresolved_calls",
+                rows::UNRESOLVED_COLUMNS,
+                &rows.unresolved,
             ),
         ] {
             copy::copy_in(&mut *tx, table, columns, rows).await?;

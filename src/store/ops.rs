@@ -104,7 +104,13 @@ pub async fn delete_repository(db: &mut PgConnection, repo: RepoId) -> sqlx::Res
 /// rest go with it: files, removals, the facts cache). Each statement walks the
 /// repository's own range of an index that leads with `repo_id`, and locks only its rows.
 async fn delete_graph_rows(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<()> {
-    for table in ["edges", "definitions", "external_call_groups"] {
+    for table in [
+        "edges",
+        "definitions",
+        "external_call_groups",
+        "unresolved_calls",
+        "declared_pairs",
+    ] {
         sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
             .bind(repo.0)
             .execute(&mut *db)
@@ -444,6 +450,8 @@ pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::R
         "edges",
         "definitions",
         "external_call_groups",
+        "unresolved_calls",
+        "declared_pairs",
         "files",
         "removed_files",
     ] {
@@ -466,6 +474,7 @@ pub async fn delete_files(
         ("edges", "caller_file"),
         ("definitions", "file_id"),
         ("external_call_groups", "file_id"),
+        ("unresolved_calls", "file_id"),
     ] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE repo_id = $1 AND {column} = ANY($2)"
@@ -736,7 +745,8 @@ pub async fn files_since(
          FROM files f
          LEFT JOIN facts_cache c ON c.repo_id = f.repo_id AND c.blob_sha = f.blob_sha
                                 AND c.variant = f.variant AND c.parser_version = f.parser_version
-         WHERE f.repo_id = $1 AND f.version > $2",
+         WHERE f.repo_id = $1 AND f.version > $2
+         ORDER BY f.file_id",
     )
     .bind(repo.0)
     .bind(since)
@@ -858,4 +868,39 @@ pub async fn counts(db: impl PgExecutor<'_>, repo: RepoId) -> sqlx::Result<(i64,
     .fetch_one(db)
     .await?;
     Ok((row.get(0), row.get(1), row.get(2)))
+}
+
+/// Whether every stored file's facts are of parser version `version`, and every row a
+/// full write stores is there (the unresolved calls, from migration 0020): a graph that
+/// can be brought up to date file by file.
+pub async fn rows_current(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+    version: i32,
+) -> sqlx::Result<bool> {
+    let current: Option<bool> = sqlx::query_scalar(
+        "SELECT r.callers_recorded AND NOT EXISTS (
+                  SELECT 1 FROM files f
+                  WHERE f.repo_id = r.id AND f.status = 'indexed' AND f.parser_version <> $2)
+         FROM repositories r WHERE r.id = $1",
+    )
+    .bind(repo.0)
+    .bind(version)
+    .fetch_optional(db)
+    .await?;
+    Ok(current.unwrap_or(false))
+}
+
+/// The stored files the index skipped, with the reason, by path.
+pub async fn skipped_files(
+    db: impl PgExecutor<'_>,
+    repo: RepoId,
+) -> sqlx::Result<Vec<(String, String)>> {
+    sqlx::query_as(
+        "SELECT path, COALESCE(skip_reason, '') FROM files
+         WHERE repo_id = $1 AND status = 'skipped' ORDER BY path",
+    )
+    .bind(repo.0)
+    .fetch_all(db)
+    .await
 }

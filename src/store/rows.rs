@@ -132,6 +132,7 @@ pub struct Rows {
     pub definitions: CopyBuf,
     pub edges: CopyBuf,
     pub external_calls: CopyBuf,
+    pub unresolved: CopyBuf,
 }
 
 pub const FILES_COLUMNS: &str = "repo_id, file_id, path, blob_sha, language, status, \
@@ -139,6 +140,7 @@ pub const FILES_COLUMNS: &str = "repo_id, file_id, path, blob_sha, language, sta
 pub const DEFINITIONS_COLUMNS: &str =
     "repo_id, file_id, def_index, name, qualified_name, kind, start_line, end_line, exported";
 pub const EXTERNAL_CALL_GROUPS_COLUMNS: &str = "repo_id, file_id, package, sites, calls, args";
+pub const UNRESOLVED_COLUMNS: &str = "repo_id, file_id, name, sites";
 pub const EDGES_COLUMNS: &str = "repo_id, caller_file, site, caller_def, line, col, kind, \
      callee_file, callee_def, confidence";
 
@@ -154,6 +156,7 @@ impl Rows {
             definitions: CopyBuf::new(),
             edges: CopyBuf::new(),
             external_calls: CopyBuf::new(),
+            unresolved: CopyBuf::new(),
         }
     }
 
@@ -226,6 +229,27 @@ impl Rows {
             self.edges.end_row();
         }
         self.add_external_calls(repo, file_id, graph.external_calls(f));
+        self.add_unresolved(repo, file_id, graph, f);
+    }
+
+    /// The rows of a file's unresolved call sites: one per name, with how many carry it.
+    fn add_unresolved(&mut self, repo: i64, file_id: i32, graph: &Graph, f: FileId) {
+        let facts = graph.facts(f);
+        let mut names: Vec<&str> = graph
+            .resolution(f)
+            .unresolved_sites
+            .iter()
+            .map(|&s| facts.str(facts.calls[s as usize].name))
+            .collect();
+        names.sort_unstable();
+        for group in names.chunk_by(|a, b| a == b) {
+            self.unresolved
+                .int8(repo)
+                .int4(file_id)
+                .text(group[0])
+                .int4(int4(group.len() as u32));
+            self.unresolved.end_row();
+        }
     }
 
     /// The rows of a file's calls into packages: one per package, holding its calls
@@ -313,6 +337,7 @@ impl Rows {
         self.definitions.append(&other.definitions);
         self.edges.append(&other.edges);
         self.external_calls.append(&other.external_calls);
+        self.unresolved.append(&other.unresolved);
     }
 }
 

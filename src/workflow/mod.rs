@@ -6,8 +6,10 @@
 
 pub mod apply_push;
 pub mod blast_change;
+pub mod callers_read;
 pub mod elsewhere;
 pub mod index;
+pub mod index_changes;
 pub mod progress;
 pub mod save;
 pub mod source;

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::index::{merge, resolve, sort, Indexed};
+use super::index_changes::{index_changes, Changed};
 use super::progress::Progress;
 use super::source::{FileEntry, Revision};
 use crate::indexer::pipeline::{extract_all, Extracted, SourceFile};
@@ -22,6 +23,8 @@ pub struct Saved {
     pub parsed: usize,
     pub cached: usize,
     pub save_time: Duration,
+    /// Set when only what changed since the stored graph was indexed and written.
+    pub changed: Option<Changed>,
 }
 
 /// Indexes `revision` (parsing only the blobs the facts cache lacks) and stores its graph
@@ -34,6 +37,19 @@ pub async fn index_and_save(
     progress: &dyn Progress,
 ) -> Result<(Indexed, Saved)> {
     let repo = store.ensure_repository(name).await?;
+    if let Some(done) = index_changes(store, &repo, revision, rules, progress).await? {
+        let saved = Saved {
+            repo: repo.id,
+            version: done.written.version,
+            files: done.written.files,
+            edges: done.written.edges,
+            parsed: done.changed.edited,
+            cached: 0,
+            save_time: done.save_time,
+            changed: Some(done.changed),
+        };
+        return Ok((done.indexed, saved));
+    }
     index_and_save_as(store, repo.id, revision, rules, progress).await
 }
 
@@ -222,6 +238,7 @@ pub async fn resolve_and_save(
         parsed,
         cached,
         save_time: start.elapsed(),
+        changed: None,
     };
     Ok((indexed, saved))
 }

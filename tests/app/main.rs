@@ -9,9 +9,11 @@ mod common;
 #[path = "../fake_github/mod.rs"]
 mod fake_github;
 
+mod callers_read;
 mod github;
 mod github_pulls;
 mod harness;
+mod index_changes;
 mod intake;
 mod jobs;
 mod migrations;

@@ -11,6 +11,8 @@ const BY_REPOSITORY: &[&str] = &[
     "definitions",
     "edges",
     "external_call_groups",
+    "unresolved_calls",
+    "declared_pairs",
     "removed_files",
     "facts_cache",
     "analyses",

@@ -56,10 +56,12 @@ const APP_LAYERS: Layers = &[
     // Which commands a comment holds is read by the (pure) command grammar.
     ("intake", &["queue", "model", "thread_commands"]),
     ("workspace", &["indexer", "model", "workflow::source"]),
+    // A workflow may ask the engine's questions of a graph it put together
+    // (`callers_read`: callers on a graph of part of the stored rows).
     (
         "workflow",
         &[
-            "blast", "graph", "indexer", "model", "org", "report", "store", "cancel",
+            "blast", "graph", "indexer", "model", "org", "report", "store", "cancel", "query",
         ],
     ),
     (

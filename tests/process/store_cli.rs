@@ -41,8 +41,11 @@ async fn index_then_answer_from_the_database(pool: PgPool) {
         "o/classify",
     ]);
     assert!(again.contains("version 2"), "{again}");
+    // Nothing changed since the stored graph: no file is read again, no row rewritten.
     assert!(
-        again.contains("0 files parsed, 5 from the facts cache"),
+        again.contains(
+            "0 changed and 0 removed files since the stored graph; rows of 0 files, 0 edges"
+        ),
         "{again}"
     );
 

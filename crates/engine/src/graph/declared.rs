@@ -110,6 +110,43 @@ impl DeclaredCache {
 }
 
 impl Graph {
+    /// Every declaration ⇄ code pair, worked out if it was not: (code, declaration,
+    /// confidence), sorted. What a store keeps so that a graph of part of a repository
+    /// can be given them ([`Graph::set_declared_pairs`]).
+    pub fn declared_pairs(&self) -> Vec<(DefId, DefId, Confidence)> {
+        let mut out: Vec<(DefId, DefId, Confidence)> = self
+            .declared()
+            .by_code
+            .iter()
+            .flat_map(|(&code, list)| list.iter().map(move |&(d, c)| (code, d, c)))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Gives the graph its pairs instead of working them out: a graph restored from part
+    /// of a repository's rows lacks files the walks read, and takes the pairs the whole
+    /// graph stored ([`Graph::declared_pairs`]). Their confidences are final: a
+    /// declaration that stands for several functions is `likely` already.
+    pub fn set_declared_pairs(&mut self, pairs: Vec<(DefId, DefId, Confidence)>) {
+        let group = PairGroup {
+            package: String::new(),
+            roots: Vec::new(),
+            pairs: pairs
+                .into_iter()
+                .map(|(code, declaration, c)| ((declaration, code), c))
+                .collect(),
+            reads: FxHashSet::default(),
+            global_scope: false,
+        };
+        let cell = OnceLock::new();
+        let _ = cell.set(Declared::new(vec![Arc::new(group)]));
+        self.declared = DeclaredCache {
+            cell: Arc::new(cell),
+            kept: Arc::new(Vec::new()),
+        };
+    }
+
     fn declared(&self) -> &Declared {
         self.declared
             .cell
