@@ -274,11 +274,26 @@ pub async fn replace_pairs(
             .text(confidence.as_str());
         rows.end_row();
     }
-    sqlx::query("DELETE FROM declared_pairs WHERE repo_id = $1")
-        .bind(repo)
-        .execute(&mut *db)
-        .await?;
-    copy::copy_in(&mut *db, "declared_pairs", PAIRS_COLUMNS, &rows).await?;
+    // Most pushes leave the pairs as they were: then nothing is written.
+    let digest = rows.digest();
+    let stored: Option<i64> =
+        sqlx::query_scalar("SELECT declared_pairs_hash FROM repositories WHERE id = $1")
+            .bind(repo)
+            .fetch_optional(&mut *db)
+            .await?
+            .flatten();
+    if complete || stored != Some(digest) {
+        sqlx::query("DELETE FROM declared_pairs WHERE repo_id = $1")
+            .bind(repo)
+            .execute(&mut *db)
+            .await?;
+        copy::copy_in(&mut *db, "declared_pairs", PAIRS_COLUMNS, &rows).await?;
+        sqlx::query("UPDATE repositories SET declared_pairs_hash = $2 WHERE id = $1")
+            .bind(repo)
+            .bind(digest)
+            .execute(&mut *db)
+            .await?;
+    }
     if complete {
         sqlx::query(
             "UPDATE repositories SET callers_recorded = true WHERE id = $1 AND NOT callers_recorded",

@@ -112,6 +112,11 @@ impl CopyBuf {
         self.rows
     }
 
+    /// A digest of the rows written so far: equal buffers, equal digests.
+    pub fn digest(&self) -> i64 {
+        xxhash_rust::xxh3::xxh3_64(&self.buf) as i64
+    }
+
     /// The whole stream, trailer included.
     pub fn finish(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.buf.len() + 2);

@@ -460,6 +460,11 @@ pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::R
             .execute(&mut *db)
             .await?;
     }
+    // The pairs are gone: their digest no longer says what is stored.
+    sqlx::query("UPDATE repositories SET declared_pairs_hash = NULL WHERE id = $1")
+        .bind(lock.repo().0)
+        .execute(&mut *db)
+        .await?;
     Ok(())
 }
 

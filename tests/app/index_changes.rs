@@ -115,3 +115,81 @@ async fn one_file_changed_writes_its_rows_and_those_it_moved(pool: PgPool) {
     );
     assert_stored_as_fresh(&store, "o/classify", &files).await;
 }
+
+/// The declaration pairs a graph stores (a `.d.ts` beside its `.js`): an edit that
+/// leaves them as they were writes none of them again, one that changes them rewrites
+/// them, and a full rewrite stores them even where their digest is unchanged.
+#[sqlx::test(migrations = false)]
+async fn declaration_pairs_are_written_only_when_they_change(pool: PgPool) {
+    let store = Store::from_pool(pool.clone());
+    store.migrate().await.unwrap();
+    let dir = common::fixture("resolve/declarations_beside");
+    let mut files = walk::read(&dir, walk::list(&dir).unwrap()).unwrap();
+    // Enough other files that one edit is applied as a change, not a full index.
+    for i in 0..12 {
+        files.push(SourceFile::new(
+            format!("src/part{i}.js"),
+            format!("export function part{i}() {{ return {i}; }}\n").into_bytes(),
+        ));
+    }
+    index(&store, "o/declared", &files).await;
+    let repo = store.repository("o/declared").await.unwrap();
+    // Each row's transaction id says which write made it.
+    let pairs = || async {
+        let rows: Vec<(String, i32)> = sqlx::query_as(
+            "SELECT xmin::text, code_def FROM declared_pairs WHERE repo_id = $1 ORDER BY 2",
+        )
+        .bind(repo.id.0)
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        rows
+    };
+    let first = pairs().await;
+    assert!(!first.is_empty(), "`version` is declared beside its code");
+
+    // The app's code edited, not what is declared: the pairs are not written again.
+    let app = files.iter_mut().find(|f| f.path == "app.js").unwrap();
+    app.bytes.extend_from_slice(b"\nversion();\n");
+    let edited = index(&store, "o/declared", &files).await;
+    assert!(edited.changed.is_some(), "applied as a change");
+    assert_eq!(pairs().await, first);
+
+    // A declaration dropped: the pairs change, and are written.
+    let declared = files
+        .iter_mut()
+        .find(|f| f.path == "lib/client.d.ts")
+        .unwrap();
+    let text = String::from_utf8(declared.bytes.clone()).unwrap();
+    declared.bytes = text
+        .replace("export declare function version(): string;", "")
+        .into_bytes();
+    index(&store, "o/declared", &files).await;
+    let after = pairs().await;
+    assert_ne!(after.len(), first.len(), "{after:?}");
+    assert_stored_pairs_as_fresh(&store, "o/declared", &files, &pool).await;
+}
+
+/// The pairs stored as `name` are those a fresh full index of `files` stores.
+async fn assert_stored_pairs_as_fresh(
+    store: &Store,
+    name: &str,
+    files: &[SourceFile],
+    pool: &PgPool,
+) {
+    let fresh_name = format!("{name} (fresh pairs)");
+    index(store, &fresh_name, files).await;
+    let count = |repo: blast_radius::store::RepoId| async move {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM declared_pairs WHERE repo_id = $1")
+            .bind(repo.0)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        n
+    };
+    let (a, b) = (
+        store.repository(name).await.unwrap().id,
+        store.repository(&fresh_name).await.unwrap().id,
+    );
+    assert_eq!(count(a).await, count(b).await);
+}
