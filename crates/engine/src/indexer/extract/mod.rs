@@ -124,7 +124,7 @@ fn parse_and_extract(
         .expect("grammar version matches tree-sitter");
     budget::reset_spent();
     let mut meter = budget::ParseMeter::for_source(source.len());
-    let Some(tree) = parse(&mut parser, source, &mut meter) else {
+    let Some(tree) = parse(&mut parser, source, None, &mut meter) else {
         return Err(SkipReason::TooCostly);
     };
     if language != Language::JavaScript && tree.root_node().has_error() {
@@ -148,17 +148,19 @@ fn parse_and_extract(
 }
 
 /// Parses `source` within what `meter` allows; None once it is spent (or the work was
-/// cancelled: the caller's checkpoint then unwinds).
+/// cancelled: the caller's checkpoint then unwinds). With `old`, the tree of an earlier
+/// text edited into this one (`Tree::edit`): tree-sitter reuses what the edits left.
 pub(crate) fn parse(
     parser: &mut Parser,
     source: &str,
+    old: Option<&Tree>,
     meter: &mut budget::ParseMeter,
 ) -> Option<Tree> {
     let bytes = source.as_bytes();
     let mut progress = |_: &tree_sitter::ParseState| meter.report();
     let tree = parser.parse_with_options(
         &mut |at, _| bytes.get(at..).unwrap_or_default(),
-        None,
+        old,
         Some(tree_sitter::ParseOptions::new().progress_callback(&mut progress)),
     );
     meter.observe();

@@ -138,9 +138,42 @@ pub(crate) fn reparse(
     }
     // ASCII bytes and whole characters were replaced by ASCII bytes: still UTF-8.
     let patched = String::from_utf8(patched).ok()?;
+    let errors_before = super::count_errors(root);
+    // The first tree, told where the text changed: the second parse reuses the rest of
+    // it instead of reading the file again from its start (every edit keeps its
+    // length and its line breaks, so positions after it do not move).
+    let mut old = tree.clone();
+    let mut edits: Vec<(usize, usize)> = patches
+        .iter()
+        .map(|&(at, with, _)| (at, at + with.len()))
+        .chain(blanks.iter().copied())
+        .collect();
+    edits.sort_unstable();
+    // Ranges that overlap or touch are one edit (tree-sitter's edits do not overlap).
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(edits.len());
+    for (start, end) in edits {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    let mut points = Points::new(source);
+    for (start, end) in merged {
+        let (from, to) = (points.at(start), points.at(end));
+        old.edit(&tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: end,
+            new_end_byte: end,
+            start_position: from,
+            old_end_position: to,
+            new_end_position: to,
+        });
+    }
     // Within the same allowance as the first parse: a file pays for its repair.
-    let second = super::parse(parser, &patched, meter)?;
-    if super::count_errors(second.root_node()) >= super::count_errors(root) {
+    let second = super::parse(parser, &patched, Some(&old), meter);
+    crate::indexer::arena::discard(old);
+    let second = second?;
+    if super::count_errors(second.root_node()) >= errors_before {
         return None;
     }
     let mut repairs: Vec<Repair> = patches.iter().map(|&(_, _, r)| r).collect();
@@ -560,7 +593,24 @@ mod tests {
         assert_eq!(second.repairs, [repair]);
         assert!(!second.tree.root_node().has_error(), "{}", second.source);
         assert_eq!(second.source.len(), source.len());
+        // The second parse reuses the first tree: it must be the tree a parse of the
+        // repaired text from nothing gives, node for node and byte for byte.
+        let (_, fresh) = parse_as(language, &second.source);
+        assert_eq!(nodes(&second.tree), nodes(&fresh), "{}", second.source);
         second
+    }
+
+    /// Every node of `tree`, in order: its kind and its bytes.
+    fn nodes(tree: &Tree) -> Vec<(&'static str, usize, usize)> {
+        let mut out = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            out.push((n.kind(), n.start_byte(), n.end_byte()));
+            let mut cursor = n.walk();
+            let children: Vec<_> = n.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        out
     }
 
     #[test]
@@ -739,5 +789,41 @@ mod tests {
         // A string that never ends is read within the span, not to the end of the file.
         let strings = "import('./x').A<\"\n".repeat(20_000);
         assert_eq!(import_type_arguments(&strings).count(), 0);
+    }
+}
+
+/// Rows and columns (in bytes) of offsets of a text, asked in increasing order: one
+/// pass over the text, however many are asked.
+struct Points<'s> {
+    bytes: &'s [u8],
+    at: usize,
+    row: usize,
+    line_start: usize,
+}
+
+impl<'s> Points<'s> {
+    fn new(source: &'s str) -> Points<'s> {
+        Points {
+            bytes: source.as_bytes(),
+            at: 0,
+            row: 0,
+            line_start: 0,
+        }
+    }
+
+    /// The point of byte `offset` (at or after the last one asked).
+    fn at(&mut self, offset: usize) -> tree_sitter::Point {
+        let offset = offset.min(self.bytes.len());
+        while self.at < offset {
+            if self.bytes[self.at] == b'\n' {
+                self.row += 1;
+                self.line_start = self.at + 1;
+            }
+            self.at += 1;
+        }
+        tree_sitter::Point {
+            row: self.row,
+            column: offset.saturating_sub(self.line_start),
+        }
     }
 }
