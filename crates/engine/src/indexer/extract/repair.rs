@@ -557,6 +557,42 @@ impl ErrorSpans {
     }
 }
 
+/// Rows and columns (in bytes) of offsets of a text, asked in increasing order: one
+/// pass over the text, however many are asked.
+struct Points<'s> {
+    bytes: &'s [u8],
+    at: usize,
+    row: usize,
+    line_start: usize,
+}
+
+impl<'s> Points<'s> {
+    fn new(source: &'s str) -> Points<'s> {
+        Points {
+            bytes: source.as_bytes(),
+            at: 0,
+            row: 0,
+            line_start: 0,
+        }
+    }
+
+    /// The point of byte `offset` (at or after the last one asked).
+    fn at(&mut self, offset: usize) -> tree_sitter::Point {
+        let offset = offset.min(self.bytes.len());
+        while self.at < offset {
+            if self.bytes[self.at] == b'\n' {
+                self.row += 1;
+                self.line_start = self.at + 1;
+            }
+            self.at += 1;
+        }
+        tree_sitter::Point {
+            row: self.row,
+            column: offset.saturating_sub(self.line_start),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -789,41 +825,5 @@ mod tests {
         // A string that never ends is read within the span, not to the end of the file.
         let strings = "import('./x').A<\"\n".repeat(20_000);
         assert_eq!(import_type_arguments(&strings).count(), 0);
-    }
-}
-
-/// Rows and columns (in bytes) of offsets of a text, asked in increasing order: one
-/// pass over the text, however many are asked.
-struct Points<'s> {
-    bytes: &'s [u8],
-    at: usize,
-    row: usize,
-    line_start: usize,
-}
-
-impl<'s> Points<'s> {
-    fn new(source: &'s str) -> Points<'s> {
-        Points {
-            bytes: source.as_bytes(),
-            at: 0,
-            row: 0,
-            line_start: 0,
-        }
-    }
-
-    /// The point of byte `offset` (at or after the last one asked).
-    fn at(&mut self, offset: usize) -> tree_sitter::Point {
-        let offset = offset.min(self.bytes.len());
-        while self.at < offset {
-            if self.bytes[self.at] == b'\n' {
-                self.row += 1;
-                self.line_start = self.at + 1;
-            }
-            self.at += 1;
-        }
-        tree_sitter::Point {
-            row: self.row,
-            column: offset.saturating_sub(self.line_start),
-        }
     }
 }
