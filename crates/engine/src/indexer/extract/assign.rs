@@ -143,7 +143,12 @@ impl<'s> Extractor<'s> {
             return false;
         };
         let property = left.field(Field::Property);
-        let segments: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+        let mut segments: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+        // `var helpers = exports; helpers.f = function () {}`: an export, as
+        // `exports.f = ...` would be.
+        if segments.len() > 1 && self.names_exports(segments[0]) {
+            segments[0] = "exports";
+        }
         match segments.as_slice() {
             ["module", "exports"] => {
                 // `module.exports = function connect() {}` defines `connect`.
@@ -401,6 +406,26 @@ impl<'s> Extractor<'s> {
     /// The definition a name is bound to right now (a function, class or object). A
     /// name that is both a definition and something stated of it (`/** @type {Context}
     /// */ const context = Object.create(proto)`) is that definition.
+    /// Whether `name` is bound to the module's exports object (`var helpers = exports`,
+    /// `const self = module.exports`), with neither name shadowed where it was bound.
+    fn names_exports(&mut self, name: &str) -> bool {
+        if matches!(name, "exports" | "module" | "this") {
+            return false;
+        }
+        let id = self.intern(name);
+        let Some(sym) = self.lookup_now(id) else {
+            return false;
+        };
+        match self.facts.sym(sym) {
+            Sym::Global(g) => self.facts.str(g) == "exports",
+            Sym::Member(base, n) => {
+                self.facts.str(n) == "exports"
+                    && matches!(self.facts.sym(base), Sym::Global(m) if self.facts.str(m) == "module")
+            }
+            _ => false,
+        }
+    }
+
     pub(crate) fn local_def(&mut self, name: &str) -> Option<DefIdx> {
         let id = self.intern(name);
         let mut sym = self.lookup_now(id)?;

@@ -360,6 +360,10 @@ pub(crate) struct Extractor<'s> {
     /// The qualified name of the next definition made, when its maker names it (see
     /// `name_next_after_call_of`).
     pub(crate) next_qualified: Option<StrId>,
+    /// The stated return types of the overload signatures just walked outside a
+    /// declaration file, and their name: what calls of the implementation that
+    /// follows return (callers see the overloads, never the implementation's own).
+    pub(crate) overload_returns: Option<(StrId, SymId)>,
     /// The objects whose members are this file's `declare global { var x: T }`
     /// variables and its top-level `declare var x: T` ones, made at the first.
     pub(crate) global_objects: [Option<DefIdx>; 2],
@@ -414,6 +418,7 @@ impl<'s> Extractor<'s> {
             truncated: 0,
             typed_fields: Default::default(),
             global_objects: [None, None],
+            overload_returns: None,
             next_qualified: None,
             meter: budget::Meter::for_source(src.len()),
         };

@@ -156,6 +156,10 @@ impl<'s> Extractor<'s> {
                 "method_signature" if self.declaration_only => {
                     self.method_signature(member, class, depth + 1)
                 }
+                "method_signature" => {
+                    self.note_overload_return(member);
+                    self.visit(member, depth + 1)
+                }
                 "public_field_definition" | "field_definition" => {
                     self.field(member, class, depth + 1)
                 }
@@ -222,6 +226,7 @@ impl<'s> Extractor<'s> {
         let (kind, is_static) = self.member_kind(node, name);
         let def = self.new_def(kind, name, Some(container), node, Some(name_node));
         self.def_mut(def).is_static = is_static;
+        let overloads = self.take_overload_returns(name);
         // In a static method, `this` is the class itself.
         let this = if is_static && self.facts.def(container).kind == DefKind::Class {
             ThisCtx::Static(container)
@@ -236,6 +241,7 @@ impl<'s> Extractor<'s> {
             },
             depth,
         );
+        self.return_as_overloads(def, overloads);
         def
     }
 

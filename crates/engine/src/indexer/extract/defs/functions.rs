@@ -202,6 +202,7 @@ impl<'s> Extractor<'s> {
         let value = self.sym(Sym::Def(def));
         self.declare(name, value, false);
         let this = self.constructor_this(def);
+        let overloads = self.take_overload_returns(name);
         self.function_like(
             node,
             FnCtx {
@@ -210,6 +211,7 @@ impl<'s> Extractor<'s> {
             },
             depth,
         );
+        self.return_as_overloads(def, overloads);
     }
 
     /// A capitalised plain function is an ES5 constructor (`function Emitter() {
@@ -224,9 +226,53 @@ impl<'s> Extractor<'s> {
     /// them: elsewhere the implementation that follows is the definition.
     pub(crate) fn function_signature(&mut self, node: Node<'s>, depth: usize) {
         if !self.declaration_only {
+            self.note_overload_return(node);
             return self.visit_children(node, depth);
         }
         self.function_declaration(node, depth)
+    }
+
+    /// An overload signature outside a declaration file (`function f(a: A): X;` before
+    /// `function f(a) { ... }`): its stated return type joins those of the overloads of
+    /// its name before it.
+    pub(crate) fn note_overload_return(&mut self, node: Node<'s>) {
+        let Some(name) = node.field(Field::Name) else {
+            return;
+        };
+        let name = self.intern_node(name);
+        let Some(returns) = node
+            .field(Field::ReturnType)
+            .and_then(|t| self.return_type(t))
+        else {
+            return;
+        };
+        let earlier = match self.overload_returns.take() {
+            Some((n, r)) if n == name => Some(r),
+            _ => None,
+        };
+        // Overloads that all return `this` keep a fluent chain on its receiver.
+        let same = earlier.is_some_and(|e| self.facts.sym(e) == self.facts.sym(returns));
+        let all = match same {
+            true => returns,
+            false => self.one_more(earlier, returns),
+        };
+        self.overload_returns = Some((name, all));
+    }
+
+    /// What the overloads of `name` just walked return, if any were (taken: they
+    /// describe only the implementation that follows them).
+    pub(crate) fn take_overload_returns(&mut self, name: StrId) -> Option<SymId> {
+        match self.overload_returns.take() {
+            Some((n, r)) if n == name => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Sets what calls of `def` return to what its overloads state.
+    pub(crate) fn return_as_overloads(&mut self, def: DefIdx, overloads: Option<SymId>) {
+        if let Some(r) = overloads {
+            self.def_mut(def).set_returns(Some(r));
+        }
     }
 
     /// A function literal not bound to a name (a callback): not a definition; its calls
