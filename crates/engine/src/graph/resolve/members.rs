@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::{Resolver, Vals, Value, MAX_DEPTH, MAX_VALUES};
 use crate::graph::interner::NameId;
-use crate::graph::{DefId, Graph};
+use crate::graph::{DefId, FileId, Graph};
 use crate::indexer::facts::*;
 
 impl Resolver<'_> {
@@ -206,8 +206,37 @@ impl Resolver<'_> {
             return;
         };
         let object = owner.kind == DefKind::Object;
+        // `extends Mixin(Base)` (the extractor's `Either(Return(Mixin), Base)`): what
+        // the mixin's class defines first; the classes given to it when it defines
+        // nothing of that name (its own class extends a parameter).
+        let facts = self.facts(d.file);
+        let (e, given) = match facts.sym(e) {
+            Sym::Either(made, given) if matches!(facts.sym(made), Sym::Return(_)) => {
+                (made, Some(given))
+            }
+            _ => (e, None),
+        };
+        let before = out.len();
+        self.bases_member(d.file, e, name, instance, object, depth, out);
+        if let (Some(given), true) = (given, out.len() == before) {
+            self.bases_member(d.file, given, name, instance, object, depth, out);
+        }
+    }
+
+    /// Member `name` of the bases a symbolic value of file `f` denotes.
+    #[allow(clippy::too_many_arguments)]
+    fn bases_member(
+        &mut self,
+        f: FileId,
+        e: SymId,
+        name: NameId,
+        instance: bool,
+        object: bool,
+        depth: u32,
+        out: &mut Vals,
+    ) {
         let mut bases = Vals::new();
-        self.eval(d.file, e, depth + 1, &mut bases);
+        self.eval(f, e, depth + 1, &mut bases);
         for b in bases {
             match b {
                 Value::Def(base) => self.def_member(base, name, instance, depth + 1, out),

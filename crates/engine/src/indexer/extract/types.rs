@@ -334,6 +334,9 @@ impl<'s> Extractor<'s> {
             "function_type" => self.signature_at(ty, level),
             "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
             "lookup_type" => self.lookup_type_sym(ty, level),
+            // `typeof createBuilder<Ctx, Meta>`: the function, given type arguments
+            // (what it returns is read from its stated return type).
+            "instantiation_expression" => self.type_sym_at(ty.named_child(0)?, level),
             // `typeof import('./handlers')`: the module's namespace.
             "call_expression" => {
                 self.in_type_query += 1;

@@ -110,10 +110,38 @@ impl<'s> Extractor<'s> {
         children
     }
 
+    /// The names passed to a call in an `extends` clause (`Mixin(Base)`,
+    /// `Mixin(Base<T>)`), as one value; None when it is no call or passes none.
+    fn classes_passed(&mut self, e: Node<'s>) -> Option<SymId> {
+        if e.kind_str() != "call_expression" {
+            return None;
+        }
+        let arguments = e.field(Field::Arguments)?;
+        let mut given = None;
+        for a in self.named_kids(arguments) {
+            let a = match a.kind_str() {
+                "instantiation_expression" => a.named_child(0)?,
+                _ => a,
+            };
+            if !matches!(a.kind_str(), "identifier" | "member_expression") {
+                continue;
+            }
+            let sym = self.expr_sym(a);
+            given = Some(self.one_more(given, sym));
+        }
+        given
+    }
+
     /// What the class `def` extends and implements.
     fn class_heritage(&mut self, heritage: Node<'s>, def: DefIdx) {
         if let Some(e) = heritage_value(heritage) {
-            let sym = self.expr_sym(e);
+            let mut sym = self.expr_sym(e);
+            // `extends createCollectionMixin(CommonMethods)`: a mixin, whose class
+            // extends the class it is given. The classes passed follow what the call
+            // returns (see `inherited_member`).
+            if let Some(given) = self.classes_passed(e) {
+                sym = self.sym(Sym::Either(sym, given));
+            }
             self.def_mut(def).set_extends(Some(sym));
         }
         for ty in implemented_types(heritage) {
