@@ -41,7 +41,7 @@ mod vue_options;
 
 use std::hash::BuildHasher;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use tree_sitter::{Node, Parser, Tree};
 
@@ -364,6 +364,9 @@ pub(crate) struct Extractor<'s> {
     /// declaration file, and their name: what calls of the implementation that
     /// follows return (callers see the overloads, never the implementation's own).
     pub(crate) overload_returns: Option<(StrId, SymId)>,
+    /// Bindings a type alias made (`type Option = Item | Heading`): a value declared
+    /// under the same name later (`function Option() {}`) is a second meaning.
+    pub(crate) type_alias_bindings: FxHashSet<BindingIdx>,
     /// The objects whose members are this file's `declare global { var x: T }`
     /// variables and its top-level `declare var x: T` ones, made at the first.
     pub(crate) global_objects: [Option<DefIdx>; 2],
@@ -419,6 +422,7 @@ impl<'s> Extractor<'s> {
             typed_fields: Default::default(),
             global_objects: [None, None],
             overload_returns: None,
+            type_alias_bindings: FxHashSet::default(),
             next_qualified: None,
             meter: budget::Meter::for_source(src.len()),
         };

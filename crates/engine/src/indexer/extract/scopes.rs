@@ -123,6 +123,7 @@ impl<'s> Extractor<'s> {
                 self.facts.bindings[b as usize].value = value;
             } else if self.is_type_only(old) != self.is_type_only(self.facts.sym(value))
                 || self.declarations_merge(old, self.facts.sym(value))
+                || self.type_alias_bindings.contains(&b)
             {
                 // Types and values are separate namespaces in TypeScript (`type OK<T> =
                 // ...; const OK = ...`, `interface C {..} class C {..}`): the name

@@ -222,7 +222,10 @@ impl<'s> Extractor<'s> {
             };
             self.pop_scope();
             let value = value.unwrap_or_else(|| self.unknown());
-            self.declare(name, value, false);
+            let b = self.declare(name, value, false);
+            if shape.is_none() {
+                self.type_alias_bindings.insert(b);
+            }
         } else {
             self.visit_children(node, depth);
         }

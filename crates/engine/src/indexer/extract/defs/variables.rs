@@ -97,6 +97,14 @@ impl<'s> Extractor<'s> {
                         // A JSDoc type adds to what the code says: nothing checks it.
                         let both = self.sym(Sym::Either(typed, sym));
                         self.facts.bindings[binding as usize].value = both;
+                    } else if let (Some(typed), "call_expression", false) =
+                        (typed, value.kind_str(), shared)
+                    {
+                        // `const Dialog: React.FC<P> = observer((p: P) => ...)`: the
+                        // wrapped function is what rendering or calling the name runs;
+                        // the stated type says what it receives and returns.
+                        let both = self.sym(Sym::Either(typed, sym));
+                        self.facts.bindings[binding as usize].value = both;
                     } else {
                         self.rebind(binding, sym);
                     }
