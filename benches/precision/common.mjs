@@ -189,7 +189,14 @@ export function targets(checker, symbol, follow, depth = 0) {
  */
 export function nodeOf(g, decl, locate) {
   const sf = decl.getSourceFile();
-  const nameNode = ts.getNameOfDeclaration(decl);
+  // `module.exports = function () {}` reached through a `require`: the checker gives the
+  // function expression itself (named `exports` by its assignment); the graph names it
+  // after the assignment.
+  const assigned = decl.parent && ts.isBinaryExpression(decl.parent) && decl.parent.right === decl
+    && (ts.isFunctionExpression(decl) || ts.isArrowFunction(decl) || ts.isClassExpression(decl))
+    && !decl.name && decl.parent.left.getText(sf) === "module.exports";
+  if (assigned) decl = decl.parent;
+  const nameNode = assigned ? undefined : ts.getNameOfDeclaration(decl);
   const name = nameNode && ts.isIdentifier(nameNode) ? nameNode.text
     : nameNode && ts.isPrivateIdentifier(nameNode) ? nameNode.text
     : nameNode && ts.isStringLiteral(nameNode) ? nameNode.text
