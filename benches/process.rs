@@ -1,6 +1,6 @@
 //! The whole `index` process against a process that only parses, as a user times them
 //! (issue 45 §2): wall and CPU time of each, in interleaved runs.
-//!   BLAST_CORPUS=DIR [BLAST_ROUNDS=7] cargo bench --bench process
+//!   BLAST_CORPUS=DIR [BLAST_ROUNDS=7] [BLAST_BENCH_INDEX=BINARY] cargo bench --bench process
 //!
 //! "Parsing alone" is this bench binary run again as a child: it lists the corpus as the
 //! index does (the same walk and skip rules), reads each file and parses it with
@@ -40,7 +40,10 @@ fn main() {
         .unwrap_or(7);
     let cache = tempfile::tempdir().expect("a temporary directory");
     let me = std::env::current_exe().expect("this bench's path");
-    let index = env!("CARGO_BIN_EXE_blast-radius");
+    // Another build's binary (BLAST_BENCH_INDEX), to time a before against an after.
+    let index = std::env::var("BLAST_BENCH_INDEX")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_blast-radius").to_string());
+    let index = index.as_str();
     let corpus_arg = corpus.to_str().expect("a UTF-8 path");
     let mut runs: [(&str, Vec<f64>, Vec<f64>); 3] = [
         ("parse alone", Vec::new(), Vec::new()),
