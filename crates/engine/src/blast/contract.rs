@@ -350,9 +350,10 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
         keys: keys.into_iter().map(|(k, r)| (short(k), r)).collect(),
         closed,
         accepts,
+        // One line, however the type was laid out: it is quoted in a reason.
         stated: stated_type
             .and_then(|t| t.named_child(0))
-            .map(|t| short(text(t))),
+            .map(|t| short(text(t).split_whitespace().collect::<Vec<_>>().join(" "))),
     })
 }
 
@@ -758,6 +759,12 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
             ]
         );
         assert_eq!(c.params[1].stated.as_deref(), Some("number | boolean"));
+        let laid_out = "export function h(box: {\n  width: number;\n  height: number\n}) {}";
+        let c = contract(Language::TypeScript, laid_out, "export function");
+        assert_eq!(
+            c.params[0].stated.as_deref(),
+            Some("{ width: number; height: number }")
+        );
         // No stated type: the default's, widened, where it is a primitive.
         let defaults = "export function g(a = '', b = 0, c = x, d = {}) {}";
         let c = contract(Language::TypeScript, defaults, "export function");
