@@ -183,6 +183,9 @@ impl File<'_, '_> {
 /// beyond it has returns not known.
 const MAX_RETURN_SEARCH: usize = 50_000;
 
+/// How many levels above a function its type parameters are looked for.
+const MAX_SCOPE_LEVELS: usize = 8;
+
 /// How deep a type is followed through the aliases that name it.
 const MAX_TYPE_LEVEL: usize = 4;
 
@@ -276,11 +279,12 @@ fn read(function: Node, file: &File) -> Contract {
 }
 
 /// The names of the type parameters in scope at `function`: its own and those of the
-/// functions, classes and interfaces around it.
+/// functions, classes and interfaces a few levels around it (a method's class, an outer
+/// generic function). Each step up is a walk from the root, so the steps are few.
 fn type_parameters(function: Node, file: &File) -> Vec<String> {
     let mut names = Vec::new();
     let mut node = Some(function);
-    for _ in 0..32 {
+    for _ in 0..MAX_SCOPE_LEVELS {
         let Some(n) = node else {
             break;
         };

@@ -4,6 +4,7 @@
 //! contract is checked against: a key now required that the literal lacks, a member
 //! read that the result no longer has, a promise read as if it were the value.
 
+use smallvec::SmallVec;
 use tree_sitter::Node;
 
 use super::fields::{Field, FieldExt};
@@ -197,7 +198,9 @@ impl<'s> Extractor<'s> {
     #[inline(never)]
     pub(crate) fn begin_tested(&mut self, condition: Node<'s>) -> usize {
         let mut begun = 0;
-        let mut stack = vec![condition];
+        // Every `if` passes here: no allocation for the usual few operands.
+        let mut stack: SmallVec<[Node<'s>; 8]> = SmallVec::new();
+        stack.push(condition);
         while let Some(node) = stack.pop() {
             if begun >= 8 {
                 break;
