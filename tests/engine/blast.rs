@@ -737,83 +737,140 @@ fn every_verdict_in_javascript_and_typescript() {
 }
 
 /// TypeScript: a parameter removed or two swapped, or a stated type changed, breaks a
-/// call where an argument's syntax says what it is (`'abc'`, `3`, `2 * n`) and the
-/// parameter it now lands on does not take that kind of value; where the argument is a
-/// name whose type is not read here, the call is a check. `tsc --strict` on the
-/// fixture's head reports TS2345 on exactly the lines said to break here, and on lines
-/// 8 and 13 (checks: `n` and `name` are typed where they are declared, not read here).
+/// call where an argument is known to be of a kind the parameter it now lands on does
+/// not take: by its syntax (`'abc'`, `3`, `2 * n`), or a name or a field whose
+/// declaration in the file states its type or initial value (`name: string`, `const
+/// count = 3`, `#cek: Uint8Array`, a function declared there), innermost declaration
+/// first. A name typed by an import, or `any`, is a check. `tsc --strict` on the
+/// fixture's head reports TS2345 or TS2559 on exactly the lines said to break here,
+/// and on `more.ts` line 15 (a check: `Key` is declared in another file).
 #[test]
 fn typescript_arguments_that_no_longer_fit_their_parameters_break() {
     let repo = two_commit_repo("blast/argument-types");
     let report = blast_json(repo.path());
-    let got: Vec<(u64, String, String)> = direct_verdicts(&report)
-        .into_iter()
-        .map(|(_, line, verdict, reason)| (line, verdict, reason))
-        .collect();
-    let expected: [(u64, &str, &str); 10] = [
-        (
-            5,
-            "breaks",
-            "passes a string as argument 1, where `pad` now takes `width`",
-        ),
-        (
-            6,
-            "breaks",
-            "passes a number as argument 2, where `pad` now takes `fill`",
-        ),
-        (
-            7,
-            "breaks",
-            "passes a number as argument 1, where `repeat` now takes `text`",
-        ),
-        (
-            8,
-            "check",
-            "the parameters `times`, `text` of `repeat` changed places",
-        ),
-        (
-            9,
-            "breaks",
-            "passes a number as argument 1, where `wrap` now takes `label`",
-        ),
-        (
+    let got: Vec<(String, u64, String, String)> = direct_verdicts(&report);
+    let breaks =
+        |file: &'static str, line: u64, reason: &'static str| (file, line, "breaks", reason);
+    let check = |file: &'static str, line: u64, reason: &'static str| (file, line, "check", reason);
+    let expected = [
+        breaks(
+            "src/more.ts",
             10,
-            "check",
-            "the parameters `value`, `label` of `wrap` changed places",
-        ),
-        (
-            11,
-            "check",
-            "`sep` (parameter 1) was removed, so the arguments after it shift",
-        ),
-        (
-            12,
-            "breaks",
             "passes a number as argument 1, where `scale` now takes `factor`",
         ),
-        (
-            13,
-            "check",
-            "the stated type of `factor` (parameter 1) changed from `number` to `string`",
+        breaks(
+            "src/more.ts",
+            12,
+            "passes a number as argument 1, where `repeat` now takes `text`",
         ),
-        (
+        breaks(
+            "src/more.ts",
+            13,
+            "passes a number as argument 1, where `scale` now takes `factor`",
+        ),
+        breaks(
+            "src/more.ts",
             14,
-            "check",
+            "passes an object as argument 1, where `wrap` now takes `label`",
+        ),
+        check(
+            "src/more.ts",
+            15,
+            "the parameters `value`, `label` of `wrap` changed places",
+        ),
+        breaks(
+            "src/more.ts",
+            16,
+            "passes a function as argument 1, where `wrap` now takes `label`",
+        ),
+        breaks(
+            "src/more.ts",
+            17,
+            "passes a string as argument 1, where `pad` now takes `width`",
+        ),
+        breaks(
+            "src/more.ts",
+            18,
+            "passes a boolean as argument 1, where `wrap` now takes `label`",
+        ),
+        breaks(
+            "src/more.ts",
+            19,
+            "passes a string as argument 1, where `frame` now takes `options`",
+        ),
+        breaks(
+            "src/more.ts",
+            20,
+            "passes a string as argument 1, where `frame` now takes `options`",
+        ),
+        check(
+            "src/more.ts",
+            21,
+            "`sep` (parameter 1) was removed, so the arguments after it shift",
+        ),
+        breaks(
+            "src/use.ts",
+            5,
+            "passes a string as argument 1, where `pad` now takes `width`",
+        ),
+        breaks(
+            "src/use.ts",
+            6,
+            "passes a string as argument 1, where `pad` now takes `width`",
+        ),
+        breaks(
+            "src/use.ts",
+            7,
+            "passes a number as argument 1, where `repeat` now takes `text`",
+        ),
+        breaks(
+            "src/use.ts",
+            8,
+            "passes a number as argument 1, where `repeat` now takes `text`",
+        ),
+        breaks(
+            "src/use.ts",
+            9,
+            "passes a number as argument 1, where `wrap` now takes `label`",
+        ),
+        check(
+            "src/use.ts",
+            10,
+            "the parameters `value`, `label` of `wrap` changed places",
+        ),
+        check(
+            "src/use.ts",
+            11,
+            "`sep` (parameter 1) was removed, so the arguments after it shift",
+        ),
+        breaks(
+            "src/use.ts",
+            12,
+            "passes a number or a bigint as argument 1, where `scale` now takes `factor`",
+        ),
+        breaks(
+            "src/use.ts",
+            13,
+            "passes a number as argument 1, where `scale` now takes `factor`",
+        ),
+        check(
+            "src/use.ts",
+            14,
             "`text` (parameter 1) was removed, so the arguments after it shift",
         ),
     ];
     assert_eq!(got.len(), expected.len(), "{got:#?}");
-    for ((line, verdict, reason), (want_line, want_verdict, want_reason)) in
+    for ((file, line, verdict, reason), (want_file, want_line, want_verdict, want_reason)) in
         got.iter().zip(expected)
     {
         assert_eq!(
-            (*line, verdict.as_str()),
-            (want_line, want_verdict),
+            (file.as_str(), *line, verdict.as_str()),
+            (want_file, want_line, want_verdict),
             "{reason}"
         );
         assert!(
             reason.contains(want_reason),
-            "{line}: {reason:?} lacks {want_reason:?}"
+            "{file}:{line}: {reason:?} lacks {want_reason:?}"
         );
     }
 }
@@ -864,6 +921,28 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
             );
         }
     }
+    // Passed to a parameter whose stated type a promise does not fit, in this file or
+    // another (`shout` is `text.ts`'s); a parameter of type `unknown` takes a promise.
+    let passed: Vec<(u64, String)> = got
+        .iter()
+        .filter(|(f, ..)| f == "src/pass.ts")
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+        .collect();
+    let promise =
+        "breaks: its result is passed to a parameter whose stated type a promise does not fit";
+    assert_eq!(passed.len(), 3, "{passed:#?}");
+    assert!(
+        passed[0].0 == 13 && passed[0].1.starts_with(promise),
+        "{passed:#?}"
+    );
+    assert!(
+        passed[1].0 == 14 && passed[1].1.starts_with(promise),
+        "{passed:#?}"
+    );
+    assert!(
+        passed[2].0 == 15 && passed[2].1.starts_with("check: "),
+        "{passed:#?}"
+    );
 }
 
 /// A function still defined but no longer exported (or exported under another name)

@@ -18,9 +18,8 @@ use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::indexer::facts::ValueKinds;
+use crate::indexer::type_kinds::{self, TypeScope};
 use crate::indexer::Language;
-
-mod accepts;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contract {
@@ -179,6 +178,24 @@ impl File<'_, '_> {
     }
 }
 
+/// A file with the type parameters in scope where a type is read.
+struct Scoped<'a, 's, 't> {
+    file: &'a File<'s, 't>,
+    generics: &'a [String],
+}
+
+impl<'t> TypeScope<'t> for Scoped<'_, '_, 't> {
+    fn text(&self, node: Node<'t>) -> &str {
+        self.file.source.get(node.byte_range()).unwrap_or_default()
+    }
+    fn declared(&self, name: &str) -> Option<Node<'t>> {
+        declared_type(self.file, name)
+    }
+    fn is_generic(&self, name: &str) -> bool {
+        self.generics.iter().any(|g| g == name)
+    }
+}
+
 /// Nodes a function's body is searched through for its `return`s, at most: a body
 /// beyond it has returns not known.
 const MAX_RETURN_SEARCH: usize = 50_000;
@@ -330,15 +347,16 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
     // pattern is what a JavaScript call must fill (and what TypeScript infers the
     // parameter's type from when none is stated).
     let stated_type = p.child_by_field_name("type");
+    let scope = Scoped { file, generics };
     let accepts = match (stated_type, kind) {
-        (Some(t), ParamKind::Rest) => accepts::accepted_element(t, file, generics),
-        (Some(t), _) => accepts::accepted(t, file, generics),
+        (Some(t), ParamKind::Rest) => type_kinds::accepted_element(t, &scope),
+        (Some(t), _) => type_kinds::accepted(t, &scope),
         // `base = ""`: the compiler takes the type from the default, widened (a string).
         (None, ParamKind::Defaulted) => p
             .child_by_field_name("value")
             .or_else(|| p.child_by_field_name("right"))
             .map_or(ValueKinds::ANY, |v| {
-                accepts::widened(crate::indexer::extract::value_kinds(v, file.source))
+                type_kinds::widened(crate::indexer::extract::value_kinds(v, file.source))
             }),
         (None, _) => ValueKinds::ANY,
     };
@@ -763,6 +781,15 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
             ]
         );
         assert_eq!(c.params[1].stated.as_deref(), Some("number | boolean"));
+        // All optional: an object may fit, a primitive not (TS2559), unless the type names
+        // a member it has; an empty type takes anything.
+        let weak = "export function w(a?: { border?: number }, b: { search?: string }, c: {}) {}";
+        let c = contract(Language::TypeScript, weak, "export function");
+        let accepts: Vec<ValueKinds> = c.params.iter().map(|p| p.accepts).collect();
+        assert_eq!(
+            accepts,
+            [ValueKinds::OBJECTS, ValueKinds::ANY, ValueKinds::ANY]
+        );
         let laid_out = "export function h(box: {\n  width: number;\n  height: number\n}) {}";
         let c = contract(Language::TypeScript, laid_out, "export function");
         assert_eq!(

@@ -79,6 +79,11 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
         ResultUse::Tested => Some((Verdict::Breaks, "is tested as a condition")),
         ResultUse::Assigned if typed => Some((Verdict::Breaks, "is assigned where a type holds")),
         ResultUse::Assigned => None,
+        ResultUse::Passed if typed => Some((
+            Verdict::Breaks,
+            "is passed to a parameter whose stated type a promise does not fit",
+        )),
+        ResultUse::Passed => None,
     })?;
     Some(judged(
         verdict,
@@ -128,6 +133,9 @@ pub enum ResultUse {
     Iterated,
     /// It is tested as a condition: `if (f())`, `if (ready && f())`.
     Tested,
+    /// It is passed to a parameter whose stated type a promise does not fit
+    /// (`digest(concat(a, b))`, where `digest` takes a `string`).
+    Passed,
 }
 
 /// What one call site passes and reads, as the facts record it.
@@ -576,7 +584,7 @@ fn judge_contract(
                 };
                 let fits = !now.accepts.is_any()
                     && site.kinds.iter().any(|&(slot, kinds)| {
-                        usize::from(slot) == at && !kinds.is_any() && kinds.meets(now.accepts)
+                        usize::from(slot) == at && !kinds.is_any() && kinds.within(now.accepts)
                     });
                 if now.name == before.name && now.stated != before.stated && !fits {
                     let (Some(was), Some(is)) = (&before.stated, &now.stated) else {

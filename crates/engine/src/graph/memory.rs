@@ -97,6 +97,8 @@ impl Graph {
                 + f.signatures.iter().map(|s| thin(&s.params)).sum::<usize>()
                 + thin(&f.shapes)
                 + thin(&f.call_shapes)
+                + thin(&f.argument_calls)
+                + thin(&f.def_kinds)
                 + thin(&f.shape_keys)
                 + f.shapes
                     .iter()

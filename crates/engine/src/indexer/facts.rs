@@ -82,6 +82,14 @@ pub struct FileFacts {
     pub call_shapes: ThinVec<CallShape>,
     /// The keys of `call_shapes`, each shape's a run of them.
     pub shape_keys: ThinVec<StrId>,
+    /// TypeScript: calls passed as arguments of other calls (`digest(concat(a, b))`),
+    /// sorted by (outer call, slot): what the inner call's callee returns is the
+    /// argument's kind of value; what the outer callee's parameter accepts is where a
+    /// now-async result goes.
+    pub argument_calls: ThinVec<ArgumentCall>,
+    /// TypeScript: what definitions' parameters accept and their results are, by their
+    /// stated types, where those say (see [`DefKinds`]).
+    pub def_kinds: ThinVec<DefKinds>,
 }
 
 /// What a call's argument or result is seen as: an object literal passed with its keys
@@ -101,6 +109,32 @@ pub struct CallShape {
     pub kinds: ValueKinds,
     len: u8,
     start: u32,
+}
+
+/// `outer(..., inner(...), ...)`: call `inner` (an index in [`FileFacts::calls`]) is
+/// argument `slot` (from 0) of call `outer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgumentCall {
+    pub outer: u32,
+    pub inner: u32,
+    pub slot: u8,
+}
+
+/// What parameter `slot` (from 0) of definition `def` accepts by its stated type
+/// (`digest(data: Uint8Array)`), or with [`DefKinds::RESULT`] what calling it gives
+/// (`encode(): Uint8Array`); only kinds narrower than anything are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefKinds {
+    pub def: DefIdx,
+    pub slot: u8,
+    pub kinds: ValueKinds,
+}
+
+impl DefKinds {
+    /// The slot of the definition's result.
+    pub const RESULT: u8 = u8::MAX;
+    /// Parameters from this place on are not kept.
+    pub const MAX_PARAMS: u16 = 64;
 }
 
 /// The kinds of value something may be, as a set: an argument's, from its syntax (`"a"`
@@ -135,8 +169,32 @@ impl ValueKinds {
         self == Self::ANY
     }
 
-    /// What one value of these kinds is called, in a reason: the first kind's name.
-    pub fn describe(self) -> &'static str {
+    /// Whether every kind here is one of `other`'s (a value of these kinds fits where
+    /// `other` is accepted).
+    pub fn within(self, other: ValueKinds) -> bool {
+        self.0 & !other.0 == 0
+    }
+
+    /// What one value of these kinds is called, in a reason: the kind's name, either of
+    /// two, "an object" for objects of any sort, "a value" for more.
+    pub fn describe(self) -> String {
+        let names: Vec<&str> = (0..8)
+            .filter(|bit| self.0 & (1 << bit) != 0)
+            .map(|bit| Self::name_of(1 << bit))
+            .collect();
+        match names.as_slice() {
+            _ if self.is_any() => "a value".to_string(),
+            [one] => (*one).to_string(),
+            // `Uint8Array`: an object, which only an object literal of its shape fits.
+            _ if self.within(Self::OBJECTS) && self.meets(Self::INSTANCE) => {
+                "an object".to_string()
+            }
+            [a, b] => format!("{a} or {b}"),
+            _ => "a value".to_string(),
+        }
+    }
+
+    fn name_of(bit: u8) -> &'static str {
         const NAMES: [&str; 8] = [
             "a string",
             "a number",
@@ -147,10 +205,7 @@ impl ValueKinds {
             "a function",
             "an object",
         ];
-        match self.0.trailing_zeros() {
-            n if n < 8 && !self.is_any() => NAMES[n as usize],
-            _ => "a value",
-        }
+        NAMES[bit.trailing_zeros() as usize % 8]
     }
 }
 
@@ -1214,17 +1269,52 @@ impl FileFacts {
                 new_index.push(k.then_some(next));
                 next += u32::from(k);
             }
-            self.call_shapes.retain_mut(|s| {
-                match new_index.get(s.call as usize).copied().flatten() {
-                    Some(i) => {
-                        s.call = i;
+            let at = |call: u32| new_index.get(call as usize).copied().flatten();
+            self.call_shapes.retain_mut(|s| match at(s.call) {
+                Some(i) => {
+                    s.call = i;
+                    true
+                }
+                None => false,
+            });
+            self.argument_calls
+                .retain_mut(|a| match (at(a.outer), at(a.inner)) {
+                    (Some(outer), Some(inner)) => {
+                        a.outer = outer;
+                        a.inner = inner;
                         true
                     }
-                    None => false,
-                }
-            });
+                    _ => false,
+                });
         }
         self.call_shapes.sort_by_key(|s| (s.call, s.slot));
+        self.argument_calls.sort_by_key(|a| (a.outer, a.slot));
+        self.def_kinds.sort_by_key(|k| (k.def, k.slot));
+    }
+
+    /// The call passed as argument `slot` of call `call`, if one is.
+    pub fn argument_call(&self, call: usize, slot: u8) -> Option<usize> {
+        let call = u32::try_from(call).ok()?;
+        self.argument_calls
+            .binary_search_by_key(&(call, slot), |a| (a.outer, a.slot))
+            .ok()
+            .map(|i| self.argument_calls[i].inner as usize)
+    }
+
+    /// The call, and the argument of it, that call `inner` is passed as, if it is.
+    pub fn passed_to(&self, inner: usize) -> Option<(usize, u8)> {
+        self.argument_calls
+            .iter()
+            .find(|a| a.inner as usize == inner)
+            .map(|a| (a.outer as usize, a.slot))
+    }
+
+    /// What definition `def`'s parameter `slot` accepts, or (with [`DefKinds::RESULT`])
+    /// what it returns, by its stated type; ANY where that says nothing.
+    pub fn def_kinds(&self, def: DefIdx, slot: u8) -> ValueKinds {
+        self.def_kinds
+            .binary_search_by_key(&(def, slot), |k| (k.def, k.slot))
+            .map_or(ValueKinds::ANY, |i| self.def_kinds[i].kinds)
     }
 
     /// Gives back the lists' spare capacity: a graph keeps facts for as long as it
@@ -1247,6 +1337,8 @@ impl FileFacts {
             s.params.shrink_to_fit();
         }
         self.shapes.shrink_to_fit();
+        self.argument_calls.shrink_to_fit();
+        self.def_kinds.shrink_to_fit();
         for s in &mut self.shapes {
             s.shrink_to_fit();
         }

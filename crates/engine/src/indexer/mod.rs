@@ -10,6 +10,7 @@ pub mod language;
 pub mod pipeline;
 pub mod select;
 pub mod skip;
+pub mod type_kinds;
 
 pub use extract::extract;
 
@@ -24,5 +25,5 @@ pub use facts::FileFacts;
 
 /// Bumped whenever extraction changes what it produces: cached facts of an older
 /// version are not used.
-pub const PARSER_VERSION: i32 = 50;
+pub const PARSER_VERSION: i32 = 51;
 pub use language::Language;

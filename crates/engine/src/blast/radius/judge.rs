@@ -9,16 +9,19 @@ use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
 use crate::blast::verdict::{judge_site, renamed, ResultUse, Site};
-use crate::graph::{Facts, Graph};
-use crate::indexer::facts::{CallKind, CallShape, FileFacts, ValueKinds};
+use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
+use crate::indexer::facts::{CallKind, CallShape, DefKinds, FileFacts, ValueKinds};
 use crate::indexer::Language;
 
 /// A file's call sites by 1-based line, column and kind: their index in its facts.
 type SitesByPlace = FxHashMap<(u32, u32, CallKind), usize>;
 
+/// A file's call sites (indices) and the definitions each surely calls.
+type Callees = FxHashMap<u32, Vec<DefId>>;
+
 pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastReport) {
     // What each direct caller passes and reads, each caller file's sites found once.
-    let mut by_file: FxHashMap<String, SitesByPlace> = FxHashMap::default();
+    let mut by_file: FxHashMap<String, (SitesByPlace, Option<Callees>)> = FxHashMap::default();
     let mut sites: Vec<Option<Site>> = Vec::with_capacity(report.callers.len());
     for caller in report.callers.iter() {
         if caller.depth != 1 {
@@ -26,7 +29,7 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
             continue;
         }
         let file = head.file_id(&caller.file);
-        let places = by_file.entry(caller.file.clone()).or_insert_with(|| {
+        let (places, callees) = by_file.entry(caller.file.clone()).or_insert_with(|| {
             let mut map = FxHashMap::default();
             if let Some(f) = file {
                 for (i, s) in head.facts(f).calls.iter().enumerate() {
@@ -34,10 +37,17 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                     map.entry((at.line + 1, at.column + 1, s.kind)).or_insert(i);
                 }
             }
-            map
+            (map, None)
         });
         let site = match (file, places.get(&(caller.line, caller.column, caller.kind))) {
-            (Some(f), Some(&i)) => site_of(head.facts(f), i),
+            (Some(f), Some(&i)) => {
+                let mut site = site_of(head.facts(f), i);
+                if !head.facts(f).argument_calls.is_empty() {
+                    let callees = callees.get_or_insert_with(|| sure_callees(head, f));
+                    stated_around(head, f, i, callees, &mut site);
+                }
+                site
+            }
             _ => Site::default(),
         };
         sites.push(Some(site));
@@ -100,6 +110,65 @@ fn site_of(facts: Facts, i: usize) -> Site {
         }
     }
     site
+}
+
+/// The definitions each call site of `f` calls, where the graph is sure (exact edges).
+fn sure_callees(head: &Graph, f: FileId) -> Callees {
+    let mut out: Callees = FxHashMap::default();
+    for edge in head.edges(f) {
+        if edge.confidence() == Confidence::Exact {
+            out.entry(edge.site()).or_default().push(edge.target);
+        }
+    }
+    out
+}
+
+/// What the stated types of the definitions call `call` of `f` surely calls say of
+/// parameter `slot` (or with [`DefKinds::RESULT`], of the result): ANY unless every
+/// one of them states it.
+fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> ValueKinds {
+    let Some(targets) = u32::try_from(call).ok().and_then(|c| callees.get(&c)) else {
+        return ValueKinds::ANY;
+    };
+    let mut all = ValueKinds::NONE;
+    for t in targets {
+        let kinds = head.facts(t.file).def_kinds(t.def, slot);
+        if kinds.is_any() {
+            return ValueKinds::ANY;
+        }
+        all = all | kinds;
+    }
+    if all == ValueKinds::NONE {
+        ValueKinds::ANY
+    } else {
+        all
+    }
+}
+
+/// Call `i` of `f` as the calls around it state (TypeScript): an argument that is
+/// another call's result is what that call's callee states it returns (`pad(encode(x))`,
+/// `encode(): Uint8Array`); the call itself, passed as another's argument, goes to a
+/// parameter a promise may not fit (`digest(concat(a, b))`, `digest(data: string)`).
+fn stated_around(head: &Graph, f: FileId, i: usize, callees: &Callees, site: &mut Site) {
+    let facts = head.facts(f);
+    let count = site.args.map_or(0, |a| a.count);
+    for slot in 0..count.min(CallShape::FIRST_USE) {
+        if site.kinds.iter().any(|&(s, _)| s == slot) {
+            continue;
+        }
+        if let Some(inner) = facts.argument_call(i, slot) {
+            let kinds = stated_by_callees(head, callees, inner, DefKinds::RESULT);
+            if !kinds.is_any() {
+                site.kinds.push((slot, kinds));
+            }
+        }
+    }
+    if let Some((outer, slot)) = facts.passed_to(i) {
+        let accepts = stated_by_callees(head, callees, outer, slot);
+        if !accepts.is_any() && !accepts.meets(ValueKinds::INSTANCE) {
+            site.uses.push(ResultUse::Passed);
+        }
+    }
 }
 
 /// The contracts before and after the change of each changed function whose signature

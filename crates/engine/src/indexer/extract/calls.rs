@@ -551,6 +551,9 @@ impl<'s> Extractor<'s> {
                 if !self.result_reads.is_empty() || !self.typed_uses.is_empty() {
                     self.result_read_by(node, recorded);
                 }
+                if !self.argument_calls.is_empty() {
+                    self.argument_call_recorded(node, recorded);
+                }
                 self.facts.calls.last().map(|c| c.callee)
             }
             _ => None,
@@ -612,6 +615,12 @@ impl<'s> Extractor<'s> {
                     _ => {}
                 }
             }
+            // `g(f())`: which call `f`'s is, once it is recorded (TypeScript: the types
+            // stated for `f`'s result and `g`'s parameter say what is passed where).
+            let passed_call = match recorded {
+                Some(outer) if self.states_types => self.begin_argument_call(outer, index, child),
+                _ => false,
+            };
             // `g(...f())`: `f`'s result is iterated.
             let iterated = child.kind_str() == "spread_element"
                 && child
@@ -635,6 +644,9 @@ impl<'s> Extractor<'s> {
             }
             if iterated {
                 self.end_typed_use();
+            }
+            if passed_call {
+                self.argument_calls.pop();
             }
             if child.is_named() && child.kind_str() != "comment" {
                 index = index.saturating_add(1);

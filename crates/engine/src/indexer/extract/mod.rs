@@ -20,6 +20,7 @@ mod budget;
 mod calls;
 mod children;
 mod component_def;
+mod declared_kinds;
 mod defs;
 mod doc_comments;
 mod fields;
@@ -310,6 +311,15 @@ pub(crate) struct Extractor<'s> {
     stated_returns: Vec<Option<SymId>>,
     /// JavaScript only: JSDoc comments state types (see `doc_comments`).
     reads_jsdoc: bool,
+    /// TypeScript: what the types stated for names say their values are, by binding
+    /// (see `declared_kinds`).
+    pub(crate) states_types: bool,
+    pub(crate) binding_kinds: FxHashMap<BindingIdx, ValueKinds>,
+    /// The same for the instance fields of the file's classes (`#key: Uint8Array`).
+    pub(crate) field_kinds: FxHashMap<(DefIdx, StrId), ValueKinds>,
+    /// Calls passed as arguments whose own call is not yet recorded, innermost last:
+    /// the node's id, the outer call (its index in the facts) and the argument's place.
+    pub(crate) argument_calls: Vec<(usize, u32, u8)>,
     /// The last typed JSDoc comment walked past.
     doc: Option<Node<'s>>,
     /// What the JSDoc of the function being entered states for its parameters, by name.
@@ -393,6 +403,10 @@ impl<'s> Extractor<'s> {
             returns_to: Vec::new(),
             stated_returns: Vec::new(),
             reads_jsdoc: language == Language::JavaScript,
+            states_types: matches!(language, Language::TypeScript | Language::Tsx),
+            binding_kinds: FxHashMap::default(),
+            field_kinds: FxHashMap::default(),
+            argument_calls: Vec::new(),
             doc: None,
             doc_params: Vec::new(),
             doc_seed: 0,
@@ -447,6 +461,13 @@ impl<'s> Extractor<'s> {
         self.strings
             .insert_unique(hash(s), id, |&i| hash(table.get(i)));
         id
+    }
+
+    /// `s`'s id when the file has it already (nothing is added).
+    pub(crate) fn interned(&self, s: &str) -> Option<StrId> {
+        let hash = rustc_hash::FxBuildHasher.hash_one(s);
+        let table = &self.facts.strings;
+        self.strings.find(hash, |&i| table.get(i) == s).copied()
     }
 
     pub(crate) fn text(&self, node: Node) -> &'s str {

@@ -57,7 +57,11 @@ impl<'s> Extractor<'s> {
         else {
             return;
         };
-        let kinds = value_kinds(argument, self.src);
+        let kinds = match argument.kind_str() {
+            "identifier" => self.identifier_kinds(argument),
+            "member_expression" => self.field_read_kinds(argument),
+            _ => value_kinds(argument, self.src),
+        };
         if !kinds.is_any() {
             self.facts.add_argument_kinds(call, slot, kinds);
         }

@@ -295,6 +295,13 @@ impl<'s> Extractor<'s> {
         };
         let children = self.kids(node);
         let is_static = children.iter().any(|c| c.kind_str() == "static");
+        if !is_static {
+            let ty = children
+                .iter()
+                .copied()
+                .find(|c| c.kind_str() == "type_annotation");
+            self.note_field_kinds(class, name, ty, value);
+        }
         let mut decorators = Vec::new();
         for child in children {
             if child.kind_str() == "decorator" {

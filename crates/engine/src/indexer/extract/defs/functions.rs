@@ -110,7 +110,12 @@ impl<'s> Extractor<'s> {
                 }
                 Some("return_type") | Some("type_parameters") | Some("decorator") => {
                     match field {
-                        Some("return_type") => parts.returns = self.stated_return_type(child),
+                        Some("return_type") => {
+                            parts.returns = self.stated_return_type(child);
+                            if let Some(def) = ctx.def {
+                                self.note_result_kinds(def, child);
+                            }
+                        }
                         Some("type_parameters") => self.declare_type_parameters(child),
                         _ => {}
                     }

@@ -71,6 +71,7 @@ impl<'s> Extractor<'s> {
                 }
                 if let Some(def) = def {
                     self.parameter_types(p, def, index, stated);
+                    self.note_parameter_kinds(def, index, p);
                 }
                 index += 1;
             }
@@ -181,6 +182,10 @@ impl<'s> Extractor<'s> {
                 let typed = stated.or(hint);
                 if let Some(pattern) = pattern {
                     self.declare_pattern(pattern, typed, false);
+                    if pattern.kind_str() == "identifier" {
+                        let name = self.intern_node(pattern);
+                        self.note_declared_kinds(name, p.field(Field::Type), p.field(Field::Value));
+                    }
                     // `constructor(private repo: Repo)` declares a field too.
                     let is_property = self
                         .kids(p)
@@ -192,6 +197,7 @@ impl<'s> Extractor<'s> {
                         let name = self.intern_node(pattern);
                         let value = typed.unwrap_or_else(|| self.unknown());
                         self.add_prop(class, name, value);
+                        self.note_field_kinds(class, name, p.field(Field::Type), None);
                     }
                 }
                 stated

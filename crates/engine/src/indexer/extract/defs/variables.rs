@@ -149,6 +149,7 @@ impl<'s> Extractor<'s> {
             if let (Some(ns), Some(value)) = (namespace, member_value) {
                 self.add_prop(ns, name, value);
             }
+            self.note_declared_kinds(name, annotation, value);
             // `declare global { var registry: Registry }`, or a script's top-level
             // `declare var registry: Registry`: a member of the global object.
             // Only inside a `declare` statement can it be (and `parent` walks from

@@ -1,22 +1,53 @@
-//! The kinds of value a stated parameter type accepts (`string | number`, `Uint8Array`,
-//! `(e: Event) => void`), as far as the type's own text and the file's declarations
-//! say: what a call's argument, now landing on another parameter, is checked against.
-//! Everything not known here (a type of another file, a generic, a mapped type) accepts
-//! anything, so a call is only said to break where the compiler must reject it.
+//! The kinds of value a stated type admits (`string | number`, `Uint8Array`, `(e: Event)
+//! => void`), as far as the type's own text and the file's declarations say. Read two
+//! ways: what a parameter of that type accepts (what a call's argument, now landing on
+//! another parameter, is checked against), and what a name declared with that type may
+//! hold (`secret: CryptoKey` passed as an argument). Everything not known here (a type
+//! of another file, a generic, a mapped type) admits anything, so a call is only said
+//! to break where the compiler must reject it.
 
 use tree_sitter::Node;
 
-use super::{declared_type, File, MAX_TYPE_LEVEL};
 use crate::indexer::facts::ValueKinds;
 
-/// What a parameter stated to be of type `ty` (a `type_annotation` or a type) accepts.
-/// `generics` are the type parameters in scope (a `T` may be anything).
-pub(super) fn accepted(ty: Node, file: &File, generics: &[String]) -> ValueKinds {
-    accepted_within(ty, file, generics, 0)
+/// How deep a type is followed through the aliases that name it.
+const MAX_TYPE_LEVEL: usize = 16;
+
+/// The names a type refers to, where it is read.
+pub trait TypeScope<'t> {
+    /// The source text of `node`.
+    fn text(&self, node: Node<'t>) -> &str;
+    /// The interface or type alias `name` declared in the file, where it is known.
+    fn declared(&self, name: &str) -> Option<Node<'t>>;
+    /// Whether `name` is a type parameter in scope (a `T` may be anything).
+    fn is_generic(&self, name: &str) -> bool;
+}
+
+/// A scope that knows no declaration and no type parameter: a type read where the
+/// file's other declarations are not at hand (while the file is being extracted), so
+/// a name that is no well-known global admits anything.
+pub struct TextOnly<'s>(pub &'s str);
+
+impl<'t> TypeScope<'t> for TextOnly<'_> {
+    fn text(&self, node: Node<'t>) -> &str {
+        self.0.get(node.byte_range()).unwrap_or_default()
+    }
+    fn declared(&self, _: &str) -> Option<Node<'t>> {
+        None
+    }
+    fn is_generic(&self, _: &str) -> bool {
+        false
+    }
+}
+
+/// What a parameter stated to be of type `ty` (a `type_annotation` or a type) accepts;
+/// equally, what a value declared with that type may be.
+pub fn accepted<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
+    accepted_within(ty, file, 0)
 }
 
 /// What one element of a rest parameter stated as `ty` accepts (`...xs: T[]`).
-pub(super) fn accepted_element(ty: Node, file: &File, generics: &[String]) -> ValueKinds {
+pub fn accepted_element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
     let mut ty = ty;
     while matches!(
         ty.kind(),
@@ -30,14 +61,14 @@ pub(super) fn accepted_element(ty: Node, file: &File, generics: &[String]) -> Va
     match ty.kind() {
         "array_type" => ty
             .named_child(0)
-            .map_or(ValueKinds::ANY, |t| accepted(t, file, generics)),
+            .map_or(ValueKinds::ANY, |t| accepted(t, file)),
         _ => ValueKinds::ANY,
     }
 }
 
 /// The type the compiler gives a parameter from its default value: a primitive's, where
 /// the default is one; anything else is not read here.
-pub(super) fn widened(default: ValueKinds) -> ValueKinds {
+pub fn widened(default: ValueKinds) -> ValueKinds {
     match default {
         ValueKinds::STRING | ValueKinds::NUMBER | ValueKinds::BOOLEAN | ValueKinds::BIGINT => {
             default
@@ -47,18 +78,15 @@ pub(super) fn widened(default: ValueKinds) -> ValueKinds {
     }
 }
 
-fn accepted_within(ty: Node, file: &File, generics: &[String], level: usize) -> ValueKinds {
-    if level > MAX_TYPE_LEVEL * 4 {
+fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) -> ValueKinds {
+    if level > MAX_TYPE_LEVEL {
         return ValueKinds::ANY;
     }
-    let inner = |n: Option<Node>| {
-        n.map_or(ValueKinds::ANY, |n| {
-            accepted_within(n, file, generics, level + 1)
-        })
-    };
+    let inner =
+        |n: Option<Node<'t>>| n.map_or(ValueKinds::ANY, |n| accepted_within(n, file, level + 1));
     match ty.kind() {
         "type_annotation" | "parenthesized_type" | "readonly_type" => inner(ty.named_child(0)),
-        "predefined_type" => match file.text(ty).as_str() {
+        "predefined_type" => match file.text(ty) {
             "string" => ValueKinds::STRING,
             "number" => ValueKinds::NUMBER,
             "boolean" => ValueKinds::BOOLEAN,
@@ -81,7 +109,7 @@ fn accepted_within(ty: Node, file: &File, generics: &[String], level: usize) -> 
             let mut all = ValueKinds::NONE;
             let mut cursor = ty.walk();
             for member in ty.named_children(&mut cursor) {
-                all = all | accepted_within(member, file, generics, level + 1);
+                all = all | accepted_within(member, file, level + 1);
                 if all.is_any() {
                     break;
                 }
@@ -97,8 +125,8 @@ fn accepted_within(ty: Node, file: &File, generics: &[String], level: usize) -> 
                 .child_by_field_name("name")
                 .map(|n| file.text(n))
                 .unwrap_or_default();
-            match name.as_str() {
-                _ if generics.contains(&name) || file.types.contains_key(&name) => ValueKinds::ANY,
+            match name {
+                _ if file.is_generic(name) || file.declared(name).is_some() => ValueKinds::ANY,
                 "Array" | "ReadonlyArray" => ValueKinds::ARRAY | ValueKinds::INSTANCE,
                 "Promise" | "Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap"
                 | "ReadonlySet" => ValueKinds::OBJECT | ValueKinds::INSTANCE,
@@ -107,10 +135,10 @@ fn accepted_within(ty: Node, file: &File, generics: &[String], level: usize) -> 
         }
         "type_identifier" => {
             let name = file.text(ty);
-            if generics.contains(&name) {
+            if file.is_generic(name) {
                 return ValueKinds::ANY;
             }
-            if let Some(declared) = declared_type(file, &name) {
+            if let Some(declared) = file.declared(name) {
                 return match declared.kind() {
                     "type_alias_declaration"
                         if declared.child_by_field_name("type_parameters").is_none() =>
@@ -121,7 +149,7 @@ fn accepted_within(ty: Node, file: &File, generics: &[String], level: usize) -> 
                     _ => ValueKinds::ANY,
                 };
             }
-            global(&name)
+            global(name)
         }
         // Intersections, `keyof`, `typeof`, lookups, conditional and mapped types, a
         // type of a namespace: not read here.
@@ -132,17 +160,19 @@ fn accepted_within(ty: Node, file: &File, generics: &[String], level: usize) -> 
 /// An object type written out: a primitive is rejected unless the type is empty, all
 /// optional (TypeScript's "weak type" rules decide), or names a member a primitive has
 /// (`{ length: number }` accepts a string).
-fn object_type(ty: Node, file: &File) -> ValueKinds {
+fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
     let mut required = 0;
+    let mut any_member = false;
     let mut cursor = ty.walk();
     for member in ty.named_children(&mut cursor) {
         match member.kind() {
             "property_signature" | "method_signature" => {
+                any_member = true;
                 let name = member
                     .child_by_field_name("name")
                     .map(|n| file.text(n))
                     .unwrap_or_default();
-                if PRIMITIVE_MEMBERS.contains(&name.as_str()) {
+                if PRIMITIVE_MEMBERS.contains(&name) {
                     return ValueKinds::ANY;
                 }
                 let mut c = member.walk();
@@ -155,7 +185,10 @@ fn object_type(ty: Node, file: &File) -> ValueKinds {
             _ => return ValueKinds::ANY,
         }
     }
-    if required == 0 {
+    // All optional (a "weak type", such as an options bag): the compiler rejects a
+    // value with no property in common with it (TS2559), so a primitive, none of whose
+    // members it names, does not fit; an object may.
+    if required == 0 && !any_member {
         return ValueKinds::ANY;
     }
     ValueKinds::OBJECTS
@@ -163,7 +196,7 @@ fn object_type(ty: Node, file: &File) -> ValueKinds {
 
 /// An interface of this file: as an object type, unless it extends another or is
 /// generic (its members are not all here).
-fn interface(declared: Node, file: &File) -> ValueKinds {
+fn interface<'t>(declared: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
     let mut c = declared.walk();
     if declared
         .children(&mut c)
@@ -197,19 +230,63 @@ fn global(name: &str) -> ValueKinds {
     }
 }
 
-/// Members a string, number or boolean has (through its wrapper): an object type that
-/// names one may be met by a primitive.
-const PRIMITIVE_MEMBERS: [&str; 12] = [
+/// Members a string, number, boolean or bigint has (through its wrapper): an object type
+/// that names one may be met by a primitive.
+const PRIMITIVE_MEMBERS: &[&str] = &[
     "length",
     "toString",
     "valueOf",
     "toLocaleString",
+    "constructor",
     "charAt",
-    "slice",
-    "indexOf",
-    "includes",
-    "toFixed",
+    "charCodeAt",
+    "codePointAt",
     "at",
     "concat",
-    "constructor",
+    "endsWith",
+    "startsWith",
+    "includes",
+    "indexOf",
+    "lastIndexOf",
+    "localeCompare",
+    "match",
+    "matchAll",
+    "normalize",
+    "padEnd",
+    "padStart",
+    "repeat",
+    "replace",
+    "replaceAll",
+    "search",
+    "slice",
+    "split",
+    "substr",
+    "substring",
+    "toLowerCase",
+    "toUpperCase",
+    "toLocaleLowerCase",
+    "toLocaleUpperCase",
+    "trim",
+    "trimStart",
+    "trimEnd",
+    "trimLeft",
+    "trimRight",
+    "isWellFormed",
+    "toWellFormed",
+    "anchor",
+    "big",
+    "blink",
+    "bold",
+    "fixed",
+    "fontcolor",
+    "fontsize",
+    "italics",
+    "link",
+    "small",
+    "strike",
+    "sub",
+    "sup",
+    "toFixed",
+    "toExponential",
+    "toPrecision",
 ];

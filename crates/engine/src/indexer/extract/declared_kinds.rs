@@ -1,0 +1,233 @@
+//! The kinds of value a name holds, where its declaration in the file says (`secret:
+//! CryptoKey`, `const n = 1`, `function f() {}`): what an identifier passed as an
+//! argument is checked against, when the parameter it lands on changes (see
+//! `shapes::argument_kinds`). TypeScript only: there a name's declared type is what the
+//! compiler checks a call with, whatever the name holds at run time.
+
+use tree_sitter::Node;
+
+use super::fields::{Field, FieldExt};
+use super::syntax::is_rest_parameter;
+use super::{Extractor, ThisCtx};
+use crate::indexer::facts::*;
+use crate::indexer::type_kinds::{self, TypeScope};
+
+impl<'s> Extractor<'s> {
+    /// `name`, just declared with the stated type `ty` (a `type_annotation`) or else
+    /// the initial value (or default) `value`, holds values of the kinds these say.
+    pub(crate) fn note_declared_kinds(
+        &mut self,
+        name: StrId,
+        ty: Option<Node<'s>>,
+        value: Option<Node<'s>>,
+    ) {
+        let Some(kinds) = self.declared_kinds(ty, value) else {
+            return;
+        };
+        if let Some(binding) = self.binding_now(name) {
+            // The first declaration of a name in a scope is the binding's.
+            self.binding_kinds.entry(binding).or_insert(kinds);
+        }
+    }
+
+    /// Instance field `name` of `class`, declared with the type `ty` or else the
+    /// initial value `value` (or a constructor's parameter property): as
+    /// [`Self::note_declared_kinds`], for `this.name` passed as an argument.
+    pub(crate) fn note_field_kinds(
+        &mut self,
+        class: DefIdx,
+        name: StrId,
+        ty: Option<Node<'s>>,
+        value: Option<Node<'s>>,
+    ) {
+        if let Some(kinds) = self.declared_kinds(ty, value) {
+            self.field_kinds.entry((class, name)).or_insert(kinds);
+        }
+    }
+
+    /// What a declaration with the stated type `ty` (a `type_annotation`) or else the
+    /// initial value `value` holds; None where that says nothing (or in JavaScript).
+    fn declared_kinds(&self, ty: Option<Node<'s>>, value: Option<Node<'s>>) -> Option<ValueKinds> {
+        if !self.states_types {
+            return None;
+        }
+        let kinds = match (ty, value) {
+            (Some(ty), _) => type_kinds::accepted(ty, &Declared(self)),
+            // `let n = 1`: the compiler gives the name the literal's type, widened; an
+            // object, array or function literal is what its syntax says.
+            (None, Some(value)) => super::value_kinds(value, self.src),
+            (None, None) => return None,
+        };
+        if kinds.is_any() {
+            return None;
+        }
+        // An object literal passed in place is one whose keys the call lists (see
+        // `shapes::object_argument`); a name holding one is an object like any other.
+        Some(if kinds == ValueKinds::OBJECT {
+            ValueKinds::OBJECTS
+        } else {
+            kinds
+        })
+    }
+
+    /// `this.key` (or `this.#key`) in a method of a class of this file whose instance
+    /// field `key` states what it holds; ANY otherwise.
+    pub(crate) fn field_read_kinds(&self, member: Node<'s>) -> ValueKinds {
+        if !self.states_types || self.field_kinds.is_empty() {
+            return ValueKinds::ANY;
+        }
+        let (Some(object), Some(property)) =
+            (member.field(Field::Object), member.field(Field::Property))
+        else {
+            return ValueKinds::ANY;
+        };
+        let Some(ThisCtx::Of(class)) = self.this.last() else {
+            return ValueKinds::ANY;
+        };
+        if object.kind_str() != "this" {
+            return ValueKinds::ANY;
+        }
+        self.interned(self.text(property))
+            .and_then(|name| self.field_kinds.get(&(*class, name)))
+            .copied()
+            .unwrap_or(ValueKinds::ANY)
+    }
+
+    /// Parameter `index` of `def`, the node `p`: what its stated type (or else its
+    /// default) accepts, kept for calls in other files that pass it a call's result.
+    pub(crate) fn note_parameter_kinds(&mut self, def: DefIdx, index: usize, p: Node<'s>) {
+        if !self.states_types {
+            return;
+        }
+        let Some(slot) = u8::try_from(index)
+            .ok()
+            .filter(|&i| u16::from(i) < DefKinds::MAX_PARAMS)
+        else {
+            return;
+        };
+        let kinds = match (p.kind_str(), p.field(Field::Type), p.field(Field::Value)) {
+            ("required_parameter", Some(ty), _) if is_rest_parameter(p) => {
+                type_kinds::accepted_element(ty, &Declared(self))
+            }
+            ("required_parameter" | "optional_parameter", Some(ty), _) => {
+                type_kinds::accepted(ty, &Declared(self))
+            }
+            ("required_parameter", None, Some(value)) => {
+                type_kinds::widened(super::value_kinds(value, self.src))
+            }
+            _ => return,
+        };
+        if !kinds.is_any() {
+            self.facts.def_kinds.push(DefKinds { def, slot, kinds });
+        }
+    }
+
+    /// `def` states the return type `ty`: what calling it gives, where the type says.
+    pub(crate) fn note_result_kinds(&mut self, def: DefIdx, ty: Node<'s>) {
+        if !self.states_types {
+            return;
+        }
+        let kinds = type_kinds::accepted(ty, &Declared(self));
+        if !kinds.is_any() {
+            self.facts.def_kinds.push(DefKinds {
+                def,
+                slot: DefKinds::RESULT,
+                kinds,
+            });
+        }
+    }
+
+    /// Argument `index` of the call at `outer` in the facts is `argument`: when it is
+    /// a call (past parentheses), noted until that call is recorded (see
+    /// [`Self::argument_call_recorded`]) or the argument is walked.
+    #[inline(never)]
+    pub(crate) fn begin_argument_call(
+        &mut self,
+        outer: usize,
+        index: u16,
+        argument: Node<'s>,
+    ) -> bool {
+        let (Ok(outer), Some(slot)) = (
+            u32::try_from(outer),
+            u8::try_from(index)
+                .ok()
+                .filter(|&s| s < CallShape::FIRST_USE),
+        ) else {
+            return false;
+        };
+        let inner = super::calls::unwrap_parens(argument);
+        if inner.kind_str() != "call_expression" {
+            return false;
+        }
+        self.argument_calls.push((inner.id(), outer, slot));
+        true
+    }
+
+    /// The call `node`, recorded at `call` in the facts: an argument of another, when
+    /// it is the one noted last.
+    #[inline(never)]
+    pub(crate) fn argument_call_recorded(&mut self, node: Node<'s>, call: Option<usize>) {
+        let (Some(&(id, outer, slot)), Some(inner)) = (
+            self.argument_calls.last(),
+            call.and_then(|c| u32::try_from(c).ok()),
+        ) else {
+            return;
+        };
+        if id == node.id() {
+            self.facts
+                .argument_calls
+                .push(ArgumentCall { outer, inner, slot });
+        }
+    }
+
+    /// The kinds of value the identifier `node` holds, where its declaration said (a
+    /// stated type, an initial value, a function or class declared in the file); ANY
+    /// where it did not.
+    pub(crate) fn identifier_kinds(&self, node: Node<'s>) -> ValueKinds {
+        if !self.states_types {
+            return ValueKinds::ANY;
+        }
+        let Some(binding) = self
+            .interned(self.text(node))
+            .and_then(|name| self.binding_now(name))
+        else {
+            return ValueKinds::ANY;
+        };
+        if let Some(&kinds) = self.binding_kinds.get(&binding) {
+            return kinds;
+        }
+        let value = self.facts.bindings[binding as usize].value;
+        match self.facts.syms.at(value) {
+            Sym::Def(d) if matches!(self.facts.def(d).kind, DefKind::Function | DefKind::Class) => {
+                ValueKinds::FUNCTION
+            }
+            _ => ValueKinds::ANY,
+        }
+    }
+
+    /// The binding `name` has here among the declarations seen so far, innermost first.
+    fn binding_now(&self, name: StrId) -> Option<BindingIdx> {
+        (0..self.scope_count())
+            .rev()
+            .find_map(|scope| self.binding_in(scope, name))
+    }
+}
+
+/// The types named where a declaration is extracted: a name the file declares or
+/// imports (a type parameter, an interface, `import { URL } from 'whatwg-url'`) is not
+/// the global of that name, and is not read further here.
+struct Declared<'a, 's>(&'a Extractor<'s>);
+
+impl<'t> TypeScope<'t> for Declared<'_, '_> {
+    fn text(&self, node: Node<'t>) -> &str {
+        self.0.src.get(node.byte_range()).unwrap_or_default()
+    }
+    fn declared(&self, _: &str) -> Option<Node<'t>> {
+        None
+    }
+    fn is_generic(&self, name: &str) -> bool {
+        self.0
+            .interned(name)
+            .is_some_and(|name| self.0.binding_now(name).is_some())
+    }
+}
