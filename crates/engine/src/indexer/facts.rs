@@ -82,6 +82,10 @@ pub struct FileFacts {
     pub call_shapes: ThinVec<CallShape>,
     /// The keys of `call_shapes`, each shape's a run of them.
     pub shape_keys: ThinVec<StrId>,
+    /// HTTP routes, HTTP clients, queue producers and consumers, and mounts (issue 47),
+    /// sorted by position. Their strings are their own (a file has few): the graph's
+    /// string mapping leaves them alone.
+    pub links: ThinVec<crate::links::LinkSite>,
 }
 
 /// What a call's argument or result is seen as: an object literal passed with its keys
@@ -1035,6 +1039,7 @@ impl FileFacts {
             + bytes(&self.shapes)
             + bytes(&self.call_shapes)
             + bytes(&self.shape_keys)
+            + bytes(&self.links)
             + 9 * self.syms.len()
     }
 
@@ -1252,6 +1257,7 @@ impl FileFacts {
         }
         self.call_shapes.shrink_to_fit();
         self.shape_keys.shrink_to_fit();
+        self.links.shrink_to_fit();
     }
 
     /// Rewrites every string id the facts hold by `f`, those written into symbolic
