@@ -152,6 +152,16 @@ fn express_routes_mounts_chains_and_an_app_passed_in() {
 }
 
 #[test]
+fn chained_registrations_and_a_router_made_in_an_export_compose() {
+    // `Router().use(tags)` bound to `api`, `export default Router().use('/api', api)`,
+    // mounted by the app at its root.
+    assert_eq!(
+        resolved_lines("express-chained"),
+        ["src/routes/tags.ts:5 route GET /api/tags -> inline@5"]
+    );
+}
+
+#[test]
 fn koa_router_routes_take_its_prefix() {
     assert_eq!(
         resolved_lines("koa"),
@@ -444,5 +454,73 @@ fn matching_is_the_same_with_or_without_a_graph() {
             route: 2,
             confidence: Confidence::Exact
         }]
+    );
+}
+
+/// Extraction's speed with the link sites, on a corpus (`LINKS_CORPUS=DIR`), one thread:
+///   LINKS_CORPUS=DIR cargo test -p blast-radius-engine --release links::tests::speed \
+///     -- --ignored --nocapture
+/// Prints the best of five rounds and the sites found by role (with `LINKS_PRINT=1`,
+/// each site).
+#[test]
+#[ignore = "a measurement on a corpus outside the repository"]
+fn speed() {
+    let Ok(root) = std::env::var("LINKS_CORPUS") else {
+        return;
+    };
+    let root = PathBuf::from(root);
+    let mut paths = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name();
+            if p.is_dir() {
+                if name != "node_modules" && name != ".git" {
+                    stack.push(p);
+                }
+            } else {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .filter_map(|p| {
+            let rel = p.strip_prefix(&root).ok()?.to_str()?.to_string();
+            crate::indexer::Language::from_path(&rel)?;
+            Some((rel, std::fs::read_to_string(p).ok()?))
+        })
+        .collect();
+    let mut best = f64::MAX;
+    let mut by_role = std::collections::BTreeMap::new();
+    for round in 0..5 {
+        let start = std::time::Instant::now();
+        let mut facts = Vec::with_capacity(files.len());
+        for (path, src) in &files {
+            if let Some(Ok(f)) = crate::indexer::extract_source(path, src) {
+                facts.push(f);
+            }
+        }
+        best = best.min(start.elapsed().as_secs_f64());
+        if round == 0 {
+            let print = std::env::var_os("LINKS_PRINT").is_some();
+            for f in &facts {
+                for s in &f.links {
+                    *by_role.entry(s.role.as_str()).or_insert(0usize) += 1;
+                    if print {
+                        println!("{}:{}", f.path, show(s));
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{} files, {} MB: extraction best of 5 {:.3} s; sites {:?}",
+        files.len(),
+        files.iter().map(|f| f.1.len()).sum::<usize>() / 1_000_000,
+        best,
+        by_role
     );
 }

@@ -149,13 +149,29 @@ impl<'s> Cx<'s> {
             return;
         };
         let name = self.scope.text(property);
+        // Where the receiver comes from is looked up only in a file that imports a
+        // library of the kind, or for a receiver named as the rule allows: `map.get`
+        // in a file without one costs a comparison.
+        let root = root_identifier(object).map(|r| self.scope.text(r));
+        let libs = self.scope.libraries;
         match name {
             "query" | "mutate" | "useQuery" | "useMutation" | "useSuspenseQuery"
-            | "useInfiniteQuery" => trpc::client(self, call, object, name),
+            | "useInfiniteQuery" => {
+                if libs.trpc || matches!(root, Some("trpc" | "api")) {
+                    trpc::client(self, call, object, name)
+                }
+            }
             "router" => trpc::router(self, call),
             "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-            | "consume" => topics::member_call(self, call, object, name),
+            | "consume" => {
+                if libs.topics {
+                    topics::member_call(self, call, object, name)
+                }
+            }
             _ => {
+                if !libs.http && !root.is_some_and(routes::may_be_router_name) {
+                    return;
+                }
                 // An HTTP verb or a mount: a route or a client, by what the receiver is.
                 if !clients::member_call(self, call, object, name) {
                     routes::member_call(self, call, object, name);
@@ -331,7 +347,44 @@ fn owner_of<'s>(cx: &Cx<'s>, receiver: Node<'s>) -> (Option<String>, Vec<String>
         _ if cx.scope.top_level(name).is_some() => {
             (Some(name.to_string()), cx.scope.exported_as(name))
         }
+        // `const api = Router().use(a).use(b)`, `export default Router().use('/x', r)`:
+        // the name (or default export) the whole chain is.
+        Origin::Lib { .. } => match chain_owner(cx, receiver) {
+            Some(o) if o == "default" => (Some(o), vec!["default".to_string()]),
+            Some(o) => {
+                let exported = cx.scope.exported_as(&o);
+                (Some(o), exported)
+            }
+            None => (None, Vec::new()),
+        },
         _ => (None, Vec::new()),
+    }
+}
+
+/// The top-level name a call chain is bound to, or `default` when the chain is the
+/// default export.
+fn chain_owner(cx: &Cx, node: Node) -> Option<String> {
+    let mut top = node;
+    for _ in 0..64 {
+        let parent = top.parent()?;
+        let continues = match parent.kind() {
+            "member_expression" => parent.child_by_field_name("object") == Some(top),
+            "call_expression" => parent.child_by_field_name("function") == Some(top),
+            _ => false,
+        };
+        if !continues {
+            break;
+        }
+        top = parent;
+    }
+    let parent = top.parent()?;
+    match parent.kind() {
+        "variable_declarator" => {
+            let name = cx.scope.text(parent.child_by_field_name("name")?);
+            cx.scope.top_level(name).map(|_| name.to_string())
+        }
+        "export_statement" => Some("default".into()),
+        _ => None,
     }
 }
 

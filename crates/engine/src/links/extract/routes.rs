@@ -25,6 +25,12 @@ const ROUTER_NAMES: [&str; 7] = [
     "app", "router", "server", "fastify", "api", "routes", "instance",
 ];
 
+/// Whether a receiver's name is one a router may have without an import of its
+/// framework.
+pub(super) fn may_be_router_name(name: &str) -> bool {
+    ROUTER_NAMES.contains(&name)
+}
+
 /// What the receiver `object` is, from where it comes (None: not a router).
 fn router_of(cx: &Cx, object: Node) -> Option<(Router, bool)> {
     let origin = cx.scope.origin(object);
@@ -35,7 +41,7 @@ fn router_of(cx: &Cx, object: Node) -> Option<(Router, bool)> {
             imported,
             steps,
         } => {
-            let steps: &[Step] = steps;
+            let steps = registrations_stripped(steps);
             let whole = matches!(*imported, "default" | "=" | "*");
             match *module {
                 "express" => match (whole, *imported, steps) {
@@ -82,6 +88,19 @@ fn router_of(cx: &Cx, object: Node) -> Option<(Router, bool)> {
         }
         _ => None,
     }
+}
+
+/// The steps that make a router, without the registrations chained after it
+/// (`Router().use(a).get('/x', h)`: each returns the router).
+fn registrations_stripped<'a, 's>(mut steps: &'a [Step<'s>]) -> &'a [Step<'s>] {
+    while let [rest @ .., Step::Member(m), Step::Call] = steps {
+        let registers = *m == "use" || *m == "all" || Method::from_name(m).is_some();
+        if !registers || rest.is_empty() {
+            break;
+        }
+        steps = rest;
+    }
+    steps
 }
 
 /// Koa's `new Router({ prefix: '/users' })`: the prefix.

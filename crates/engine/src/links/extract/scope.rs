@@ -91,6 +91,57 @@ pub(crate) struct FileScope<'s> {
     pub(crate) default_function: Option<usize>,
     /// Every module the file imports or requires at its top level.
     pub(crate) modules: Vec<&'s str>,
+    /// Which kinds of library those are.
+    pub(crate) libraries: Libraries,
+}
+
+/// The kinds of library a file imports or requires at its top level (a `require`
+/// inside a function does not count).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Libraries {
+    /// An HTTP framework or client.
+    pub(crate) http: bool,
+    /// A message system.
+    pub(crate) topics: bool,
+    pub(crate) trpc: bool,
+}
+
+impl Libraries {
+    fn note(&mut self, module: &str) {
+        match module {
+            "express"
+            | "koa-router"
+            | "@koa/router"
+            | "fastify"
+            | "axios"
+            | "ky"
+            | "ky-universal"
+            | "got"
+            | "ofetch"
+            | "ohmyfetch"
+            | "superagent"
+            | "request"
+            | "request-promise"
+            | "request-promise-native"
+            | "node-fetch"
+            | "cross-fetch"
+            | "isomorphic-fetch"
+            | "undici" => self.http = true,
+            m if m == "hono" || m.starts_with("hono/") => self.http = true,
+            "kafkajs"
+            | "bullmq"
+            | "bull"
+            | "amqplib"
+            | "amqplib/callback_api"
+            | "amqp-connection-manager"
+            | "nats"
+            | "nats.ws"
+            | "redis"
+            | "ioredis" => self.topics = true,
+            m if m.starts_with("@trpc/") => self.trpc = true,
+            _ => {}
+        }
+    }
 }
 
 impl<'s> FileScope<'s> {
@@ -102,10 +153,14 @@ impl<'s> FileScope<'s> {
             exports: FxHashMap::default(),
             default_function: None,
             modules: Vec::new(),
+            libraries: Libraries::default(),
         };
         let mut cursor = root.walk();
         for stmt in root.named_children(&mut cursor) {
             s.statement(stmt);
+        }
+        for m in &s.modules {
+            s.libraries.note(m);
         }
         s
     }
