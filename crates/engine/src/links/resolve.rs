@@ -210,7 +210,12 @@ fn join(prefix: &Endpoint, endpoint: &Endpoint) -> Option<Endpoint> {
         }),
         (Endpoint::Procedure { path: p, .. }, Endpoint::Procedure { path, kind }) => {
             Some(Endpoint::Procedure {
-                path: format!("{p}.{path}"),
+                // A procedure made on its own has no path but the mount's.
+                path: if path.is_empty() {
+                    p.clone()
+                } else {
+                    format!("{p}.{path}")
+                },
                 kind: *kind,
             })
         }

@@ -127,8 +127,8 @@ fn express_routes_mounts_chains_and_an_app_passed_in() {
         [
             "src/app.js:11 route GET /health -> health@11 => health",
             "src/app.js:12 route * /ping -> inline@12",
-            "src/app.js:13 route GET /books/:isbn -> getBook@15 => getBook",
-            "src/app.js:13 route PUT /books/:isbn -> updateBook@16 => updateBook",
+            "src/app.js:15 route GET /books/:isbn -> getBook@15 => getBook",
+            "src/app.js:16 route PUT /books/:isbn -> updateBook@16 => updateBook",
             // No import of express: `app` is a parameter, and the call has a route's shape;
             // where it is mounted, nothing here says.
             "src/legacy.js:3 route GET */legacy/items/:itemId -> inline@3",
@@ -234,23 +234,34 @@ fn trpc_procedures_nested_and_mounted_routers_and_clients() {
     assert_eq!(
         resolved_lines("trpc"),
         [
+            // Imported from a workspace package whose name says tRPC, under another name.
+            "src/app/Aliased.tsx:5 client trpc query post.byId",
             "src/app/Post.tsx:4 client trpc query post.byId",
             "src/app/Post.tsx:5 client trpc mutation post.create",
             "src/app/client.ts:9 client trpc query post.byId",
             "src/app/client.ts:10 client trpc mutation post.create",
             "src/app/client.ts:11 client trpc query health.ping",
-            "src/server/root.ts:7 route trpc query health.ping -> inline@7",
+            "src/app/client.ts:12 client trpc query user.get",
+            "src/app/client.ts:13 client trpc query user.member.find",
+            "src/server/root.ts:9 route trpc query health.ping -> inline@9",
             "src/server/routers/post.ts:5 route trpc query post.byId -> inline@5",
             "src/server/routers/post.ts:6 route trpc mutation post.create -> createPost@6 => createPost",
+            // Procedures made on their own, nested by name (in a plain object, too) in a
+            // router that the root router nests.
+            "src/server/routers/user/find-members.ts:3 route trpc query user.member.find -> findMembers@3 => findMembers",
+            "src/server/routers/user/get-user.ts:6 route trpc query user.get -> inline@6",
         ]
     );
     assert_eq!(
         matches("trpc", "trpc"),
         [
+            "src/app/Aliased.tsx:5 trpc query post.byId -> src/server/routers/post.ts:5 trpc query post.byId (exact)",
             "src/app/Post.tsx:4 trpc query post.byId -> src/server/routers/post.ts:5 trpc query post.byId (exact)",
             "src/app/Post.tsx:5 trpc mutation post.create -> src/server/routers/post.ts:6 trpc mutation post.create (exact)",
             "src/app/client.ts:10 trpc mutation post.create -> src/server/routers/post.ts:6 trpc mutation post.create (exact)",
-            "src/app/client.ts:11 trpc query health.ping -> src/server/root.ts:7 trpc query health.ping (exact)",
+            "src/app/client.ts:11 trpc query health.ping -> src/server/root.ts:9 trpc query health.ping (exact)",
+            "src/app/client.ts:12 trpc query user.get -> src/server/routers/user/get-user.ts:6 trpc query user.get (exact)",
+            "src/app/client.ts:13 trpc query user.member.find -> src/server/routers/user/find-members.ts:3 trpc query user.member.find (exact)",
             "src/app/client.ts:9 trpc query post.byId -> src/server/routers/post.ts:5 trpc query post.byId (exact)",
         ]
     );
@@ -522,5 +533,82 @@ fn speed() {
         files.iter().map(|f| f.1.len()).sum::<usize>() / 1_000_000,
         best,
         by_role
+    );
+}
+
+/// A corpus's links resolved in one graph, and its clients matched to its own routes
+/// (`LINKS_CORPUS=DIR`): what a person reads to judge precision.
+///   LINKS_CORPUS=DIR cargo test -p blast-radius-engine --release \
+///     links::tests::corpus_matches -- --ignored --nocapture
+#[test]
+#[ignore = "a reading of a corpus outside the repository"]
+fn corpus_matches() {
+    let Ok(root) = std::env::var("LINKS_CORPUS") else {
+        return;
+    };
+    let root = PathBuf::from(root);
+    let mut stack = vec![root.clone()];
+    let mut facts = Vec::new();
+    let mut configs = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if e.file_name() != "node_modules" && e.file_name() != ".git" {
+                    stack.push(p);
+                }
+                continue;
+            }
+            let Some(rel) = p.strip_prefix(&root).ok().and_then(|r| r.to_str()) else {
+                continue;
+            };
+            let Ok(src) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name == "package.json" || name.starts_with("tsconfig") {
+                configs.push((rel.to_string(), src));
+            } else if let Some(Ok(f)) = crate::indexer::extract_source(rel, &src) {
+                facts.push(f);
+            }
+        }
+    }
+    let g = Graph::build(facts, configs);
+    let links = resolve(&g);
+    for s in &links.sites {
+        println!("site {}", show_resolved(&g, s));
+    }
+    let found = links.matches_from(&links);
+    let mut matched = vec![false; links.sites.len()];
+    for m in &found {
+        matched[m.client] = true;
+        let c = &links.sites[m.client];
+        let r = &links.sites[m.route];
+        println!(
+            "match {}:{} {} -> {}:{} {} ({})",
+            c.path,
+            c.site.at.line + 1,
+            c.site.endpoint,
+            r.path,
+            r.site.at.line + 1,
+            r.site.endpoint,
+            m.confidence.as_str()
+        );
+    }
+    let calling = |s: &&ResolvedSite| matches!(s.site.role, Role::Client | Role::Producer);
+    let total = links.sites.iter().filter(calling).count();
+    let with = links
+        .sites
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| calling(s) && matched[*i])
+        .count();
+    println!(
+        "{} sites; {} clients and producers, {} matched; {} matches",
+        links.sites.len(),
+        total,
+        with,
+        found.len()
     );
 }

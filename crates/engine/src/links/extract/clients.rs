@@ -231,7 +231,7 @@ fn push_client<'s>(
     let Some(pattern) = client_path(&parts) else {
         return;
     };
-    let at = cx.scope.at(call);
+    let at = super::call_at(cx, call);
     cx.push(site(
         Role::Client,
         Endpoint::Http {

@@ -61,7 +61,8 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         | "fetch" | "$fetch" | "ofetch" | "useFetch" | "useLazyFetch" | "axios" | "ky"
         | "got" | "request"
         // tRPC
-        | "router" | "createTRPCRouter" | "query" | "mutate" | "useQuery" | "useMutation"
+        | "router" | "createTRPCRouter" | "query" | "mutation" | "subscription" | "mutate"
+        | "useQuery" | "useMutation"
         | "useSuspenseQuery" | "useInfiniteQuery"
         // topics
         | "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
@@ -155,9 +156,11 @@ impl<'s> Cx<'s> {
         let root = root_identifier(object).map(|r| self.scope.text(r));
         let libs = self.scope.libraries;
         match name {
-            "query" | "mutate" | "useQuery" | "useMutation" | "useSuspenseQuery"
-            | "useInfiniteQuery" => {
-                if libs.trpc || matches!(root, Some("trpc" | "api")) {
+            "query" | "mutation" | "subscription" | "mutate" | "useQuery" | "useMutation"
+            | "useSuspenseQuery" | "useInfiniteQuery" => {
+                if (libs.trpc || matches!(root, Some("trpc" | "api")))
+                    && !trpc::procedure(self, call, name)
+                {
                     trpc::client(self, call, object, name)
                 }
             }
@@ -437,6 +440,24 @@ fn enclosing_top_function(cx: &Cx, node: Node) -> Option<String> {
         );
     }
     None
+}
+
+/// Where a call is, as a site: from its called name when it is a member
+/// (`.get(` of `app.get(...)`; in a chain `new Hono().get(...).post(...)` every call
+/// starts where the chain does), to its end.
+fn call_at(cx: &Cx, call: Node) -> At {
+    let mut at = cx.scope.at(call);
+    let property = call
+        .child_by_field_name("function")
+        .filter(|f| f.kind() == "member_expression")
+        .and_then(|f| f.child_by_field_name("property"));
+    if let Some(p) = property {
+        let start = cx.scope.at(p);
+        at.line = start.line;
+        at.column = start.column;
+        at.start_byte = start.start_byte;
+    }
+    at
 }
 
 /// A site at `node` with nothing else set.

@@ -142,7 +142,7 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
         }
     };
     let (owner, exported_as) = owner_of(cx, receiver);
-    let at = cx.scope.at(call);
+    let at = super::call_at(cx, call);
     match name {
         "use" | "register" | "route" if chained_path.is_none() => {
             mount_or_route(
@@ -255,7 +255,7 @@ fn mount_or_route<'s>(
     owner: Option<String>,
     exported_as: Vec<String>,
 ) {
-    let at = cx.scope.at(call);
+    let at = super::call_at(cx, call);
     // Fastify's `route({ method, url, handler })`.
     if name == "route" && args.len() == 1 && args[0].kind() == "object" {
         let options = args[0];
@@ -401,7 +401,7 @@ pub(super) fn nest<'s>(cx: &mut Cx<'s>, call: Node<'s>, decorator: &str) {
             method,
             path: PathPattern::route(&format!("{controller}/{path}")),
         },
-        cx.scope.at(call),
+        super::call_at(cx, call),
     );
     s.handler = handler_of(cx, function);
     s.owner = class

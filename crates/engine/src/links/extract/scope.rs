@@ -138,7 +138,8 @@ impl Libraries {
             | "nats.ws"
             | "redis"
             | "ioredis" => self.topics = true,
-            m if m.starts_with("@trpc/") => self.trpc = true,
+            // `@trpc/client`, or a workspace package or alias that says it is tRPC.
+            m if m.contains("trpc") => self.trpc = true,
             _ => {}
         }
     }

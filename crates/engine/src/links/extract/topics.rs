@@ -71,7 +71,7 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
         return;
     };
     let src = cx.scope.src;
-    let at = cx.scope.at(call);
+    let at = super::call_at(cx, call);
     let topic = |system, name: String| Endpoint::Topic { system, name };
     match (name, first.kind()) {
         // kafkajs

@@ -58,11 +58,19 @@ pub(super) fn router<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
     });
     let mut found = Vec::new();
     collect(cx, object, "", &mut found, 0);
-    if !from_trpc
-        && !found
-            .iter()
-            .any(|f: &Found| matches!(f, Found::Procedure(..)))
-    {
+    // Or the router function comes from the project's own tRPC module (`./trpc`, as
+    // create-t3-app lays it out), or what it nests are named as routers.
+    let from_own_trpc = call.child_by_field_name("function").is_some_and(|f| {
+        cx.scope
+            .origin(f)
+            .module()
+            .is_some_and(|m| m.contains("trpc"))
+    });
+    let holds_routers = found.iter().any(|f| match f {
+        Found::Mount(_, _, value) => cx.scope.text(*value).ends_with("Router"),
+        Found::Procedure(..) => true,
+    });
+    if !from_trpc && !from_own_trpc && !holds_routers {
         return;
     }
     let owner = call
@@ -148,6 +156,8 @@ fn collect<'s>(
             "identifier" | "shorthand_property_identifier" => {
                 out.push(Found::Mount(path, m, value));
             }
+            // tRPC 11 takes a plain object as a router.
+            "object" => collect(cx, value, &path, out, depth + 1),
             "call_expression" if is_router_call(cx, value) => {
                 if let Some(inner) = arguments(value).first().filter(|o| o.kind() == "object") {
                     collect(cx, *inner, &path, out, depth + 1);
@@ -172,6 +182,72 @@ fn collect<'s>(
             _ => {}
         }
     }
+}
+
+/// A procedure made on its own and nested in a router by name elsewhere
+/// (`export const getUserRoute = authenticatedProcedure.input(x).query(fn)`): a route
+/// with no path of its own, owned by its name, which a router's mount gives a path.
+/// The chain must start from a name that says it is a procedure (`publicProcedure`,
+/// `t.procedure`). True when it is one.
+pub(super) fn procedure<'s>(cx: &mut Cx<'s>, call: Node<'s>, method: &str) -> bool {
+    let kind = match method {
+        "query" => ProcedureKind::Query,
+        "mutation" => ProcedureKind::Mutation,
+        "subscription" => ProcedureKind::Subscription,
+        _ => return false,
+    };
+    let Some(declarator) = call.parent().filter(|p| p.kind() == "variable_declarator") else {
+        return false;
+    };
+    let Some(root) = super::root_identifier(call) else {
+        return false;
+    };
+    let starts = {
+        let mut n = call;
+        // The chain's first member read off its root (`t.procedure`) or the root itself.
+        let mut first_member = None;
+        for _ in 0..32 {
+            match n.kind() {
+                "call_expression" => match n.child_by_field_name("function") {
+                    Some(f) => n = f,
+                    None => break,
+                },
+                "member_expression" => {
+                    first_member = n.child_by_field_name("property");
+                    match n.child_by_field_name("object") {
+                        Some(o) => n = o,
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        let says = |t: &str| t.ends_with("Procedure") || t == "procedure";
+        says(cx.scope.text(root)) || first_member.is_some_and(|m| says(cx.scope.text(m)))
+    };
+    if !starts {
+        return false;
+    }
+    let Some(name) = declarator.child_by_field_name("name") else {
+        return false;
+    };
+    let name = cx.scope.text(name);
+    if cx.scope.top_level(name).is_none() {
+        return false;
+    }
+    let mut s = site(
+        Role::Route,
+        Endpoint::Procedure {
+            path: String::new(),
+            kind: Some(kind),
+        },
+        super::call_at(cx, call),
+    );
+    s.handler = arguments(call).last().and_then(|h| handler_of(cx, *h));
+    s.owner = Some(name.to_string());
+    s.exported_as = cx.scope.exported_as(name);
+    cx.push(s);
+    true
 }
 
 /// `trpc.user.byId.query(...)`, `api.post.create.useMutation()`.
@@ -210,10 +286,10 @@ pub(super) fn client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, meth
         } => {
             (module.starts_with("@trpc/") && steps.as_slice() == [Step::Call])
                 || (!module.starts_with("@trpc/")
-                    && !is_package(module)
+                    && (!is_package(module) || module.contains("trpc"))
                     && steps.is_empty()
-                    && matches!(imported, "trpc" | "api" | "default")
-                    && matches!(cx.scope.text(root), "trpc" | "api"))
+                    && (matches!(imported, "trpc" | "api")
+                        || imported == "default" && matches!(cx.scope.text(root), "trpc" | "api")))
         }
         _ => false,
     };
@@ -224,7 +300,7 @@ pub(super) fn client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, meth
         "mutate" | "useMutation" => ProcedureKind::Mutation,
         _ => ProcedureKind::Query,
     };
-    let at = cx.scope.at(call);
+    let at = super::call_at(cx, call);
     cx.push(site(
         Role::Client,
         Endpoint::Procedure {
