@@ -292,6 +292,9 @@ fn clients_of_every_library_with_their_methods_and_paths() {
             "27 client POST /api/orders",
             "28 client GET /api/orders/:id",
             "29 client GET */api/orders/:id",
+            // axios and got called with a URL and options.
+            "30 client PATCH /api/users/:id",
+            "31 client DELETE /api/orders/:id",
         ]
     );
     // Nuxt's globals in a component's script.
