@@ -181,6 +181,10 @@ pub enum Role {
     /// `app.route('/x', sub)`, `register(plugin, { prefix })`, a tRPC router nested under
     /// a key): see [`LinkSite::mounted`]. Its endpoint is the prefix.
     Mount,
+    /// An HTTP client instance made in this file and bound to a top-level name
+    /// (`export const api = axios.create({ baseURL: '/api' })`): its endpoint is its
+    /// base. What clients in other files that import it are made on.
+    Instance,
 }
 
 impl Role {
@@ -191,6 +195,7 @@ impl Role {
             Role::Producer => "producer",
             Role::Consumer => "consumer",
             Role::Mount => "mount",
+            Role::Instance => "instance",
         }
     }
 }
@@ -246,7 +251,11 @@ pub struct LinkSite {
     /// The names `owner` is exported as (`default` for a default export or
     /// `module.exports`): how other files import it.
     pub exported_as: Vec<String>,
-    /// Mounts: what they mount.
+    /// Mounts: what they mount. Clients: the imported object they are called on
+    /// (`api.get(url)` with `api` imported from `./api`), when nothing in the file says
+    /// it is a client: the site is one only if that object is an [`Role::Instance`]
+    /// of the file it comes from ([`resolve`] keeps it then, its base put before its
+    /// path, and drops it otherwise).
     pub mounted: Option<Mounted>,
 }
 

@@ -106,12 +106,10 @@ fn route_segment(raw: &str) -> Option<Segment> {
         return None;
     }
     // Next.js: `[[...slug]]`, `[...slug]`, `[id]`, `(group)`, `@slot`.
-    if let Some(inner) = s.strip_prefix("[[...").and_then(|r| r.strip_suffix("]]")) {
-        let _ = inner;
+    if s.starts_with("[[...") && s.ends_with("]]") {
         return Some(Segment::Rest { optional: true });
     }
-    if let Some(inner) = s.strip_prefix("[...").and_then(|r| r.strip_suffix(']')) {
-        let _ = inner;
+    if s.starts_with("[...") && s.ends_with(']') {
         return Some(Segment::Rest { optional: false });
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {

@@ -123,13 +123,24 @@ pub fn resolve(g: &Graph) -> RepoLinks {
         let facts = g.facts(f);
         let held: &FileFacts = facts.held();
         let edges = handler_edges(g, f, held);
-        for s in held.links.iter().filter(|s| s.role != Role::Mount) {
+        for s in held
+            .links
+            .iter()
+            .filter(|s| !matches!(s.role, Role::Mount | Role::Instance))
+        {
             let handler = s
                 .handler
                 .as_ref()
                 .and_then(|h| handler_def(g, f, &edges, h));
             let endpoints = match (&s.owner, s.role) {
                 (Some(owner), Role::Route) => composer.full(&(f, owner.clone()), &s.endpoint, 0),
+                // A call on an imported object: a client only if that is an instance.
+                (_, Role::Client) if s.mounted.is_some() => {
+                    match imported_instance(g, &exports, &held.path, s) {
+                        Some(base) => vec![on_instance(&base, &s.endpoint)],
+                        None => continue,
+                    }
+                }
                 _ => vec![s.endpoint.clone()],
             };
             for endpoint in endpoints {
@@ -154,6 +165,43 @@ pub fn resolve(g: &Graph) -> RepoLinks {
     });
     out.dedup();
     RepoLinks { sites: out }
+}
+
+/// The base of the client instance a client (of the file at `from`) is called on,
+/// if the object it imports is one.
+fn imported_instance(
+    g: &Graph,
+    exports: &FxHashMap<(FileId, String), String>,
+    from: &str,
+    s: &LinkSite,
+) -> Option<Endpoint> {
+    let Some(Mounted::Import { specifier, export }) = &s.mounted else {
+        return None;
+    };
+    let t = imported_file(g, from, specifier)?;
+    let owner = exports.get(&(t, export.clone()))?;
+    let facts = g.facts(t);
+    let instance = facts
+        .links
+        .iter()
+        .find(|i| i.role == Role::Instance && i.owner.as_ref() == Some(owner))?;
+    Some(instance.endpoint.clone())
+}
+
+/// A client's endpoint on an instance's base: the base's path, then the client's (an
+/// absolute URL keeps its own).
+fn on_instance(base: &Endpoint, client: &Endpoint) -> Endpoint {
+    match (base, client) {
+        (Endpoint::Http { path: b, .. }, Endpoint::Http { method, path })
+            if !matches!(path.base, Base::Host(_)) =>
+        {
+            Endpoint::Http {
+                method: *method,
+                path: path.under(b),
+            }
+        }
+        _ => client.clone(),
+    }
 }
 
 /// The file an import specifier of the file at `from` leads to.

@@ -272,6 +272,8 @@ fn clients_of_every_library_with_their_methods_and_paths() {
     assert_eq!(
         sites("clients", "src/api.ts"),
         [
+            // The exported instance, for the files that import it.
+            "10 instance * //users.internal/api",
             // fetch: a template of a constant; the init's method; a method not written out.
             "15 client GET /api/users/:id",
             "16 client POST /api/users",
@@ -308,6 +310,35 @@ fn clients_of_every_library_with_their_methods_and_paths() {
 }
 
 #[test]
+fn a_client_instance_imported_from_another_file_gives_its_base() {
+    let (g, links) = resolved("clients");
+    let users: Vec<String> = links
+        .sites
+        .iter()
+        .filter(|s| s.path == "src/users.ts")
+        .map(|s| show_resolved(&g, s))
+        .collect();
+    // `cache.get('/users/1')`: the default export is a plain object, no instance.
+    assert_eq!(
+        users,
+        [
+            "src/users.ts:6 client GET /api/users/:id mounts http of ./lib/http",
+            "src/users.ts:7 client DELETE /api/users/:id mounts http of ./lib/http",
+        ]
+    );
+    // In its own file, the call waits for the graph; the instance is a site of its file.
+    assert_eq!(
+        sites("clients", "src/users.ts"),
+        [
+            "6 client GET /users/:id mounts http of ./lib/http",
+            "7 client DELETE /users/:id mounts http of ./lib/http",
+            "9 client GET /users/1 mounts default of ./lib/http",
+        ]
+    );
+    assert_eq!(sites("clients", "src/lib/http.ts"), ["3 instance * /api"]);
+}
+
+#[test]
 fn clients_match_routes_by_method_and_segments_with_their_confidence() {
     assert_eq!(
         matches("clients", "express"),
@@ -320,6 +351,9 @@ fn clients_match_routes_by_method_and_segments_with_their_confidence() {
             "src/api.ts:20 DELETE /api/users/:id -> src/routes/users.js:14 DELETE /api/users/:id (exact)",
             "src/api.ts:22 GET //users.internal/api/users/:id -> src/routes/users.js:10 GET /api/users/:id (likely)",
             "src/api.ts:24 GET /api/users/:id -> src/routes/users.js:10 GET /api/users/:id (exact)",
+            // On the instance `users.ts` imports.
+            "src/users.ts:6 GET /api/users/:id -> src/routes/users.js:10 GET /api/users/:id (exact)",
+            "src/users.ts:7 DELETE /api/users/:id -> src/routes/users.js:14 DELETE /api/users/:id (exact)",
         ]
     );
     // Next.js: the same clients, the same rules.
@@ -332,6 +366,8 @@ fn clients_match_routes_by_method_and_segments_with_their_confidence() {
             "src/api.ts:20 DELETE /api/users/:id -> app/api/users/[id]/route.ts:7 DELETE /api/users/:id (exact)",
             "src/api.ts:22 GET //users.internal/api/users/:id -> app/api/users/[id]/route.ts:3 GET /api/users/:id (likely)",
             "src/api.ts:24 GET /api/users/:id -> app/api/users/[id]/route.ts:3 GET /api/users/:id (exact)",
+            "src/users.ts:6 GET /api/users/:id -> app/api/users/[id]/route.ts:3 GET /api/users/:id (exact)",
+            "src/users.ts:7 DELETE /api/users/:id -> app/api/users/[id]/route.ts:7 DELETE /api/users/:id (exact)",
         ]
     );
     // `/api/orders/...` and `/api/books/...` reach none of Koa's `/orders/:orderId` or
@@ -401,9 +437,14 @@ fn a_producer_reaches_only_the_consumers_of_its_topic() {
 
 #[test]
 fn decoys_are_no_sites() {
-    // `map.get('/x')`, `cache.get(key)`, `client.get(url)` on an object from a local
-    // module, `navigate`, `router.push`, `redirect`, `<Route path>`, `<Link href>`.
-    assert_eq!(sites("decoys", "src/decoys.tsx"), Vec::<String>::new());
+    // `map.get('/x')`, `cache.get(key)`, `navigate`, `router.push`, `redirect`,
+    // `<Route path>`, `<Link href>`: nothing. `client.get(url)` on an object from a
+    // local module waits for the graph, which finds no instance there.
+    assert_eq!(
+        sites("decoys", "src/decoys.tsx"),
+        ["14 client GET /api/users/1 mounts client of ./client"]
+    );
+    assert_eq!(resolved_lines("decoys"), Vec::<String>::new());
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::scope::{object_member, Origin, Step};
-use super::{arguments, root_identifier, site, Cx};
+use super::{arguments, root_identifier, routes, site, Cx};
 use crate::links::path::{client_path, UrlPart};
 use crate::links::{Endpoint, Method, Role};
 
@@ -170,7 +170,7 @@ pub(super) fn member_call<'s>(
         return false;
     }
     let Some((lib, made)) = client_of(cx, object) else {
-        return false;
+        return imported_client(cx, call, object, name);
     };
     let args = arguments(call);
     let Some(&first) = args.first() else {
@@ -198,6 +198,104 @@ pub(super) fn member_call<'s>(
     let _ = lib;
     push_client(cx, call, Method::from_name(name), base, first);
     true
+}
+
+/// `api.get(url)` with `api` imported as it is from a module of the project: a client
+/// if that module's export is a client instance, which only the graph can say; kept
+/// with the import (see [`crate::links::LinkSite::mounted`]). Its path is from the
+/// instance's base: a relative URL (`users/1`) starts at it too. True when kept.
+fn imported_client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, name: &str) -> bool {
+    let Some(method) = Method::from_name(name) else {
+        return false;
+    };
+    if object.kind() != "identifier" {
+        return false;
+    }
+    let local = cx.scope.text(object);
+    let Some((module, imported)) = cx.scope.import_of(local) else {
+        return false;
+    };
+    if super::scope::is_package(module) || routes::may_be_router_name(local) {
+        return false;
+    }
+    // Declared again around the call: not the import.
+    if !matches!(cx.scope.origin(object), Origin::Lib { .. }) {
+        return false;
+    }
+    let Some(&first) = arguments(call).first() else {
+        return false;
+    };
+    let mut parts = cx.scope.url_parts(first);
+    match parts.first_mut() {
+        Some(UrlPart::Text(t)) if !t.starts_with('/') && !t.contains("://") => t.insert(0, '/'),
+        Some(UrlPart::Text(_)) => {}
+        _ => return false,
+    }
+    let Some(path) = client_path(&parts) else {
+        return false;
+    };
+    let export = match imported {
+        "default" | "=" | "*" => "default",
+        other => other,
+    };
+    let mut s = site(
+        Role::Client,
+        Endpoint::Http {
+            method: Some(method),
+            path,
+        },
+        super::call_at(cx, call),
+    );
+    s.mounted = Some(crate::links::Mounted::Import {
+        specifier: module.to_string(),
+        export: export.to_string(),
+    });
+    cx.push(s);
+    true
+}
+
+/// `const api = axios.create({ baseURL })` at the top level, exported (`ky.create`,
+/// `got.extend`, `ofetch.create`): an instance, its base as its endpoint, for the
+/// files that import it.
+pub(super) fn instance<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>) {
+    let Some((_, false)) = client_of(cx, object) else {
+        return;
+    };
+    let mut value = call;
+    while let Some(p) = value
+        .parent()
+        .filter(|p| matches!(p.kind(), "await_expression" | "parenthesized_expression"))
+    {
+        value = p;
+    }
+    let Some(declarator) = value.parent().filter(|p| p.kind() == "variable_declarator") else {
+        return;
+    };
+    let Some(name) = declarator.child_by_field_name("name") else {
+        return;
+    };
+    let owner = cx.scope.text(name);
+    if cx.scope.top_level(owner).is_none() {
+        return;
+    }
+    let exported_as = cx.scope.exported_as(owner);
+    if exported_as.is_empty() {
+        return;
+    }
+    // The base as a path (an instance without one: the root).
+    let mut parts = instance_base(cx, name).unwrap_or_default();
+    parts.push(UrlPart::Text("/".into()));
+    let Some(path) = client_path(&parts) else {
+        return;
+    };
+    let mut s = site(
+        Role::Instance,
+        Endpoint::Http { method: None, path },
+        super::call_at(cx, call),
+    );
+    s.owner = Some(owner.to_string());
+    s.exported_as = exported_as;
+    cx.push(s);
 }
 
 fn push_client<'s>(

@@ -11,7 +11,7 @@
 //!   fastify or hono, then the calls that make an app or router: `express()`,
 //!   `express.Router()`, `new Router()`, `Fastify()`, `new Hono()`). Or, without an
 //!   import, `x` is a parameter or a relative import named `app`, `router`, `server`,
-//!   `fastify`, `api` or `routes` and the call has a route's shape: a path literal (or
+//!   `fastify`, `routes` or `instance` and the call has a route's shape: a path literal (or
 //!   constant) starting with `/` and at least one handler after it. That catches
 //!   `module.exports = (app) => { app.get('/x', h) }` and Fastify plugins
 //!   (`async function (fastify) { fastify.get(...) }`), and never `map.get('/x')` (one
@@ -21,8 +21,10 @@
 //!   `useFetch`, or a receiver that comes from axios, ky, got, ofetch, superagent,
 //!   request, node-fetch, cross-fetch or undici: the import itself or an instance made
 //!   from it in the file (`axios.create()`, `ky.create()`/`extend()`, `got.extend()`,
-//!   `ofetch.create()`). Nothing else: an object from elsewhere (`api.get(url)` with
-//!   `api` imported from a local module) is not a client here.
+//!   `ofetch.create()`). An object imported from a module of the project (`api.get(url)`
+//!   with `api` from `./api`) is kept waiting: it is a client only if the graph finds
+//!   that module exports an instance made from one of those libraries (a site of role
+//!   `instance` there), and `resolve` drops it otherwise. Nothing else counts.
 //! - **Topics**: the receiver comes from kafkajs, bullmq / bull, amqplib, nats, redis /
 //!   ioredis (the import, or what is made from it in the file), or the file imports
 //!   that library and the receiver cannot be traced (`this.producer`, a parameter) while
@@ -60,6 +62,8 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         // clients called directly
         | "fetch" | "$fetch" | "ofetch" | "useFetch" | "useLazyFetch" | "axios" | "ky"
         | "got" | "request"
+        // client instances
+        | "create" | "extend"
         // tRPC
         | "router" | "createTRPCRouter" | "query" | "mutation" | "subscription" | "mutate"
         | "useQuery" | "useMutation"
@@ -171,8 +175,17 @@ impl<'s> Cx<'s> {
                     topics::member_call(self, call, object, name)
                 }
             }
+            "create" | "extend" => {
+                if libs.http {
+                    clients::instance(self, call, object)
+                }
+            }
             _ => {
-                if !libs.http && !root.is_some_and(routes::may_be_router_name) {
+                let imported_locally = root
+                    .and_then(|r| self.scope.import_of(r))
+                    .is_some_and(|(m, _)| !scope::is_package(m));
+                if !libs.http && !root.is_some_and(routes::may_be_router_name) && !imported_locally
+                {
                     return;
                 }
                 // An HTTP verb or a mount: a route or a client, by what the receiver is.

@@ -21,9 +21,7 @@ enum Router {
 
 /// Parameter and import names a route's receiver may have without an import of the
 /// framework (with a route's shape).
-const ROUTER_NAMES: [&str; 7] = [
-    "app", "router", "server", "fastify", "api", "routes", "instance",
-];
+const ROUTER_NAMES: [&str; 6] = ["app", "router", "server", "fastify", "routes", "instance"];
 
 /// Whether a receiver's name is one a router may have without an import of its
 /// framework.

@@ -752,7 +752,7 @@ fn declared_in_block<'s>(block: Node<'s>, name: &str, src: &'s str) -> Option<Fo
                         }
                         return Some(value.map_or(Found::Opaque, Found::Value));
                     }
-                    if n.kind() != "identifier" && src[n.byte_range()].contains(name) {
+                    if n.kind() != "identifier" && pattern_binds(n, name, src, 0) {
                         return Some(Found::Opaque);
                     }
                 }
@@ -795,14 +795,38 @@ fn has_parameter(function: Node, name: &str, src: &str) -> bool {
         });
         match target {
             Some(t) if t.kind() == "identifier" && &src[t.byte_range()] == name => return true,
-            // A destructured parameter that holds the name.
-            Some(t) if t.kind() != "identifier" && src[t.byte_range()].contains(name) => {
-                return true
-            }
+            // A destructured parameter that binds the name.
+            Some(t) if t.kind() != "identifier" && pattern_binds(t, name, src, 0) => return true,
             _ => {}
         }
     }
     false
+}
+
+/// Whether a destructuring pattern (`{ a, b: c, ...d }`, `[a, b]`) binds `name`.
+fn pattern_binds(pattern: Node, name: &str, src: &str, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    match pattern.kind() {
+        "identifier" | "shorthand_property_identifier_pattern" => {
+            &src[pattern.byte_range()] == name
+        }
+        // `{ key: value }`: the value binds, not the key.
+        "pair_pattern" => pattern
+            .child_by_field_name("value")
+            .is_some_and(|v| pattern_binds(v, name, src, depth + 1)),
+        "assignment_pattern" | "object_assignment_pattern" => pattern
+            .child_by_field_name("left")
+            .is_some_and(|l| pattern_binds(l, name, src, depth + 1)),
+        _ => {
+            let mut cursor = pattern.walk();
+            let found = pattern
+                .named_children(&mut cursor)
+                .any(|c| pattern_binds(c, name, src, depth + 1));
+            found
+        }
+    }
 }
 
 /// `require('m')`: `m`.
@@ -854,4 +878,14 @@ pub(crate) fn unquote(s: &str) -> &str {
     } else {
         s
     }
+}
+
+/// Whether a specifier names a package (not a path or an alias of one: `./x`, `~/x`,
+/// `@/x`, `#x`).
+pub(crate) fn is_package(spec: &str) -> bool {
+    !(spec.starts_with('.')
+        || spec.starts_with('/')
+        || spec.starts_with("~/")
+        || spec.starts_with("@/")
+        || spec.starts_with('#'))
 }

@@ -286,7 +286,7 @@ pub(super) fn client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, meth
         } => {
             (module.starts_with("@trpc/") && steps.as_slice() == [Step::Call])
                 || (!module.starts_with("@trpc/")
-                    && (!is_package(module) || module.contains("trpc"))
+                    && (!super::scope::is_package(module) || module.contains("trpc"))
                     && steps.is_empty()
                     && (matches!(imported, "trpc" | "api")
                         || imported == "default" && matches!(cx.scope.text(root), "trpc" | "api")))
@@ -309,13 +309,4 @@ pub(super) fn client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, meth
         },
         at,
     ));
-}
-
-/// Whether a specifier names a package (not a path or an alias of one).
-fn is_package(spec: &str) -> bool {
-    !(spec.starts_with('.')
-        || spec.starts_with('/')
-        || spec.starts_with("~/")
-        || spec.starts_with("@/")
-        || spec.starts_with('#'))
 }
