@@ -209,7 +209,10 @@ fn extract_repaired(
     }
     ex.pop_scope();
     if !ex.declaration_only {
-        ex.facts.links = crate::links::extract::sites(path, source, root, &ex.link_candidates);
+        let facts = &ex.facts;
+        let imports = facts.imports.iter().map(|i| facts.str(i.specifier));
+        let links = crate::links::extract::sites(path, source, root, &ex.link_candidates, imports);
+        ex.facts.links = links;
     }
     let facts = ex.finish();
     if facts.weight() > max_fact_bytes {

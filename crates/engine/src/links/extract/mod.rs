@@ -47,7 +47,7 @@ use thin_vec::ThinVec;
 use tree_sitter::Node;
 
 use super::{At, Handler, LinkSite, Mounted};
-use scope::{FileScope, Origin};
+use scope::{FileScope, Libraries, Origin};
 
 /// Whether a call of `name` (its callee's last name) may be a site: the walk keeps such
 /// calls for [`sites`]. One `match`: the walk asks it of every call.
@@ -84,18 +84,35 @@ pub(crate) fn sites<'s>(
     src: &'s str,
     root: Node<'s>,
     candidates: &[Node<'s>],
+    imports: impl Iterator<Item = &'s str>,
 ) -> ThinVec<LinkSite> {
     let next = nextjs::route_file(path);
     if candidates.is_empty() && next.is_none() {
         return ThinVec::new();
     }
+    // What the file imports (anywhere: the extractor's imports), and the candidates
+    // that can be sites with such imports: most files stop here, their top level
+    // unread.
+    let mut libs = Libraries::default();
+    for m in imports {
+        libs.note(m);
+    }
+    let kept: Vec<Node<'s>> = candidates
+        .iter()
+        .copied()
+        .filter(|&n| may_be_site(n, src, libs))
+        .collect();
+    if kept.is_empty() && next.is_none() {
+        return ThinVec::new();
+    }
     let scope = FileScope::read(root, src);
     let mut cx = Cx {
         scope,
+        libs,
         sites: Vec::new(),
         kafka: topics::KafkaConsumers::default(),
     };
-    for &node in candidates {
+    for node in kept {
         cx.candidate(node);
     }
     if let Some(kind) = next {
@@ -110,9 +127,57 @@ pub(crate) fn sites<'s>(
     sites.into_iter().collect()
 }
 
+/// Whether a candidate call can be a site in a file that imports `libs`, from its
+/// syntax alone: the called name, the receiver's name, the first argument's kind.
+fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
+    let text = |n: Node| &src[n.byte_range()];
+    if node.kind() == "new_expression" {
+        return libs.topics || libs.aws;
+    }
+    let Some(f) = node.child_by_field_name("function") else {
+        return false;
+    };
+    let (name, object) = match f.kind() {
+        "identifier" => (text(f), None),
+        "member_expression" => match f.child_by_field_name("property") {
+            Some(p) => (text(p), f.child_by_field_name("object")),
+            None => return false,
+        },
+        _ => return false,
+    };
+    let Some(object) = object else {
+        return match name {
+            "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All" => libs.nest,
+            // `fetch`, `axios(...)`, `router({ ... })`: rare names, read.
+            _ => true,
+        };
+    };
+    let root = root_identifier(object).map(text);
+    match name {
+        "query" | "mutation" | "subscription" | "mutate" | "useQuery" | "useMutation"
+        | "useSuspenseQuery" | "useInfiniteQuery" => {
+            libs.trpc || matches!(root, Some("trpc" | "api"))
+        }
+        "router" => true,
+        "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
+        | "consume" => libs.topics,
+        "create" | "extend" => libs.http,
+        // A verb or a mount: with a library, on a receiver named like an app, or with a
+        // string first (a call on an imported client instance).
+        _ => {
+            libs.http
+                || root.is_some_and(routes::may_be_router_name)
+                || arguments(node).first().is_some_and(|a| {
+                    matches!(a.kind(), "string" | "template_string" | "binary_expression")
+                })
+        }
+    }
+}
+
 /// What reading a file's candidates needs and makes.
 struct Cx<'s> {
     scope: FileScope<'s>,
+    libs: Libraries,
     sites: Vec<LinkSite>,
     kafka: topics::KafkaConsumers<'s>,
 }
@@ -158,7 +223,7 @@ impl<'s> Cx<'s> {
         // library of the kind, or for a receiver named as the rule allows: `map.get`
         // in a file without one costs a comparison.
         let root = root_identifier(object).map(|r| self.scope.text(r));
-        let libs = self.scope.libraries;
+        let libs = self.libs;
         match name {
             "query" | "mutation" | "subscription" | "mutate" | "useQuery" | "useMutation"
             | "useSuspenseQuery" | "useInfiniteQuery" => {

@@ -91,12 +91,9 @@ pub(crate) struct FileScope<'s> {
     pub(crate) default_function: Option<usize>,
     /// Every module the file imports or requires at its top level.
     pub(crate) modules: Vec<&'s str>,
-    /// Which kinds of library those are.
-    pub(crate) libraries: Libraries,
 }
 
-/// The kinds of library a file imports or requires at its top level (a `require`
-/// inside a function does not count).
+/// The kinds of library a file imports or requires (anywhere in it).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Libraries {
     /// An HTTP framework or client.
@@ -104,10 +101,14 @@ pub(crate) struct Libraries {
     /// A message system.
     pub(crate) topics: bool,
     pub(crate) trpc: bool,
+    /// NestJS's decorators.
+    pub(crate) nest: bool,
+    /// The AWS SDK's clients.
+    pub(crate) aws: bool,
 }
 
 impl Libraries {
-    fn note(&mut self, module: &str) {
+    pub(crate) fn note(&mut self, module: &str) {
         match module {
             "express"
             | "koa-router"
@@ -140,6 +141,8 @@ impl Libraries {
             | "ioredis" => self.topics = true,
             // `@trpc/client`, or a workspace package or alias that says it is tRPC.
             m if m.contains("trpc") => self.trpc = true,
+            "@nestjs/common" => self.nest = true,
+            m if m.starts_with("@aws-sdk/") => self.aws = true,
             _ => {}
         }
     }
@@ -154,14 +157,10 @@ impl<'s> FileScope<'s> {
             exports: FxHashMap::default(),
             default_function: None,
             modules: Vec::new(),
-            libraries: Libraries::default(),
         };
         let mut cursor = root.walk();
         for stmt in root.named_children(&mut cursor) {
             s.statement(stmt);
-        }
-        for m in &s.modules {
-            s.libraries.note(m);
         }
         s
     }
