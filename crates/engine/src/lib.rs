@@ -8,6 +8,8 @@
 //! - `escape`: outside text made safe to show in markdown.
 //! - `indexer`: source files to per-file facts (tree-sitter extraction).
 //! - `graph`: per-file facts resolved into one call graph, and its reverse index.
+//! - `links`: HTTP routes and clients, queue producers and consumers, matched across
+//!   services.
 //! - `blast`, `query`: what a change reaches; who calls a name.
 //! - `org`: what other repositories' calls into a package reach in the repository
 //!   that owns it.
@@ -20,6 +22,7 @@ pub mod cancel;
 pub mod escape;
 pub mod graph;
 pub mod indexer;
+pub mod links;
 pub mod model;
 pub mod org;
 pub mod query;

@@ -90,6 +90,10 @@ pub struct FileFacts {
     /// TypeScript: what definitions' parameters accept and their results are, by their
     /// stated types, where those say (see [`DefKinds`]).
     pub def_kinds: ThinVec<DefKinds>,
+    /// HTTP routes, HTTP clients, queue producers and consumers, and mounts (issue 47),
+    /// sorted by position. Their strings are their own (a file has few): the graph's
+    /// string mapping leaves them alone.
+    pub links: ThinVec<crate::links::LinkSite>,
 }
 
 /// What a call's argument or result is seen as: an object literal passed with its keys
@@ -1090,6 +1094,7 @@ impl FileFacts {
             + bytes(&self.shapes)
             + bytes(&self.call_shapes)
             + bytes(&self.shape_keys)
+            + bytes(&self.links)
             + 9 * self.syms.len()
     }
 
@@ -1344,6 +1349,7 @@ impl FileFacts {
         }
         self.call_shapes.shrink_to_fit();
         self.shape_keys.shrink_to_fit();
+        self.links.shrink_to_fit();
     }
 
     /// Rewrites every string id the facts hold by `f`, those written into symbolic

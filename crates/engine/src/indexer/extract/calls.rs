@@ -409,6 +409,18 @@ impl<'s> Extractor<'s> {
         true
     }
 
+    /// Keeps the call just recorded at `site` for the link sites when its called name
+    /// may be one (see `crate::links::extract`): one lookup of the name. Apart from
+    /// `call_with_kind`, whose frame each level of a call chain pays.
+    #[inline(never)]
+    fn link_candidate(&mut self, site: Node<'s>) {
+        if let Some(call) = self.facts.calls.last() {
+            if crate::links::extract::is_candidate(self.facts.str(call.name)) {
+                self.link_candidates.push(site);
+            }
+        }
+    }
+
     /// What a call or `new` passes (tagged templates and the rest: None).
     #[inline(never)]
     fn call_args(&mut self, site: Node<'s>, kind: CallKind) -> Option<CallArgs> {
@@ -548,6 +560,7 @@ impl<'s> Extractor<'s> {
         let callee = match function {
             Some(f) if self.record_call_of(node, kind, f, depth) => {
                 recorded = self.facts.calls.len().checked_sub(1);
+                self.link_candidate(node);
                 if !self.result_reads.is_empty() || !self.typed_uses.is_empty() {
                     self.result_read_by(node, recorded);
                 }
@@ -702,6 +715,7 @@ impl<'s> Extractor<'s> {
         if let Some(c) = constructor {
             if self.record_call_of(node, CallKind::New, c, depth) {
                 recorded = self.facts.calls.len().checked_sub(1);
+                self.link_candidate(node);
             }
         }
         let children = self.kids_with_fields(node);

@@ -209,6 +209,12 @@ fn extract_repaired(
         return Err(SkipReason::TooCostly);
     }
     ex.pop_scope();
+    if !ex.declaration_only {
+        let facts = &ex.facts;
+        let imports = facts.imports.iter().map(|i| facts.str(i.specifier));
+        let links = crate::links::extract::sites(path, source, root, &ex.link_candidates, imports);
+        ex.facts.links = links;
+    }
     let facts = ex.finish();
     if facts.weight() > max_fact_bytes {
         return Err(SkipReason::TooCostly);
@@ -380,6 +386,9 @@ pub(crate) struct Extractor<'s> {
     /// The objects whose members are this file's `declare global { var x: T }`
     /// variables and its top-level `declare var x: T` ones, made at the first.
     pub(crate) global_objects: [Option<DefIdx>; 2],
+    /// Calls whose called name a link site can have (see `crate::links::extract`),
+    /// read once the walk is done.
+    pub(crate) link_candidates: Vec<Node<'s>>,
 }
 
 impl<'s> Extractor<'s> {
@@ -438,6 +447,7 @@ impl<'s> Extractor<'s> {
             overload_returns: None,
             type_alias_bindings: FxHashSet::default(),
             next_qualified: None,
+            link_candidates: Vec::new(),
             meter: budget::Meter::for_source(src.len()),
         };
         // StrId 0 is the empty string, so "no name" needs no Option.
