@@ -49,7 +49,8 @@ pub struct DiskCache {
 
 #[derive(Serialize, Deserialize)]
 enum Entry {
-    Facts(FileFacts),
+    // Boxed: an entry is read and moved once (the encoding is the same).
+    Facts(Box<FileFacts>),
     Skipped(SkipReason),
 }
 
@@ -203,7 +204,7 @@ impl FactsCache for DiskCache {
                     let _ = f.set_modified(SystemTime::now());
                 }
                 Some(match entry {
-                    Entry::Facts(facts) => Ok(facts),
+                    Entry::Facts(facts) => Ok(*facts),
                     Entry::Skipped(reason) => Err(reason),
                 })
             }

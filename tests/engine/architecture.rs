@@ -22,6 +22,7 @@ const ENGINE_LAYERS: Layers = &[
     ("indexer", &["model", "cancel"]),
     ("graph", &["indexer", "model", "cancel"]),
     ("blast", &["graph", "indexer", "model"]),
+    ("links", &["graph", "indexer", "model"]),
     ("query", &["graph", "indexer", "model"]),
     // Across repositories: other repositories' calls linked to an owner's graph.
     ("org", &["blast", "graph", "indexer", "model"]),

@@ -93,7 +93,7 @@ pub struct FileFacts {
     /// HTTP routes, HTTP clients, queue producers and consumers, and mounts (issue 47),
     /// sorted by position. Their strings are their own (a file has few): the graph's
     /// string mapping leaves them alone.
-    pub links: ThinVec<crate::links::LinkSite>,
+    pub links: ThinVec<crate::indexer::links::LinkSite>,
 }
 
 /// What a call's argument or result is seen as: an object literal passed with its keys

@@ -7,6 +7,7 @@ pub mod dump;
 pub mod extract;
 pub mod facts;
 pub mod language;
+pub mod links;
 pub mod pipeline;
 pub mod select;
 pub mod skip;

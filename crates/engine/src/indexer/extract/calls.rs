@@ -410,12 +410,12 @@ impl<'s> Extractor<'s> {
     }
 
     /// Keeps the call just recorded at `site` for the link sites when its called name
-    /// may be one (see `crate::links::extract`): one lookup of the name. Apart from
+    /// may be one (see `crate::indexer::links::extract`): one lookup of the name. Apart from
     /// `call_with_kind`, whose frame each level of a call chain pays.
     #[inline(never)]
     fn link_candidate(&mut self, site: Node<'s>) {
         if let Some(call) = self.facts.calls.last() {
-            if crate::links::extract::is_candidate(self.facts.str(call.name)) {
+            if crate::indexer::links::extract::is_candidate(self.facts.str(call.name)) {
                 self.link_candidates.push(site);
             }
         }

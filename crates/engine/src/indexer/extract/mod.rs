@@ -212,7 +212,8 @@ fn extract_repaired(
     if !ex.declaration_only {
         let facts = &ex.facts;
         let imports = facts.imports.iter().map(|i| facts.str(i.specifier));
-        let links = crate::links::extract::sites(path, source, root, &ex.link_candidates, imports);
+        let links =
+            crate::indexer::links::extract::sites(path, source, root, &ex.link_candidates, imports);
         ex.facts.links = links;
     }
     let facts = ex.finish();
@@ -386,7 +387,7 @@ pub(crate) struct Extractor<'s> {
     /// The objects whose members are this file's `declare global { var x: T }`
     /// variables and its top-level `declare var x: T` ones, made at the first.
     pub(crate) global_objects: [Option<DefIdx>; 2],
-    /// Calls whose called name a link site can have (see `crate::links::extract`),
+    /// Calls whose called name a link site can have (see `crate::indexer::links::extract`),
     /// read once the walk is done.
     pub(crate) link_candidates: Vec<Node<'s>>,
 }

@@ -5,8 +5,8 @@
 use tree_sitter::Node;
 
 use super::{handler_of, site, Cx};
-use crate::links::path::PathPattern;
-use crate::links::{Endpoint, Handler, Method, Role};
+use crate::indexer::links::path::PathPattern;
+use crate::indexer::links::{Endpoint, Handler, Method, Role};
 
 /// Which kind of route file a path is, with the route's path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +77,7 @@ pub(super) fn routes<'s>(cx: &mut Cx<'s>, root: Node<'s>, file: RouteFile) {
 }
 
 /// What an export statement exports: each name with its handler and where it is.
-fn exported(cx: &Cx, stmt: Node) -> Vec<(String, Option<Handler>, crate::links::At)> {
+fn exported(cx: &Cx, stmt: Node) -> Vec<(String, Option<Handler>, crate::indexer::links::At)> {
     let mut out = Vec::new();
     let is_default = {
         let mut cursor = stmt.walk();

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::scope::{object_member, Origin, Step};
 use super::{arguments, handler_of, site, Cx};
-use crate::links::{At, Endpoint, Handler, LinkSite, Role, TopicSystem};
+use crate::indexer::links::{At, Endpoint, Handler, LinkSite, Role, TopicSystem};
 
 fn system_of_module(module: &str) -> Option<TopicSystem> {
     Some(match module {

@@ -4,8 +4,8 @@ use tree_sitter::Node;
 
 use super::scope::{object_member, Origin, Step};
 use super::{arguments, handler_of, mounted_of, owner_of, root_identifier, site, Cx};
-use crate::links::path::{Base, PathPattern};
-use crate::links::{Endpoint, Method, Role};
+use crate::indexer::links::path::{Base, PathPattern};
+use crate::indexer::links::{Endpoint, Method, Role};
 
 /// What a receiver is, as a router.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@ use tree_sitter::Node;
 
 use super::scope::{object_member, Origin, Step};
 use super::{arguments, root_identifier, routes, site, Cx};
-use crate::links::path::{client_path, UrlPart};
-use crate::links::{Endpoint, Method, Role};
+use crate::indexer::links::path::{client_path, UrlPart};
+use crate::indexer::links::{Endpoint, Method, Role};
 
 /// A client library, as the import its receiver comes from says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,7 +202,7 @@ pub(super) fn member_call<'s>(
 
 /// `api.get(url)` with `api` imported as it is from a module of the project: a client
 /// if that module's export is a client instance, which only the graph can say; kept
-/// with the import (see [`crate::links::LinkSite::mounted`]). Its path is from the
+/// with the import (see [`crate::indexer::links::LinkSite::mounted`]). Its path is from the
 /// instance's base: a relative URL (`users/1`) starts at it too. True when kept.
 fn imported_client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, name: &str) -> bool {
     let Some(method) = Method::from_name(name) else {
@@ -246,7 +246,7 @@ fn imported_client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, name: 
         },
         super::call_at(cx, call),
     );
-    s.mounted = Some(crate::links::Mounted::Import {
+    s.mounted = Some(crate::indexer::links::Mounted::Import {
         specifier: module.to_string(),
         export: export.to_string(),
     });

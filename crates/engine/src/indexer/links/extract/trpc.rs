@@ -4,7 +4,7 @@ use tree_sitter::Node;
 
 use super::scope::{unquote, Origin, Step};
 use super::{arguments, handler_of, mounted_of, site, Cx};
-use crate::links::{Endpoint, ProcedureKind, Role};
+use crate::indexer::links::{Endpoint, ProcedureKind, Role};
 
 /// Whether a call makes a tRPC router: `router(...)`, `createTRPCRouter(...)`,
 /// `t.router(...)`.

@@ -9,8 +9,8 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use tree_sitter::Node;
 
-use crate::links::path::UrlPart;
-use crate::links::At;
+use crate::indexer::links::path::UrlPart;
+use crate::indexer::links::At;
 
 /// Beyond this many steps an expression's origin or value is unknown.
 const MAX_DEPTH: usize = 24;
