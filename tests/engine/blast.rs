@@ -741,7 +741,8 @@ fn every_verdict_in_javascript_and_typescript() {
 /// not take: by its syntax (`'abc'`, `3`, `2 * n`), or a name or a field whose
 /// declaration in the file states its type or initial value (`name: string`, `const
 /// count = 3`, `#cek: Uint8Array`, a function declared there), innermost declaration
-/// first. A name typed by an import, or `any`, is a check. `tsc --strict` on the
+/// first; a `string` is no string of a union of literals (`'a' | 'b'`), a literal may
+/// be. A name typed by an import, or `any`, is a check. `tsc --strict` on the
 /// fixture's head reports TS2345 or TS2559 on exactly the lines said to break here,
 /// and on `more.ts` line 15 (a check: `Key` is declared in another file).
 #[test]
@@ -807,6 +808,16 @@ fn typescript_arguments_that_no_longer_fit_their_parameters_break() {
             "src/more.ts",
             21,
             "`sep` (parameter 1) was removed, so the arguments after it shift",
+        ),
+        breaks(
+            "src/more.ts",
+            23,
+            "passes a string as argument 2, where `tone` now takes `mode`",
+        ),
+        check(
+            "src/more.ts",
+            24,
+            "the parameters `mode`, `text` of `tone` changed places",
         ),
         breaks(
             "src/use.ts",

@@ -766,29 +766,34 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
         assert_eq!(
             accepts,
             [
-                ValueKinds::STRING,
+                ValueKinds::STRINGS,
                 ValueKinds::NUMBER | ValueKinds::BOOLEAN,
-                ValueKinds::STRING,
-                ValueKinds::OBJECTS,
-                ValueKinds::ANY, // a string has a `length`
-                ValueKinds::ANY, // a type parameter
-                ValueKinds::ANY, // declared elsewhere
+                ValueKinds::LITERAL_STRING, // not every string
+                ValueKinds::OBJECT | ValueKinds::INSTANCE, // not an array nor a function
+                ValueKinds::ANY,            // a string has a `length`
+                ValueKinds::ANY,            // a type parameter
+                ValueKinds::ANY,            // declared elsewhere
                 ValueKinds::OBJECT | ValueKinds::INSTANCE,
                 ValueKinds::FUNCTION | ValueKinds::INSTANCE,
                 ValueKinds::ARRAY | ValueKinds::INSTANCE,
-                ValueKinds::STRING,
+                ValueKinds::LITERAL_STRING,
                 ValueKinds::NUMBER, // one element of the rest
             ]
         );
         assert_eq!(c.params[1].stated.as_deref(), Some("number | boolean"));
-        // All optional: an object may fit, a primitive not (TS2559), unless the type names
-        // a member it has; an empty type takes anything.
-        let weak = "export function w(a?: { border?: number }, b: { search?: string }, c: {}) {}";
+        // All optional: an object may fit, a primitive, an array or a function not
+        // (TS2559), unless the type names a member it has; an empty type takes anything.
+        let weak = "export function w(a?: { border?: number }, b: { search?: string }, c: {}, d: { map?: 1, bind?: 2 }) {}";
         let c = contract(Language::TypeScript, weak, "export function");
         let accepts: Vec<ValueKinds> = c.params.iter().map(|p| p.accepts).collect();
         assert_eq!(
             accepts,
-            [ValueKinds::OBJECTS, ValueKinds::ANY, ValueKinds::ANY]
+            [
+                ValueKinds::OBJECT | ValueKinds::INSTANCE,
+                ValueKinds::ANY,
+                ValueKinds::ANY,
+                ValueKinds::OBJECTS
+            ]
         );
         let laid_out = "export function h(box: {\n  width: number;\n  height: number\n}) {}";
         let c = contract(Language::TypeScript, laid_out, "export function");
@@ -803,7 +808,7 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
         assert_eq!(
             accepts,
             [
-                ValueKinds::STRING,
+                ValueKinds::STRINGS,
                 ValueKinds::NUMBER,
                 ValueKinds::ANY,
                 ValueKinds::ANY

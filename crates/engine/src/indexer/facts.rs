@@ -106,12 +106,12 @@ pub struct CallShape {
     pub call: u32,
     /// The argument (from 0) this is, or [`CallShape::RESULT`].
     pub slot: u8,
-    /// The keys listed are not all the literal has (a spread, a computed key, more than
-    /// [`CallShape::MAX_KEYS`]): none can be said to be missing.
-    pub open: bool,
     /// What the argument may be ([`ValueKinds::ANY`] for a result's shape).
     pub kinds: ValueKinds,
-    len: u8,
+    /// How many keys (at most [`CallShape::MAX_KEYS`]), and in the top bit whether
+    /// they are not all there are (see [`CallShape::open`]): one byte, so a shape
+    /// stays 12.
+    len_open: u8,
     start: u32,
 }
 
@@ -145,9 +145,11 @@ impl DefKinds {
 /// is a string, `a < b` a boolean), or those a parameter's stated type accepts
 /// (`string | number`). Two sets that do not meet are a value the compiler rejects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ValueKinds(pub u8);
+pub struct ValueKinds(pub u16);
 
 impl ValueKinds {
+    /// A string of type `string` (`'a' + x`, a template with substitutions, a name
+    /// stated to be a `string`): no parameter that takes only some strings takes it.
     pub const STRING: ValueKinds = ValueKinds(1);
     pub const NUMBER: ValueKinds = ValueKinds(2);
     pub const BOOLEAN: ValueKinds = ValueKinds(4);
@@ -160,8 +162,13 @@ impl ValueKinds {
     pub const FUNCTION: ValueKinds = ValueKinds(64);
     /// Any other object: `new X()`, a regular expression.
     pub const INSTANCE: ValueKinds = ValueKinds(128);
+    /// A string of a literal type (`'bold'`, a `const` holding one, a name stated to be
+    /// `'a' | 'b'`): what a parameter taking only some strings may take.
+    pub const LITERAL_STRING: ValueKinds = ValueKinds(256);
+    /// Every string: what a parameter stated as `string` takes.
+    pub const STRINGS: ValueKinds = ValueKinds(1 | 256);
     pub const NONE: ValueKinds = ValueKinds(0);
-    pub const ANY: ValueKinds = ValueKinds(u8::MAX);
+    pub const ANY: ValueKinds = ValueKinds(u16::MAX);
     /// What a value of a type that is an object (not a primitive) may be.
     pub const OBJECTS: ValueKinds = ValueKinds(16 | 32 | 64 | 128);
 
@@ -179,13 +186,34 @@ impl ValueKinds {
         self.0 & !other.0 == 0
     }
 
+    /// The type the compiler gives a mutable name initialised with a value of these
+    /// kinds (`let mode = 'a'` is a `string`).
+    pub fn widened(self) -> ValueKinds {
+        if self.meets(Self::LITERAL_STRING) && !self.is_any() {
+            ValueKinds((self.0 & !Self::LITERAL_STRING.0) | Self::STRING.0)
+        } else {
+            self
+        }
+    }
+
+    /// What a value of a type that accepts these kinds may be: a name stated to be a
+    /// `string` holds a `string`, which a union of literals does not take.
+    pub fn held(self) -> ValueKinds {
+        if self.meets(Self::STRING) && !self.is_any() {
+            ValueKinds(self.0 & !Self::LITERAL_STRING.0)
+        } else {
+            self
+        }
+    }
+
     /// What one value of these kinds is called, in a reason: the kind's name, either of
     /// two, "an object" for objects of any sort, "a value" for more.
     pub fn describe(self) -> String {
-        let names: Vec<&str> = (0..8)
+        let mut names: Vec<&str> = (0..16)
             .filter(|bit| self.0 & (1 << bit) != 0)
-            .map(|bit| Self::name_of(1 << bit))
+            .map(|bit| Self::name_of(bit))
             .collect();
+        names.dedup();
         match names.as_slice() {
             _ if self.is_any() => "a value".to_string(),
             [one] => (*one).to_string(),
@@ -198,8 +226,8 @@ impl ValueKinds {
         }
     }
 
-    fn name_of(bit: u8) -> &'static str {
-        const NAMES: [&str; 8] = [
+    fn name_of(bit: u32) -> &'static str {
+        const NAMES: [&str; 9] = [
             "a string",
             "a number",
             "a boolean",
@@ -208,8 +236,9 @@ impl ValueKinds {
             "an array",
             "a function",
             "an object",
+            "a string",
         ];
-        NAMES[bit.trailing_zeros() as usize % 8]
+        NAMES.get(bit as usize).copied().unwrap_or("a value")
     }
 }
 
@@ -236,6 +265,18 @@ impl CallShape {
     pub const FIRST_USE: u8 = Self::TESTED;
     /// Keys kept per shape; a literal with more is open.
     pub const MAX_KEYS: usize = 32;
+
+    const OPEN: u8 = 0x80;
+
+    /// The keys listed are not all the literal has (a spread, a computed key, more than
+    /// [`CallShape::MAX_KEYS`]): none can be said to be missing.
+    pub fn open(&self) -> bool {
+        self.len_open & Self::OPEN != 0
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.len_open & !Self::OPEN)
+    }
 }
 
 /// A stated function type: what a function of that type receives and returns. A
@@ -1236,12 +1277,12 @@ impl FileFacts {
         };
         let kept = &keys[..keys.len().min(CallShape::MAX_KEYS)];
         self.shape_keys.extend_from_slice(kept);
+        let open = open || kept.len() < keys.len();
         self.call_shapes.push(CallShape {
             call,
             slot,
-            open: open || kept.len() < keys.len(),
             kinds,
-            len: kept.len() as u8,
+            len_open: kept.len() as u8 | if open { CallShape::OPEN } else { 0 },
             start,
         });
     }
@@ -1258,7 +1299,7 @@ impl FileFacts {
                 let start = s.start as usize;
                 let keys = self
                     .shape_keys
-                    .get(start..start + usize::from(s.len))
+                    .get(start..start + s.len())
                     .unwrap_or_default();
                 (s, keys)
             })

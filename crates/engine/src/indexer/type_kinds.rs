@@ -70,9 +70,8 @@ pub fn accepted_element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKin
 /// the default is one; anything else is not read here.
 pub fn widened(default: ValueKinds) -> ValueKinds {
     match default {
-        ValueKinds::STRING | ValueKinds::NUMBER | ValueKinds::BOOLEAN | ValueKinds::BIGINT => {
-            default
-        }
+        _ if !default.is_any() && default.within(ValueKinds::STRINGS) => ValueKinds::STRINGS,
+        ValueKinds::NUMBER | ValueKinds::BOOLEAN | ValueKinds::BIGINT => default,
         _ if default == ValueKinds::NUMBER | ValueKinds::BIGINT => default,
         _ => ValueKinds::ANY,
     }
@@ -87,7 +86,7 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
     match ty.kind() {
         "type_annotation" | "parenthesized_type" | "readonly_type" => inner(ty.named_child(0)),
         "predefined_type" => match file.text(ty) {
-            "string" => ValueKinds::STRING,
+            "string" => ValueKinds::STRINGS,
             "number" => ValueKinds::NUMBER,
             "boolean" => ValueKinds::BOOLEAN,
             "bigint" => ValueKinds::BIGINT,
@@ -98,13 +97,14 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
             _ => ValueKinds::ANY,
         },
         "literal_type" => match ty.named_child(0).map(|n| n.kind()) {
-            Some("string") => ValueKinds::STRING,
+            Some("string") => ValueKinds::LITERAL_STRING,
             Some("number" | "unary_expression") => ValueKinds::NUMBER | ValueKinds::BIGINT,
             Some("true" | "false") => ValueKinds::BOOLEAN,
             Some("null" | "undefined") => ValueKinds::NONE,
             _ => ValueKinds::ANY,
         },
-        "template_literal_type" => ValueKinds::STRING,
+        // Only strings of its pattern: a `string` does not fit.
+        "template_literal_type" => ValueKinds::LITERAL_STRING,
         "union_type" => {
             let mut all = ValueKinds::NONE;
             let mut cursor = ty.walk();
@@ -157,12 +157,14 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
     }
 }
 
-/// An object type written out: a primitive is rejected unless the type is empty, all
-/// optional (TypeScript's "weak type" rules decide), or names a member a primitive has
-/// (`{ length: number }` accepts a string).
+/// An object type written out: a primitive is rejected unless the type is empty or
+/// names a member a primitive has (`{ length: number }` accepts a string); likewise an
+/// array or a function written in place, unless it names one of theirs. All optional
+/// (a "weak type", such as an options bag), it rejects the same: the compiler wants a
+/// property in common (TS2559).
 fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
-    let mut required = 0;
     let mut any_member = false;
+    let mut accepts = ValueKinds::OBJECT | ValueKinds::INSTANCE;
     let mut cursor = ty.walk();
     for member in ty.named_children(&mut cursor) {
         match member.kind() {
@@ -175,9 +177,11 @@ fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
                 if PRIMITIVE_MEMBERS.contains(&name) {
                     return ValueKinds::ANY;
                 }
-                let mut c = member.walk();
-                if !member.children(&mut c).any(|x| x.kind() == "?") {
-                    required += 1;
+                if ARRAY_MEMBERS.contains(&name) {
+                    accepts = accepts | ValueKinds::ARRAY;
+                }
+                if FUNCTION_MEMBERS.contains(&name) {
+                    accepts = accepts | ValueKinds::FUNCTION;
                 }
             }
             "comment" => {}
@@ -185,13 +189,10 @@ fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
             _ => return ValueKinds::ANY,
         }
     }
-    // All optional (a "weak type", such as an options bag): the compiler rejects a
-    // value with no property in common with it (TS2559), so a primitive, none of whose
-    // members it names, does not fit; an object may.
-    if required == 0 && !any_member {
+    if !any_member {
         return ValueKinds::ANY;
     }
-    ValueKinds::OBJECTS
+    accepts
 }
 
 /// An interface of this file: as an object type, unless it extends another or is
@@ -214,7 +215,7 @@ fn interface<'t>(declared: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
 /// ANY for the rest (declared in another file, or not known here).
 fn global(name: &str) -> ValueKinds {
     match name {
-        "String" => ValueKinds::STRING,
+        "String" => ValueKinds::STRINGS,
         "Number" => ValueKinds::NUMBER,
         "Boolean" => ValueKinds::BOOLEAN,
         "Function" | "CallableFunction" => ValueKinds::FUNCTION | ValueKinds::INSTANCE,
@@ -289,4 +290,51 @@ const PRIMITIVE_MEMBERS: &[&str] = &[
     "toFixed",
     "toExponential",
     "toPrecision",
+];
+
+/// Members an array has, past those of every object: an object type naming one may be
+/// met by an array.
+const ARRAY_MEMBERS: &[&str] = &[
+    "push",
+    "pop",
+    "shift",
+    "unshift",
+    "splice",
+    "sort",
+    "reverse",
+    "fill",
+    "copyWithin",
+    "join",
+    "every",
+    "some",
+    "forEach",
+    "map",
+    "filter",
+    "reduce",
+    "reduceRight",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "flat",
+    "flatMap",
+    "entries",
+    "keys",
+    "values",
+    "toReversed",
+    "toSorted",
+    "toSpliced",
+    "with",
+];
+
+/// Members a function has: an object type naming one may be met by a function.
+const FUNCTION_MEMBERS: &[&str] = &[
+    "name",
+    "apply",
+    "call",
+    "bind",
+    "prototype",
+    "arguments",
+    "caller",
+    "displayName",
 ];

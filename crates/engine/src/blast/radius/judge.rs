@@ -105,7 +105,7 @@ fn site_of(facts: Facts, i: usize) -> Site {
         } else {
             site.kinds.push((shape.slot, shape.kinds));
             if shape.kinds == ValueKinds::OBJECT {
-                site.objects.push((shape.slot, keys, shape.open));
+                site.objects.push((shape.slot, keys, shape.open()));
             }
         }
     }

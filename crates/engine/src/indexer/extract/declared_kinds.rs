@@ -15,13 +15,16 @@ use crate::indexer::type_kinds::{self, TypeScope};
 impl<'s> Extractor<'s> {
     /// `name`, just declared with the stated type `ty` (a `type_annotation`) or else
     /// the initial value (or default) `value`, holds values of the kinds these say.
+    /// `mutable`: the name may be assigned again (`let`, `var`, a parameter), so an
+    /// initial literal stands for its type (`let mode = 'a'` is a `string`).
     pub(crate) fn note_declared_kinds(
         &mut self,
         name: StrId,
         ty: Option<Node<'s>>,
         value: Option<Node<'s>>,
+        mutable: bool,
     ) {
-        let Some(kinds) = self.declared_kinds(ty, value) else {
+        let Some(kinds) = self.declared_kinds(ty, value, mutable) else {
             return;
         };
         if let Some(binding) = self.binding_now(name) {
@@ -39,22 +42,30 @@ impl<'s> Extractor<'s> {
         name: StrId,
         ty: Option<Node<'s>>,
         value: Option<Node<'s>>,
+        mutable: bool,
     ) {
-        if let Some(kinds) = self.declared_kinds(ty, value) {
+        if let Some(kinds) = self.declared_kinds(ty, value, mutable) {
             self.field_kinds.entry((class, name)).or_insert(kinds);
         }
     }
 
     /// What a declaration with the stated type `ty` (a `type_annotation`) or else the
     /// initial value `value` holds; None where that says nothing (or in JavaScript).
-    fn declared_kinds(&self, ty: Option<Node<'s>>, value: Option<Node<'s>>) -> Option<ValueKinds> {
+    fn declared_kinds(
+        &self,
+        ty: Option<Node<'s>>,
+        value: Option<Node<'s>>,
+        mutable: bool,
+    ) -> Option<ValueKinds> {
         if !self.states_types {
             return None;
         }
         let kinds = match (ty, value) {
-            (Some(ty), _) => type_kinds::accepted(ty, &Declared(self)),
-            // `let n = 1`: the compiler gives the name the literal's type, widened; an
-            // object, array or function literal is what its syntax says.
+            (Some(ty), _) => type_kinds::accepted(ty, &Declared(self)).held(),
+            // `let n = 'a'`: the compiler gives the name the literal's type, widened (a
+            // `const` keeps the literal); an object, array or function literal is what
+            // its syntax says.
+            (None, Some(value)) if mutable => super::value_kinds(value, self.src).widened(),
             (None, Some(value)) => super::value_kinds(value, self.src),
             (None, None) => return None,
         };
@@ -127,7 +138,7 @@ impl<'s> Extractor<'s> {
         if !self.states_types {
             return;
         }
-        let kinds = type_kinds::accepted(ty, &Declared(self));
+        let kinds = type_kinds::accepted(ty, &Declared(self)).held();
         if !kinds.is_any() {
             self.facts.def_kinds.push(DefKinds {
                 def,

@@ -333,7 +333,10 @@ fn value_kinds_within(node: Node, src: &str, level: usize) -> ValueKinds {
             .map_or(ValueKinds::ANY, |n| value_kinds_within(n, src, level + 1))
     };
     match node.kind_str() {
-        "string" | "template_string" => ValueKinds::STRING,
+        "string" => ValueKinds::LITERAL_STRING,
+        // `${x}`: a `string`; without substitutions, a literal.
+        "template_string" if node.named_child_count() > 0 => ValueKinds::STRING,
+        "template_string" => ValueKinds::LITERAL_STRING,
         "number" if text().ends_with('n') => ValueKinds::BIGINT,
         "number" => ValueKinds::NUMBER,
         "true" | "false" => ValueKinds::BOOLEAN,
@@ -348,7 +351,8 @@ fn value_kinds_within(node: Node, src: &str, level: usize) -> ValueKinds {
             .map_or(ValueKinds::ANY, |n| value_kinds_within(n, src, level + 1)),
         "unary_expression" => match node.field(Field::Operator).map(|o| o.kind_str()) {
             Some("!" | "delete") => ValueKinds::BOOLEAN,
-            Some("typeof") => ValueKinds::STRING,
+            // One of a few literals: it fits a `string` and maybe a union of them.
+            Some("typeof") => ValueKinds::STRINGS,
             Some("+") => ValueKinds::NUMBER,
             Some("-" | "~") => ValueKinds::NUMBER | ValueKinds::BIGINT,
             _ => ValueKinds::ANY,
@@ -362,8 +366,9 @@ fn value_kinds_within(node: Node, src: &str, level: usize) -> ValueKinds {
             }
             // A string on either side makes a string; anything else says nothing.
             Some("+")
-                if operand(Field::Left) == ValueKinds::STRING
-                    || operand(Field::Right) == ValueKinds::STRING =>
+                if [operand(Field::Left), operand(Field::Right)]
+                    .iter()
+                    .any(|k| !k.is_any() && k.within(ValueKinds::STRINGS)) =>
             {
                 ValueKinds::STRING
             }

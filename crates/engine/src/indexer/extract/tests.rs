@@ -111,7 +111,7 @@ async function main(opts, x) {
                     n => format!("arg {n}"),
                 };
                 let keys: Vec<&str> = keys.iter().map(|&k| facts.str(k)).collect();
-                let open = if shape.open { " open" } else { "" };
+                let open = if shape.open() { " open" } else { "" };
                 got.push((
                     c.pos().line,
                     facts.str(c.name),
@@ -310,14 +310,14 @@ digest('sha256', (concat(1)), encode(concat()));
             .expect(name) as DefIdx
     };
     let digest = def("digest");
-    assert_eq!(facts.def_kinds(digest, 0), ValueKinds::STRING);
+    assert_eq!(facts.def_kinds(digest, 0), ValueKinds::LITERAL_STRING);
     assert_eq!(
         facts.def_kinds(digest, 1),
         ValueKinds::OBJECT | ValueKinds::INSTANCE
     );
     assert_eq!(
         facts.def_kinds(digest, 2),
-        ValueKinds::STRING,
+        ValueKinds::STRINGS,
         "an element of the rest"
     );
     assert_eq!(

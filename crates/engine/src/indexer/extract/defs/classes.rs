@@ -300,7 +300,8 @@ impl<'s> Extractor<'s> {
                 .iter()
                 .copied()
                 .find(|c| c.kind_str() == "type_annotation");
-            self.note_field_kinds(class, name, ty, value);
+            let readonly = children.iter().any(|c| c.kind_str() == "readonly");
+            self.note_field_kinds(class, name, ty, value, !readonly);
         }
         let mut decorators = Vec::new();
         for child in children {

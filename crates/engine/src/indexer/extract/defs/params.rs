@@ -184,7 +184,12 @@ impl<'s> Extractor<'s> {
                     self.declare_pattern(pattern, typed, false);
                     if pattern.kind_str() == "identifier" {
                         let name = self.intern_node(pattern);
-                        self.note_declared_kinds(name, p.field(Field::Type), p.field(Field::Value));
+                        self.note_declared_kinds(
+                            name,
+                            p.field(Field::Type),
+                            p.field(Field::Value),
+                            true,
+                        );
                     }
                     // `constructor(private repo: Repo)` declares a field too.
                     let is_property = self
@@ -197,7 +202,7 @@ impl<'s> Extractor<'s> {
                         let name = self.intern_node(pattern);
                         let value = typed.unwrap_or_else(|| self.unknown());
                         self.add_prop(class, name, value);
-                        self.note_field_kinds(class, name, p.field(Field::Type), None);
+                        self.note_field_kinds(class, name, p.field(Field::Type), None, true);
                     }
                 }
                 stated

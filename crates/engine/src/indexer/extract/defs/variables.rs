@@ -149,7 +149,13 @@ impl<'s> Extractor<'s> {
             if let (Some(ns), Some(value)) = (namespace, member_value) {
                 self.add_prop(ns, name, value);
             }
-            self.note_declared_kinds(name, annotation, value);
+            // `const` (a `lexical_declaration` whose first word is `const`) keeps a
+            // literal's type; `let` and `var` widen it.
+            let mutable = node
+                .parent()
+                .and_then(|d| d.child(0))
+                .is_none_or(|word| word.kind_str() != "const");
+            self.note_declared_kinds(name, annotation, value, mutable);
             // `declare global { var registry: Registry }`, or a script's top-level
             // `declare var registry: Registry`: a member of the global object.
             // Only inside a `declare` statement can it be (and `parent` walks from
