@@ -742,9 +742,9 @@ fn every_verdict_in_javascript_and_typescript() {
 /// declaration in the file states its type or initial value (`name: string`, `const
 /// count = 3`, `#cek: Uint8Array`, a function declared there), innermost declaration
 /// first; a `string` is no string of a union of literals (`'a' | 'b'`), a literal may
-/// be. A name typed by an import, or `any`, is a check. `tsc --strict` on the
-/// fixture's head reports TS2345 or TS2559 on exactly the lines said to break here,
-/// and on `more.ts` line 15 (a check: `Key` is declared in another file).
+/// be. A name stated to be an interface of another file (`key: Key`) is an object;
+/// one typed `any` is a check. `tsc --strict` on the fixture's head reports TS2345 or
+/// TS2559 on exactly the lines said to break here.
 #[test]
 fn typescript_arguments_that_no_longer_fit_their_parameters_break() {
     let repo = two_commit_repo("blast/argument-types");
@@ -774,10 +774,10 @@ fn typescript_arguments_that_no_longer_fit_their_parameters_break() {
             14,
             "passes an object as argument 1, where `wrap` now takes `label`",
         ),
-        check(
+        breaks(
             "src/more.ts",
             15,
-            "the parameters `value`, `label` of `wrap` changed places",
+            "passes an object as argument 1, where `wrap` now takes `label`",
         ),
         breaks(
             "src/more.ts",
@@ -882,6 +882,64 @@ fn typescript_arguments_that_no_longer_fit_their_parameters_break() {
         assert!(
             reason.contains(want_reason),
             "{file}:{line}: {reason:?} lacks {want_reason:?}"
+        );
+    }
+}
+
+/// TypeScript: a type of another file of the repository counts, through the graph's
+/// imports, on both sides of a call: a name stated to be an interface or a class
+/// (`key: Key`) is an object, and a parameter stated as an options interface
+/// (`options?: Options`) takes no string. An alias of a primitive is not followed (a
+/// check). `tsc --strict` on the fixture's head reports TS2345 or TS2559 on exactly the
+/// lines said to break here, and on line 7 (`alias: Alias`, a string).
+#[test]
+fn types_of_other_files_decide_what_an_argument_is_and_what_a_parameter_takes() {
+    let repo = two_commit_repo("blast/named-types");
+    let report = blast_json(repo.path());
+    let got: Vec<(u64, String, String)> = direct_verdicts(&report)
+        .into_iter()
+        .filter(|(file, ..)| file == "src/use.ts")
+        .map(|(_, line, verdict, reason)| (line, verdict, reason))
+        .collect();
+    let expected: [(u64, &str, &str); 5] = [
+        (
+            6,
+            "breaks",
+            "passes a string as argument 1, where `sign` now takes `options`",
+        ),
+        (
+            7,
+            "check",
+            "`key` (parameter 1) was removed, so the arguments after it shift",
+        ),
+        (
+            8,
+            "breaks",
+            "passes an object as argument 1, where `show` now takes `text`",
+        ),
+        (
+            9,
+            "breaks",
+            "passes an object as argument 1, where `show` now takes `text`",
+        ),
+        (
+            10,
+            "check",
+            "the parameters `value`, `text` of `show` changed places",
+        ),
+    ];
+    assert_eq!(got.len(), expected.len(), "{got:#?}");
+    for ((line, verdict, reason), (want_line, want_verdict, want_reason)) in
+        got.iter().zip(expected)
+    {
+        assert_eq!(
+            (*line, verdict.as_str()),
+            (want_line, want_verdict),
+            "{reason}"
+        );
+        assert!(
+            reason.contains(want_reason),
+            "{line}: {reason:?} lacks {want_reason:?}"
         );
     }
 }

@@ -66,6 +66,10 @@ pub struct Param {
     pub accepts: ValueKinds,
     /// Its stated type as written (`string | number`), when there is one.
     pub stated: Option<String>,
+    /// The stated type, when it is a plain name this file does not declare (`options:
+    /// SignOptions`, imported): what it accepts is read from the graph, where the name
+    /// leads (see `blast::radius::judge`).
+    pub named: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,6 +273,7 @@ fn read(function: Node, file: &File) -> Contract {
             closed: false,
             accepts: ValueKinds::ANY,
             stated: None,
+            named: None,
         });
     }
     let returns =
@@ -372,6 +377,13 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
         keys: keys.into_iter().map(|(k, r)| (short(k), r)).collect(),
         closed,
         accepts,
+        named: stated_type
+            .and_then(|t| t.named_child(0))
+            .filter(|t| {
+                t.kind() == "type_identifier" && accepts.is_any() && kind != ParamKind::Rest
+            })
+            .map(|t| text(t))
+            .filter(|name| !generics.contains(name) && declared_type(file, name).is_none()),
         // One line, however the type was laid out: it is quoted in a reason.
         stated: stated_type
             .and_then(|t| t.named_child(0))

@@ -99,6 +99,7 @@ impl Graph {
                 + thin(&f.call_shapes)
                 + thin(&f.argument_calls)
                 + thin(&f.def_kinds)
+                + thin(&f.named_arguments)
                 + thin(&f.shape_keys)
                 + f.shapes
                     .iter()

@@ -90,6 +90,10 @@ pub struct FileFacts {
     /// TypeScript: what definitions' parameters accept and their results are, by their
     /// stated types, where those say (see [`DefKinds`]).
     pub def_kinds: ThinVec<DefKinds>,
+    /// TypeScript: arguments that are names (or `this` fields) stated to be of a type
+    /// named elsewhere (`key: KeyLike`), sorted by (call, slot): the graph reads what
+    /// that type's definition admits (see [`DefKinds`]).
+    pub named_arguments: ThinVec<NamedArgument>,
     /// HTTP routes, HTTP clients, queue producers and consumers, and mounts (issue 47),
     /// sorted by position. Their strings are their own (a file has few): the graph's
     /// string mapping leaves them alone.
@@ -121,6 +125,15 @@ pub struct CallShape {
 pub struct ArgumentCall {
     pub outer: u32,
     pub inner: u32,
+    pub slot: u8,
+}
+
+/// Argument `slot` of call `call` holds a value stated to be of the type whose name is
+/// bound by binding `ty` (an import, an interface or a class of the file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedArgument {
+    pub call: u32,
+    pub ty: BindingIdx,
     pub slot: u8,
 }
 
@@ -1323,6 +1336,13 @@ impl FileFacts {
                 }
                 None => false,
             });
+            self.named_arguments.retain_mut(|n| match at(n.call) {
+                Some(i) => {
+                    n.call = i;
+                    true
+                }
+                None => false,
+            });
             self.argument_calls
                 .retain_mut(|a| match (at(a.outer), at(a.inner)) {
                     (Some(outer), Some(inner)) => {
@@ -1336,6 +1356,17 @@ impl FileFacts {
         self.call_shapes.sort_by_key(|s| (s.call, s.slot));
         self.argument_calls.sort_by_key(|a| (a.outer, a.slot));
         self.def_kinds.sort_by_key(|k| (k.def, k.slot));
+        self.named_arguments.sort_by_key(|n| (n.call, n.slot));
+    }
+
+    /// The arguments of call `call` stated to be of a type named elsewhere.
+    pub fn named_arguments_of(&self, call: usize) -> &[NamedArgument] {
+        let Ok(call) = u32::try_from(call) else {
+            return &[];
+        };
+        let start = self.named_arguments.partition_point(|n| n.call < call);
+        let end = self.named_arguments.partition_point(|n| n.call <= call);
+        &self.named_arguments[start..end]
     }
 
     /// The call passed as argument `slot` of call `call`, if one is.
@@ -1385,6 +1416,7 @@ impl FileFacts {
         self.shapes.shrink_to_fit();
         self.argument_calls.shrink_to_fit();
         self.def_kinds.shrink_to_fit();
+        self.named_arguments.shrink_to_fit();
         for s in &mut self.shapes {
             s.shrink_to_fit();
         }

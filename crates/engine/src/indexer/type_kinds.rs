@@ -119,7 +119,7 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
         // An instance of a class that extends Array is an object, not a literal.
         "array_type" | "tuple_type" => ValueKinds::ARRAY | ValueKinds::INSTANCE,
         "function_type" | "constructor_type" => ValueKinds::FUNCTION | ValueKinds::INSTANCE,
-        "object_type" => object_type(ty, file),
+        "object_type" | "interface_body" => object_type(ty, file),
         "generic_type" => {
             let name = ty
                 .child_by_field_name("name")
@@ -193,6 +193,32 @@ fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
         return ValueKinds::ANY;
     }
     accepts
+}
+
+/// What a value of a class's type may be, from its body: an object (an instance, or a
+/// literal of its shape), unless it declares nothing or a member a primitive or an
+/// array has (its shape may then be met by one).
+pub fn class_instance<'t>(body: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
+    let mut any_member = false;
+    let mut cursor = body.walk();
+    for member in body.named_children(&mut cursor) {
+        let Some(name) = member
+            .child_by_field_name("name")
+            .or_else(|| member.child_by_field_name("property"))
+        else {
+            continue;
+        };
+        let name = file.text(name);
+        if PRIMITIVE_MEMBERS.contains(&name) || ARRAY_MEMBERS.contains(&name) {
+            return ValueKinds::ANY;
+        }
+        any_member = true;
+    }
+    if any_member {
+        ValueKinds::OBJECT | ValueKinds::INSTANCE
+    } else {
+        ValueKinds::ANY
+    }
 }
 
 /// An interface of this file: as an object type, unless it extends another or is

@@ -9,8 +9,12 @@ use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
 use crate::blast::verdict::{judge_site, renamed, ResultUse, Site};
+use crate::graph::modules::ModuleTarget;
 use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
-use crate::indexer::facts::{CallKind, CallShape, DefKinds, FileFacts, ValueKinds};
+use crate::indexer::facts::{
+    BindingIdx, CallKind, CallShape, DefIdx, DefKind, DefKinds, FileFacts, ImportKind, Sym,
+    ValueKinds,
+};
 use crate::indexer::Language;
 
 /// A file's call sites by 1-based line, column and kind: their index in its facts.
@@ -42,7 +46,8 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         let site = match (file, places.get(&(caller.line, caller.column, caller.kind))) {
             (Some(f), Some(&i)) => {
                 let mut site = site_of(head.facts(f), i);
-                if !head.facts(f).argument_calls.is_empty() {
+                let facts = head.facts(f);
+                if !facts.argument_calls.is_empty() || !facts.named_arguments.is_empty() {
                     let callees = callees.get_or_insert_with(|| sure_callees(head, f));
                     stated_around(head, f, i, callees, &mut site);
                 }
@@ -163,12 +168,133 @@ fn stated_around(head: &Graph, f: FileId, i: usize, callees: &Callees, site: &mu
             }
         }
     }
+    for named in facts.named_arguments_of(i) {
+        if site.kinds.iter().any(|&(s, _)| s == named.slot) {
+            continue;
+        }
+        let kinds = type_kinds(head, &named_type(head, f, named.ty));
+        if !kinds.is_any() {
+            site.kinds.push((named.slot, kinds));
+        }
+    }
     if let Some((outer, slot)) = facts.passed_to(i) {
         let accepts = stated_by_callees(head, callees, outer, slot);
         if !accepts.is_any() && !accepts.meets(ValueKinds::INSTANCE) {
             site.uses.push(ResultUse::Passed);
         }
     }
+}
+
+/// What a value of the types `defs` may be (each an interface or a class, as their
+/// facts record it); ANY unless every one says.
+fn type_kinds(head: &Graph, defs: &[DefId]) -> ValueKinds {
+    let mut all = ValueKinds::NONE;
+    for d in defs {
+        let kinds = head.facts(d.file).def_kinds(d.def, DefKinds::RESULT);
+        if kinds.is_any() {
+            return ValueKinds::ANY;
+        }
+        all = all | kinds;
+    }
+    if all == ValueKinds::NONE {
+        ValueKinds::ANY
+    } else {
+        all
+    }
+}
+
+/// The interfaces and classes the type name bound by `binding` in file `f` denotes:
+/// declared in the file, or imported by name from another file of the repository
+/// (where a type of that name is exported). None where the binding is anything else (a
+/// type parameter, an alias of a union, a package's type).
+pub(super) fn named_type(head: &Graph, f: FileId, binding: BindingIdx) -> Vec<DefId> {
+    let facts = head.facts(f);
+    let Some(b) = facts.bindings.get(binding as usize) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![b.value];
+    let mut steps = 0;
+    while let Some(sym) = stack.pop() {
+        steps += 1;
+        if steps > 16 {
+            return Vec::new();
+        }
+        match facts.sym(sym) {
+            Sym::Binding(b) => match facts.bindings.get(b as usize) {
+                Some(b) => stack.push(b.value),
+                None => return Vec::new(),
+            },
+            Sym::Either(a, b) => stack.extend([a, b]),
+            Sym::Def(d) if is_type(facts.def(d).kind) => out.push(DefId { file: f, def: d }),
+            Sym::Import(i) => {
+                let Some(import) = facts.imports.get(i as usize) else {
+                    return Vec::new();
+                };
+                let ImportKind::Named(name) = import.kind else {
+                    return Vec::new();
+                };
+                let (specifier, name) = (facts.str(import.specifier), facts.str(name));
+                let target = match head
+                    .resolver()
+                    .resolve(facts.path.as_str(), specifier, &|p| {
+                        head.file_id(p).is_some()
+                    }) {
+                    ModuleTarget::File(p) => head.file_id(&p),
+                    _ => None,
+                };
+                let Some(t) = target else {
+                    return Vec::new();
+                };
+                let theirs = head.facts(t);
+                let found: Vec<DefId> = theirs
+                    .defs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| {
+                        d.exported
+                            && d.container().is_none()
+                            && is_type(d.kind)
+                            && theirs.str(d.name) == name
+                    })
+                    .map(|(i, _)| DefId {
+                        file: t,
+                        def: i as DefIdx,
+                    })
+                    .collect();
+                if found.is_empty() {
+                    return Vec::new();
+                }
+                out.extend(found);
+            }
+            // Something a type name is not read through here.
+            _ => return Vec::new(),
+        }
+    }
+    out
+}
+
+/// As [`named_type`], for the name `name` as the file `f` binds it: every binding of
+/// the name must lead to a type (a type parameter of that name elsewhere in the file
+/// leaves it unknown).
+fn named_type_by_name(head: &Graph, f: FileId, name: &str) -> Vec<DefId> {
+    let facts = head.facts(f);
+    let mut out = Vec::new();
+    for (b, binding) in facts.bindings.iter().enumerate() {
+        if facts.str(binding.name) != name {
+            continue;
+        }
+        let found = named_type(head, f, b as BindingIdx);
+        if found.is_empty() {
+            return Vec::new();
+        }
+        out.extend(found);
+    }
+    out
+}
+
+fn is_type(kind: DefKind) -> bool {
+    matches!(kind, DefKind::Interface | DefKind::Class)
 }
 
 /// The contracts before and after the change of each changed function whose signature
@@ -244,6 +370,15 @@ pub(super) fn contracts(
                 ),
                 _ => None,
             };
+            // A parameter stated as a type of another file: what that type accepts.
+            let mut new = new;
+            if let (Some(contract), Some((_, f))) = (new.as_mut(), new_side) {
+                for p in &mut contract.params {
+                    if let Some(name) = p.named.as_deref().filter(|_| p.accepts.is_any()) {
+                        p.accepts = type_kinds(head, &named_type_by_name(head, f, name));
+                    }
+                }
+            }
             let old = match (&old_reader, &old_facts, &old_defs) {
                 (Some(reader), Some(facts), Some(defs)) => {
                     let name = func.renamed_from.as_deref().unwrap_or(&func.qualified_name);

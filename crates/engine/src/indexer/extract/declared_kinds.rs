@@ -24,13 +24,30 @@ impl<'s> Extractor<'s> {
         value: Option<Node<'s>>,
         mutable: bool,
     ) {
-        let Some(kinds) = self.declared_kinds(ty, value, mutable) else {
+        let Some(binding) = self.binding_now(name).filter(|_| self.states_types) else {
             return;
         };
-        if let Some(binding) = self.binding_now(name) {
-            // The first declaration of a name in a scope is the binding's.
-            self.binding_kinds.entry(binding).or_insert(kinds);
+        // The first declaration of a name in a scope is the binding's.
+        match self.declared_kinds(ty, value, mutable) {
+            Some(kinds) => {
+                self.binding_kinds.entry(binding).or_insert(kinds);
+            }
+            None => {
+                if let Some(named) = ty.and_then(|ty| self.type_named(ty)) {
+                    self.binding_types.entry(binding).or_insert(named);
+                }
+            }
         }
+    }
+
+    /// The binding of the type a `type_annotation` names, when it is a plain name
+    /// bound in the file (imported or declared there): `KeyLike` in `key: KeyLike`.
+    fn type_named(&self, annotation: Node<'s>) -> Option<BindingIdx> {
+        let ty = annotation.named_child(0)?;
+        if ty.kind_str() != "type_identifier" {
+            return None;
+        }
+        self.binding_now(self.interned(self.text(ty))?)
     }
 
     /// Instance field `name` of `class`, declared with the type `ty` or else the
@@ -44,8 +61,70 @@ impl<'s> Extractor<'s> {
         value: Option<Node<'s>>,
         mutable: bool,
     ) {
-        if let Some(kinds) = self.declared_kinds(ty, value, mutable) {
-            self.field_kinds.entry((class, name)).or_insert(kinds);
+        if !self.states_types {
+            return;
+        }
+        match self.declared_kinds(ty, value, mutable) {
+            Some(kinds) => {
+                self.field_kinds.entry((class, name)).or_insert(kinds);
+            }
+            None => {
+                if let Some(named) = ty.and_then(|ty| self.type_named(ty)) {
+                    self.field_types.entry((class, name)).or_insert(named);
+                }
+            }
+        }
+    }
+
+    /// A class's instance type, from its body: what a value stated to be of it may
+    /// be, kept for names in other files stated to be of it.
+    pub(crate) fn note_class_kinds(&mut self, class: DefIdx, body: Node<'s>) {
+        if !self.states_types {
+            return;
+        }
+        let kinds = type_kinds::class_instance(body, &Declared(self));
+        if !kinds.is_any() {
+            self.facts.def_kinds.push(DefKinds {
+                def: class,
+                slot: DefKinds::RESULT,
+                kinds,
+            });
+        }
+    }
+
+    /// An interface's (or an object type alias's) body: what a value stated to be of
+    /// it may be, and what a parameter of it accepts, for other files.
+    pub(crate) fn note_interface_kinds(&mut self, def: DefIdx, body: Node<'s>) {
+        if !self.states_types {
+            return;
+        }
+        let kinds = type_kinds::accepted(body, &Declared(self));
+        if !kinds.is_any() {
+            self.facts.def_kinds.push(DefKinds {
+                def,
+                slot: DefKinds::RESULT,
+                kinds,
+            });
+        }
+    }
+
+    /// The name or field `argument` of the call at `call`, when its declaration states
+    /// a type named elsewhere: recorded for the graph (see [`NamedArgument`]).
+    pub(crate) fn note_named_argument(&mut self, call: usize, slot: u8, argument: Node<'s>) {
+        let named = match argument.kind_str() {
+            "identifier" => self
+                .interned(self.text(argument))
+                .and_then(|name| self.binding_now(name))
+                .and_then(|b| self.binding_types.get(&b)),
+            "member_expression" => self
+                .field_key(argument)
+                .and_then(|k| self.field_types.get(&k)),
+            _ => None,
+        };
+        if let (Some(&ty), Ok(call)) = (named, u32::try_from(call)) {
+            self.facts
+                .named_arguments
+                .push(NamedArgument { call, ty, slot });
         }
     }
 
@@ -87,21 +166,22 @@ impl<'s> Extractor<'s> {
         if !self.states_types || self.field_kinds.is_empty() {
             return ValueKinds::ANY;
         }
-        let (Some(object), Some(property)) =
-            (member.field(Field::Object), member.field(Field::Property))
-        else {
-            return ValueKinds::ANY;
-        };
-        let Some(ThisCtx::Of(class)) = self.this.last() else {
-            return ValueKinds::ANY;
-        };
-        if object.kind_str() != "this" {
-            return ValueKinds::ANY;
-        }
-        self.interned(self.text(property))
-            .and_then(|name| self.field_kinds.get(&(*class, name)))
+        self.field_key(member)
+            .and_then(|key| self.field_kinds.get(&key))
             .copied()
             .unwrap_or(ValueKinds::ANY)
+    }
+
+    /// `this.key` in a method of a class of this file: (the class, `key`).
+    fn field_key(&self, member: Node<'s>) -> Option<(DefIdx, StrId)> {
+        let (object, property) = (member.field(Field::Object)?, member.field(Field::Property)?);
+        let Some(ThisCtx::Of(class)) = self.this.last() else {
+            return None;
+        };
+        if object.kind_str() != "this" {
+            return None;
+        }
+        Some((*class, self.interned(self.text(property))?))
     }
 
     /// Parameter `index` of `def`, the node `p`: what its stated type (or else its

@@ -324,6 +324,10 @@ pub(crate) struct Extractor<'s> {
     pub(crate) binding_kinds: FxHashMap<BindingIdx, ValueKinds>,
     /// The same for the instance fields of the file's classes (`#key: Uint8Array`).
     pub(crate) field_kinds: FxHashMap<(DefIdx, StrId), ValueKinds>,
+    /// Bindings and fields stated to be of a type named by another binding (`key:
+    /// KeyLike`, with `KeyLike` imported): that binding, for the graph to read.
+    pub(crate) binding_types: FxHashMap<BindingIdx, BindingIdx>,
+    pub(crate) field_types: FxHashMap<(DefIdx, StrId), BindingIdx>,
     /// Calls passed as arguments whose own call is not yet recorded, innermost last:
     /// the node's id, the outer call (its index in the facts) and the argument's place.
     pub(crate) argument_calls: Vec<(usize, u32, u8)>,
@@ -416,6 +420,8 @@ impl<'s> Extractor<'s> {
             states_types: matches!(language, Language::TypeScript | Language::Tsx),
             binding_kinds: FxHashMap::default(),
             field_kinds: FxHashMap::default(),
+            binding_types: FxHashMap::default(),
+            field_types: FxHashMap::default(),
             argument_calls: Vec::new(),
             doc: None,
             doc_params: Vec::new(),

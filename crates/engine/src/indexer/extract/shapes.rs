@@ -64,6 +64,10 @@ impl<'s> Extractor<'s> {
         };
         if !kinds.is_any() {
             self.facts.add_argument_kinds(call, slot, kinds);
+        } else if self.states_types
+            && matches!(argument.kind_str(), "identifier" | "member_expression")
+        {
+            self.note_named_argument(call, slot, argument);
         }
     }
 

@@ -152,6 +152,7 @@ impl<'s> Extractor<'s> {
     }
 
     fn class_body(&mut self, body: Node<'s>, class: DefIdx, depth: usize) {
+        self.note_class_kinds(class, body);
         let members = self.kids(body);
         // TypeScript puts a method's decorators beside it: they wait here for it.
         let mut decorators = Vec::new();

@@ -49,6 +49,9 @@ impl<'s> Extractor<'s> {
                     self.visit(child, depth + 1);
                 }
                 "interface_body" | "object_type" => {
+                    if node.field(Field::TypeParameters).is_none() {
+                        self.note_interface_kinds(def, child);
+                    }
                     let start = self.tokens.mark();
                     self.interface_members(child, def, depth + 1);
                     let body_hash = self.tokens.hash_since(start);
@@ -197,6 +200,9 @@ impl<'s> Extractor<'s> {
                     // members of what it maps.
                     if let Some(source) = self.mapped_type_source(shape) {
                         self.def_mut(def).set_extends(Some(source));
+                    }
+                    if params.is_none() {
+                        self.note_interface_kinds(def, shape);
                     }
                     self.names.push(def);
                     self.walk_around(node, shape, depth, |ex, v| {
