@@ -382,7 +382,7 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
             .filter(|t| {
                 t.kind() == "type_identifier" && accepts.is_any() && kind != ParamKind::Rest
             })
-            .map(|t| text(t))
+            .map(&text)
             .filter(|name| !generics.contains(name) && declared_type(file, name).is_none()),
         // One line, however the type was laid out: it is quoted in a reason.
         stated: stated_type
