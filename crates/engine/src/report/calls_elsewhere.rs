@@ -166,7 +166,7 @@ pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 
 /// A path made safe inside a markdown link's URL: every byte but unreserved characters
 /// and `/` percent-encoded (a `)` or a space would end the link).
-fn url_path(path: &str) -> String {
+pub(crate) fn url_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
