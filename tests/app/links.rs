@@ -57,6 +57,26 @@ fn section(fake: &FakeGithub) -> String {
     body[start..].to_string()
 }
 
+/// Asks `body` in PR #1's thread of `repo` (GitHub id `id`) as a member; the App's reply.
+async fn ask(app: &Harness, fake: &FakeGithub, id: i64, delivery: &str, body: &str) -> String {
+    let asked = fake.add_comment_as("acme/users", 1, "dev", body);
+    let event = json!({
+        "action": "created",
+        "issue": { "number": 1, "pull_request": { "url": "x" } },
+        "comment": { "id": asked, "body": body, "user": { "login": "dev", "type": "User" }, "author_association": "MEMBER" },
+        "repository": { "id": id, "full_name": "acme/users", "default_branch": "main" },
+        "installation": { "id": INSTALLATION },
+    });
+    app.deliver_and_settle("issue_comment", delivery, &event)
+        .await;
+    let marker = format!("blast-radius:command:{asked} ");
+    fake.issue_comments("acme/users", 1)
+        .into_iter()
+        .find(|c| c.by_app && c.body.contains(&marker))
+        .expect("a reply")
+        .body
+}
+
 #[sqlx::test(migrations = false)]
 async fn a_pr_to_a_service_lists_the_clients_and_producers_of_its_handlers(pool: PgPool) {
     let fake = FakeGithub::start().await;
@@ -167,6 +187,58 @@ async fn a_pr_to_a_service_lists_the_clients_and_producers_of_its_handlers(pool:
     );
     let summary = run.summary.as_deref().unwrap_or_default();
     assert!(!summary.contains("billing"), "{summary}");
+
+    // `/callers getUser` answers the same, and so does the route asked for directly;
+    // the consumer's name answers with the private producer, counted.
+    let reply = ask(&app, &fake, users_id, "d-2a", "/callers getUser").await;
+    let across = reply
+        .split("**Across service boundaries** (`GET /users/:id`)")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no links across: {reply}"));
+    assert!(
+        across.starts_with(": 2 call sites in 2 other repositories of this installation."),
+        "{reply}"
+    );
+    assert!(
+        across.contains("- `acme/web src/api.js:2` ([view]("),
+        "{reply}"
+    );
+    assert!(
+        across.contains(
+            "1 call site in 1 private repository of this installation is not named here."
+        ),
+        "{reply}"
+    );
+    assert!(
+        !reply.contains("billing") && !reply.contains("src/api.js:12"),
+        "{reply}"
+    );
+    let reply = ask(&app, &fake, users_id, "d-2b", "/callers \"GET /users/:id\"").await;
+    assert!(reply.contains("**Callers of `GET /users/:id`**"), "{reply}");
+    assert!(reply.contains("- `acme/web src/api.js:2`"), "{reply}");
+    assert!(!reply.contains("src/api.js:7"), "{reply}");
+    assert!(!reply.contains("billing"), "{reply}");
+    let reply = ask(
+        &app,
+        &fake,
+        users_id,
+        "d-2c",
+        "/callers \"DELETE /users/:id\"",
+    )
+    .await;
+    assert!(reply.contains("- `acme/web src/api.js:12`"), "{reply}");
+    assert!(!reply.contains("src/api.js:2`"), "{reply}");
+    let reply = ask(&app, &fake, users_id, "d-2d", "/callers handleSignup").await;
+    assert!(
+        reply.contains(
+            "1 call site in 1 private repository of this installation is not named here."
+        ),
+        "{reply}"
+    );
+    assert!(
+        !reply.contains("billing") && !reply.contains("user.deleted"),
+        "{reply}"
+    );
 
     // A push to the web app removes its call: the PR's edited comment no longer lists it.
     web.write(

@@ -158,6 +158,38 @@ pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
     out
 }
 
+/// The route or topic a command asks about directly: `GET /users/:id` (a method, then a
+/// path as a framework writes it) or `kafka:orders` (a system, then a topic's name);
+/// None for anything else (a function's name never holds a space or a system's prefix).
+pub fn parse_asked(target: &str) -> Option<Endpoint> {
+    use super::{Method, PathPattern, TopicSystem};
+    let target = target.trim();
+    if let Some((method, path)) = target.split_once(' ') {
+        let method = Method::from_name(method)?;
+        let path = path.trim();
+        return path.starts_with('/').then(|| Endpoint::Http {
+            method: Some(method),
+            path: PathPattern::route(path),
+        });
+    }
+    let (system, name) = target.split_once(':')?;
+    let system = [
+        TopicSystem::Kafka,
+        TopicSystem::Bullmq,
+        TopicSystem::Amqp,
+        TopicSystem::Sqs,
+        TopicSystem::Sns,
+        TopicSystem::Nats,
+        TopicSystem::Redis,
+    ]
+    .into_iter()
+    .find(|s| s.as_str() == system)?;
+    (!name.is_empty()).then(|| Endpoint::Topic {
+        system,
+        name: name.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +279,20 @@ mod tests {
                 "1 acme/billing src/users.js:17 kafka:user.signup [exact]",
             ]
         );
+    }
+
+    #[test]
+    fn a_route_or_a_topic_is_asked_for_directly() {
+        assert_eq!(
+            parse_asked("GET /users/:id").map(|e| e.to_string()),
+            Some("GET /users/:id".into())
+        );
+        assert_eq!(
+            parse_asked("kafka:user.signup").map(|e| e.to_string()),
+            Some("kafka:user.signup".into())
+        );
+        assert_eq!(parse_asked("getUser"), None);
+        assert_eq!(parse_asked("src/app.js:12"), None);
+        assert_eq!(parse_asked("FETCH /x"), None);
     }
 }
