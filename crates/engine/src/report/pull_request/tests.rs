@@ -95,8 +95,12 @@ struct Pr {
     elsewhere: Option<(Vec<CallElsewhere>, Vec<FoundElsewhere>, bool)>,
     /// Links across service boundaries: what the changed functions serve, who reaches
     /// it, and whether this repository is private.
-    across: Option<(Vec<Served>, Vec<LinkCaller>, Vec<FoundLink>, bool)>,
+    across: Option<AcrossParts>,
 }
+
+/// What the changed functions serve, who reaches it, what was found, and whether the
+/// repository is private.
+type AcrossParts = (Vec<Served>, Vec<LinkCaller>, Vec<FoundLink>, bool);
 
 impl Pr {
     fn money() -> Pr {
