@@ -233,13 +233,8 @@ impl OrgCalls<'_> {
 
     /// The answer to `/callers "GET /users/:id"`: who reaches a route or topic.
     fn route_answer(&self, endpoint: &Endpoint, config: &RepoConfig) -> String {
-        let shown = crate::escape::code(&endpoint.to_string());
         let found = self.links_reaching(std::slice::from_ref(endpoint), config);
-        if found.is_empty() {
-            format!("**Callers of {shown}**: no client or producer in this repository or the installation's others reaches it.\n")
-        } else {
-            format!("**Callers of {shown}**\n{found}")
-        }
+        calls_elsewhere::route_answer(endpoint, &found)
     }
 }
 

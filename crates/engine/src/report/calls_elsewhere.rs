@@ -221,6 +221,17 @@ pub fn links_reaching(
     out
 }
 
+/// The answer to `/callers "GET /users/:id"`: its heading over `found` (what
+/// [`links_reaching`] wrote), or that nothing reaches it.
+pub fn route_answer(endpoint: &crate::links::Endpoint, found: &str) -> String {
+    let shown = code(&endpoint.to_string());
+    if found.is_empty() {
+        format!("**Callers of {shown}**: no client or producer in this repository or the installation's others reaches it.\n")
+    } else {
+        format!("**Callers of {shown}**\n{found}")
+    }
+}
+
 /// Ambiguous package names named at most, the rest counted.
 const AMBIGUOUS_NAMED: usize = 5;
 
