@@ -2,7 +2,7 @@
 //! change did not touch.
 //!
 //! Two crates, one direction:
-//! - The engine (`crates/engine`, re-exported here as `model`, `cancel`, `escape`, `indexer`,
+//! - The engine (`crates/engine`, re-exported here as `model`, `cancel`, `escape`, `indexer`, `links`,
 //!   `graph`, `blast`, `org`, `query`, `thread_commands`, `repo_config`, `report`): the pure core. It does no
 //!   IO and links no IO crate; the compiler holds it to that.
 //! - This crate: the IO edges and what drives them.
@@ -18,7 +18,8 @@
 //!     `cli` (the command line, the top).
 
 pub use blast_radius_engine::{
-    blast, cancel, escape, graph, indexer, model, org, query, repo_config, report, thread_commands,
+    blast, cancel, escape, graph, indexer, links, model, org, query, repo_config, report,
+    thread_commands,
 };
 
 pub mod cli;

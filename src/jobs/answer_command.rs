@@ -19,6 +19,7 @@ use crate::github::{CommentId, Installation, Lookup, PrFile, Reaction, RepoName}
 use crate::graph::{DefId, Graph};
 use crate::indexer::select::{select_decided, Selected};
 use crate::intake::delivery_jobs::command_comment;
+use crate::links::{Endpoint, LinkCaller, RepoLinks, Role, Served};
 use crate::org::{self, CallElsewhere};
 use crate::query::{self, DefSite, Resolved};
 use crate::queue::payloads::{AnswerCommand, CommandComment, MAX_COMMANDS_PER_COMMENT};
@@ -28,6 +29,7 @@ use crate::report::calls_elsewhere::{self, Audience};
 use crate::report::command_answers;
 use crate::thread_commands::{help, parse_lines, Command};
 use crate::workflow::elsewhere::calls_into_packages;
+use crate::workflow::links_across::{callers_of, Asking};
 use crate::workflow::source::Revision;
 
 pub async fn answer_command(
@@ -95,7 +97,32 @@ pub async fn answer_command(
         .filter(|(name, _)| elsewhere.ambiguous.iter().any(|a| a == name))
         .map(|(name, dir)| (name.to_string(), dir.to_string()))
         .collect();
+    // Links across service boundaries: what the stored graph's handlers serve, and
+    // the clients and producers of what the comments ask about (by a handler's name, or
+    // a route or topic written out), here and in the installation's other repositories.
+    let (handled, asked) = crate::workflow::cpu(|| {
+        let links = crate::links::resolve(&snapshot.graph);
+        let handled = handled_endpoints(&snapshot.graph, &links);
+        let asked = asked_endpoints(&comments, &handled);
+        anyhow::Ok((links, handled, asked))
+    })
+    .map(|(links, handled, asked)| (handled, (links, asked)))
+    .map_err(JobError::retry)?;
+    let (stored_links, asked) = asked;
+    let full_name = view.repo.name.to_string();
+    let asking = Asking {
+        installation: Some(cmd.installation),
+        repo: view.state.id,
+        full_name: &full_name,
+        private: view.repo.private,
+        commit: Some(view.base_commit.as_str()),
+    };
+    let across = callers_of(&app.store, &asking, &stored_links, asked)
+        .await
+        .map_err(JobError::retry)?;
     let org = OrgCalls {
+        handled,
+        link_callers: across.callers,
         versions: if elsewhere.calls.is_empty() {
             Vec::new()
         } else {
@@ -125,6 +152,10 @@ pub async fn answer_command(
 /// repository a command is asked in.
 pub(super) struct OrgCalls<'a> {
     calls: Vec<CallElsewhere>,
+    /// What the stored graph's handlers serve: (file, qualified name, endpoint).
+    handled: Vec<(String, String, Endpoint)>,
+    /// The clients and producers that may reach what the commands ask about.
+    link_callers: Vec<LinkCaller>,
     /// The packages (name, directory) another repository of the installation owns too.
     ambiguous: Vec<(String, String)>,
     versions: Vec<(String, String)>,
@@ -147,8 +178,17 @@ impl OrgCalls<'_> {
         if !ambiguous.is_empty() {
             return format!("\n{}", calls_elsewhere::ambiguous(&ambiguous));
         }
+        let facts = g.facts(def.file);
+        let name = facts.def_qualified(def.def);
+        let served: Vec<Endpoint> = self
+            .handled
+            .iter()
+            .filter(|(p, q, _)| p == path && q == name)
+            .map(|(_, _, e)| e.clone())
+            .collect();
+        let across = self.links_reaching(&served, config);
         if self.calls.is_empty() {
-            return String::new();
+            return across;
         }
         let mut reached = org::reaching(g, def, &self.calls);
         reached.retain(|&(_, confidence)| confidence.at_least(config.min_confidence));
@@ -161,8 +201,96 @@ impl OrgCalls<'_> {
             .max_callers
             .unwrap_or(LISTED_ELSEWHERE)
             .min(LISTED_ELSEWHERE);
-        calls_elsewhere::reaching(&self.calls, &reached, &audience, listed)
+        calls_elsewhere::reaching(&self.calls, &reached, &audience, listed) + &across
     }
+
+    /// The clients and producers that reach `served`, as the end of an answer.
+    fn links_reaching(&self, served: &[Endpoint], config: &RepoConfig) -> String {
+        let asked: Vec<Served> = served
+            .iter()
+            .map(|e| Served {
+                changed: 0,
+                endpoint: e.clone(),
+            })
+            .collect();
+        let reached: Vec<(usize, crate::graph::Confidence)> =
+            crate::links::across::reaching(&asked, &self.link_callers)
+                .into_iter()
+                .filter(|f| f.confidence.at_least(config.min_confidence))
+                .map(|f| (f.caller, f.confidence))
+                .collect();
+        let audience = Audience {
+            from_private: self.from_private,
+            web_url: self.web_url,
+            versions: &[],
+        };
+        let listed = config
+            .max_callers
+            .unwrap_or(LISTED_ELSEWHERE)
+            .min(LISTED_ELSEWHERE);
+        calls_elsewhere::links_reaching(served, &self.link_callers, &reached, &audience, listed)
+    }
+
+    /// The answer to `/callers "GET /users/:id"`: who reaches a route or topic.
+    fn route_answer(&self, endpoint: &Endpoint, config: &RepoConfig) -> String {
+        let found = self.links_reaching(std::slice::from_ref(endpoint), config);
+        calls_elsewhere::route_answer(endpoint, &found)
+    }
+}
+
+/// What each handler of `links` (the stored graph's) serves: (its file, its qualified
+/// name, the endpoint).
+fn handled_endpoints(g: &Graph, links: &RepoLinks) -> Vec<(String, String, Endpoint)> {
+    links
+        .sites
+        .iter()
+        .filter(|s| matches!(s.site.role, Role::Route | Role::Consumer))
+        .filter_map(|s| {
+            let d = s.handler?;
+            let facts = g.facts(d.file);
+            Some((
+                facts.path.clone(),
+                facts.def_qualified(d.def).to_string(),
+                s.site.endpoint.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// The endpoints the comments' `/callers` and `/blast` ask about: written out, or
+/// served by a handler of the name asked (by qualified or simple name).
+fn asked_endpoints(
+    comments: &[CommandComment],
+    handled: &[(String, String, Endpoint)],
+) -> Vec<Served> {
+    let mut out: Vec<Endpoint> = Vec::new();
+    for c in comments {
+        for command in parse_lines(&c.lines).into_iter().flatten() {
+            let (Command::Callers { target, .. } | Command::Blast { target, .. }) = command else {
+                continue;
+            };
+            if let Some(e) = crate::links::across::parse_asked(&target) {
+                out.push(e);
+                continue;
+            }
+            out.extend(
+                handled
+                    .iter()
+                    .filter(|(_, q, _)| {
+                        q == &target || q.rsplit('.').next() == Some(target.as_str())
+                    })
+                    .map(|(_, _, e)| e.clone()),
+            );
+        }
+    }
+    out.sort();
+    out.dedup();
+    out.into_iter()
+        .map(|endpoint| Served {
+            changed: 0,
+            endpoint,
+        })
+        .collect()
 }
 
 /// Call sites in other repositories named in one answer, at most.
@@ -364,6 +492,17 @@ fn answer(
     };
     match command {
         Command::Help => Ok(help()),
+        Command::Callers {
+            target: name,
+            depth,
+        }
+        | Command::Blast {
+            target: name,
+            depth,
+        } if org.is_some() && crate::links::across::parse_asked(name).is_some() => {
+            let endpoint = crate::links::across::parse_asked(name).expect("just parsed");
+            Ok(org.expect("checked").route_answer(&endpoint, config))
+        }
         Command::Callers {
             target: name,
             depth,

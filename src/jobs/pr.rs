@@ -29,11 +29,13 @@ use crate::queue::payloads::AnalyzePr;
 use crate::queue::{JobError, RunningJob};
 use crate::repo_config::RepoConfig;
 use crate::report::pull_request::{
-    self, Elsewhere, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan, Verdict,
+    self, Across, Elsewhere, Note, NoteLevel, PatchedFile, PrAnalysis, PrOutputs, ReviewPlan,
+    Verdict,
 };
 use crate::store::{NewAnalysis, RepoState};
 use crate::workflow::blast_change::{blast_revisions, pair_versions, BlastRequest};
 use crate::workflow::elsewhere::{calls_into_packages, Elsewhere as CallsElsewhere};
+use crate::workflow::links_across::{callers_of, Across as LinksAcross, Asking};
 use crate::workflow::source::InMemory;
 
 /// The hidden marker that finds our summary comment again, whatever the database knows.
@@ -268,6 +270,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         .map_err(errors::store)?;
     let report = blast(app, &base.graph, &view, config, &job.stalled_files)?;
     let others = calls_elsewhere(app, pr_job.installation, &base.graph, &view, &report).await?;
+    let across = links_across(app, pr_job.installation, &base.graph, &view, &report).await?;
     // A newer push to this PR wins: nothing older is posted over it.
     if job.is_superseded().await.map_err(JobError::retry)? {
         return Ok(());
@@ -302,6 +305,13 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
             web_url: &app.web_url,
             versions: &o.versions,
             ambiguous: &o.ambiguous,
+        }),
+        across: (!across.found.is_empty()).then(|| Across {
+            served: &across.served,
+            callers: &across.callers,
+            found: &across.found,
+            from_private: view.repo.private,
+            web_url: &app.web_url,
         }),
     });
 
@@ -345,6 +355,7 @@ pub async fn analyze_pr(app: &App, job: &RunningJob, pr_job: &AnalyzePr) -> Resu
         changed = report.changed.len(),
         untouched = report.callers.iter().filter(|c| !c.touched).count(),
         elsewhere = others.as_ref().map_or(0, |o| o.found.len()),
+        across = across.found.len(),
         config_problems = loaded.problems.len(),
         "blast radius posted"
     );
@@ -457,6 +468,37 @@ async fn calls_elsewhere(
         versions,
         ambiguous,
     }))
+}
+
+/// The clients and producers, here and in the installation's other repositories,
+/// that reach the routes and topics the changed functions handle (as the stored graph,
+/// the default branch's, has them: a route the pull request adds claims nobody).
+async fn links_across(
+    app: &App,
+    installation: InstallationId,
+    base: &Graph,
+    view: &PrView,
+    report: &BlastReport,
+) -> Result<LinksAcross, JobError> {
+    if report.changed.is_empty() {
+        return Ok(LinksAcross::default());
+    }
+    let (links, served) = crate::workflow::cpu(|| {
+        let links = crate::links::resolve(base);
+        let served = crate::links::across::served_by_changes(base, &links, &report.changed);
+        anyhow::Ok((links, served))
+    })
+    .map_err(JobError::retry)?;
+    let asking = Asking {
+        installation: Some(installation),
+        repo: view.state.id,
+        full_name: &view.repo.name.to_string(),
+        private: view.repo.private,
+        commit: Some(view.base_commit.as_str()),
+    };
+    callers_of(&app.store, &asking, &links, served)
+        .await
+        .map_err(JobError::retry)
 }
 
 /// Gives each call from elsewhere in `found` its verdict against the new contract of

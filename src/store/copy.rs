@@ -79,6 +79,28 @@ impl CopyBuf {
         self
     }
 
+    /// A TEXT[] of one dimension (each element through the rule for text).
+    pub fn text_array(&mut self, items: &[&str]) -> &mut Self {
+        const TEXT_OID: i32 = 25;
+        let mut v = Vec::new();
+        let dims: i32 = if items.is_empty() { 0 } else { 1 };
+        v.extend_from_slice(&dims.to_be_bytes());
+        v.extend_from_slice(&0i32.to_be_bytes()); // no NULL element
+        v.extend_from_slice(&TEXT_OID.to_be_bytes());
+        if !items.is_empty() {
+            let n = i32::try_from(items.len()).expect("fewer than 2^31 elements");
+            v.extend_from_slice(&n.to_be_bytes());
+            v.extend_from_slice(&1i32.to_be_bytes()); // lower bound
+            for item in items {
+                let item = super::text::storable(item);
+                let len = i32::try_from(item.len()).expect("an element under 2 GiB");
+                v.extend_from_slice(&len.to_be_bytes());
+                v.extend_from_slice(item.as_bytes());
+            }
+        }
+        self.bytes(&v)
+    }
+
     pub fn boolean(&mut self, v: bool) -> &mut Self {
         self.field(1);
         self.buf.push(u8::from(v));

@@ -500,6 +500,75 @@ impl Store {
         Ok(calls)
     }
 
+    /// The clients and producers of the installation's other repositories (of none:
+    /// the other repositories the command line indexed) that may reach one of
+    /// `served` (routes, topics, procedures), the first `limit` of them by repository,
+    /// path and line: candidates read by index, which the caller confirms with
+    /// `links::match_endpoints`. A route without a literal segment (`/`, `/:id`) looks
+    /// up nothing (no client path says it means that service).
+    pub async fn link_sites_reaching(
+        &self,
+        installation: Option<InstallationId>,
+        except: RepoId,
+        served: &[crate::links::Endpoint],
+        limit: usize,
+    ) -> Result<Vec<crate::links::LinkCaller>> {
+        use crate::links::{Endpoint, Role};
+        let (mut kinds, mut names, mut literals) = (Vec::new(), Vec::new(), Vec::new());
+        for e in served {
+            match e {
+                Endpoint::Http { path, .. } => {
+                    if let Some(l) = rows::route_key(path) {
+                        literals.push(text::storable(l).into_owned());
+                    }
+                }
+                _ => {
+                    let keys = rows::link_keys(e);
+                    kinds.push(keys.kind.to_string());
+                    names.push(text::into_storable(keys.name));
+                }
+            }
+        }
+        if kinds.is_empty() && literals.is_empty() {
+            return Ok(Vec::new());
+        }
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = ops::link_sites_reaching(
+            &self.pool,
+            installation.map(|i| i.0),
+            except.0,
+            &kinds,
+            &names,
+            &literals,
+            limit,
+        )
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let role = match r.role.as_str() {
+                "client" => Role::Client,
+                "producer" => Role::Producer,
+                _ => continue,
+            };
+            let endpoint: Endpoint =
+                postcard::from_bytes(&r.encoded).map_err(|e| StoreError::Corrupt {
+                    path: format!("{}: {}", r.full_name, r.path),
+                    reason: format!("a link site's row: {e}"),
+                })?;
+            out.push(crate::links::LinkCaller {
+                repo: r.full_name,
+                private: r.private,
+                own: false,
+                commit: r.commit_sha,
+                path: r.path,
+                line: u32::try_from(r.line).unwrap_or(0),
+                role,
+                endpoint,
+            });
+        }
+        Ok(out)
+    }
+
     /// Which of `packages` another repository of the installation (of none: those the
     /// command line indexed) also names in a package.json: names a call from elsewhere
     /// cannot be told apart by. Reads at most [`MAX_MANIFESTS_READ`] files, one at a time.
@@ -562,10 +631,13 @@ impl Store {
                     rows.add_external_calls(id, number, graph.external_calls(f));
                 }
             }
+            link_rows(&mut rows, repo, &graph, |p| numbers.get(p).copied());
             sqlx::query("DELETE FROM external_call_groups WHERE repo_id = $1")
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
+            ops::delete_link_sites(&mut tx, &lock).await?;
+            copy::copy_in(&mut tx, "link_sites", rows::LINK_SITES_COLUMNS, &rows.links).await?;
             copy::copy_in(
                 &mut tx,
                 "external_call_groups",
@@ -805,7 +877,8 @@ impl Store {
             edges += rows.edges.rows();
             write_rows(&mut tx, &rows, cached).await?;
         }
-        let rows = other_rows(repo, version, graph, meta, &mut numbers);
+        let mut rows = other_rows(repo, version, graph, meta, &mut numbers);
+        link_rows(&mut rows, repo, graph, |p| numbers.get(p));
         write_rows(
             &mut tx,
             &rows,
@@ -879,7 +952,11 @@ impl Store {
             .map(|facts| rows::cache_entry(&facts.to_file_facts(), meta.blob(&facts.path)))
             .collect();
         let cached = write_cache(&self.pool, repo, entries, false);
-        let rows = push_rows(repo, version, graph, change, &meta, &mut numbers);
+        let mut rows = push_rows(repo, version, graph, change, &meta, &mut numbers);
+        // A mount or a client instance in one file changes the sites of others: the
+        // repository's sites are written again whole (they are few), from the graph.
+        ops::delete_link_sites(&mut tx, &lock).await?;
+        link_rows(&mut rows, repo, graph, |p| numbers.get(p));
         let edges = rows.edges.rows();
         let files = rows.files.rows();
         write_rows(&mut tx, &rows, cached).await?;
@@ -976,6 +1053,13 @@ async fn push_meta(
         meta.blobs.insert(path, blob);
     }
     Ok(meta)
+}
+
+/// The rows of the repository's link sites, resolved over the whole graph (mounts and
+/// client instances composed across its files).
+fn link_rows(rows: &mut Rows, repo: RepoId, graph: &Graph, numbers: impl Fn(&str) -> Option<i32>) {
+    let links = crate::links::resolve(graph);
+    rows.add_links(repo.0, graph, &links, numbers);
 }
 
 /// Rows of a push: its rewritten files, and its skipped and config files.
@@ -1103,6 +1187,7 @@ async fn write_rows(
                 rows::UNRESOLVED_COLUMNS,
                 &rows.unresolved,
             ),
+            ("link_sites", rows::LINK_SITES_COLUMNS, &rows.links),
         ] {
             copy::copy_in(&mut *tx, table, columns, rows).await?;
         }

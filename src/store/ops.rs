@@ -110,6 +110,7 @@ async fn delete_graph_rows(db: &mut PgConnection, repo: RepoId) -> sqlx::Result<
         "external_call_groups",
         "unresolved_calls",
         "declared_pairs",
+        "link_sites",
     ] {
         sqlx::query(&format!("DELETE FROM {table} WHERE repo_id = $1"))
             .bind(repo.0)
@@ -163,6 +164,59 @@ pub async fn calls_into(
          WHERE upto - sites < $4",
     )
     .bind(packages)
+    .bind(installation)
+    .bind(except)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
+/// A row of [`link_sites_reaching`]: a client or producer of another repository.
+#[derive(sqlx::FromRow)]
+pub struct LinkSiteRow {
+    pub full_name: String,
+    pub private: bool,
+    pub commit_sha: Option<String>,
+    pub path: String,
+    pub role: String,
+    pub line: i32,
+    pub encoded: Vec<u8>,
+}
+
+/// The clients and producers of the installation's repositories but `except` that may
+/// reach what is served: producers and tRPC clients of the same (kind, name) as one of
+/// `kinds`/`names`, HTTP clients whose path holds one of `literals`. Candidates, each
+/// read by index (migration 0022), the first `limit` by repository, path and place;
+/// the caller confirms each.
+pub async fn link_sites_reaching(
+    db: impl PgExecutor<'_>,
+    installation: Option<i64>,
+    except: i64,
+    kinds: &[String],
+    names: &[String],
+    literals: &[String],
+    limit: i64,
+) -> sqlx::Result<Vec<LinkSiteRow>> {
+    sqlx::query_as(
+        "SELECT r.full_name, r.private, r.commit_sha, f.path, s.role, s.line,
+                s.encoded
+         FROM (
+           SELECT repo_id, file_id, role, line, col, encoded FROM link_sites
+           WHERE role IN ('client', 'producer')
+             AND (kind, name) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+           UNION ALL
+           SELECT repo_id, file_id, role, line, col, encoded FROM link_sites
+           WHERE role = 'client' AND kind = 'http' AND literals && $3::text[]
+         ) s
+         JOIN repositories r ON r.id = s.repo_id
+         JOIN files f ON f.repo_id = s.repo_id AND f.file_id = s.file_id
+         WHERE r.installation_id IS NOT DISTINCT FROM $4 AND s.repo_id <> $5
+         ORDER BY r.full_name, f.path, s.line, s.col
+         LIMIT $6",
+    )
+    .bind(kinds)
+    .bind(names)
+    .bind(literals)
     .bind(installation)
     .bind(except)
     .bind(limit)
@@ -452,6 +506,7 @@ pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::R
         "external_call_groups",
         "unresolved_calls",
         "declared_pairs",
+        "link_sites",
         "files",
         "removed_files",
     ] {
@@ -466,6 +521,15 @@ pub async fn delete_all_files(db: &mut PgConnection, lock: &RepoLock) -> sqlx::R
         .execute(&mut *db)
         .await?;
     Ok(())
+}
+
+/// Deletes every link site of the repository (they are written again whole).
+pub async fn delete_link_sites(db: &mut PgConnection, lock: &RepoLock) -> sqlx::Result<u64> {
+    Ok(sqlx::query("DELETE FROM link_sites WHERE repo_id = $1")
+        .bind(lock.repo().0)
+        .execute(db)
+        .await?
+        .rows_affected())
 }
 
 /// Removes the rows of some files (by number): their edges, definitions, files rows.

@@ -11,6 +11,7 @@ use crate::indexer::component::component_name;
 use crate::indexer::facts::{DefKind, FileFacts};
 use crate::indexer::skip::SkipReason;
 use crate::indexer::PARSER_VERSION;
+use crate::links::{Endpoint, PathPattern, RepoLinks, Segment};
 
 /// What the graph does not hold about files: their blobs, and the files it skipped.
 #[derive(Default, Clone)]
@@ -133,6 +134,7 @@ pub struct Rows {
     pub edges: CopyBuf,
     pub external_calls: CopyBuf,
     pub unresolved: CopyBuf,
+    pub links: CopyBuf,
 }
 
 pub const FILES_COLUMNS: &str = "repo_id, file_id, path, blob_sha, language, status, \
@@ -140,6 +142,8 @@ pub const FILES_COLUMNS: &str = "repo_id, file_id, path, blob_sha, language, sta
 pub const DEFINITIONS_COLUMNS: &str =
     "repo_id, file_id, def_index, name, qualified_name, kind, start_line, end_line, exported";
 pub const EXTERNAL_CALL_GROUPS_COLUMNS: &str = "repo_id, file_id, package, sites, calls, args";
+pub const LINK_SITES_COLUMNS: &str = "repo_id, file_id, site, role, kind, method, endpoint, \
+     name, literals, segments, line, col, handler, encoded";
 pub const UNRESOLVED_COLUMNS: &str = "repo_id, file_id, name, sites";
 pub const EDGES_COLUMNS: &str = "repo_id, caller_file, site, caller_def, line, col, kind, \
      callee_file, callee_def, confidence";
@@ -157,6 +161,7 @@ impl Rows {
             edges: CopyBuf::new(),
             external_calls: CopyBuf::new(),
             unresolved: CopyBuf::new(),
+            links: CopyBuf::new(),
         }
     }
 
@@ -275,6 +280,47 @@ impl Rows {
         }
     }
 
+    /// The rows of a repository's link sites (routes, clients, producers, consumers,
+    /// their mounts and instances composed), numbered within each file in the order
+    /// `links` holds them; files `numbers` does not know are left out.
+    pub fn add_links(
+        &mut self,
+        repo: i64,
+        graph: &Graph,
+        links: &RepoLinks,
+        numbers: impl Fn(&str) -> Option<i32>,
+    ) {
+        for group in links.sites.chunk_by(|a, b| a.file == b.file) {
+            let Some(file_id) = numbers(&group[0].path) else {
+                continue;
+            };
+            for (i, s) in group.iter().enumerate() {
+                let keys = link_keys(&s.site.endpoint);
+                let handler = s
+                    .handler
+                    .map(|d| graph.facts(d.file).def_qualified(d.def).to_string());
+                let encoded =
+                    postcard::to_stdvec(&s.site.endpoint).expect("an endpoint serialises");
+                self.links
+                    .int8(repo)
+                    .int4(file_id)
+                    .int4(int4(i as u32))
+                    .text(s.site.role.as_str())
+                    .text(keys.kind)
+                    .opt_text(keys.method.as_deref())
+                    .text(&s.site.endpoint.to_string())
+                    .text(&keys.name)
+                    .text_array(&keys.literals.iter().map(String::as_str).collect::<Vec<_>>())
+                    .int4(keys.segments)
+                    .int4(int4(s.site.at.line) + 1)
+                    .int4(int4(s.site.at.column) + 1)
+                    .opt_text(handler.as_deref())
+                    .bytes(&encoded);
+                self.links.end_row();
+            }
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn add_skipped(
         &mut self,
@@ -330,6 +376,68 @@ impl Rows {
     }
 }
 
+/// What a link site is looked up by (see migration 0022).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkKeys {
+    /// `http`, `trpc`, or a topic's system.
+    pub kind: &'static str,
+    pub method: Option<String>,
+    /// A topic's name, a procedure's path; "" for HTTP.
+    pub name: String,
+    /// HTTP: the path's literal segments, each once.
+    pub literals: Vec<String>,
+    pub segments: i32,
+}
+
+pub fn link_keys(endpoint: &Endpoint) -> LinkKeys {
+    match endpoint {
+        Endpoint::Http { method, path } => {
+            let mut literals: Vec<String> = path
+                .segments
+                .iter()
+                .filter_map(|s| match s {
+                    Segment::Literal(l) => Some(l.clone()),
+                    _ => None,
+                })
+                .collect();
+            literals.sort();
+            literals.dedup();
+            LinkKeys {
+                kind: "http",
+                method: method.map(|m| m.as_str().to_string()),
+                name: String::new(),
+                literals,
+                segments: int4(path.segments.len() as u32),
+            }
+        }
+        Endpoint::Topic { system, name } => LinkKeys {
+            kind: system.as_str(),
+            method: None,
+            name: name.clone(),
+            literals: Vec::new(),
+            segments: 0,
+        },
+        Endpoint::Procedure { path, kind } => LinkKeys {
+            kind: "trpc",
+            method: kind.map(|k| format!("{k:?}").to_ascii_lowercase()),
+            name: path.clone(),
+            literals: Vec::new(),
+            segments: 0,
+        },
+    }
+}
+
+/// The literal segment every client that reaches a route holds: the route's last (a
+/// client whose base is unknown holds a tail of the route, and a tail that says
+/// anything holds it). None for a route without one (`/`, `/:id`): no client is looked
+/// up for it across repositories.
+pub fn route_key(path: &PathPattern) -> Option<&str> {
+    path.segments.iter().rev().find_map(|s| match s {
+        Segment::Literal(l) => Some(l.as_str()),
+        _ => None,
+    })
+}
+
 impl Rows {
     /// Appends another set of rows.
     pub fn append(&mut self, other: Rows) {
@@ -338,6 +446,7 @@ impl Rows {
         self.edges.append(&other.edges);
         self.external_calls.append(&other.external_calls);
         self.unresolved.append(&other.unresolved);
+        self.links.append(&other.links);
     }
 }
 

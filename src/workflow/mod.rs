@@ -10,6 +10,7 @@ pub mod callers_read;
 pub mod elsewhere;
 pub mod index;
 pub mod index_changes;
+pub mod links_across;
 pub mod progress;
 pub mod save;
 pub mod source;

@@ -16,6 +16,7 @@ mod harness;
 mod index_changes;
 mod intake;
 mod jobs;
+mod links;
 mod migrations;
 mod org;
 mod queue;

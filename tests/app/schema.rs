@@ -13,6 +13,7 @@ const BY_REPOSITORY: &[&str] = &[
     "external_call_groups",
     "unresolved_calls",
     "declared_pairs",
+    "link_sites",
     "removed_files",
     "facts_cache",
     "analyses",

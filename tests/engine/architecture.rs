@@ -22,7 +22,8 @@ const ENGINE_LAYERS: Layers = &[
     ("indexer", &["model", "cancel"]),
     ("graph", &["indexer", "model", "cancel"]),
     ("blast", &["graph", "indexer", "model"]),
-    ("links", &["graph", "indexer", "model"]),
+    // Across service boundaries: a change's handlers and who reaches them.
+    ("links", &["blast", "graph", "indexer", "model"]),
     ("query", &["graph", "indexer", "model"]),
     // Across repositories: other repositories' calls linked to an owner's graph.
     ("org", &["blast", "graph", "indexer", "model"]),
@@ -34,6 +35,7 @@ const ENGINE_LAYERS: Layers = &[
         &[
             "blast",
             "org",
+            "links",
             "repo_config",
             "query",
             "graph",
@@ -49,7 +51,7 @@ const ENGINE_LAYERS: Layers = &[
 /// `workflow::source` is named apart: the traits that `workspace` (and later `github`)
 /// implement for the workflows.
 const APP_LAYERS: Layers = &[
-    ("store", &["graph", "indexer", "model", "org"]),
+    ("store", &["graph", "indexer", "links", "model", "org"]),
     // The app's IO edges: each speaks one protocol and knows no workflow.
     ("github", &["model"]),
     // The queue stores text by the store's rule for what Postgres accepts.
@@ -62,7 +64,8 @@ const APP_LAYERS: Layers = &[
     (
         "workflow",
         &[
-            "blast", "graph", "indexer", "model", "org", "report", "store", "cancel", "query",
+            "blast", "graph", "indexer", "links", "model", "org", "report", "store", "cancel",
+            "query",
         ],
     ),
     (
@@ -79,6 +82,7 @@ const APP_LAYERS: Layers = &[
             "query",
             "blast",
             "org",
+            "links",
             "graph",
             "indexer",
             "model",

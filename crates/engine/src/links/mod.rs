@@ -4,6 +4,7 @@
 //! consumers of their topic, with how surely ([`matching`]). The sites themselves are
 //! each file's, read by the indexer (`indexer::links`).
 
+pub mod across;
 pub mod matching;
 pub mod resolve;
 
@@ -11,5 +12,6 @@ pub mod resolve;
 mod tests;
 
 pub use crate::indexer::links::*;
+pub use across::{FoundLink, LinkCaller, Served};
 pub use matching::{match_endpoints, match_http, match_sites, LinkMatch};
 pub use resolve::{resolve, RepoLinks, ResolvedSite};

@@ -130,6 +130,108 @@ pub fn reaching(
     out
 }
 
+/// The clients and producers that reach what a definition serves (or a route asked
+/// for directly), as the end of a thread command's answer: at most `listed` named, the
+/// private ones of other repositories counted for a public audience ("" when none).
+/// `reached` holds (index into `callers`, confidence).
+pub fn links_reaching(
+    served: &[crate::links::Endpoint],
+    callers: &[crate::links::LinkCaller],
+    reached: &[(usize, Confidence)],
+    to: &Audience,
+    listed: usize,
+) -> String {
+    if reached.is_empty() {
+        return String::new();
+    }
+    let web = to.web_url.trim_end_matches('/');
+    let served: Vec<String> = served.iter().map(|e| code(&e.to_string())).collect();
+    let repos: BTreeSet<&str> = reached
+        .iter()
+        .map(|&(i, _)| &callers[i])
+        .filter(|c| !c.own)
+        .map(|c| c.repo.as_str())
+        .collect();
+    let own = reached.iter().any(|&(i, _)| callers[i].own);
+    let place = match (own, repos.len()) {
+        (true, 0) => "in this repository".to_string(),
+        (false, n) => format!(
+            "in {n} other {} of this installation",
+            plural(n, "repository", "repositories")
+        ),
+        (true, n) => format!(
+            "in this repository and {n} other {} of this installation",
+            plural(n, "repository", "repositories")
+        ),
+    };
+    let mut out = format!(
+        "\n**Across service boundaries** ({}): {} call {} {place}.\n\n",
+        served.join(", "),
+        reached.len(),
+        plural(reached.len(), "site", "sites"),
+    );
+    let (mut shown, mut hidden_sites) = (0, 0);
+    let mut hidden_repos = BTreeSet::new();
+    for &(i, confidence) in reached {
+        let c = &callers[i];
+        if !c.own && c.private && !to.from_private {
+            hidden_sites += 1;
+            hidden_repos.insert(c.repo.as_str());
+            continue;
+        }
+        shown += 1;
+        if shown > listed {
+            continue;
+        }
+        let place = if c.own {
+            format!("{}:{}", c.path, c.line)
+        } else {
+            format!("{} {}:{}", c.repo, c.path, c.line)
+        };
+        let _ = write!(out, "- {}", code(&place));
+        if let Some(commit) = &c.commit {
+            let _ = write!(
+                out,
+                " ([view]({web}/{}/blob/{}/{}#L{}))",
+                url_path(&c.repo),
+                url_path(commit),
+                url_path(&c.path),
+                c.line
+            );
+        }
+        let verb = match c.role {
+            crate::links::Role::Producer => "produces to",
+            _ => "calls",
+        };
+        let _ = writeln!(
+            out,
+            " {verb} {} [{}]",
+            code(&c.endpoint.to_string()),
+            confidence.as_str()
+        );
+    }
+    if shown > listed {
+        let _ = writeln!(out, "- … and {} more", shown - listed);
+    }
+    let note = hidden(hidden_sites, hidden_repos.len());
+    if !note.is_empty() {
+        out.push('\n');
+        out.push_str(&note);
+    }
+    out
+}
+
+/// The answer to `/callers "GET /users/:id"`: its heading over `found` (what
+/// [`links_reaching`] wrote), or that nothing reaches it.
+pub fn route_answer(endpoint: &crate::links::Endpoint, found: &str) -> String {
+    let shown = code(&endpoint.to_string());
+    if found.is_empty() {
+        format!("**Callers of {shown}**: no client or producer in this repository or the installation's others reaches it.\n")
+    } else {
+        format!("**Callers of {shown}**\n{found}")
+    }
+}
+
 /// Ambiguous package names named at most, the rest counted.
 const AMBIGUOUS_NAMED: usize = 5;
 
@@ -166,7 +268,7 @@ pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 
 /// A path made safe inside a markdown link's URL: every byte but unreserved characters
 /// and `/` percent-encoded (a `)` or a space would end the link).
-fn url_path(path: &str) -> String {
+pub(crate) fn url_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {

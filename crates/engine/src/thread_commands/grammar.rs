@@ -74,15 +74,15 @@ pub fn parse_lines(lines: &[String]) -> Vec<Result<Command, CommandError>> {
 /// None: the line is not a command (prose, a path like `/usr/bin`, another bot's).
 fn parse_line(line: &str) -> Option<Result<Command, CommandError>> {
     let rest = line.strip_prefix('/')?;
-    let mut words = rest.split_whitespace();
+    let mut words = split_words(rest).into_iter();
     let name = words.next()?;
-    let args: Vec<String> = words.map(unquote).collect();
+    let args: Vec<String> = words.map(|w| unquote(&w)).collect();
     let error = |message: String| CommandError {
         line: line.to_string(),
         message,
     };
     let Some(&(known, usage, _)) = USAGE.iter().find(|(n, _, _)| *n == name) else {
-        return near_miss(name).map(|message| Err(error(message)));
+        return near_miss(&name).map(|message| Err(error(message)));
     };
     Some(command(known, usage, &args).map_err(error))
 }
@@ -167,6 +167,31 @@ fn depth(arg: Option<&String>, default: u32, usage_text: &str) -> Result<u32, St
 }
 
 /// An argument without the backticks or quotes people wrap names in.
+/// The words of a command line; a double-quoted run is one word, spaces and all
+/// (`/callers "GET /users/:id"` asks about a route).
+fn split_words(line: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut quoted: Option<String> = None;
+    for w in line.split_whitespace() {
+        match quoted.as_mut() {
+            Some(q) => {
+                q.push(' ');
+                q.push_str(w);
+                if w.ends_with('"') {
+                    out.extend(quoted.take());
+                }
+            }
+            None if w.starts_with('"') && !(w.len() > 1 && w.ends_with('"')) => {
+                quoted = Some(w.to_string());
+            }
+            None => out.push(w.to_string()),
+        }
+    }
+    // An unclosed quote: the rest is its word.
+    out.extend(quoted);
+    out
+}
+
 fn unquote(arg: &str) -> String {
     arg.trim_matches(|c| c == '`' || c == '"' || c == '\'')
         .trim_end_matches("()")
@@ -349,5 +374,30 @@ mod tests {
         assert!(err("/callers a deep").contains("not `deep`"));
         assert!(err("/path a").contains("two function names"));
         assert!(err("/callees a b").contains("at most 1 argument"));
+    }
+
+    #[test]
+    fn a_quoted_route_is_one_target() {
+        assert_eq!(
+            parse_comment("/callers \"GET /users/:id\""),
+            vec![Ok(Command::Callers {
+                target: "GET /users/:id".into(),
+                depth: 1
+            })]
+        );
+        assert_eq!(
+            parse_comment("/callers \"POST /orders\" 2"),
+            vec![Ok(Command::Callers {
+                target: "POST /orders".into(),
+                depth: 2
+            })]
+        );
+        assert_eq!(
+            parse_comment("/callers \"formatPrice\""),
+            vec![Ok(Command::Callers {
+                target: "formatPrice".into(),
+                depth: 1
+            })]
+        );
     }
 }

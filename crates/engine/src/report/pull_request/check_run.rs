@@ -61,10 +61,17 @@ pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) ->
         removed_called: config.fail_on_removed_called,
         breaking: config.fail_on_breaking,
     };
-    let elsewhere = analysis
+    let mut elsewhere = analysis
         .elsewhere
         .map(|e| e.weighed(report))
         .unwrap_or_default();
+    if let Some(a) = analysis.across {
+        let more = a.weighed(report);
+        elsewhere.gone += more.gone;
+        elsewhere.breaks += more.breaks;
+        elsewhere.look += more.look;
+        elsewhere.fine += more.fine;
+    }
     let (verdict, title) = verdict(report, fail, elsewhere);
     let problems = problems.map(|p| format!("{p}\n")).unwrap_or_default();
     let mut summary = format!("{problems}{body}");
@@ -75,10 +82,7 @@ pub(super) fn plan(analysis: &PrAnalysis, problems: Option<&str>, body: &str) ->
             budget,
             Some(analysis.link),
             config.max_callers,
-            analysis
-                .elsewhere
-                .map(|e| e.counted(report))
-                .unwrap_or_default(),
+            analysis.counted(),
         );
         summary = format!("{problems}{body}");
     }

@@ -6,6 +6,7 @@
 
 mod check_run;
 mod elsewhere;
+mod links;
 mod review;
 #[cfg(test)]
 mod tests;
@@ -20,6 +21,7 @@ use crate::report::LineLink;
 
 pub use check_run::{CheckRunPlan, Note, NoteLevel, Verdict, CHECK_TEXT_CHARS, MAX_NOTES};
 pub use elsewhere::Elsewhere;
+pub use links::Across;
 pub use review::{InlineComment, ReviewPlan, LISTED};
 
 /// One file of the pull request as GitHub lists it, for the inline review.
@@ -55,6 +57,29 @@ pub struct PrAnalysis<'a> {
     /// Calls from the installation's other repositories into the packages this one
     /// holds (None: not looked up).
     pub elsewhere: Option<Elsewhere<'a>>,
+    /// Clients and producers that reach the routes and topics the changed functions
+    /// handle, here and in the installation's other repositories (None: not looked up).
+    pub across: Option<Across<'a>>,
+}
+
+impl PrAnalysis<'_> {
+    /// The call sites elsewhere for the headline: into packages, and across service
+    /// boundaries.
+    fn counted(&self) -> crate::report::markdown::Elsewhere {
+        let mut total = crate::report::markdown::Elsewhere::default();
+        let parts = [
+            self.elsewhere.map(|e| e.counted(self.report)),
+            self.across.map(|a| a.counted(self.report)),
+        ];
+        for part in parts.into_iter().flatten() {
+            total.sites += part.sites;
+            // A repository that both calls a package and a route is counted twice here:
+            // the headline says "call sites in other repositories", not how many.
+            total.repositories += part.repositories;
+            total.breaks += part.breaks;
+        }
+        total
+    }
 }
 
 /// What to post; None where nothing is to be posted (an output turned off, or nothing
@@ -80,16 +105,22 @@ pub fn plan(analysis: &PrAnalysis) -> PrOutputs {
         // A quarter of the comment at most: the repository's own callers come first.
         .map(|e| elsewhere::section(report, &e, COMMENT_BUDGET / 4))
         .unwrap_or_default();
+    let across = analysis
+        .across
+        .map(|a| links::section(report, &a, COMMENT_BUDGET / 4))
+        .unwrap_or_default();
+    let others = match (others.is_empty(), across.is_empty()) {
+        (_, true) => others,
+        (true, false) => across,
+        (false, false) => format!("{}\n\n{}", others.trim_end(), across),
+    };
     let reserve = problems_in_comment.map_or(0, |p| p.len() + 2) + others.len() + 2;
     let mut body = render_markdown_elsewhere(
         report,
         COMMENT_BUDGET.saturating_sub(reserve),
         Some(analysis.link),
         config.max_callers,
-        analysis
-            .elsewhere
-            .map(|e| e.counted(report))
-            .unwrap_or_default(),
+        analysis.counted(),
     );
     if !others.is_empty() {
         body = format!("{}\n\n{}", body.trim_end(), others.trim_end());

@@ -255,6 +255,7 @@ mod tests {
             head,
             posted,
             elsewhere: None,
+            across: None,
         };
         plan(&analysis, listed)
     }

@@ -11,6 +11,7 @@ use crate::escape::code;
 use crate::graph::external::{ExternalCall, Imported};
 use crate::graph::Confidence;
 use crate::indexer::facts::{CallKind, DefKind};
+use crate::links::{Endpoint, FoundLink, LinkCaller, Method, PathPattern, Role, Served};
 use crate::org::{CallElsewhere, FoundElsewhere};
 
 fn link(file: &str, line: u32) -> String {
@@ -92,7 +93,14 @@ struct Pr {
     /// Calls from other repositories, the ones that reach a changed function, and
     /// whether this repository is private.
     elsewhere: Option<(Vec<CallElsewhere>, Vec<FoundElsewhere>, bool)>,
+    /// Links across service boundaries: what the changed functions serve, who reaches
+    /// it, and whether this repository is private.
+    across: Option<AcrossParts>,
 }
+
+/// What the changed functions serve, who reaches it, what was found, and whether the
+/// repository is private.
+type AcrossParts = (Vec<Served>, Vec<LinkCaller>, Vec<FoundLink>, bool);
 
 impl Pr {
     fn money() -> Pr {
@@ -106,6 +114,7 @@ impl Pr {
             listed_files_cap: None,
             versions: vec![("@acme/money".into(), "3.0.0-dev".into())],
             elsewhere: None,
+            across: None,
         }
     }
 
@@ -141,6 +150,16 @@ impl Pr {
                     web_url: "https://github.test/",
                     versions: &self.versions,
                     ambiguous: &[],
+                }),
+            across: self
+                .across
+                .as_ref()
+                .map(|(served, callers, found, from_private)| Across {
+                    served,
+                    callers,
+                    found,
+                    from_private: *from_private,
+                    web_url: "https://github.test/",
                 }),
         })
     }
@@ -712,4 +731,96 @@ fn calls_elsewhere_take_at_most_a_quarter_of_the_comment() {
     assert!(section
         .contains("more changed functions called from other repositories are not listed here"));
     assert!(comment.len() <= COMMENT_BUDGET);
+}
+
+fn link_caller(repo: &str, private: bool, own: bool, path: &str, line: u32) -> LinkCaller {
+    LinkCaller {
+        repo: repo.into(),
+        private,
+        own,
+        commit: Some("feedface".into()),
+        path: path.into(),
+        line,
+        role: Role::Client,
+        endpoint: Endpoint::Http {
+            method: Some(Method::Get),
+            path: PathPattern::route("/money/:id"),
+        },
+    }
+}
+
+/// Issue 47: a changed function that handles a route lists its clients, here and in
+/// the other repositories, after "In other repositories"; a public repository's PR
+/// counts the private repository's clients without naming them, and outside text is
+/// escaped.
+#[test]
+fn clients_across_service_boundaries_are_listed_and_private_ones_only_counted() {
+    let mut pr = Pr::money();
+    pr.report.callers.retain(|c| c.changed_index == 0);
+    let served = vec![Served {
+        changed: 0,
+        endpoint: Endpoint::Http {
+            method: Some(Method::Get),
+            path: PathPattern::route("/money/:id"),
+        },
+    }];
+    let callers = vec![
+        link_caller("acme/web", false, false, "src/a`b.ts", 4),
+        link_caller("acme/secret-app", true, false, "src/hidden.ts", 9),
+        link_caller("acme/secret-app", true, false, "src/hidden2.ts", 2),
+        link_caller("acme/money", false, true, "src/self.ts", 7),
+    ];
+    let found = (0..4)
+        .map(|caller| FoundLink {
+            changed: 0,
+            served: 0,
+            caller,
+            confidence: Confidence::Exact,
+        })
+        .collect();
+    pr.across = Some((served, callers, found, false));
+    let outputs = pr.plan();
+    let comment = outputs.comment.unwrap();
+    let section = &comment[comment
+        .find("### Across service boundaries")
+        .unwrap_or_else(|| panic!("{comment}"))..];
+    assert!(
+        section.contains(
+            "handles `GET /money/:id`: 4 clients in this repository and 2 other repositories"
+        ),
+        "{section}"
+    );
+    assert!(
+        section.contains("- ``acme/web src/a`b.ts:4`` ([view](https://github.test/acme/web/blob/feedface/src/a%60b.ts#L4)) calls `GET /money/:id` [exact]"),
+        "{section}"
+    );
+    assert!(section.contains("- `src/self.ts:7`"), "{section}");
+    assert!(
+        !comment.contains("secret-app") && !comment.contains("hidden"),
+        "{comment}"
+    );
+    assert!(
+        section.contains(
+            "2 call sites in 1 private repository of this installation are not named here."
+        ),
+        "{section}"
+    );
+    // Counted like the repository's own untouched callers: 2 of its own and 4 here.
+    let run = outputs.check_run.unwrap();
+    assert_eq!(
+        (run.verdict, run.title.as_str()),
+        (
+            Verdict::Neutral,
+            "6 call sites the change did not touch need a look"
+        )
+    );
+    // A private repository's PR names them.
+    let (.., from_private) = pr.across.as_mut().unwrap();
+    *from_private = true;
+    let comment = pr.plan().comment.unwrap();
+    assert!(
+        comment.contains("`acme/secret-app src/hidden.ts:9`"),
+        "{comment}"
+    );
+    assert!(!comment.contains("not named here"), "{comment}");
 }
