@@ -21,10 +21,12 @@ use serde_json::{json, Value};
 use super::blast_tool::{blast_radius, BlastArgs};
 use super::live::{Served, Snapshot};
 use crate::graph::DefId;
+use crate::links::across::{served_by, Served as ServedEndpoint};
 use crate::org;
 use crate::query;
 use crate::report::json;
 use crate::workflow::elsewhere::calls_into_packages;
+use crate::workflow::links_across::{callers_of, Asking};
 
 /// The graph's summary, as a resource.
 pub const SUMMARY_URI: &str = "blast-radius://graph/summary";
@@ -155,6 +157,55 @@ impl GraphServer {
     }
 }
 
+impl GraphServer {
+    /// With `--org`, the clients and producers that reach the routes and topics `def`
+    /// handles (issue 47): this repository's, from its graph, and those the database's
+    /// other repositories of its installation store, as a callers answer's `across`
+    /// list; None when it handles none.
+    async fn across(
+        &self,
+        snapshot: &Snapshot,
+        def: DefId,
+    ) -> Result<Option<Value>, CallToolResult> {
+        let (true, Some((store, name))) = (self.org, self.served.stored()) else {
+            return Ok(None);
+        };
+        let links = crate::links::resolve(&snapshot.graph);
+        let served: Vec<ServedEndpoint> = served_by(&links, def)
+            .into_iter()
+            .map(|endpoint| ServedEndpoint {
+                changed: 0,
+                endpoint,
+            })
+            .collect();
+        if served.is_empty() {
+            return Ok(None);
+        }
+        let unavailable = |e: anyhow::Error| failure("org_unavailable", format!("{e:#}"));
+        let state = store
+            .repository(name)
+            .await
+            .map_err(|e| unavailable(e.into()))?;
+        let commit = state.commit.as_ref().map(|c| c.as_str().to_string());
+        let asking = Asking {
+            installation: state.installation,
+            repo: state.id,
+            full_name: &state.full_name,
+            // Said of its own sites only; the answer marks every site's repository.
+            private: false,
+            commit: commit.as_deref(),
+        };
+        let across = callers_of(store, &asking, &links, served)
+            .await
+            .map_err(unavailable)?;
+        Ok(Some(json::links_across(
+            &across.served,
+            &across.callers,
+            &across.found,
+        )))
+    }
+}
+
 /// One definition from a TARGET, or the tool error with the candidates.
 fn lookup(snapshot: &Snapshot, target: &str) -> Result<DefId, CallToolResult> {
     snapshot
@@ -191,6 +242,9 @@ impl GraphServer {
                 let mut value = json::callers(&found);
                 if let Some(elsewhere) = self.elsewhere(&snapshot, d).await? {
                     value["elsewhere"] = elsewhere;
+                }
+                if let Some(across) = self.across(&snapshot, d).await? {
+                    value["across"] = across;
                 }
                 Ok(answer(value))
             }

@@ -104,6 +104,7 @@ const APP_LAYERS: Layers = &[
             "store",
             "query",
             "org",
+            "links",
             "blast",
             "graph",
             "indexer",

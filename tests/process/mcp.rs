@@ -652,6 +652,82 @@ async fn with_org_find_callers_adds_the_other_repositories_calls(pool: sqlx::PgP
     assert!(answer(&without[0]).get("elsewhere").is_none());
 }
 
+/// `--database-url ... --org`: find_callers on a route's handler or a topic's consumer
+/// adds the clients and producers that reach it (issue 47), the database's other
+/// repositories' among them; another method, a longer path and another topic are not.
+#[sqlx::test(migrations = false)]
+async fn with_org_find_callers_adds_the_clients_of_what_a_handler_serves(pool: sqlx::PgPool) {
+    use sqlx::ConnectOptions;
+    let url = pool.connect_options().to_url_lossy().to_string();
+    common::run_ok(&["migrate", "--database-url", &url]);
+    for name in ["users", "web", "billing"] {
+        let dir = fixture(&format!("services/{name}"));
+        common::run_ok(&[
+            "index",
+            "--repo",
+            dir.to_str().unwrap(),
+            "--database-url",
+            &url,
+            "--name",
+            &format!("acme/{name}"),
+        ]);
+    }
+    let users = fixture("services/users");
+    let args = [
+        "mcp",
+        "--repo",
+        users.to_str().unwrap(),
+        "--database-url",
+        &url,
+        "--name",
+        "acme/users",
+        "--org",
+    ];
+    let answers = session(
+        json!({ "stdio": { "command": BIN, "args": args } }),
+        &[
+            call("find_callers", json!({ "target": "getUser" })),
+            call("find_callers", json!({ "target": "handleSignup" })),
+            call("find_callers", json!({ "target": "listPosts" })),
+        ],
+    );
+    let places = |i: usize| -> Vec<String> {
+        let mut out: Vec<String> = answer(&answers[i])["across"]
+            .as_array()
+            .map(|a| a.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}:{} {} {}",
+                    c["repository"].as_str().unwrap(),
+                    c["file"].as_str().unwrap(),
+                    c["line"],
+                    c["role"].as_str().unwrap(),
+                    c["reaches"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(
+        places(0),
+        [
+            "acme/billing src/users.js:5 client GET /users/:id",
+            "acme/web src/api.js:2 client GET /users/:id",
+        ]
+    );
+    assert_eq!(
+        places(1),
+        ["acme/billing src/users.js:17 producer kafka:user.signup"]
+    );
+    assert_eq!(
+        places(2),
+        ["acme/web src/api.js:7 client GET /users/:id/posts"]
+    );
+}
+
 /// `blast-radius mcp --http 127.0.0.1:0` on `root` with `extra` arguments: the process and
 /// the URL it listens on.
 fn serve_http(root: &Path, extra: &[&str]) -> (Child, String) {

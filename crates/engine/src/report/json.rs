@@ -59,6 +59,35 @@ pub fn calls_elsewhere(
         .collect()
 }
 
+/// The clients and producers `found` reach the routes and topics `served`: each with
+/// its repository (and whether it is private, or the one asked about), place, role,
+/// what it calls, what it reaches and how surely.
+pub fn links_across(
+    served: &[crate::links::across::Served],
+    callers: &[crate::links::across::LinkCaller],
+    found: &[crate::links::across::FoundLink],
+) -> Value {
+    found
+        .iter()
+        .filter_map(|f| {
+            let c = callers.get(f.caller)?;
+            let reaches = served.get(f.served)?;
+            Some(json!({
+                "repository": c.repo,
+                "private": c.private,
+                "own": c.own,
+                "commit": c.commit,
+                "file": c.path,
+                "line": c.line,
+                "role": c.role,
+                "calls": c.endpoint.to_string(),
+                "reaches": reaches.endpoint.to_string(),
+                "confidence": f.confidence.as_str(),
+            }))
+        })
+        .collect()
+}
+
 pub fn callees(target: &Definition, callees: &[CalleeEntry]) -> Value {
     json!({ "target": target, "callees": callees })
 }
