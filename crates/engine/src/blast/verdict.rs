@@ -95,6 +95,11 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
 /// now lands on does not accept, where the parameter at its place before did: the
 /// compiler rejects the call. The reason, or None.
 fn mistyped(name: &str, old: &Contract, new: &Contract, site: &Site, n: usize) -> Option<String> {
+    // A call that already passed too few or too many arguments was broken before the
+    // change: the compiler said so then, and says the same now.
+    if n < old.min_args() || old.max_args().is_some_and(|max| n > max) {
+        return None;
+    }
     site.kinds.iter().find_map(|&(slot, kinds)| {
         let at = usize::from(slot);
         if at >= n || kinds.is_any() {
@@ -843,6 +848,42 @@ mod tests {
         );
         assert_eq!(j.verdict, Verdict::Breaks);
         assert!(j.reason.contains("now returns a promise"), "{}", j.reason);
+    }
+
+    /// A swap moves a number onto a parameter stated as an object: the call breaks,
+    /// unless it passed too few arguments for the old contract already (it was broken
+    /// before the change, and the compiler says the same of it after).
+    #[test]
+    fn an_argument_on_a_parameter_that_rejects_it_breaks_a_call_that_fit_before() {
+        let old = c("function check(entry: { alg: string }, key: unknown, usage: string) {}");
+        let new = c("function check(key: unknown, entry: { alg: string }, usage: string) {}");
+        let site = |count: u8| Site {
+            kinds: vec![(1, ValueKinds::NUMBER)],
+            ..Site::of(call(count))
+        };
+        let j = judge_site(
+            "check",
+            Change::Signature,
+            Some(&old),
+            Some(&new),
+            &site(3),
+            true,
+        );
+        assert_eq!(j.verdict, Verdict::Breaks, "{}", j.reason);
+        assert!(
+            j.reason.starts_with("passes a number as argument 2"),
+            "{}",
+            j.reason
+        );
+        let short = judge_site(
+            "check",
+            Change::Signature,
+            Some(&old),
+            Some(&new),
+            &site(2),
+            true,
+        );
+        assert_eq!(short.verdict, Verdict::Check, "{}", short.reason);
     }
 
     #[test]
