@@ -9,7 +9,7 @@ COPY crates/engine/Cargo.toml crates/engine/build.rs crates/engine/
 COPY crates/engine/src/indexer/extract/children.c crates/engine/src/indexer/extract/children.c
 RUN mkdir -p src benches crates/engine/src && echo 'fn main() {}' > src/main.rs \
     && touch src/lib.rs crates/engine/src/lib.rs \
-    && for b in engine process store repositories pr app mcp workers org hostile components; do echo 'fn main() {}' > benches/$b.rs; done \
+    && for b in engine process store repositories pr app mcp workers org hostile components links; do echo 'fn main() {}' > benches/$b.rs; done \
     && cargo build --release --locked --bin blast-radius && rm -rf src benches crates/engine/src
 COPY crates crates
 COPY src src

@@ -95,9 +95,10 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
 /// now lands on does not accept, where the parameter at its place before did: the
 /// compiler rejects the call. The reason, or None.
 fn mistyped(name: &str, old: &Contract, new: &Contract, site: &Site, n: usize) -> Option<String> {
-    // A call that already passed too few or too many arguments was broken before the
-    // change: the compiler said so then, and says the same now.
-    if n < old.min_args() || old.max_args().is_some_and(|max| n > max) {
+    // A call that passes too few or too many arguments for the new contract is judged
+    // by its count: the compiler reports that, not its arguments' types (and a call
+    // already short before the change is no newer break for a type).
+    if n < new.min_args() || new.max_args().is_some_and(|max| n > max) {
         return None;
     }
     site.kinds.iter().find_map(|&(slot, kinds)| {
@@ -851,8 +852,8 @@ mod tests {
     }
 
     /// A swap moves a number onto a parameter stated as an object: the call breaks,
-    /// unless it passed too few arguments for the old contract already (it was broken
-    /// before the change, and the compiler says the same of it after).
+    /// unless it passes too few arguments for the new contract (as it did for the old:
+    /// the compiler reports the count, before and after).
     #[test]
     fn an_argument_on_a_parameter_that_rejects_it_breaks_a_call_that_fit_before() {
         let old = c("function check(entry: { alg: string }, key: unknown, usage: string) {}");
