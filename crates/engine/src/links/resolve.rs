@@ -95,6 +95,8 @@ pub fn resolve(g: &Graph) -> RepoLinks {
     }
     // Each router's mounts: (the mount's file, its owner, its prefix).
     let mut mounts: Mounts = FxHashMap::default();
+    // NestJS's global prefixes (`app.setGlobalPrefix('api')`).
+    let mut nest_prefixes: Vec<Endpoint> = Vec::new();
     for &f in &files {
         let facts = g.facts(f);
         for s in facts.links.iter().filter(|s| s.role == Role::Mount) {
@@ -107,6 +109,10 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                             .map(|owner| (t, owner.clone()))
                     })
                 }
+                Some(Mounted::NestControllers) => {
+                    nest_prefixes.push(s.endpoint.clone());
+                    None
+                }
                 None => None,
             };
             if let Some(key) = target {
@@ -118,6 +124,14 @@ pub fn resolve(g: &Graph) -> RepoLinks {
         }
     }
     let composer = Composer { mounts: &mounts };
+    // One prefix for the repository's controllers; where applications set different
+    // ones, which controller is whose is not read: none is applied.
+    nest_prefixes.sort();
+    nest_prefixes.dedup();
+    let nest_prefix = match nest_prefixes.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    };
     let mut out = Vec::new();
     for &f in &files {
         let facts = g.facts(f);
@@ -133,6 +147,12 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                 .as_ref()
                 .and_then(|h| handler_def(g, f, &edges, h));
             let endpoints = match (&s.owner, s.role) {
+                (_, Role::Route) if s.mounted == Some(Mounted::NestControllers) => {
+                    match nest_prefix.and_then(|p| join(p, &s.endpoint)) {
+                        Some(prefixed) => vec![prefixed],
+                        None => vec![s.endpoint.clone()],
+                    }
+                }
                 (Some(owner), Role::Route) => composer.full(&(f, owner.clone()), &s.endpoint, 0),
                 // A call on an imported object: a client only if that is an instance.
                 (_, Role::Client) if s.mounted.is_some() => {

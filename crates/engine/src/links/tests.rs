@@ -57,6 +57,11 @@ fn show(s: &LinkSite) -> String {
             Mounted::Import { specifier, export } => {
                 out.push_str(&format!(" mounts {export} of {specifier}"))
             }
+            // Said of every NestJS route: shown on the prefix's mount only.
+            Mounted::NestControllers if s.role == Role::Mount => {
+                out.push_str(" mounts the controllers")
+            }
+            Mounted::NestControllers => {}
         }
     }
     out
@@ -207,6 +212,21 @@ fn nest_controller_methods_are_routes_handled_by_the_method() {
             "src/users/users.controller.ts:13 route GET /users/:id -> findOne@14 => UsersController.findOne",
             "src/users/users.controller.ts:18 route POST /users -> create@19 => UsersController.create",
             "src/users/users.controller.ts:23 route DELETE /users/:id -> remove@24 => UsersController.remove",
+        ]
+    );
+}
+
+/// `app.setGlobalPrefix('api')` in the application's bootstrap (another file) puts
+/// every controller under `/api`.
+#[test]
+fn a_nest_global_prefix_prefixes_every_controller() {
+    assert_eq!(
+        resolved_lines("nest-global"),
+        [
+            "src/users/users.controller.ts:8 route GET /api/users -> findAll@9 => UsersController.findAll",
+            "src/users/users.controller.ts:13 route GET /api/users/:id -> findOne@14 => UsersController.findOne",
+            "src/users/users.controller.ts:18 route POST /api/users -> create@19 => UsersController.create",
+            "src/users/users.controller.ts:23 route DELETE /api/users/:id -> remove@24 => UsersController.remove",
         ]
     );
 }

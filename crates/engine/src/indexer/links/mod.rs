@@ -217,6 +217,9 @@ pub enum Mounted {
     /// A router imported from another module: its specifier, and the name it is
     /// exported as (`default` for a default export or `module.exports`).
     Import { specifier: String, export: String },
+    /// Every NestJS controller of the application: on a mount, its global prefix
+    /// (`app.setGlobalPrefix('api')`); on a route, that one is a controller's.
+    NestControllers,
 }
 
 /// One route, client, producer, consumer or mount in a file.

@@ -72,8 +72,9 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         | "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
         | "consume" | "Worker" | "SendMessageCommand" | "SendMessageBatchCommand"
         | "PublishCommand" | "ReceiveMessageCommand"
-        // NestJS's decorators
+        // NestJS's decorators, and its application's prefix
         | "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All"
+        | "setGlobalPrefix"
     )
 }
 
@@ -159,6 +160,7 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
             libs.trpc || matches!(root, Some("trpc" | "api"))
         }
         "router" => true,
+        "setGlobalPrefix" => libs.nest_core,
         "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
         | "consume" => libs.topics,
         "create" | "extend" => libs.http,
@@ -234,6 +236,11 @@ impl<'s> Cx<'s> {
                 }
             }
             "router" => trpc::router(self, call),
+            "setGlobalPrefix" => {
+                if libs.nest_core {
+                    routes::nest_global_prefix(self, call)
+                }
+            }
             "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
             | "consume" => {
                 if libs.topics {
@@ -393,7 +400,7 @@ fn mounted_of<'s>(cx: &Cx<'s>, node: Node<'s>) -> Option<Mounted> {
                     specifier,
                     export: property.to_string(),
                 }),
-                Mounted::Local(_) => None,
+                Mounted::Local(_) | Mounted::NestControllers => None,
             }
         }
         "await_expression" | "parenthesized_expression" => mounted_of(cx, node.named_child(0)?),

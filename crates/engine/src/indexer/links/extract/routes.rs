@@ -405,6 +405,28 @@ pub(super) fn nest<'s>(cx: &mut Cx<'s>, call: Node<'s>, decorator: &str) {
     s.owner = class
         .and_then(|c| c.child_by_field_name("name"))
         .map(|n| cx.scope.text(n).to_string());
+    // The application's global prefix, wherever it is set, applies to it.
+    s.mounted = Some(crate::indexer::links::Mounted::NestControllers);
+    cx.push(s);
+}
+
+/// NestJS: `app.setGlobalPrefix('api')` in a file that imports `@nestjs/core`: a mount
+/// of every controller of the application under the prefix (its `exclude` option is
+/// not read).
+pub(super) fn nest_global_prefix<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
+    let Some(prefix) = arguments(call)
+        .first()
+        .and_then(|a| cx.scope.string_value(*a))
+    else {
+        return;
+    };
+    let path = PathPattern::route(&prefix);
+    let mut s = site(
+        Role::Mount,
+        Endpoint::Http { method: None, path },
+        super::call_at(cx, call),
+    );
+    s.mounted = Some(crate::indexer::links::Mounted::NestControllers);
     cx.push(s);
 }
 

@@ -103,6 +103,8 @@ pub(crate) struct Libraries {
     pub(crate) trpc: bool,
     /// NestJS's decorators.
     pub(crate) nest: bool,
+    /// NestJS's application factory (`@nestjs/core`): where `setGlobalPrefix` is.
+    pub(crate) nest_core: bool,
     /// The AWS SDK's clients.
     pub(crate) aws: bool,
 }
@@ -142,6 +144,7 @@ impl Libraries {
             // `@trpc/client`, or a workspace package or alias that says it is tRPC.
             m if m.contains("trpc") => self.trpc = true,
             "@nestjs/common" => self.nest = true,
+            "@nestjs/core" => self.nest_core = true,
             m if m.starts_with("@aws-sdk/") => self.aws = true,
             _ => {}
         }
