@@ -1378,12 +1378,13 @@ impl FileFacts {
             .map(|i| self.argument_calls[i].inner as usize)
     }
 
-    /// The call, and the argument of it, that call `inner` is passed as, if it is.
-    pub fn passed_to(&self, inner: usize) -> Option<(usize, u8)> {
+    /// Each call passed as an argument, by its index: the call and the argument of it
+    /// it is passed as (one pass, for a reader that asks of many calls).
+    pub fn passed_to(&self) -> rustc_hash::FxHashMap<u32, (u32, u8)> {
         self.argument_calls
             .iter()
-            .find(|a| a.inner as usize == inner)
-            .map(|a| (a.outer as usize, a.slot))
+            .map(|a| (a.inner, (a.outer, a.slot)))
+            .collect()
     }
 
     /// What definition `def`'s parameter `slot` accepts, or (with [`DefKinds::RESULT`])

@@ -23,9 +23,16 @@ type SitesByPlace = FxHashMap<(u32, u32, CallKind), usize>;
 /// A file's call sites (indices) and the definitions each surely calls.
 type Callees = FxHashMap<u32, Vec<DefId>>;
 
+/// What is read of a caller file once, however many of its calls are judged: the
+/// definitions its calls surely call, and which of its calls are passed to which.
+struct Around {
+    callees: Callees,
+    passed: FxHashMap<u32, (u32, u8)>,
+}
+
 pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastReport) {
     // What each direct caller passes and reads, each caller file's sites found once.
-    let mut by_file: FxHashMap<String, (SitesByPlace, Option<Callees>)> = FxHashMap::default();
+    let mut by_file: FxHashMap<String, (SitesByPlace, Option<Around>)> = FxHashMap::default();
     let mut sites: Vec<Option<Site>> = Vec::with_capacity(report.callers.len());
     for caller in report.callers.iter() {
         if caller.depth != 1 {
@@ -33,7 +40,7 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
             continue;
         }
         let file = head.file_id(&caller.file);
-        let (places, callees) = by_file.entry(caller.file.clone()).or_insert_with(|| {
+        let (places, around) = by_file.entry(caller.file.clone()).or_insert_with(|| {
             let mut map = FxHashMap::default();
             if let Some(f) = file {
                 for (i, s) in head.facts(f).calls.iter().enumerate() {
@@ -48,8 +55,11 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                 let mut site = site_of(head.facts(f), i);
                 let facts = head.facts(f);
                 if !facts.argument_calls.is_empty() || !facts.named_arguments.is_empty() {
-                    let callees = callees.get_or_insert_with(|| sure_callees(head, f));
-                    stated_around(head, f, i, callees, &mut site);
+                    let around = around.get_or_insert_with(|| Around {
+                        callees: sure_callees(head, f),
+                        passed: facts.passed_to(),
+                    });
+                    stated_around(head, f, i, around, &mut site);
                 }
                 site
             }
@@ -154,8 +164,9 @@ fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> 
 /// another call's result is what that call's callee states it returns (`pad(encode(x))`,
 /// `encode(): Uint8Array`); the call itself, passed as another's argument, goes to a
 /// parameter a promise may not fit (`digest(concat(a, b))`, `digest(data: string)`).
-fn stated_around(head: &Graph, f: FileId, i: usize, callees: &Callees, site: &mut Site) {
+fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut Site) {
     let facts = head.facts(f);
+    let callees = &around.callees;
     let count = site.args.map_or(0, |a| a.count);
     for slot in 0..count.min(CallShape::FIRST_USE) {
         if site.kinds.iter().any(|&(s, _)| s == slot) {
@@ -177,8 +188,9 @@ fn stated_around(head: &Graph, f: FileId, i: usize, callees: &Callees, site: &mu
             site.kinds.push((named.slot, kinds));
         }
     }
-    if let Some((outer, slot)) = facts.passed_to(i) {
-        let accepts = stated_by_callees(head, callees, outer, slot);
+    let passed = u32::try_from(i).ok().and_then(|i| around.passed.get(&i));
+    if let Some(&(outer, slot)) = passed {
+        let accepts = stated_by_callees(head, callees, outer as usize, slot);
         if !accepts.is_any() && !accepts.meets(ValueKinds::INSTANCE) {
             site.uses.push(ResultUse::Passed);
         }

@@ -359,8 +359,8 @@ digest('sha256', (concat(1)), encode(concat()));
     assert_eq!(facts.argument_call(outer, 1), Some(call("concat", 0)));
     assert_eq!(facts.argument_call(outer, 2), Some(call("encode", 0)));
     assert_eq!(
-        facts.passed_to(call("concat", 1)),
-        Some((call("encode", 0), 0))
+        facts.passed_to().get(&(call("concat", 1) as u32)),
+        Some(&(call("encode", 0) as u32, 0))
     );
     let js = extract("a.js", Language::JavaScript, "f(g());\n").expect("read");
     assert!(js.argument_calls.is_empty() && js.def_kinds.is_empty());
