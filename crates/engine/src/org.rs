@@ -218,9 +218,17 @@ pub fn link(owner: &Graph, calls: &[&ExternalCall], targets: &[DefId]) -> Vec<Re
             }
         }
     }
-    out.sort_by_key(|r| (r.call, std::cmp::Reverse(r.confidence), r.target));
-    out.dedup_by_key(|r| (r.call, r.target));
+    surest_first(&mut out);
     out
+}
+
+/// One of `reached` per call and target, the surest (a call reaches a target by two
+/// roads, say exactly and by name); each call's targets best confidence first.
+fn surest_first(reached: &mut Vec<Reached>) {
+    // `Exact` sorts first.
+    reached.sort_by_key(|r| (r.call, r.target, r.confidence));
+    reached.dedup_by_key(|r| (r.call, r.target));
+    reached.sort_by_key(|r| (r.call, r.confidence, r.target));
 }
 
 /// The statements that make `call` (the last one is the call itself), its names
@@ -284,4 +292,38 @@ fn is_identifier(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::FileId;
+
+    #[test]
+    fn a_call_reaching_a_target_twice_keeps_the_surest_and_the_best_come_first() {
+        let target = |def| DefId {
+            file: FileId(0),
+            def,
+        };
+        let r = |call, def, confidence| Reached {
+            call,
+            target: target(def),
+            confidence,
+        };
+        let mut reached = vec![
+            r(0, 1, Confidence::Possible),
+            r(0, 2, Confidence::Likely),
+            r(0, 1, Confidence::Exact),
+            r(1, 3, Confidence::Likely),
+        ];
+        surest_first(&mut reached);
+        assert_eq!(
+            reached,
+            [
+                r(0, 1, Confidence::Exact),
+                r(0, 2, Confidence::Likely),
+                r(1, 3, Confidence::Likely),
+            ]
+        );
+    }
 }
