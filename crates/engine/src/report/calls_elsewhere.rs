@@ -183,32 +183,7 @@ pub fn links_reaching(
         if shown > listed {
             continue;
         }
-        let place = if c.own {
-            format!("{}:{}", c.path, c.line)
-        } else {
-            format!("{} {}:{}", c.repo, c.path, c.line)
-        };
-        let _ = write!(out, "- {}", code(&place));
-        if let Some(commit) = &c.commit {
-            let _ = write!(
-                out,
-                " ([view]({web}/{}/blob/{}/{}#L{}))",
-                url_path(&c.repo),
-                url_path(commit),
-                url_path(&c.path),
-                c.line
-            );
-        }
-        let verb = match c.role {
-            crate::links::Role::Producer => "produces to",
-            _ => "calls",
-        };
-        let _ = writeln!(
-            out,
-            " {verb} {} [{}]",
-            code(&c.endpoint.to_string()),
-            confidence.as_str()
-        );
+        let _ = writeln!(out, "- {}", link_site(c, confidence, web));
     }
     if shown > listed {
         let _ = writeln!(out, "- … and {} more", shown - listed);
@@ -218,6 +193,39 @@ pub fn links_reaching(
         out.push('\n');
         out.push_str(&note);
     }
+    out
+}
+
+/// A client or producer that reaches a route or topic, on one line: where it is (its
+/// repository too, unless it is the one asked about) with a permalink at the commit
+/// its graph reflects, what it calls, and how surely. `web` is GitHub's web address.
+pub(crate) fn link_site(c: &crate::links::LinkCaller, confidence: Confidence, web: &str) -> String {
+    let place = if c.own {
+        format!("{}:{}", c.path, c.line)
+    } else {
+        format!("{} {}:{}", c.repo, c.path, c.line)
+    };
+    let mut out = code(&place);
+    if let Some(commit) = &c.commit {
+        let _ = write!(
+            out,
+            " ([view]({web}/{}/blob/{}/{}#L{}))",
+            url_path(&c.repo),
+            url_path(commit),
+            url_path(&c.path),
+            c.line
+        );
+    }
+    let verb = match c.role {
+        crate::links::Role::Producer => "produces to",
+        _ => "calls",
+    };
+    let _ = write!(
+        out,
+        " {verb} {} [{}]",
+        code(&c.endpoint.to_string()),
+        confidence.as_str()
+    );
     out
 }
 

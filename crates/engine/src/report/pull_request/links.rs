@@ -11,7 +11,7 @@ use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
 use crate::escape::code;
 use crate::links::{FoundLink, LinkCaller, Role, Served};
-use crate::report::calls_elsewhere::{hidden, plural, url_path};
+use crate::report::calls_elsewhere::{hidden, link_site, plural};
 use crate::report::markdown;
 
 use super::check_run;
@@ -172,32 +172,7 @@ pub(super) fn section(report: &BlastReport, a: &Across, max_chars: usize) -> Str
                 continue;
             }
             listed += 1;
-            let place = if c.own {
-                format!("{}:{}", c.path, c.line)
-            } else {
-                format!("{} {}:{}", c.repo, c.path, c.line)
-            };
-            let _ = write!(block, "- {}", code(&place));
-            if let Some(commit) = &c.commit {
-                let _ = write!(
-                    block,
-                    " ([view]({web}/{}/blob/{}/{}#L{}))",
-                    url_path(&c.repo),
-                    url_path(commit),
-                    url_path(&c.path),
-                    c.line
-                );
-            }
-            let verb = match c.role {
-                Role::Producer => "produces to",
-                _ => "calls",
-            };
-            let _ = writeln!(
-                block,
-                " {verb} {} [{}]",
-                code(&c.endpoint.to_string()),
-                f.confidence.as_str()
-            );
+            let _ = writeln!(block, "- {}", link_site(c, f.confidence, web));
         }
         if shown > listed {
             let _ = writeln!(block, "- and {} more", shown - listed);
