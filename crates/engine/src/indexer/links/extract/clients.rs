@@ -134,7 +134,7 @@ pub(super) fn plain_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, f: Node<'s>, name:
 
 /// The method an options object says; its default (GET) when it says none; None when
 /// the options are not written out or the method is computed.
-fn method_from_options(cx: &Cx, options: Option<Node>) -> Option<Method> {
+fn method_from_options<'s>(cx: &Cx<'s>, options: Option<Node<'s>>) -> Option<Method> {
     let Some(options) = options else {
         return Some(Method::Get);
     };

@@ -139,19 +139,8 @@ fn exported(cx: &Cx, stmt: Node) -> Vec<(String, Option<Handler>, crate::indexer
     if stmt.child_by_field_name("source").is_some() {
         return out;
     }
-    let mut cursor = stmt.walk();
-    for clause in stmt.named_children(&mut cursor) {
-        if clause.kind() != "export_clause" {
-            continue;
-        }
-        let mut c2 = clause.walk();
-        for spec in clause.named_children(&mut c2) {
-            let Some(name) = spec.child_by_field_name("name") else {
-                continue;
-            };
-            let alias = spec.child_by_field_name("alias").unwrap_or(name);
-            out.push((cx.scope.text(alias).to_string(), handler_of(cx, name), at));
-        }
+    for (name, alias) in super::scope::export_specifiers(stmt) {
+        out.push((cx.scope.text(alias).to_string(), handler_of(cx, name), at));
     }
     out
 }

@@ -30,7 +30,7 @@ pub(super) fn may_be_router_name(name: &str) -> bool {
 }
 
 /// What the receiver `object` is, from where it comes (None: not a router).
-fn router_of(cx: &Cx, object: Node) -> Option<(Router, bool)> {
+fn router_of<'s>(cx: &Cx<'s>, object: Node<'s>) -> Option<(Router, bool)> {
     let origin = cx.scope.origin(object);
     // (router, whether evidence is only by name)
     match &origin {
@@ -102,7 +102,7 @@ fn registrations_stripped<'a, 's>(mut steps: &'a [Step<'s>]) -> &'a [Step<'s>] {
 }
 
 /// Koa's `new Router({ prefix: '/users' })`: the prefix.
-fn koa_prefix(cx: &Cx, object: Node) -> Option<String> {
+fn koa_prefix<'s>(cx: &Cx<'s>, object: Node<'s>) -> Option<String> {
     let root = root_identifier(object)?;
     let value = cx.scope.value_of(root, cx.scope.text(root))?;
     if value.kind() != "new_expression" {
@@ -449,7 +449,7 @@ fn decorated_method(deco: Node) -> Option<Node> {
 }
 
 /// `@Controller('users')`, `@Controller({ path: 'users' })` on a class: its path.
-fn controller_path(cx: &Cx, class: Node) -> Option<String> {
+fn controller_path<'s>(cx: &Cx<'s>, class: Node<'s>) -> Option<String> {
     let mut decorators = Vec::new();
     let mut cursor = class.walk();
     for c in class.children(&mut cursor) {

@@ -5,6 +5,8 @@
 //! declarations, and what is exported under which name. A name not declared there is
 //! looked up in the blocks and parameters that enclose the site.
 
+use std::cell::RefCell;
+
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use tree_sitter::Node;
@@ -91,7 +93,14 @@ pub(crate) struct FileScope<'s> {
     pub(crate) default_function: Option<usize>,
     /// Every module the file imports or requires at its top level.
     pub(crate) modules: Vec<&'s str>,
+    /// The names each block declares and each function's parameters bind, by the
+    /// node's id, read once each: a lookup climbs through them, and a block of many
+    /// calls must not be rescanned for each.
+    scopes: RefCell<FxHashMap<usize, Scoped<'s>>>,
 }
+
+/// The names a block or a function's parameters bind (the first declaration of each).
+type Scoped<'s> = FxHashMap<&'s str, Found<'s>>;
 
 /// The kinds of library a file imports or requires (anywhere in it).
 #[derive(Clone, Copy, Debug, Default)]
@@ -160,6 +169,7 @@ impl<'s> FileScope<'s> {
             exports: FxHashMap::default(),
             default_function: None,
             modules: Vec::new(),
+            scopes: RefCell::new(FxHashMap::default()),
         };
         let mut cursor = root.walk();
         for stmt in root.named_children(&mut cursor) {
@@ -368,20 +378,9 @@ impl<'s> FileScope<'s> {
         if stmt.child_by_field_name("source").is_some() {
             return;
         }
-        let mut cursor = stmt.walk();
-        for clause in stmt.named_children(&mut cursor) {
-            if clause.kind() != "export_clause" {
-                continue;
-            }
-            let mut c2 = clause.walk();
-            for spec in clause.named_children(&mut c2) {
-                let Some(name) = spec.child_by_field_name("name") else {
-                    continue;
-                };
-                let alias = spec.child_by_field_name("alias").unwrap_or(name);
-                let (local, as_name) = (self.text(name), unquote(self.text(alias)).to_string());
-                self.exports.entry(local).or_default().push(as_name);
-            }
+        for (name, alias) in export_specifiers(stmt) {
+            let (local, as_name) = (self.text(name), unquote(self.text(alias)).to_string());
+            self.exports.entry(local).or_default().push(as_name);
         }
     }
 
@@ -516,12 +515,10 @@ impl<'s> FileScope<'s> {
                 break;
             };
             node = parent;
-            match node.kind() {
+            let read: fn(Node<'s>, &'s str) -> Scoped<'s> = match node.kind() {
                 "program" => break,
                 "statement_block" | "switch_case" | "class_static_block" => {
-                    if let Some(v) = declared_in_block(node, name, self.src) {
-                        return Some(v);
-                    }
+                    |n, src| declared_in_block(n, src)
                 }
                 "function_declaration"
                 | "function_expression"
@@ -529,12 +526,18 @@ impl<'s> FileScope<'s> {
                 | "method_definition"
                 | "generator_function"
                 | "generator_function_declaration"
-                | "function"
-                    if has_parameter(node, name, self.src) =>
-                {
-                    return Some(Found::Param);
-                }
-                _ => {}
+                | "function" => |n, src| parameters_of(n, src),
+                _ => continue,
+            };
+            let found = self
+                .scopes
+                .borrow_mut()
+                .entry(node.id())
+                .or_insert_with(|| read(node, self.src))
+                .get(name)
+                .copied();
+            if found.is_some() {
+                return found;
             }
         }
         if let Some(&(module, imported)) = self.imports.get(name) {
@@ -726,6 +729,7 @@ pub(crate) fn object_member<'s>(object: Node<'s>, name: &str, src: &'s str) -> O
     None
 }
 
+#[derive(Clone, Copy)]
 enum Found<'s> {
     Value(Node<'s>),
     Param,
@@ -735,8 +739,9 @@ enum Found<'s> {
     Opaque,
 }
 
-/// `name`'s declaration among a block's statements.
-fn declared_in_block<'s>(block: Node<'s>, name: &str, src: &'s str) -> Option<Found<'s>> {
+/// The names a block's statements declare, each with what it is declared as.
+fn declared_in_block<'s>(block: Node<'s>, src: &'s str) -> Scoped<'s> {
+    let mut out = Scoped::default();
     let mut cursor = block.walk();
     for stmt in block.named_children(&mut cursor) {
         match stmt.kind() {
@@ -746,39 +751,40 @@ fn declared_in_block<'s>(block: Node<'s>, name: &str, src: &'s str) -> Option<Fo
                     let Some(n) = d.child_by_field_name("name") else {
                         continue;
                     };
-                    if n.kind() == "identifier" && &src[n.byte_range()] == name {
+                    if n.kind() == "identifier" {
                         let value = d.child_by_field_name("value");
-                        if let Some((module, member)) = value.and_then(|v| required_module(v, src))
-                        {
-                            return Some(Found::Import(module, member.unwrap_or("=")));
+                        let found = match value.and_then(|v| required_module(v, src)) {
+                            Some((module, member)) => Found::Import(module, member.unwrap_or("=")),
+                            None => value.map_or(Found::Opaque, Found::Value),
+                        };
+                        out.entry(&src[n.byte_range()]).or_insert(found);
+                    } else {
+                        for bound in pattern_names(n, src) {
+                            out.entry(bound).or_insert(Found::Opaque);
                         }
-                        return Some(value.map_or(Found::Opaque, Found::Value));
-                    }
-                    if n.kind() != "identifier" && pattern_binds(n, name, src, 0) {
-                        return Some(Found::Opaque);
                     }
                 }
             }
-            "function_declaration" | "class_declaration"
-                if stmt
-                    .child_by_field_name("name")
-                    .is_some_and(|n| &src[n.byte_range()] == name) =>
-            {
-                return Some(Found::Opaque);
+            "function_declaration" | "class_declaration" => {
+                if let Some(n) = stmt.child_by_field_name("name") {
+                    out.entry(&src[n.byte_range()]).or_insert(Found::Opaque);
+                }
             }
             _ => {}
         }
     }
-    None
+    out
 }
 
-/// Whether a function declares a parameter `name` (plain, typed, defaulted).
-fn has_parameter(function: Node, name: &str, src: &str) -> bool {
+/// The names a function's parameters bind (plain, typed, defaulted, destructured).
+fn parameters_of<'s>(function: Node<'s>, src: &'s str) -> Scoped<'s> {
+    let mut out = Scoped::default();
     if let Some(p) = function.child_by_field_name("parameter") {
-        return &src[p.byte_range()] == name;
+        out.insert(&src[p.byte_range()], Found::Param);
+        return out;
     }
     let Some(params) = function.child_by_field_name("parameters") else {
-        return false;
+        return out;
     };
     let mut cursor = params.walk();
     for p in params.named_children(&mut cursor) {
@@ -796,39 +802,47 @@ fn has_parameter(function: Node, name: &str, src: &str) -> bool {
             }
         });
         match target {
-            Some(t) if t.kind() == "identifier" && &src[t.byte_range()] == name => return true,
-            // A destructured parameter that binds the name.
-            Some(t) if t.kind() != "identifier" && pattern_binds(t, name, src, 0) => return true,
-            _ => {}
+            Some(t) if t.kind() == "identifier" => {
+                out.insert(&src[t.byte_range()], Found::Param);
+            }
+            Some(t) => {
+                for bound in pattern_names(t, src) {
+                    out.insert(bound, Found::Param);
+                }
+            }
+            None => {}
         }
     }
-    false
+    out
 }
 
-/// Whether a destructuring pattern (`{ a, b: c, ...d }`, `[a, b]`) binds `name`.
-fn pattern_binds(pattern: Node, name: &str, src: &str, depth: usize) -> bool {
-    if depth > 8 {
-        return false;
-    }
-    match pattern.kind() {
-        "identifier" | "shorthand_property_identifier_pattern" => {
-            &src[pattern.byte_range()] == name
+/// The names a destructuring pattern (`{ a, b: c, ...d }`, `[a, b]`) binds, eight
+/// levels deep at most.
+fn pattern_names<'s>(pattern: Node<'s>, src: &'s str) -> Vec<&'s str> {
+    let mut out = Vec::new();
+    let mut stack = vec![(pattern, 0)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > 8 {
+            continue;
         }
-        // `{ key: value }`: the value binds, not the key.
-        "pair_pattern" => pattern
-            .child_by_field_name("value")
-            .is_some_and(|v| pattern_binds(v, name, src, depth + 1)),
-        "assignment_pattern" | "object_assignment_pattern" => pattern
-            .child_by_field_name("left")
-            .is_some_and(|l| pattern_binds(l, name, src, depth + 1)),
-        _ => {
-            let mut cursor = pattern.walk();
-            let found = pattern
-                .named_children(&mut cursor)
-                .any(|c| pattern_binds(c, name, src, depth + 1));
-            found
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                out.push(&src[node.byte_range()])
+            }
+            // `{ key: value }`: the value binds, not the key.
+            "pair_pattern" => {
+                stack.extend(node.child_by_field_name("value").map(|v| (v, depth + 1)))
+            }
+            "assignment_pattern" | "object_assignment_pattern" => {
+                stack.extend(node.child_by_field_name("left").map(|l| (l, depth + 1)))
+            }
+            _ => {
+                let mut cursor = node.walk();
+                stack.extend(node.named_children(&mut cursor).map(|c| (c, depth + 1)));
+            }
         }
     }
+    out
 }
 
 /// `require('m')`: `m`.
@@ -890,4 +904,23 @@ pub(crate) fn is_package(spec: &str) -> bool {
         || spec.starts_with("~/")
         || spec.starts_with("@/")
         || spec.starts_with('#'))
+}
+
+/// `export { a, b as c }`: each local name and the name it is exported as (itself
+/// when not renamed).
+pub(super) fn export_specifiers(stmt: Node<'_>) -> Vec<(Node<'_>, Node<'_>)> {
+    let mut out = Vec::new();
+    let mut cursor = stmt.walk();
+    for clause in stmt.named_children(&mut cursor) {
+        if clause.kind() != "export_clause" {
+            continue;
+        }
+        let mut c2 = clause.walk();
+        for spec in clause.named_children(&mut c2) {
+            if let Some(name) = spec.child_by_field_name("name") {
+                out.push((name, spec.child_by_field_name("alias").unwrap_or(name)));
+            }
+        }
+    }
+    out
 }

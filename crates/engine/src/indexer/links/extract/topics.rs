@@ -21,7 +21,7 @@ fn system_of_module(module: &str) -> Option<TopicSystem> {
 /// The system a receiver belongs to: the library it comes from; or, when it cannot be
 /// traced (`this.producer`, a parameter), the one library among `candidates` that the
 /// file imports. A receiver traced to anything else belongs to none.
-fn system_of(cx: &Cx, object: Node, candidates: &[TopicSystem]) -> Option<TopicSystem> {
+fn system_of<'s>(cx: &Cx<'s>, object: Node<'s>, candidates: &[TopicSystem]) -> Option<TopicSystem> {
     match cx.scope.origin(object) {
         Origin::Lib { module, .. } => system_of_module(module).filter(|s| candidates.contains(s)),
         Origin::Other | Origin::Param(..) => {
