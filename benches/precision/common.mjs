@@ -49,9 +49,15 @@ export function loadGraph(graph) {
     return best;
   }
   // A constructor stands for its class: `new C()` is scored the same whichever of the two
-  // a graph points at.
+  // a graph points at. A declaration beside its code stands for the code (see
+  // `sourceDefinition`), on both sides.
   function normalise(id) {
-    const n = nodeById.get(id);
+    let n = nodeById.get(id);
+    const source = n && sourceDefinition(nodesByFile, n.file, n.name);
+    if (source) {
+      n = source;
+      id = source.id;
+    }
     if (n && n.name === "constructor") {
       const cls = enclosing(n.file, n.line, (m) => m.kind === "class" && m.id !== n.id);
       if (cls) return cls.id;
@@ -201,8 +207,14 @@ export function nodeOf(g, decl, locate) {
     : nameNode && ts.isPrivateIdentifier(nameNode) ? nameNode.text
     : nameNode && ts.isStringLiteral(nameNode) ? nameNode.text
     : ts.isConstructorDeclaration(decl) ? "constructor"
+    // `export default (value) => ...`: the graph names the anonymous function `default`.
+    : ts.isExportAssignment(decl) && !decl.isExportEquals ? "default"
     // `module.exports = function () {}` and `exports.x = ...`: the checker's declaration
     // is the assignment; the graph names the function after its target.
+    // `module.exports = function warnOnce() {}`: the graph names it by its own name.
+    : ts.isBinaryExpression(decl) && decl.left.getText(sf) === "module.exports"
+      && (ts.isFunctionExpression(decl.right) || ts.isClassExpression(decl.right)) && decl.right.name
+      ? decl.right.name.text
     : ts.isBinaryExpression(decl) && decl.left.getText(sf) === "module.exports" ? "module.exports"
     : ts.isBinaryExpression(decl) && ts.isPropertyAccessExpression(decl.left) ? decl.left.name.text
     : undefined;
@@ -212,6 +224,39 @@ export function nodeOf(g, decl, locate) {
   if (!where || !g.nodesByFile.has(where.file)) return undefined;
   const n = g.enclosing(where.file, where.line, (m) => m.name === name || m.name === name.replace(/^#/, ""));
   return n ? g.normalise(n.id) : undefined;
+}
+
+/**
+ * A declaration in `x.d.ts` written beside its JavaScript `x.js` stands for the one
+ * definition of its name there, as the editor's "Go to Source Definition" (tsserver's
+ * `findSourceDefinition`) takes it: the checker stops at the declaration, the call runs
+ * the code. Undefined when the code file has no definition of that name, or several.
+ */
+function sourceDefinition(nodesByFile, file, name) {
+  const m = /^(.*)\.d\.(m|c)?ts$/.exec(file);
+  if (!m) return undefined;
+  for (const ext of [`${m[2] ?? ""}js`, "js", "mjs", "cjs"]) {
+    const nodes = nodesByFile.get(`${m[1]}.${ext}`);
+    if (!nodes) continue;
+    const named = nodes.filter((n) => n.name === name);
+    return named.length === 1 ? named[0] : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * `module.exports = require('./x')(exports)`, `exports.x = make()`, `const log =
+ * debug('x'); log()`: the checker's declaration is a name given a value it does not
+ * follow (a call's result, without a stated type), no definition. A site it names only
+ * such declarations for is one it has no symbol for.
+ */
+export function opaqueAssignment(decl) {
+  let right = ts.isBinaryExpression(decl) ? decl.right
+    : ts.isVariableDeclaration(decl) && !decl.type ? decl.initializer
+    : undefined;
+  if (!right) return false;
+  while (ts.isParenthesizedExpression(right)) right = right.expression;
+  return ts.isCallExpression(right) || ts.isConditionalExpression(right);
 }
 
 /** The name node a call site is keyed by: the callee's last name, as the indexer keys it. */

@@ -23,7 +23,7 @@ import path from "node:path";
 import ts from "typescript";
 import {
   SCRIPT_EXT, listFiles, showArg, loadGraph, groupByConfig, optionsFor, targets, nodeOf, calleeName,
-  calledDecls, report,
+  calledDecls, report, opaqueAssignment,
 } from "./common.mjs";
 
 const [repoArg, graphArg, ...rest] = process.argv.slice(2);
@@ -81,7 +81,8 @@ for (const [config, groupFiles] of groupByConfig(repo, files)) {
           if (id !== undefined) ids.add(id);
         }
         const inRepo = decls.some((d) => !rel(d.getSourceFile()).startsWith(".."));
-        const status = ids.size ? "repo" : decls.length === 0 ? "unknown" : inRepo ? "other" : "external";
+        const opaque = decls.length > 0 && decls.every(opaqueAssignment);
+        const status = ids.size ? "repo" : decls.length === 0 || opaque ? "unknown" : inRepo ? "other" : "external";
         const about = decls.map((d) => `${ts.SyntaxKind[d.kind]} ${rel(d.getSourceFile())}:${d.getSourceFile().getLineAndCharacterOfPosition(d.getStart()).line + 1}`).join(", ");
         truth.set(key, { status, targets: ids, name: name.text ?? "super", about });
       }

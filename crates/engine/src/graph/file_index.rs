@@ -120,13 +120,10 @@ impl FileIndex {
             }
         }
         let exports = SortedMulti::build(exports);
-        // A type's `import('./x')` does not make a module (TypeScript's rule).
-        let is_module = facts
-            .imports
-            .iter()
-            .any(|i| i.kind != ImportKind::TypeNamespace)
-            || !facts.exports.is_empty()
-            || facts.module_exports.is_some();
+        // A type's `import('./x')` does not make a module (TypeScript's rule), nor does
+        // an import inside a `declare module` block.
+        let is_module =
+            facts.top_level_import || !facts.exports.is_empty() || facts.module_exports.is_some();
         let mut ambient: ThinVec<NameId> = facts
             .defs
             .iter()

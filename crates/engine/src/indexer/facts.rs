@@ -98,6 +98,11 @@ pub struct FileFacts {
     /// sorted by position. Their strings are their own (a file has few): the graph's
     /// string mapping leaves them alone.
     pub links: ThinVec<crate::indexer::links::LinkSite>,
+    /// An import outside any `declare module 'x' { }` block (a type's `import('./x')`
+    /// aside): with an export, what makes the file a module, not a script. Imports
+    /// inside such a block are the declared module's (mongoose's `declare module
+    /// 'mongoose' { import events = require('events') }` in a script of declarations).
+    pub top_level_import: bool,
 }
 
 /// What a call's argument or result is seen as: an object literal passed with its keys

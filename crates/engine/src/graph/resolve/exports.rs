@@ -16,10 +16,38 @@ impl Resolver<'_> {
         // Request ... }`) comes from where the specifier leads. Recorded as a read of
         // the name, so a file that starts (or stops) declaring the module re-resolves
         // this one.
+        //
+        // A block in a module (a file that imports or exports) is an augmentation, not a
+        // declaration: TypeScript merges it into the module the specifier leads to
+        // (`declare module '@tiptap/core' { interface Editor {..} }` beside the
+        // package's own `class Editor`). Where that module is a file of the repository,
+        // the block's names are added to the file's, never put in their place.
         let specifier = NameId(import.specifier);
         if !is_relative(self.g.names.resolve(specifier)) {
             self.global_reads.insert(specifier);
-            let blocks: SmallVec<[DefId; 4]> = self.g.ambient_modules(specifier).collect();
+            let mut blocks: SmallVec<[DefId; 4]> = self.g.ambient_modules(specifier).collect();
+            let in_repository = matches!(
+                self.target(f, import.specifier),
+                Target::File(_) | Target::Typed(..)
+            );
+            let augments = in_repository && !blocks.is_empty();
+            if augments {
+                let (augmentations, declarations): (SmallVec<[DefId; 4]>, SmallVec<[DefId; 4]>) =
+                    blocks
+                        .iter()
+                        .copied()
+                        .partition(|d| self.g.slot(d.file).index().is_module);
+                if declarations.is_empty() {
+                    if let ImportKind::Named(n) = import.kind {
+                        for d in augmentations {
+                            self.def_member(d, NameId(n), true, depth + 1, out);
+                        }
+                    }
+                    blocks.clear();
+                } else {
+                    blocks = declarations;
+                }
+            }
             if !blocks.is_empty() {
                 let before = out.len();
                 // `export = X` in the declaration: X is the module, whole.

@@ -272,8 +272,29 @@ impl<'s> Extractor<'s> {
         depth: usize,
     ) -> bool {
         let name = self.intern(m);
+        let owner_id = self.intern(owner);
         match self.local_def(owner) {
             Some(c) => self.member_of_def(c, m, right, property, depth),
+            // `f.enable = enable` above `function f` (hoisted): a member of `f` once
+            // its scope is read to the end.
+            None if self.lookup_now(owner_id).is_none() => {
+                let function = is_function_like(right);
+                let value = match function {
+                    true => {
+                        let qualified = format!("{owner}.{m}");
+                        self.define_named(right, name, &qualified, property, depth)
+                    }
+                    // A plain value (`f.enable = enable`): what it is, and the
+                    // assignment is walked as any other.
+                    false => self.expr_sym(right),
+                };
+                self.late_member(super::scopes::LateMember {
+                    owner: owner_id,
+                    name,
+                    value,
+                });
+                return function;
+            }
             None if is_function_like(right) => {
                 let qualified = format!("{owner}.{m}");
                 self.define_named(right, name, &qualified, property, depth);

@@ -342,6 +342,9 @@ impl<'s> Extractor<'s> {
 
     pub(crate) fn add_import(&mut self, specifier: &str, kind: ImportKind, line: u32) -> ImportIdx {
         let specifier = self.intern(specifier);
+        if !self.module_block && kind != ImportKind::TypeNamespace {
+            self.facts.top_level_import = true;
+        }
         if let Some(&idx) = self.imports.get(&(specifier, kind)) {
             return idx;
         }

@@ -21,6 +21,17 @@ pub(super) struct Scope {
     index: FxHashMap<StrId, BindingIdx>,
     /// `Sym::Global` placeholders of identifiers read in this scope, not yet bound.
     pending: Vec<SymId>,
+    /// `owner.name = value` read before `owner` was declared (a function declared
+    /// further down, hoisted): a member of `owner`'s definition once the scope that
+    /// declares it closes.
+    late_members: Vec<LateMember>,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct LateMember {
+    pub(crate) owner: StrId,
+    pub(crate) name: StrId,
+    pub(crate) value: SymId,
 }
 
 /// Scopes with more bindings than this are looked up through a hash map.
@@ -76,6 +87,7 @@ impl<'s> Extractor<'s> {
             bindings: Vec::new(),
             index: FxHashMap::default(),
             pending: Vec::new(),
+            late_members: Vec::new(),
         });
     }
 
@@ -96,13 +108,55 @@ impl<'s> Extractor<'s> {
                 }
             });
         }
+        let mut late = std::mem::take(&mut scope.late_members);
+        if !late.is_empty() {
+            late.retain(|m| {
+                let Some(binding) = scope.find(m.owner) else {
+                    return true;
+                };
+                // Declared here: a member of the function or class the name holds, or
+                // of nothing (the name is some other value, shadowing any outer one).
+                let value = self.facts.bindings[binding as usize].value;
+                if let Some(owner) = self.hoisted_def(value) {
+                    self.add_prop(owner, m.name, m.value);
+                }
+                false
+            });
+        }
         if let Some(parent) = self.scopes.last_mut() {
             if parent.pending.is_empty() {
                 parent.pending = pending;
             } else {
                 parent.pending.extend(pending);
             }
+            parent.late_members.extend(late);
         }
+    }
+
+    /// `owner.name = value` where `owner` is declared nowhere yet: kept until the scope
+    /// declaring `owner` closes (never, for a global: then it is dropped).
+    pub(crate) fn late_member(&mut self, member: LateMember) {
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .late_members
+            .push(member);
+    }
+
+    /// The function or class a name's value is (through the bindings it was copied
+    /// from): what a member can be attached to before its declaration is reached.
+    fn hoisted_def(&self, mut sym: SymId) -> Option<DefIdx> {
+        for _ in 0..4 {
+            match self.facts.sym(sym) {
+                Sym::Def(d) => {
+                    let kind = self.facts.def(d).kind;
+                    return matches!(kind, DefKind::Function | DefKind::Class).then_some(d);
+                }
+                Sym::Binding(b) => sym = self.facts.bindings[b as usize].value,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// Declares `name` in the current scope (`hoist`: in the nearest function scope, as

@@ -175,6 +175,7 @@ pub(super) fn add_external_instance(
         kind: ImportKind::Default,
         line: pos.line,
     });
+    facts.top_level_import = true;
     let exported = facts.syms.push(Sym::Import(import));
     let name = facts.strings.push("options");
     let qualified = facts.strings.push(&format!("{component}.options"));

@@ -3,7 +3,7 @@
 use tree_sitter::Node;
 
 use crate::indexer::extract::fields::{Field, FieldExt};
-use crate::indexer::extract::syntax::is_function_node;
+use crate::indexer::extract::syntax::{is_function_node, is_literal_wrapper};
 use crate::indexer::extract::Extractor;
 use crate::indexer::facts::*;
 
@@ -78,13 +78,22 @@ impl<'s> Extractor<'s> {
                 let binding = self.declare(name, placeholder, hoist);
                 // `const parse: Parse = (schema, value) => ...`: the literal's parameters
                 // are what the stated function type says.
-                let literal = is_function_node(value.kind_str());
+                // (`= function computed() {..} as any` too: the cast changes its type,
+                // not what calling the name runs.)
+                let inner = unwrap_wrappers(value);
+                let literal = is_function_node(inner.kind_str());
                 if literal {
                     self.function_is = typed;
                 }
                 let def = self.bound_value(value, name, None, Some(target), depth + 1);
                 self.function_is = None;
                 if let Some(def) = def {
+                    // Cast, the function's own type is gone: a call gives what the
+                    // stated type says it returns, as TypeScript types it.
+                    if let (Some(typed), true) = (typed, literal && inner != value) {
+                        let returns = self.sym(Sym::Return(typed));
+                        self.def_mut(def).set_returns(Some(returns));
+                    }
                     let sym = self.sym(Sym::Def(def));
                     let current = self.facts.bindings[binding as usize].value;
                     let shared = matches!(self.facts.syms.at(current), Sym::Either(..));
@@ -277,4 +286,15 @@ impl<'s> Extractor<'s> {
         self.global_objects[slot] = Some(object);
         object
     }
+}
+
+/// `value` inside any `( )`, `as T` and `satisfies T` around it.
+fn unwrap_wrappers(mut value: Node) -> Node {
+    for _ in 0..8 {
+        match value.named_child(0) {
+            Some(inner) if is_literal_wrapper(value.kind_str()) => value = inner,
+            _ => break,
+        }
+    }
+    value
 }
