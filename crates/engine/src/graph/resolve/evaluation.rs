@@ -153,15 +153,18 @@ impl Resolver<'_> {
             Sym::Signature(i) => Self::push(out, Value::Signature(f, i)),
             Sym::Shape(i) => Self::push(out, Value::Shape(f, i)),
             Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
-            Sym::Element(array) => {
-                let mut arrays = Vals::new();
-                self.eval(f, array, depth + 1, &mut arrays);
-                for a in arrays {
-                    if let Value::Elements(file, array_sym) = a {
-                        if let Sym::Array(element) = self.facts(file).sym(array_sym) {
-                            self.eval(file, element, depth + 1, out);
-                        }
-                    }
+            Sym::Element(array) => self.eval_element(f, array, depth, out),
+        }
+    }
+
+    /// An element of the array `array` evaluates to.
+    fn eval_element(&mut self, f: FileId, array: SymId, depth: u32, out: &mut Vals) {
+        let mut arrays = Vals::new();
+        self.eval(f, array, depth + 1, &mut arrays);
+        for a in arrays {
+            if let Value::Elements(file, array_sym) = a {
+                if let Sym::Array(element) = self.facts(file).sym(array_sym) {
+                    self.eval(file, element, depth + 1, out);
                 }
             }
         }
@@ -375,6 +378,15 @@ impl Resolver<'_> {
         out: &mut Vals,
     ) {
         let (arg, param) = (slot >> 16, slot & 0xffff);
+        // `[A, B].forEach((K) => ...)`, `list.map((item) => ...)`: the platform's
+        // iteration methods call their callback with each element first.
+        if (arg, param) == (0, 0) {
+            if let Sym::Member(array, method) = self.facts(f).sym(callee) {
+                if ITERATES_ELEMENTS.contains(&self.g.names.resolve(NameId(method))) {
+                    self.eval_element(f, array, depth, out);
+                }
+            }
+        }
         let mut fns = Vals::new();
         self.eval_callee(f, callee, &mut fns);
         for v in fns {
@@ -537,3 +549,17 @@ fn last_of_def<T>(
     let end = list.partition_point(|e| key(e) <= def);
     list[start..end].iter().rposition(wanted).map(|i| start + i)
 }
+
+/// The array methods whose callback's first parameter is an element of the array.
+const ITERATES_ELEMENTS: [&str; 10] = [
+    "forEach",
+    "map",
+    "filter",
+    "find",
+    "findLast",
+    "some",
+    "every",
+    "flatMap",
+    "findIndex",
+    "findLastIndex",
+];

@@ -70,6 +70,7 @@ impl<'s> Extractor<'s> {
                 None => self.unknown(),
             },
             "binary_expression" => self.binary_sym(node, depth),
+            "array" => self.array_sym(node, depth),
             "ternary_expression" => {
                 match (
                     node.field(Field::Consequence),
@@ -314,6 +315,34 @@ impl<'s> Extractor<'s> {
             (Sym::Unknown, _) => b,
             _ => self.sym(Sym::Either(a, b)),
         }
+    }
+
+    /// `[Extension, Node, Mark]`: an array whose element is any of its elements
+    /// (`for (const K of [A, B])`, `[A, B].forEach((K) => K.create())`). Its first
+    /// elements only: a long literal is data, and its members are the platform's.
+    fn array_sym(&mut self, node: Node<'s>, depth: usize) -> SymId {
+        const MAX_ELEMENTS: usize = 16;
+        let mut element: Option<SymId> = None;
+        let items = self.named_kids(node);
+        for item in items.into_iter().take(MAX_ELEMENTS) {
+            let sym = match item.kind_str() {
+                "comment" => continue,
+                "spread_element" => match item.named_child(0) {
+                    Some(inner) => {
+                        let array = self.expr_sym_depth(inner, depth + 1);
+                        self.sym(Sym::Element(array))
+                    }
+                    None => continue,
+                },
+                _ => self.expr_sym_depth(item, depth + 1),
+            };
+            if matches!(self.facts.sym(sym), Sym::Unknown) {
+                continue;
+            }
+            element = Some(self.one_more(element, sym));
+        }
+        let element = element.unwrap_or_else(|| self.unknown());
+        self.sym(Sym::Array(element))
     }
 
     fn super_sym(&mut self) -> SymId {
