@@ -136,7 +136,10 @@ pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
                     s.endpoint,
                     Endpoint::Http { .. } | Endpoint::Procedure { .. }
                 ),
-                Role::Producer => matches!(s.endpoint, Endpoint::Topic { .. }),
+                Role::Producer => matches!(
+                    s.endpoint,
+                    Endpoint::Topic { .. } | Endpoint::Binding { .. }
+                ),
                 _ => false,
             };
             if !serving {

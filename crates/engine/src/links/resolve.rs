@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::matching::{match_sites, LinkMatch};
 use super::path::{Base, PathPattern};
-use super::{Endpoint, Handler, LinkSite, Mounted, Role};
+use super::{Endpoint, Handler, LinkSite, Mounted, Role, TopicSystem};
 use crate::graph::modules::ModuleTarget;
 use crate::graph::{Confidence, DefId, FileId, Graph};
 use crate::indexer::facts::FileFacts;
@@ -97,6 +97,8 @@ pub fn resolve(g: &Graph) -> RepoLinks {
     let mut mounts: Mounts = FxHashMap::default();
     // NestJS's global prefixes (`app.setGlobalPrefix('api')`).
     let mut nest_prefixes: Vec<Endpoint> = Vec::new();
+    // AMQP queues' bindings to exchanges, by the queue's name (any file's).
+    let mut bindings: FxHashMap<String, Vec<Endpoint>> = FxHashMap::default();
     for &f in &files {
         let facts = g.facts(f);
         for s in facts.links.iter().filter(|s| s.role == Role::Mount) {
@@ -111,6 +113,13 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                 }
                 Some(Mounted::NestControllers) => {
                     nest_prefixes.push(s.endpoint.clone());
+                    None
+                }
+                Some(Mounted::Queue(q)) => {
+                    bindings
+                        .entry(q.clone())
+                        .or_default()
+                        .push(s.endpoint.clone());
                     None
                 }
                 None => None,
@@ -160,6 +169,18 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                         Some(base) => vec![on_instance(&base, &s.endpoint)],
                         None => continue,
                     }
+                }
+                // A queue's consumer serves the exchanges bound to it too.
+                (_, Role::Consumer) => {
+                    let mut all = vec![s.endpoint.clone()];
+                    if let Endpoint::Topic {
+                        system: TopicSystem::Amqp,
+                        name,
+                    } = &s.endpoint
+                    {
+                        all.extend(bindings.get(name.as_str()).into_iter().flatten().cloned());
+                    }
+                    all
                 }
                 _ => vec![s.endpoint.clone()],
             };

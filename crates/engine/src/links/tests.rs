@@ -62,6 +62,7 @@ fn show(s: &LinkSite) -> String {
                 out.push_str(" mounts the controllers")
             }
             Mounted::NestControllers => {}
+            Mounted::Queue(q) => out.push_str(&format!(" binds queue {q}")),
         }
     }
     out
@@ -453,6 +454,68 @@ fn a_producer_reaches_only_the_consumers_of_its_topic() {
     // A Redis channel is no NATS subject of the same name.
     assert!(matches("redis", "nats").is_empty());
     assert_eq!(matches("amqp", "amqp").len(), 1);
+}
+
+/// amqplib's exchanges: the consumer's repository binds its queues (in another file
+/// than the consumers, or a queue the broker names, in the same), and a message
+/// published to an exchange reaches the queues whose binding takes its key.
+#[test]
+fn an_exchange_reaches_the_consumers_of_the_queues_bound_to_it() {
+    assert_eq!(
+        resolved_lines("amqp-consumer"),
+        [
+            "src/workers.ts:6 consumer amqp:user-events -> onUserEvent@6 => onUserEvent",
+            "src/workers.ts:6 consumer amqp:events/user.* (topic binding) -> onUserEvent@6 => onUserEvent",
+            "src/workers.ts:7 consumer amqp:audit-log -> onAudit@7 => onAudit",
+            "src/workers.ts:7 consumer amqp:broadcast/ (fanout binding) -> onAudit@7 => onAudit",
+            "src/workers.ts:8 consumer amqp:invoices -> onInvoice@8 => onInvoice",
+            "src/workers.ts:8 consumer amqp:billing/invoice.paid (direct binding) -> onInvoice@8 => onInvoice",
+            // `orders` is declared nowhere here: its type is unknown.
+            "src/workers.ts:12 consumer amqp:orders/order.# (binding) -> onOrder@12 => onOrder",
+        ]
+    );
+    // `pubsub.publish` (graphql-subscriptions) is no site.
+    assert_eq!(
+        sites("amqp-publisher", "src/publish.ts"),
+        [
+            "9 producer amqp:events/user.created",
+            "10 producer amqp:broadcast/anything",
+            "11 producer amqp:billing/invoice.paid",
+            "12 producer amqp:orders/order.line.added",
+            "14 producer amqp:events/?",
+            "17 producer amqp:events/user.created.v2",
+            "18 producer amqp:events/order.created",
+            "19 producer amqp:billing/invoice.voided",
+            "20 producer amqp:audit/user.created",
+            "21 producer amqp:events",
+        ]
+    );
+    // Not `user.created.v2` (`*` is one word), `order.created`, `invoice.voided`, the
+    // `audit` exchange, or the queue `events`.
+    assert_eq!(
+        matches("amqp-publisher", "amqp-consumer"),
+        [
+            "src/publish.ts:10 amqp:broadcast/anything -> src/workers.ts:7 amqp:broadcast/ (fanout binding) (exact)",
+            "src/publish.ts:11 amqp:billing/invoice.paid -> src/workers.ts:8 amqp:billing/invoice.paid (direct binding) (exact)",
+            "src/publish.ts:12 amqp:orders/order.line.added -> src/workers.ts:12 amqp:orders/order.# (binding) (likely)",
+            "src/publish.ts:14 amqp:events/? -> src/workers.ts:6 amqp:events/user.* (topic binding) (possible)",
+            "src/publish.ts:9 amqp:events/user.created -> src/workers.ts:6 amqp:events/user.* (topic binding) (exact)",
+        ]
+    );
+    // What a change to the consumer serves: its queue and the exchange bound to it, so
+    // the store looks the exchange's producers up by (kind, name).
+    let (g, links) = resolved("amqp-consumer");
+    let crate::graph::Found::One(d) = g.find("onUserEvent") else {
+        panic!("onUserEvent is defined once");
+    };
+    let served: Vec<String> = across::served_by(&links, d)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        served,
+        ["amqp:user-events", "amqp:events/user.* (topic binding)"]
+    );
 }
 
 #[test]

@@ -31,11 +31,15 @@
 //!   the call has the library's distinctive shape (`send({ topic, messages })`,
 //!   `sendToQueue(q, ...)`). A receiver traced to something else never counts. SQS and
 //!   SNS: `new SendMessageCommand(...)` and the others imported from the AWS SDK.
+//!   amqplib's `bindQueue(queue, exchange, pattern)` on such a receiver binds a queue
+//!   (named, or held by the same expression a `consume` in the file reads) to an
+//!   exchange, of the type an `assertExchange` in the file declares.
 //! - **tRPC**: `router({ ... })` / `createTRPCRouter({ ... })` / `t.router({ ... })`
 //!   whose object holds procedures (`.query(`, `.mutation(`) or routers; clients
 //!   `x.a.b.query()` and the others where `x` is made by a `createTRPC*` call in the
 //!   file, or imported and named `trpc` or `api`.
 
+mod amqp;
 mod clients;
 mod nextjs;
 mod routes;
@@ -70,7 +74,7 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         | "useSuspenseQuery" | "useInfiniteQuery"
         // topics
         | "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-        | "consume" | "Worker" | "SendMessageCommand" | "SendMessageBatchCommand"
+        | "consume" | "bindQueue" | "assertExchange" | "Worker" | "SendMessageCommand" | "SendMessageBatchCommand"
         | "PublishCommand" | "ReceiveMessageCommand"
         // NestJS's decorators, and its application's prefix
         | "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All"
@@ -112,6 +116,7 @@ pub(crate) fn sites<'s>(
         libs,
         sites: Vec::new(),
         kafka: topics::KafkaConsumers::default(),
+        amqp: amqp::Bindings::default(),
     };
     for node in kept {
         cx.candidate(node);
@@ -120,9 +125,13 @@ pub(crate) fn sites<'s>(
         nextjs::routes(&mut cx, root, kind);
     }
     let Cx {
-        mut sites, kafka, ..
+        mut sites,
+        kafka,
+        amqp,
+        ..
     } = cx;
     kafka.into_sites(&mut sites);
+    amqp.into_sites(&mut sites);
     sites.sort_by_key(|s| (s.at.start_byte, s.role));
     sites.dedup();
     sites.into_iter().collect()
@@ -162,7 +171,7 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
         "router" => true,
         "setGlobalPrefix" => libs.nest_core,
         "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-        | "consume" => libs.topics,
+        | "consume" | "bindQueue" | "assertExchange" => libs.topics,
         "create" | "extend" => libs.http,
         // A verb or a mount: with a library, on a receiver named like an app, or with a
         // string first (a call on an imported client instance).
@@ -182,6 +191,7 @@ struct Cx<'s> {
     libs: Libraries,
     sites: Vec<LinkSite>,
     kafka: topics::KafkaConsumers<'s>,
+    amqp: amqp::Bindings<'s>,
 }
 
 impl<'s> Cx<'s> {
@@ -242,7 +252,7 @@ impl<'s> Cx<'s> {
                 }
             }
             "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-            | "consume" => {
+            | "consume" | "bindQueue" | "assertExchange" => {
                 if libs.topics {
                     topics::member_call(self, call, object, name)
                 }
@@ -400,7 +410,7 @@ fn mounted_of<'s>(cx: &Cx<'s>, node: Node<'s>) -> Option<Mounted> {
                     specifier,
                     export: property.to_string(),
                 }),
-                Mounted::Local(_) | Mounted::NestControllers => None,
+                _ => None,
             }
         }
         "await_expression" | "parenthesized_expression" => mounted_of(cx, node.named_child(0)?),

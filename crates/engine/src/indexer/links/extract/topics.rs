@@ -1,4 +1,5 @@
-//! Queue topics: kafkajs, BullMQ, amqplib, AWS SQS / SNS, NATS, Redis pub/sub.
+//! Queue topics: kafkajs, BullMQ, amqplib (its calls read in `amqp`), AWS SQS / SNS,
+//! NATS, Redis pub/sub.
 
 use rustc_hash::FxHashMap;
 use tree_sitter::Node;
@@ -126,25 +127,10 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
             cx.push(site(Role::Producer, topic(TopicSystem::Bullmq, queue), at));
         }
         // amqplib
-        ("sendToQueue", _) => {
-            if system_of(cx, object, &[TopicSystem::Amqp]).is_none() {
-                return;
-            }
-            let Some(q) = cx.scope.string_value(first) else {
-                return;
-            };
-            cx.push(site(Role::Producer, topic(TopicSystem::Amqp, q), at));
-        }
-        ("consume", _) => {
-            if system_of(cx, object, &[TopicSystem::Amqp]).is_none() {
-                return;
-            }
-            let Some(q) = cx.scope.string_value(first) else {
-                return;
-            };
-            let mut s = site(Role::Consumer, topic(TopicSystem::Amqp, q), at);
-            s.handler = args.get(1).and_then(|h| handler_of(cx, *h));
-            cx.push(s);
+        ("sendToQueue" | "consume" | "bindQueue" | "assertExchange", _)
+            if system_of(cx, object, &[TopicSystem::Amqp]).is_some() =>
+        {
+            super::amqp::channel_call(cx, call, name);
         }
         // amqplib's `publish(exchange, routingKey, content)`, NATS's and Redis's
         // `publish(subject, data)`.
@@ -156,21 +142,12 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
             ) else {
                 return;
             };
-            let Some(first_value) = cx.scope.string_value(first) else {
+            if system == TopicSystem::Amqp {
+                super::amqp::channel_call(cx, call, name);
                 return;
-            };
-            let name = if system == TopicSystem::Amqp {
-                let Some(key) = args.get(1).and_then(|k| cx.scope.string_value(*k)) else {
-                    return;
-                };
-                // The default exchange routes by the queue's name.
-                if first_value.is_empty() {
-                    key
-                } else {
-                    format!("{first_value}/{key}")
-                }
-            } else {
-                first_value
+            }
+            let Some(name) = cx.scope.string_value(first) else {
+                return;
             };
             cx.push(site(Role::Producer, topic(system, name), at));
         }
