@@ -184,6 +184,7 @@ pub fn parse_asked(target: &str) -> Option<Endpoint> {
         TopicSystem::Sns,
         TopicSystem::Nats,
         TopicSystem::Redis,
+        TopicSystem::Nest,
     ]
     .into_iter()
     .find(|s| s.as_str() == system)?;

@@ -518,6 +518,56 @@ fn an_exchange_reaches_the_consumers_of_the_queues_bound_to_it() {
     );
 }
 
+/// NestJS microservices: `@EventPattern` / `@MessagePattern` methods consume what a
+/// `ClientProxy` (injected by type, or made by `ClientProxyFactory.create`) emits or
+/// sends; an object pattern matches whatever the order of its keys.
+#[test]
+fn nest_message_patterns_link_clients_to_handlers() {
+    // `this.events.emit` (an `EventEmitter2`) is no site.
+    assert_eq!(
+        resolved_lines("nest-messages"),
+        [
+            "src/gateway/gateway.service.ts:15 producer nest:order.created",
+            "src/gateway/gateway.service.ts:17 producer nest:{\"cmd\":\"sum\",\"v\":2}",
+            "src/gateway/gateway.service.ts:19 producer nest:order.cancelled",
+            "src/gateway/gateway.service.ts:21 producer nest:{\"cmd\":\"max\",\"v\":2}",
+            "src/orders/orders.controller.ts:6 consumer nest:order.created -> handleOrderCreated@7 => OrdersController.handleOrderCreated",
+            "src/orders/orders.controller.ts:11 consumer nest:{\"cmd\":\"sum\",\"v\":2} -> sum@12 => OrdersController.sum",
+        ]
+    );
+    assert_eq!(
+        matches("nest-messages", "nest-messages"),
+        [
+            "src/gateway/gateway.service.ts:15 nest:order.created -> src/orders/orders.controller.ts:6 nest:order.created (exact)",
+            "src/gateway/gateway.service.ts:17 nest:{\"cmd\":\"sum\",\"v\":2} -> src/orders/orders.controller.ts:11 nest:{\"cmd\":\"sum\",\"v\":2} (exact)",
+        ]
+    );
+}
+
+/// NestJS's Bull queues are BullMQ's: a `@Processor` class's `@Process` methods (or
+/// its `process`) consume what `@InjectQueue` queues, and a plain `Queue`, add.
+#[test]
+fn nest_processors_consume_bull_queues() {
+    // `this.seen.add` (a `Set`) is no site; nor is the worker's `helper`.
+    assert_eq!(
+        resolved_lines("nest-queues"),
+        [
+            "src/audio.processor.ts:6 consumer bullmq:audio -> transcode@7 => AudioProcessor.transcode",
+            "src/audio.service.ts:12 producer bullmq:audio",
+            "src/email.worker.ts:4 consumer bullmq:emails -> process@6 => EmailWorker.process",
+        ]
+    );
+    assert_eq!(
+        matches("nest-queues", "nest-queues"),
+        ["src/audio.service.ts:12 bullmq:audio -> src/audio.processor.ts:6 bullmq:audio (exact)"]
+    );
+    // BullMQ's own `new Queue('emails').add` reaches the Nest worker of `emails`.
+    assert_eq!(
+        matches("bullmq", "nest-queues"),
+        ["emails.ts:6 bullmq:emails -> src/email.worker.ts:4 bullmq:emails (exact)"]
+    );
+}
+
 #[test]
 fn decoys_are_no_sites() {
     // `map.get('/x')`, `cache.get(key)`, `navigate`, `router.push`, `redirect`,

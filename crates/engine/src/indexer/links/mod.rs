@@ -89,6 +89,9 @@ pub enum TopicSystem {
     Nats,
     /// Redis pub/sub channels.
     Redis,
+    /// NestJS microservices' message and event patterns (a string, or an object's
+    /// JSON with sorted keys), whatever transport carries them.
+    Nest,
 }
 
 impl TopicSystem {
@@ -101,6 +104,7 @@ impl TopicSystem {
             TopicSystem::Sns => "sns",
             TopicSystem::Nats => "nats",
             TopicSystem::Redis => "redis",
+            TopicSystem::Nest => "nest",
         }
     }
 }

@@ -34,6 +34,12 @@
 //!   amqplib's `bindQueue(queue, exchange, pattern)` on such a receiver binds a queue
 //!   (named, or held by the same expression a `consume` in the file reads) to an
 //!   exchange, of the type an `assertExchange` in the file declares.
+//! - **NestJS messages and queues**: decorators imported from `@nestjs/microservices`
+//!   (`@EventPattern`, `@MessagePattern`) or `@nestjs/bull(mq)` (`@Processor`,
+//!   `@Process`). A producer's receiver is what its class declares it to be: `this.x`
+//!   typed with a `Client*` class of `@nestjs/microservices` or given
+//!   `ClientProxyFactory.create(...)` (`emit`, `send`); `this.q` injected with
+//!   `@InjectQueue(name)` (`add`). An `emit` or `add` on anything else is no site.
 //! - **tRPC**: `router({ ... })` / `createTRPCRouter({ ... })` / `t.router({ ... })`
 //!   whose object holds procedures (`.query(`, `.mutation(`) or routers; clients
 //!   `x.a.b.query()` and the others where `x` is made by a `createTRPC*` call in the
@@ -41,6 +47,9 @@
 
 mod amqp;
 mod clients;
+mod nest_class;
+mod nest_messages;
+mod nest_queues;
 mod nextjs;
 mod routes;
 pub(crate) mod scope;
@@ -79,6 +88,8 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         // NestJS's decorators, and its application's prefix
         | "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All"
         | "setGlobalPrefix"
+        // NestJS microservices and queues
+        | "emit" | "EventPattern" | "MessagePattern" | "Processor" | "Process"
     )
 }
 
@@ -158,6 +169,8 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
     let Some(object) = object else {
         return match name {
             "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All" => libs.nest,
+            "EventPattern" | "MessagePattern" => libs.nest_messages,
+            "Processor" | "Process" => libs.nest_queues,
             // `fetch`, `axios(...)`, `router({ ... })`: rare names, read.
             _ => true,
         };
@@ -170,8 +183,11 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
         }
         "router" => true,
         "setGlobalPrefix" => libs.nest_core,
-        "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-        | "consume" | "bindQueue" | "assertExchange" => libs.topics,
+        "emit" => libs.nest_messages,
+        "send" => libs.topics || libs.nest_messages,
+        "add" | "addBulk" => libs.topics || libs.nest_queues,
+        "subscribe" | "run" | "sendToQueue" | "publish" | "consume" | "bindQueue"
+        | "assertExchange" => libs.topics,
         "create" | "extend" => libs.http,
         // A verb or a mount: with a library, on a receiver named like an app, or with a
         // string first (a call on an imported client instance).
@@ -219,6 +235,9 @@ impl<'s> Cx<'s> {
                 routes::nest(self, call, name)
             }
             "router" | "createTRPCRouter" => trpc::router(self, call),
+            "EventPattern" | "MessagePattern" => nest_messages::handler_decorator(self, call),
+            "Processor" => nest_queues::processor(self, call),
+            "Process" => nest_queues::process(self, call),
             _ => clients::plain_call(self, call, f, name),
         }
     }
@@ -251,9 +270,21 @@ impl<'s> Cx<'s> {
                     routes::nest_global_prefix(self, call)
                 }
             }
+            "emit" => {
+                if libs.nest_messages {
+                    nest_messages::client_call(self, call, object);
+                }
+            }
             "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
             | "consume" | "bindQueue" | "assertExchange" => {
-                if libs.topics {
+                // A Nest client's `send`, a Nest queue's `add`: by what the class
+                // declares; else the message systems' own.
+                let nest = match name {
+                    "send" => libs.nest_messages && nest_messages::client_call(self, call, object),
+                    "add" | "addBulk" => libs.nest_queues && nest_queues::add(self, call, object),
+                    _ => false,
+                };
+                if !nest && libs.topics {
                     topics::member_call(self, call, object, name)
                 }
             }

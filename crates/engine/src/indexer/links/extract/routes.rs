@@ -432,7 +432,7 @@ pub(super) fn nest_global_prefix<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
 
 /// The method a decorator stands on: the TypeScript grammar puts a method's decorators
 /// before it in the class body, JavaScript's inside it.
-fn decorated_method(deco: Node) -> Option<Node> {
+pub(super) fn decorated_method(deco: Node) -> Option<Node> {
     let parent = deco.parent()?;
     if parent.kind() == "method_definition" {
         return Some(parent);

@@ -116,6 +116,10 @@ pub(crate) struct Libraries {
     pub(crate) nest_core: bool,
     /// The AWS SDK's clients.
     pub(crate) aws: bool,
+    /// NestJS microservices' clients and patterns.
+    pub(crate) nest_messages: bool,
+    /// NestJS's Bull queues (`@nestjs/bull`, `@nestjs/bullmq`).
+    pub(crate) nest_queues: bool,
 }
 
 impl Libraries {
@@ -154,6 +158,8 @@ impl Libraries {
             m if m.contains("trpc") => self.trpc = true,
             "@nestjs/common" => self.nest = true,
             "@nestjs/core" => self.nest_core = true,
+            "@nestjs/microservices" => self.nest_messages = true,
+            "@nestjs/bull" | "@nestjs/bullmq" => self.nest_queues = true,
             m if m.starts_with("@aws-sdk/") => self.aws = true,
             _ => {}
         }
