@@ -568,6 +568,27 @@ fn nest_processors_consume_bull_queues() {
     );
 }
 
+/// Redis subscribers whose messages reach the function their receiver's
+/// `on('message')` registers (ioredis; node-redis before v4).
+#[test]
+fn redis_subscriptions_are_handled_by_their_message_listener() {
+    // Not the acknowledging callback, `process.on`, or `pub.on`.
+    assert_eq!(
+        resolved_lines("redis-listeners"),
+        [
+            "src/ioredis-sub.ts:7 consumer redis:orders -> onMessage@11 => onMessage",
+            "src/ioredis-sub.ts:7 consumer redis:payments -> onMessage@11 => onMessage",
+            "src/ioredis-sub.ts:18 producer redis:orders",
+            "src/ioredis-sub.ts:20 producer redis:shipments",
+            "src/legacy-sub.js:8 consumer redis:alerts -> inline@5",
+        ]
+    );
+    assert_eq!(
+        matches("redis-listeners", "redis-listeners"),
+        ["src/ioredis-sub.ts:18 redis:orders -> src/ioredis-sub.ts:7 redis:orders (exact)"]
+    );
+}
+
 #[test]
 fn decoys_are_no_sites() {
     // `map.get('/x')`, `cache.get(key)`, `navigate`, `router.push`, `redirect`,

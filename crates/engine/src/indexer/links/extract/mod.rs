@@ -51,6 +51,7 @@ mod nest_class;
 mod nest_messages;
 mod nest_queues;
 mod nextjs;
+mod redis;
 mod routes;
 pub(crate) mod scope;
 mod topics;
@@ -83,7 +84,7 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         | "useSuspenseQuery" | "useInfiniteQuery"
         // topics
         | "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-        | "consume" | "bindQueue" | "assertExchange" | "Worker" | "SendMessageCommand" | "SendMessageBatchCommand"
+        | "consume" | "bindQueue" | "assertExchange" | "on" | "Worker" | "SendMessageCommand" | "SendMessageBatchCommand"
         | "PublishCommand" | "ReceiveMessageCommand"
         // NestJS's decorators, and its application's prefix
         | "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All"
@@ -128,6 +129,7 @@ pub(crate) fn sites<'s>(
         sites: Vec::new(),
         kafka: topics::KafkaConsumers::default(),
         amqp: amqp::Bindings::default(),
+        redis: redis::Subscribers::default(),
     };
     for node in kept {
         cx.candidate(node);
@@ -139,10 +141,12 @@ pub(crate) fn sites<'s>(
         mut sites,
         kafka,
         amqp,
+        redis,
         ..
     } = cx;
     kafka.into_sites(&mut sites);
     amqp.into_sites(&mut sites);
+    redis.into_sites(&mut sites);
     sites.sort_by_key(|s| (s.at.start_byte, s.role));
     sites.dedup();
     sites.into_iter().collect()
@@ -187,7 +191,7 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
         "send" => libs.topics || libs.nest_messages,
         "add" | "addBulk" => libs.topics || libs.nest_queues,
         "subscribe" | "run" | "sendToQueue" | "publish" | "consume" | "bindQueue"
-        | "assertExchange" => libs.topics,
+        | "assertExchange" | "on" => libs.topics,
         "create" | "extend" => libs.http,
         // A verb or a mount: with a library, on a receiver named like an app, or with a
         // string first (a call on an imported client instance).
@@ -208,6 +212,7 @@ struct Cx<'s> {
     sites: Vec<LinkSite>,
     kafka: topics::KafkaConsumers<'s>,
     amqp: amqp::Bindings<'s>,
+    redis: redis::Subscribers<'s>,
 }
 
 impl<'s> Cx<'s> {
@@ -276,7 +281,7 @@ impl<'s> Cx<'s> {
                 }
             }
             "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-            | "consume" | "bindQueue" | "assertExchange" => {
+            | "consume" | "bindQueue" | "assertExchange" | "on" => {
                 // A Nest client's `send`, a Nest queue's `add`: by what the class
                 // declares; else the message systems' own.
                 let nest = match name {

@@ -22,7 +22,11 @@ fn system_of_module(module: &str) -> Option<TopicSystem> {
 /// The system a receiver belongs to: the library it comes from; or, when it cannot be
 /// traced (`this.producer`, a parameter), the one library among `candidates` that the
 /// file imports. A receiver traced to anything else belongs to none.
-fn system_of<'s>(cx: &Cx<'s>, object: Node<'s>, candidates: &[TopicSystem]) -> Option<TopicSystem> {
+pub(super) fn system_of<'s>(
+    cx: &Cx<'s>,
+    object: Node<'s>,
+    candidates: &[TopicSystem],
+) -> Option<TopicSystem> {
     match cx.scope.origin(object) {
         Origin::Lib { module, .. } => system_of_module(module).filter(|s| candidates.contains(s)),
         Origin::Other | Origin::Param(..) => {
@@ -151,13 +155,16 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
             };
             cx.push(site(Role::Producer, topic(system, name), at));
         }
-        // NATS's `subscribe(subject, { callback })`, Redis's `subscribe(channel,
-        // listener)`.
+        // NATS's `subscribe(subject, { callback })`; Redis's (read in `redis`).
         ("subscribe", _) => {
             let Some(system) = system_of(cx, object, &[TopicSystem::Nats, TopicSystem::Redis])
             else {
                 return;
             };
+            if system == TopicSystem::Redis {
+                super::redis::subscribe(cx, call, object);
+                return;
+            }
             let Some(name) = cx.scope.string_value(first) else {
                 return;
             };
@@ -171,6 +178,9 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
             let mut s = site(Role::Consumer, topic(system, name), at);
             s.handler = handler;
             cx.push(s);
+        }
+        ("on", _) if system_of(cx, object, &[TopicSystem::Redis]).is_some() => {
+            super::redis::on(cx, call, object);
         }
         _ => {}
     }
