@@ -589,6 +589,51 @@ fn redis_subscriptions_are_handled_by_their_message_listener() {
     );
 }
 
+/// Typed clients whose calls name the route: openapi-fetch (`{id}` a parameter, an
+/// exported instance used elsewhere), Hono's RPC client (the property chain is the
+/// path), Angular's `HttpClient` (injected by type or by `inject`).
+#[test]
+fn typed_clients_name_their_routes() {
+    // Not `table.GET`, `other.books.$get` or `this.cache.get`.
+    assert_eq!(
+        resolved_lines("typed-clients"),
+        [
+            "src/hono.ts:8 client GET /books/:id",
+            "src/hono.ts:9 client POST /books",
+            "src/hono.ts:11 client DELETE /books/:id",
+            "src/hono.ts:12 client GET /",
+            "src/openapi.ts:8 client GET /api/users/:id",
+            "src/openapi.ts:9 client POST /api/users",
+            "src/openapi.ts:11 client GET /api/users/:id/sessions",
+            "src/users.service.ts:14 client GET /api/users/:id",
+            "src/users.service.ts:18 client POST /api/users",
+            // On the instance `lib/api.ts` exports, under its `baseUrl`.
+            "src/users.ts:4 client DELETE /api/users/:id mounts backend of ./lib/api",
+        ]
+    );
+    // The longer `/sessions` path reaches nothing.
+    assert_eq!(
+        matches("typed-clients", "express"),
+        [
+            "src/hono.ts:8 GET /books/:id -> src/app.js:15 GET /books/:isbn (exact)",
+            "src/openapi.ts:8 GET /api/users/:id -> src/routes/users.js:10 GET /api/users/:id (exact)",
+            "src/openapi.ts:9 POST /api/users -> src/routes/users.js:11 POST /api/users (exact)",
+            "src/users.service.ts:14 GET /api/users/:id -> src/routes/users.js:10 GET /api/users/:id (exact)",
+            "src/users.service.ts:18 POST /api/users -> src/routes/users.js:11 POST /api/users (exact)",
+            "src/users.ts:4 DELETE /api/users/:id -> src/routes/users.js:14 DELETE /api/users/:id (exact)",
+        ]
+    );
+    // Hono's own routes: `$delete` on `/books/:id` is another method.
+    assert_eq!(
+        matches("typed-clients", "hono"),
+        [
+            "src/hono.ts:12 GET / -> index.ts:14 GET / (exact)",
+            "src/hono.ts:8 GET /books/:id -> index.ts:6 GET /books/:id (exact)",
+            "src/hono.ts:9 POST /books -> index.ts:7 POST /books (exact)",
+        ]
+    );
+}
+
 #[test]
 fn decoys_are_no_sites() {
     // `map.get('/x')`, `cache.get(key)`, `navigate`, `router.push`, `redirect`,

@@ -24,7 +24,10 @@
 //!   `ofetch.create()`). An object imported from a module of the project (`api.get(url)`
 //!   with `api` from `./api`) is kept waiting: it is a client only if the graph finds
 //!   that module exports an instance made from one of those libraries (a site of role
-//!   `instance` there), and `resolve` drops it otherwise. Nothing else counts.
+//!   `instance` there), and `resolve` drops it otherwise. Typed clients: a receiver
+//!   made by openapi-fetch's `createClient` (`GET`, `POST`...) or hono/client's `hc`
+//!   (`$get`...), or `this.x` its class declares typed `HttpClient` of
+//!   `@angular/common/http` or gives `inject(HttpClient)`. Nothing else counts.
 //! - **Topics**: the receiver comes from kafkajs, bullmq / bull, amqplib, nats, redis /
 //!   ioredis (the import, or what is made from it in the file), or the file imports
 //!   that library and the receiver cannot be traced (`this.producer`, a parameter) while
@@ -46,8 +49,8 @@
 //!   file, or imported and named `trpc` or `api`.
 
 mod amqp;
+mod class_members;
 mod clients;
-mod nest_class;
 mod nest_messages;
 mod nest_queues;
 mod nextjs;
@@ -56,6 +59,7 @@ mod routes;
 pub(crate) mod scope;
 mod topics;
 mod trpc;
+mod typed_clients;
 
 use thin_vec::ThinVec;
 use tree_sitter::Node;
@@ -78,6 +82,9 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         | "got" | "request"
         // client instances
         | "create" | "extend"
+        // typed clients: openapi-fetch, Hono's RPC client
+        | "createClient" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+        | "$get" | "$post" | "$put" | "$patch" | "$delete"
         // tRPC
         | "router" | "createTRPCRouter" | "query" | "mutation" | "subscription" | "mutate"
         | "useQuery" | "useMutation"
@@ -175,6 +182,7 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
             "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All" => libs.nest,
             "EventPattern" | "MessagePattern" => libs.nest_messages,
             "Processor" | "Process" => libs.nest_queues,
+            "createClient" => libs.typed,
             // `fetch`, `axios(...)`, `router({ ... })`: rare names, read.
             _ => true,
         };
@@ -197,6 +205,7 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
         // string first (a call on an imported client instance).
         _ => {
             libs.http
+                || libs.typed
                 || root.is_some_and(routes::may_be_router_name)
                 || arguments(node).first().is_some_and(|a| {
                     matches!(a.kind(), "string" | "template_string" | "binary_expression")
@@ -242,6 +251,7 @@ impl<'s> Cx<'s> {
             "router" | "createTRPCRouter" => trpc::router(self, call),
             "EventPattern" | "MessagePattern" => nest_messages::handler_decorator(self, call),
             "Processor" => nest_queues::processor(self, call),
+            "createClient" => typed_clients::create_client(self, call, f),
             "Process" => nest_queues::process(self, call),
             _ => clients::plain_call(self, call, f, name),
         }
@@ -302,7 +312,15 @@ impl<'s> Cx<'s> {
                 let imported_locally = root
                     .and_then(|r| self.scope.import_of(r))
                     .is_some_and(|(m, _)| !scope::is_package(m));
-                if !libs.http && !root.is_some_and(routes::may_be_router_name) && !imported_locally
+                if !libs.http
+                    && !libs.typed
+                    && !root.is_some_and(routes::may_be_router_name)
+                    && !imported_locally
+                {
+                    return;
+                }
+                if (libs.typed || imported_locally)
+                    && typed_clients::member_call(self, call, object, name)
                 {
                     return;
                 }

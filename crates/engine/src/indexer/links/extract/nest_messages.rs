@@ -10,7 +10,7 @@
 
 use tree_sitter::Node;
 
-use super::nest_class::{this_member, Member};
+use super::class_members::{this_member, Member};
 use super::scope::{Origin, Step};
 use super::{arguments, handler_of, routes, site, Cx};
 use crate::indexer::links::{Endpoint, Role, TopicSystem};

@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::nest_class::{class_decorators, decorator_name, enclosing_class, this_member};
+use super::class_members::{class_decorators, decorator_name, enclosing_class, this_member};
 use super::scope::object_member;
 use super::{arguments, handler_of, routes, site, Cx};
 use crate::indexer::links::{Endpoint, Role, TopicSystem};

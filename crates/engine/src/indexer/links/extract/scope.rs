@@ -120,10 +120,18 @@ pub(crate) struct Libraries {
     pub(crate) nest_messages: bool,
     /// NestJS's Bull queues (`@nestjs/bull`, `@nestjs/bullmq`).
     pub(crate) nest_queues: bool,
+    /// A typed HTTP client: openapi-fetch, Hono's RPC client, Angular's `HttpClient`.
+    pub(crate) typed: bool,
 }
 
 impl Libraries {
     pub(crate) fn note(&mut self, module: &str) {
+        if matches!(
+            module,
+            "openapi-fetch" | "hono/client" | "@angular/common/http"
+        ) {
+            self.typed = true;
+        }
         match module {
             "express"
             | "koa-router"

@@ -1,7 +1,8 @@
-//! What a NestJS class says of its members: the class around a node, its decorators,
-//! and what `this.x` is declared as (a field or a constructor's parameter property,
-//! with its type and decorators, or the value the class assigns it). Nest injects by
-//! type and decorator: that is the evidence its clients and queues are read by.
+//! What a class says of its members: the class around a node, its decorators, and
+//! what `this.x` is declared as (a field or a constructor's parameter property, with
+//! its type and decorators, or the value the class assigns it). NestJS and Angular
+//! inject by type and decorator: that is the evidence their clients and queues are
+//! read by.
 
 use tree_sitter::Node;
 
