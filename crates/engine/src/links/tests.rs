@@ -634,6 +634,23 @@ fn typed_clients_name_their_routes() {
     );
 }
 
+/// A Hono sub-app or an Express router made in another file (a default or a named
+/// export, an ES import) and mounted with `app.route` / `app.use`.
+#[test]
+fn sub_apps_and_routers_imported_and_mounted() {
+    assert_eq!(
+        resolved_lines("mounted-elsewhere"),
+        [
+            "src/express/orders.ts:5 route GET /api/orders/:orderId -> getOrder@5 => getOrder",
+            // `export const authors = new Hono().get(...)`: the chain is the export.
+            "src/routes/authors.ts:4 route GET /authors -> inline@4",
+            "src/routes/authors.ts:5 route DELETE /authors/:id -> inline@5",
+            "src/routes/books.ts:5 route GET /books/:id -> inline@5",
+            "src/routes/books.ts:6 route POST /books -> createBook@6 => createBook",
+        ]
+    );
+}
+
 #[test]
 fn decoys_are_no_sites() {
     // `map.get('/x')`, `cache.get(key)`, `navigate`, `router.push`, `redirect`,

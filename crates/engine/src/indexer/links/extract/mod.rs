@@ -541,13 +541,15 @@ fn chain_owner(cx: &Cx, node: Node) -> Option<String> {
 }
 
 /// The identifier a member chain or call chain starts from (`app` in
-/// `app.route('/x').get`).
+/// `app.route('/x').get`, `Hono` in `new Hono().get`).
 fn root_identifier(mut node: Node) -> Option<Node> {
     for _ in 0..32 {
         match node.kind() {
             "identifier" => return Some(node),
             "member_expression" => node = node.child_by_field_name("object")?,
             "call_expression" => node = node.child_by_field_name("function")?,
+            // `new Hono().get(...)`: the chain starts at the constructor.
+            "new_expression" => node = node.child_by_field_name("constructor")?,
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
                 node = node.named_child(0)?
             }
