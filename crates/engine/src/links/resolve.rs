@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::matching::{match_sites, LinkMatch};
 use super::path::{Base, PathPattern};
-use super::{Endpoint, Handler, LinkSite, Mounted, Role, TopicSystem};
+use super::{Endpoint, Handler, LinkSite, Method, Mounted, Role, TopicSystem};
 use crate::graph::modules::ModuleTarget;
 use crate::graph::{Confidence, DefId, FileId, Graph};
 use crate::indexer::facts::FileFacts;
@@ -97,6 +97,8 @@ pub fn resolve(g: &Graph) -> RepoLinks {
     let mut mounts: Mounts = FxHashMap::default();
     // NestJS's global prefixes (`app.setGlobalPrefix('api')`).
     let mut nest_prefixes: Vec<Endpoint> = Vec::new();
+    // The routes they leave out (`exclude`).
+    let mut nest_excluded: Vec<Endpoint> = Vec::new();
     // AMQP queues' bindings to exchanges, by the queue's name (any file's).
     let mut bindings: FxHashMap<String, Vec<Endpoint>> = FxHashMap::default();
     for &f in &files {
@@ -113,6 +115,10 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                 }
                 Some(Mounted::NestControllers) => {
                     nest_prefixes.push(s.endpoint.clone());
+                    None
+                }
+                Some(Mounted::NestExcluded) => {
+                    nest_excluded.push(s.endpoint.clone());
                     None
                 }
                 Some(Mounted::Queue(q)) => {
@@ -157,7 +163,11 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                 .and_then(|h| handler_def(g, f, &edges, h));
             let endpoints = match (&s.owner, s.role) {
                 (_, Role::Route) if s.mounted == Some(Mounted::NestControllers) => {
-                    match nest_prefix.and_then(|p| join(p, &s.endpoint)) {
+                    let excluded = nest_excluded.iter().any(|e| excludes(e, &s.endpoint));
+                    match nest_prefix
+                        .filter(|_| !excluded)
+                        .and_then(|p| join(p, &s.endpoint))
+                    {
                         Some(prefixed) => vec![prefixed],
                         None => vec![s.endpoint.clone()],
                     }
@@ -282,6 +292,28 @@ impl Composer<'_> {
         }
         out
     }
+}
+
+/// Whether a NestJS `exclude` entry names a route: its method (or every method) and
+/// its path, a parameter taking a parameter or any one segment, a catch-all the rest.
+fn excludes(excluded: &Endpoint, route: &Endpoint) -> bool {
+    let (
+        Endpoint::Http {
+            method: em,
+            path: ep,
+        },
+        Endpoint::Http {
+            method: rm,
+            path: rp,
+        },
+    ) = (excluded, route)
+    else {
+        return false;
+    };
+    if em.is_some() && em != rm {
+        return false;
+    }
+    super::matching::match_http(Some(rm.unwrap_or(Method::Get)), rp, None, ep).is_some()
 }
 
 /// A mount's prefix before a route's endpoint.

@@ -63,6 +63,7 @@ fn show(s: &LinkSite) -> String {
             }
             Mounted::NestControllers => {}
             Mounted::Queue(q) => out.push_str(&format!(" binds queue {q}")),
+            Mounted::NestExcluded => out.push_str(" excluded from the prefix"),
         }
     }
     out
@@ -228,6 +229,31 @@ fn a_nest_global_prefix_prefixes_every_controller() {
             "src/users/users.controller.ts:13 route GET /api/users/:id -> findOne@14 => UsersController.findOne",
             "src/users/users.controller.ts:18 route POST /api/users -> create@19 => UsersController.create",
             "src/users/users.controller.ts:23 route DELETE /api/users/:id -> remove@24 => UsersController.remove",
+        ]
+    );
+}
+
+/// `setGlobalPrefix('api', { exclude })`: the routes excluded (a path of every method,
+/// or a path and a method) keep no prefix; a longer path or another method keeps it.
+#[test]
+fn a_nest_global_prefix_leaves_out_the_excluded_routes() {
+    assert_eq!(
+        resolved_lines("nest-global-exclude"),
+        [
+            "src/health.controller.ts:5 route GET /health -> check@6 => HealthController.check",
+            "src/health.controller.ts:10 route GET /api/health/deep -> deep@11 => HealthController.deep",
+            "src/users/users.controller.ts:8 route GET /api/users -> findAll@9 => UsersController.findAll",
+            "src/users/users.controller.ts:13 route GET /users/:id -> findOne@14 => UsersController.findOne",
+            "src/users/users.controller.ts:18 route POST /api/users -> create@19 => UsersController.create",
+            "src/users/users.controller.ts:23 route DELETE /api/users/:id -> remove@24 => UsersController.remove",
+        ]
+    );
+    assert_eq!(
+        sites("nest-global-exclude", "src/main.ts"),
+        [
+            "9 mount * /api mounts the controllers",
+            "10 mount * /health excluded from the prefix",
+            "10 mount GET /users/:id excluded from the prefix",
         ]
     );
 }

@@ -290,6 +290,10 @@ pub enum Mounted {
     NestControllers,
     /// An AMQP queue, by its name: a binding's (see [`Endpoint::Binding`]).
     Queue(String),
+    /// A route the NestJS global prefix leaves out (`setGlobalPrefix('api', { exclude
+    /// })`): the mount's endpoint is the route excluded (its method None for every
+    /// method), not a prefix.
+    NestExcluded,
 }
 
 /// One route, client, producer, consumer or mount in a file.
