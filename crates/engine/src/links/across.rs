@@ -162,7 +162,8 @@ pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
 }
 
 /// The route or topic a command asks about directly: `GET /users/:id` (a method, then a
-/// path as a framework writes it) or `kafka:orders` (a system, then a topic's name);
+/// path as a framework writes it) or `kafka:orders` (a system, then a topic's name;
+/// `amqp:exchange/pattern` a binding to an exchange);
 /// None for anything else (a function's name never holds a space or a system's prefix).
 pub fn parse_asked(target: &str) -> Option<Endpoint> {
     use super::{Method, PathPattern, TopicSystem};
@@ -188,7 +189,21 @@ pub fn parse_asked(target: &str) -> Option<Endpoint> {
     ]
     .into_iter()
     .find(|s| s.as_str() == system)?;
-    (!name.is_empty()).then(|| Endpoint::Topic {
+    if name.is_empty() {
+        return None;
+    }
+    // `amqp:events/user.*`: the queues bound to an exchange with that pattern (its
+    // type unknown), what the exchange's producers reach.
+    if let (TopicSystem::Amqp, Some((exchange, pattern))) = (system, name.split_once('/')) {
+        if !exchange.is_empty() {
+            return Some(Endpoint::Binding {
+                exchange: exchange.to_string(),
+                pattern: pattern.to_string(),
+                kind: None,
+            });
+        }
+    }
+    Some(Endpoint::Topic {
         system,
         name: name.to_string(),
     })
@@ -294,6 +309,14 @@ mod tests {
         assert_eq!(
             parse_asked("kafka:user.signup").map(|e| e.to_string()),
             Some("kafka:user.signup".into())
+        );
+        assert_eq!(
+            parse_asked("nest:order.created").map(|e| e.to_string()),
+            Some("nest:order.created".into())
+        );
+        assert_eq!(
+            parse_asked("amqp:events/user.*").map(|e| e.to_string()),
+            Some("amqp:events/user.* (binding)".into())
         );
         assert_eq!(parse_asked("getUser"), None);
         assert_eq!(parse_asked("src/app.js:12"), None);
