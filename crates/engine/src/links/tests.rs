@@ -620,10 +620,13 @@ fn redis_subscriptions_are_handled_by_their_message_listener() {
 /// path), Angular's `HttpClient` (injected by type or by `inject`).
 #[test]
 fn typed_clients_name_their_routes() {
-    // Not `table.GET`, `other.books.$get` or `this.cache.get`.
+    // Not `table.GET`, `other.books.$get`, `this.cache.get`, or `store.books.$get`
+    // (`store` is no instance).
     assert_eq!(
         resolved_lines("typed-clients"),
         [
+            // On the `hc` instance `lib/rpc.ts` exports.
+            "src/books.ts:5 client GET /books/:id mounts rpc of ./lib/rpc",
             "src/hono.ts:8 client GET /books/:id",
             "src/hono.ts:9 client POST /books",
             "src/hono.ts:11 client DELETE /books/:id",
@@ -637,10 +640,20 @@ fn typed_clients_name_their_routes() {
             "src/users.ts:4 client DELETE /api/users/:id mounts backend of ./lib/api",
         ]
     );
+    assert_eq!(
+        sites("typed-clients", "src/books.ts"),
+        [
+            "5 client GET /books/:id mounts rpc of ./lib/rpc",
+            "10 client GET /books mounts store of ./lib/store",
+        ]
+    );
+    // `hc('/')`: the root, not a `//` host.
+    assert_eq!(sites("typed-clients", "src/lib/rpc.ts"), ["4 instance * /"]);
     // The longer `/sessions` path reaches nothing.
     assert_eq!(
         matches("typed-clients", "express"),
         [
+            "src/books.ts:5 GET /books/:id -> src/app.js:15 GET /books/:isbn (exact)",
             "src/hono.ts:8 GET /books/:id -> src/app.js:15 GET /books/:isbn (exact)",
             "src/openapi.ts:8 GET /api/users/:id -> src/routes/users.js:10 GET /api/users/:id (exact)",
             "src/openapi.ts:9 POST /api/users -> src/routes/users.js:11 POST /api/users (exact)",
@@ -653,6 +666,7 @@ fn typed_clients_name_their_routes() {
     assert_eq!(
         matches("typed-clients", "hono"),
         [
+            "src/books.ts:5 GET /books/:id -> index.ts:6 GET /books/:id (exact)",
             "src/hono.ts:12 GET / -> index.ts:14 GET / (exact)",
             "src/hono.ts:8 GET /books/:id -> index.ts:6 GET /books/:id (exact)",
             "src/hono.ts:9 POST /books -> index.ts:7 POST /books (exact)",

@@ -266,11 +266,15 @@ pub(super) fn instance<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>) {
     let Some((_, false)) = client_of(cx, object) else {
         return;
     };
-    instance_site(cx, call);
+    instance_site(cx, call, instance_base);
 }
 
-/// The instance a call makes, when it is bound to an exported top-level name.
-pub(super) fn instance_site<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
+/// The base an instance bound to a name was made with, as a library's call says it.
+pub(super) type BaseOf = for<'s> fn(&Cx<'s>, Node<'s>) -> Option<Vec<UrlPart>>;
+
+/// The instance a call makes, when it is bound to an exported top-level name: its
+/// base, as `base_of` reads it from the name.
+pub(super) fn instance_site<'s>(cx: &mut Cx<'s>, call: Node<'s>, base_of: BaseOf) {
     let mut value = call;
     while let Some(p) = value
         .parent()
@@ -292,8 +296,14 @@ pub(super) fn instance_site<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
     if exported_as.is_empty() {
         return;
     }
-    // The base as a path (an instance without one: the root).
-    let mut parts = instance_base(cx, name).unwrap_or_default();
+    // The base as a path (an instance without one: the root); `'/'` is the root too,
+    // not a `//` host.
+    let mut parts = base_of(cx, name).unwrap_or_default();
+    if let Some(UrlPart::Text(t)) = parts.last_mut() {
+        while t.ends_with('/') && !t.ends_with("//") {
+            t.pop();
+        }
+    }
     parts.push(UrlPart::Text("/".into()));
     let Some(path) = client_path(&parts) else {
         return;

@@ -83,7 +83,7 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         // client instances
         | "create" | "extend"
         // typed clients: openapi-fetch, Hono's RPC client
-        | "createClient" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+        | "createClient" | "hc" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
         | "$get" | "$post" | "$put" | "$patch" | "$delete"
         // tRPC
         | "router" | "createTRPCRouter" | "query" | "mutation" | "subscription" | "mutate"
@@ -182,7 +182,7 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
             "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All" => libs.nest,
             "EventPattern" | "MessagePattern" => libs.nest_messages,
             "Processor" | "Process" => libs.nest_queues,
-            "createClient" => libs.typed,
+            "createClient" | "hc" => libs.typed,
             // `fetch`, `axios(...)`, `router({ ... })`: rare names, read.
             _ => true,
         };
@@ -201,6 +201,8 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
         "subscribe" | "run" | "sendToQueue" | "publish" | "consume" | "bindQueue"
         | "assertExchange" | "on" => libs.topics,
         "create" | "extend" => libs.http,
+        // Hono's RPC client, on an `hc` instance another file may export: rare names.
+        "$get" | "$post" | "$put" | "$patch" | "$delete" => true,
         // A verb or a mount: with a library, on a receiver named like an app, or with a
         // string first (a call on an imported client instance).
         _ => {
@@ -252,6 +254,7 @@ impl<'s> Cx<'s> {
             "EventPattern" | "MessagePattern" => nest_messages::handler_decorator(self, call),
             "Processor" => nest_queues::processor(self, call),
             "createClient" => typed_clients::create_client(self, call, f),
+            "hc" => typed_clients::hc_instance(self, call, f),
             "Process" => nest_queues::process(self, call),
             _ => clients::plain_call(self, call, f, name),
         }
@@ -546,7 +549,9 @@ fn root_identifier(mut node: Node) -> Option<Node> {
     for _ in 0..32 {
         match node.kind() {
             "identifier" => return Some(node),
-            "member_expression" => node = node.child_by_field_name("object")?,
+            "member_expression" | "subscript_expression" => {
+                node = node.child_by_field_name("object")?
+            }
             "call_expression" => node = node.child_by_field_name("function")?,
             // `new Hono().get(...)`: the chain starts at the constructor.
             "new_expression" => node = node.child_by_field_name("constructor")?,

@@ -4,7 +4,8 @@
 //!   instance other files' calls are made on.
 //! - Hono's RPC client: `const client = hc<AppType>(base)`, then
 //!   `client.users[':id'].$get(...)`: the property chain is the path (`index` is `/`),
-//!   `$get` the method.
+//!   `$get` the method; an exported `client` is an instance other files' calls are
+//!   made on.
 //! - Angular's `HttpClient`: `this.http.get<T>(url)` where the class declares `http`
 //!   typed `HttpClient` from `@angular/common/http`, or given `inject(HttpClient)`.
 
@@ -23,7 +24,16 @@ const ANGULAR: &str = "@angular/common/http";
 pub(super) fn create_client<'s>(cx: &mut Cx<'s>, call: Node<'s>, f: Node<'s>) {
     if matches!(cx.scope.origin(f), Origin::Lib { module: "openapi-fetch", steps, .. } if steps.is_empty())
     {
-        clients::instance_site(cx, call);
+        clients::instance_site(cx, call, clients::instance_base);
+    }
+}
+
+/// `hc(base)` of hono/client bound to an exported top-level name: an instance for the
+/// files that import it.
+pub(super) fn hc_instance<'s>(cx: &mut Cx<'s>, call: Node<'s>, f: Node<'s>) {
+    if matches!(cx.scope.origin(f), Origin::Lib { module: "hono/client", imported: "hc", steps } if steps.is_empty())
+    {
+        clients::instance_site(cx, call, hc_base);
     }
 }
 
@@ -103,13 +113,18 @@ fn hono<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, method: &str) -> 
     chain.reverse();
     // `const users = client.api.users`: the members the root's value already read.
     let Origin::Lib {
-        module: "hono/client",
-        imported: "hc",
+        module,
+        imported,
         steps,
     } = cx.scope.origin(root)
     else {
         return false;
     };
+    if module != "hono/client" || imported != "hc" {
+        // `client.users.$get()` on a `client` imported from a module of the project:
+        // a client if that module exports an `hc` instance (the graph says).
+        return steps.is_empty() && imported_hono(cx, call, module, imported, &chain, method);
+    }
     let Some((Step::Call, read)) = steps.split_first() else {
         return false;
     };
@@ -150,6 +165,54 @@ fn hono<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, method: &str) -> 
         },
         at,
     ));
+    true
+}
+
+/// A Hono RPC call on an object imported from a module of the project: kept with the
+/// import, its path the chain's, waiting for the graph to put the instance's base
+/// before it (see `clients::imported_client`).
+fn imported_hono<'s>(
+    cx: &mut Cx<'s>,
+    call: Node<'s>,
+    module: &str,
+    imported: &str,
+    chain: &[String],
+    method: &str,
+) -> bool {
+    if super::scope::is_package(module) {
+        return false;
+    }
+    let mut parts = Vec::new();
+    for s in chain.iter().filter(|s| *s != "index") {
+        parts.push(UrlPart::Text("/".into()));
+        match s.strip_prefix(':') {
+            Some(param) => parts.push(UrlPart::Value(param.to_string())),
+            None => parts.push(UrlPart::Text(s.clone())),
+        }
+    }
+    if parts.is_empty() {
+        parts.push(UrlPart::Text("/".into()));
+    }
+    let Some(path) = client_path(&parts) else {
+        return false;
+    };
+    let export = match imported {
+        "default" | "=" | "*" => "default",
+        other => other,
+    };
+    let mut s = site(
+        Role::Client,
+        Endpoint::Http {
+            method: Method::from_name(method),
+            path,
+        },
+        super::call_at(cx, call),
+    );
+    s.mounted = Some(crate::indexer::links::Mounted::Import {
+        specifier: module.to_string(),
+        export: export.to_string(),
+    });
+    cx.push(s);
     true
 }
 
