@@ -36,7 +36,8 @@
 //!   SNS: `new SendMessageCommand(...)` and the others imported from the AWS SDK.
 //!   amqplib's `bindQueue(queue, exchange, pattern)` on such a receiver binds a queue
 //!   (named, or held by the same expression a `consume` in the file reads) to an
-//!   exchange, of the type an `assertExchange` in the file declares.
+//!   exchange, of the type an `assertExchange` in the file declares. Redis:
+//!   `on('message', fn)` on a receiver that subscribes in the file is its handler.
 //! - **NestJS messages and queues**: decorators imported from `@nestjs/microservices`
 //!   (`@EventPattern`, `@MessagePattern`) or `@nestjs/bull(mq)` (`@Processor`,
 //!   `@Process`). A producer's receiver is what its class declares it to be: `this.x`
@@ -83,7 +84,8 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         // client instances
         | "create" | "extend"
         // typed clients: openapi-fetch, Hono's RPC client
-        | "createClient" | "hc" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+        | "createClient" | "hc"
+        | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
         | "$get" | "$post" | "$put" | "$patch" | "$delete"
         // tRPC
         | "router" | "createTRPCRouter" | "query" | "mutation" | "subscription" | "mutate"
@@ -91,8 +93,8 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         | "useSuspenseQuery" | "useInfiniteQuery"
         // topics
         | "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-        | "consume" | "bindQueue" | "assertExchange" | "on" | "Worker" | "SendMessageCommand" | "SendMessageBatchCommand"
-        | "PublishCommand" | "ReceiveMessageCommand"
+        | "consume" | "bindQueue" | "assertExchange" | "on" | "Worker" | "SendMessageCommand"
+        | "SendMessageBatchCommand" | "PublishCommand" | "ReceiveMessageCommand"
         // NestJS's decorators, and its application's prefix
         | "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All"
         | "setGlobalPrefix"
