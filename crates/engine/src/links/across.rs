@@ -126,7 +126,7 @@ pub fn own_callers(
 
 /// Which of `callers` reach which of `served`, with how surely: by changed function,
 /// then the callers' order. A client that reaches two routes of one function is listed
-/// once, at its best confidence.
+/// once, at its best confidence; so is a call site that is two callers.
 pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
     let mut out: Vec<FoundLink> = Vec::new();
     for (si, s) in served.iter().enumerate() {
@@ -155,9 +155,23 @@ pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
             }
         }
     }
-    // Exact sorts first: the surest match of each caller is kept.
-    out.sort_by_key(|f| (f.changed, f.caller, f.confidence, f.served));
-    out.dedup_by_key(|f| (f.changed, f.caller));
+    // Exact sorts first: the surest match of each call site is kept. One call may be
+    // several callers (a message to an exchange, and to a queue its repository binds
+    // to it): by its place, it is listed once.
+    let place = |f: &FoundLink| {
+        let c = &callers[f.caller];
+        (f.changed, c.repo.as_str(), c.path.as_str(), c.line, c.role)
+    };
+    out.sort_by(|a, b| {
+        (place(a), a.confidence, a.caller, a.served).cmp(&(
+            place(b),
+            b.confidence,
+            b.caller,
+            b.served,
+        ))
+    });
+    out.dedup_by(|a, b| place(a) == place(b));
+    out.sort_by_key(|f| (f.changed, f.caller));
     out
 }
 
@@ -298,6 +312,53 @@ mod tests {
                 "1 acme/billing src/users.js:17 kafka:user.signup [exact]",
             ]
         );
+    }
+
+    /// A message to an exchange that also lands in a queue its repository binds is two
+    /// producers at one place: one call site reaches the consumer.
+    #[test]
+    fn one_call_site_is_listed_once_at_its_best() {
+        use crate::links::{ExchangeKind, TopicSystem};
+        let caller = |endpoint| LinkCaller {
+            repo: "acme/pub".into(),
+            private: false,
+            own: false,
+            commit: None,
+            path: "src/publish.ts".into(),
+            line: 9,
+            role: Role::Producer,
+            endpoint,
+        };
+        let callers = [
+            caller(Endpoint::Exchange {
+                exchange: "events".into(),
+                key: Some("user.created".into()),
+            }),
+            caller(Endpoint::Topic {
+                system: TopicSystem::Amqp,
+                name: "user-events".into(),
+            }),
+        ];
+        let served = [
+            Served {
+                changed: 0,
+                endpoint: Endpoint::Topic {
+                    system: TopicSystem::Amqp,
+                    name: "user-events".into(),
+                },
+            },
+            Served {
+                changed: 0,
+                endpoint: Endpoint::Binding {
+                    exchange: "events".into(),
+                    pattern: "user.*".into(),
+                    kind: Some(ExchangeKind::Topic),
+                },
+            },
+        ];
+        let found = reaching(&served, &callers);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].confidence, Confidence::Exact);
     }
 
     #[test]

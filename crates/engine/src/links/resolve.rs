@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::matching::{match_sites, LinkMatch};
+use super::matching::{match_endpoints, match_sites, LinkMatch};
 use super::path::{Base, PathPattern};
 use super::{Endpoint, Handler, LinkSite, Method, Mounted, Role, TopicSystem};
 use crate::graph::modules::ModuleTarget;
@@ -190,6 +190,27 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                     {
                         all.extend(bindings.get(name.as_str()).into_iter().flatten().cloned());
                     }
+                    all
+                }
+                // A message to an exchange lands in the queues this repository binds to
+                // it: surely routed, it reaches their consumers by the queue's name (a
+                // consumer elsewhere that does not bind it itself).
+                (_, Role::Producer) if matches!(s.endpoint, Endpoint::Exchange { .. }) => {
+                    let mut all = vec![s.endpoint.clone()];
+                    let mut queues: Vec<&String> = bindings
+                        .iter()
+                        .filter(|(_, bound)| {
+                            bound
+                                .iter()
+                                .any(|b| match_endpoints(&s.endpoint, b) == Some(Confidence::Exact))
+                        })
+                        .map(|(q, _)| q)
+                        .collect();
+                    queues.sort();
+                    all.extend(queues.into_iter().map(|q| Endpoint::Topic {
+                        system: TopicSystem::Amqp,
+                        name: q.clone(),
+                    }));
                     all
                 }
                 _ => vec![s.endpoint.clone()],

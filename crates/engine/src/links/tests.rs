@@ -498,6 +498,8 @@ fn an_exchange_reaches_the_consumers_of_the_queues_bound_to_it() {
             "src/workers.ts:8 consumer amqp:billing/invoice.paid (direct binding) -> onInvoice@8 => onInvoice",
             // `orders` is declared nowhere here: its type is unknown.
             "src/workers.ts:12 consumer amqp:orders/order.# (binding) -> onOrder@12 => onOrder",
+            // Bound by the publisher's repository.
+            "src/workers.ts:14 consumer amqp:user-audit -> onUserAudit@14 => onUserAudit",
         ]
     );
     // `pubsub.publish` (graphql-subscriptions) is no site.
@@ -516,8 +518,8 @@ fn an_exchange_reaches_the_consumers_of_the_queues_bound_to_it() {
             "21 producer amqp:events",
         ]
     );
-    // Not `user.created.v2` (`*` is one word), `order.created`, `invoice.voided`, the
-    // `audit` exchange, or the queue `events`.
+    // Not `user.created.v2` to `user.*` (`*` is one word), `order.created`,
+    // `invoice.voided`, the `audit` exchange, or the queue `events`.
     assert_eq!(
         matches("amqp-publisher", "amqp-consumer"),
         [
@@ -525,7 +527,11 @@ fn an_exchange_reaches_the_consumers_of_the_queues_bound_to_it() {
             "src/publish.ts:11 amqp:billing/invoice.paid -> src/workers.ts:8 amqp:billing/invoice.paid (direct binding) (exact)",
             "src/publish.ts:12 amqp:orders/order.line.added -> src/workers.ts:12 amqp:orders/order.# (binding) (likely)",
             "src/publish.ts:14 amqp:events/? -> src/workers.ts:6 amqp:events/user.* (topic binding) (possible)",
+            // The publisher binds `user-audit` to `events` with `user.#`, which takes
+            // `user.created.v2` too; a key not known lands in no queue surely.
+            "src/publish.ts:17 amqp:user-audit -> src/workers.ts:14 amqp:user-audit (exact)",
             "src/publish.ts:9 amqp:events/user.created -> src/workers.ts:6 amqp:events/user.* (topic binding) (exact)",
+            "src/publish.ts:9 amqp:user-audit -> src/workers.ts:14 amqp:user-audit (exact)",
         ]
     );
     // What a change to the consumer serves: its queue and the exchange bound to it, so
