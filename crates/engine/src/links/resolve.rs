@@ -1,6 +1,8 @@
 //! A repository's link sites with what only the graph knows: mounted routers' prefixes
-//! composed across files (`app.use('/api', users)` with `users` imported), and each
-//! handler mapped to its definition.
+//! composed across files (`app.use('/api', users)` with `users` imported; NestJS's
+//! global prefix, but on the routes it excludes), AMQP queues' bindings in any file
+//! given to the queues' consumers (and a message to an exchange given the queues it
+//! surely lands in), and each handler mapped to its definition.
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
