@@ -9,8 +9,10 @@
 //! The parts:
 //! - `path`: path patterns: written by a framework (`/users/:id`, `[id]`), or built from
 //!   a client's URL (`/users/${id}`), normalised to segments.
-//! - `extract`: from a file's syntax tree to its sites (`routes`, `clients`, `topics`,
-//!   `trpc`, `nextjs`; `scope` finds where a receiver comes from).
+//! - `extract`: from a file's syntax tree to its sites (`routes`, `clients`,
+//!   `typed_clients`, `topics`, `amqp`, `redis`, `nest_messages`, `nest_queues`, `trpc`,
+//!   `nextjs`; `scope` finds where a receiver comes from, `class_members` what a class
+//!   declares `this.x` to be).
 
 pub(crate) mod extract;
 pub mod path;
