@@ -711,10 +711,19 @@ fn decoys_are_no_sites() {
 
 #[test]
 fn link_sites_survive_the_facts_cache_encoding() {
-    for f in load("express") {
-        let bytes = postcard::to_stdvec(&f).unwrap();
-        let back: FileFacts = postcard::from_bytes(&bytes).unwrap();
-        assert_eq!(back.links, f.links);
+    // Bindings, exchanges, excluded routes and Nest topics too.
+    for name in [
+        "express",
+        "amqp-consumer",
+        "amqp-publisher",
+        "nest-messages",
+        "nest-global-exclude",
+    ] {
+        for f in load(name) {
+            let bytes = postcard::to_stdvec(&f).unwrap();
+            let back: FileFacts = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back.links, f.links);
+        }
     }
     let f = load("express");
     assert!(f.iter().any(|f| !f.links.is_empty()));
