@@ -417,6 +417,15 @@ pub fn link_keys(endpoint: &Endpoint) -> LinkKeys {
             literals: Vec::new(),
             segments: 0,
         },
+        // An AMQP exchange: its producers and the bindings of its queues, by its name
+        // (the key confirmed against the binding in Rust).
+        Endpoint::Exchange { exchange, .. } | Endpoint::Binding { exchange, .. } => LinkKeys {
+            kind: "amqp",
+            method: None,
+            name: exchange.clone(),
+            literals: Vec::new(),
+            segments: 0,
+        },
         Endpoint::Procedure { path, kind } => LinkKeys {
             kind: "trpc",
             method: kind.map(|k| format!("{k:?}").to_ascii_lowercase()),

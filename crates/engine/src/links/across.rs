@@ -126,7 +126,7 @@ pub fn own_callers(
 
 /// Which of `callers` reach which of `served`, with how surely: by changed function,
 /// then the callers' order. A client that reaches two routes of one function is listed
-/// once, at its best confidence.
+/// once, at its best confidence; so is a call site that is two callers.
 pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
     let mut out: Vec<FoundLink> = Vec::new();
     for (si, s) in served.iter().enumerate() {
@@ -136,7 +136,10 @@ pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
                     s.endpoint,
                     Endpoint::Http { .. } | Endpoint::Procedure { .. }
                 ),
-                Role::Producer => matches!(s.endpoint, Endpoint::Topic { .. }),
+                Role::Producer => matches!(
+                    s.endpoint,
+                    Endpoint::Topic { .. } | Endpoint::Binding { .. }
+                ),
                 _ => false,
             };
             if !serving {
@@ -152,14 +155,29 @@ pub fn reaching(served: &[Served], callers: &[LinkCaller]) -> Vec<FoundLink> {
             }
         }
     }
-    // Exact sorts first: the surest match of each caller is kept.
-    out.sort_by_key(|f| (f.changed, f.caller, f.confidence, f.served));
-    out.dedup_by_key(|f| (f.changed, f.caller));
+    // Exact sorts first: the surest match of each call site is kept. One call may be
+    // several callers (a message to an exchange, and to a queue its repository binds
+    // to it): by its place, it is listed once.
+    let place = |f: &FoundLink| {
+        let c = &callers[f.caller];
+        (f.changed, c.repo.as_str(), c.path.as_str(), c.line, c.role)
+    };
+    out.sort_by(|a, b| {
+        (place(a), a.confidence, a.caller, a.served).cmp(&(
+            place(b),
+            b.confidence,
+            b.caller,
+            b.served,
+        ))
+    });
+    out.dedup_by(|a, b| place(a) == place(b));
+    out.sort_by_key(|f| (f.changed, f.caller));
     out
 }
 
 /// The route or topic a command asks about directly: `GET /users/:id` (a method, then a
-/// path as a framework writes it) or `kafka:orders` (a system, then a topic's name);
+/// path as a framework writes it) or `kafka:orders` (a system, then a topic's name;
+/// `amqp:exchange/pattern` a binding to an exchange);
 /// None for anything else (a function's name never holds a space or a system's prefix).
 pub fn parse_asked(target: &str) -> Option<Endpoint> {
     use super::{Method, PathPattern, TopicSystem};
@@ -181,10 +199,25 @@ pub fn parse_asked(target: &str) -> Option<Endpoint> {
         TopicSystem::Sns,
         TopicSystem::Nats,
         TopicSystem::Redis,
+        TopicSystem::Nest,
     ]
     .into_iter()
     .find(|s| s.as_str() == system)?;
-    (!name.is_empty()).then(|| Endpoint::Topic {
+    if name.is_empty() {
+        return None;
+    }
+    // `amqp:events/user.*`: the queues bound to an exchange with that pattern (its
+    // type unknown), what the exchange's producers reach.
+    if let (TopicSystem::Amqp, Some((exchange, pattern))) = (system, name.split_once('/')) {
+        if !exchange.is_empty() {
+            return Some(Endpoint::Binding {
+                exchange: exchange.to_string(),
+                pattern: pattern.to_string(),
+                kind: None,
+            });
+        }
+    }
+    Some(Endpoint::Topic {
         system,
         name: name.to_string(),
     })
@@ -281,6 +314,53 @@ mod tests {
         );
     }
 
+    /// A message to an exchange that also lands in a queue its repository binds is two
+    /// producers at one place: one call site reaches the consumer.
+    #[test]
+    fn one_call_site_is_listed_once_at_its_best() {
+        use crate::links::{ExchangeKind, TopicSystem};
+        let caller = |endpoint| LinkCaller {
+            repo: "acme/pub".into(),
+            private: false,
+            own: false,
+            commit: None,
+            path: "src/publish.ts".into(),
+            line: 9,
+            role: Role::Producer,
+            endpoint,
+        };
+        let callers = [
+            caller(Endpoint::Exchange {
+                exchange: "events".into(),
+                key: Some("user.created".into()),
+            }),
+            caller(Endpoint::Topic {
+                system: TopicSystem::Amqp,
+                name: "user-events".into(),
+            }),
+        ];
+        let served = [
+            Served {
+                changed: 0,
+                endpoint: Endpoint::Topic {
+                    system: TopicSystem::Amqp,
+                    name: "user-events".into(),
+                },
+            },
+            Served {
+                changed: 0,
+                endpoint: Endpoint::Binding {
+                    exchange: "events".into(),
+                    pattern: "user.*".into(),
+                    kind: Some(ExchangeKind::Topic),
+                },
+            },
+        ];
+        let found = reaching(&served, &callers);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].confidence, Confidence::Exact);
+    }
+
     #[test]
     fn a_route_or_a_topic_is_asked_for_directly() {
         assert_eq!(
@@ -290,6 +370,14 @@ mod tests {
         assert_eq!(
             parse_asked("kafka:user.signup").map(|e| e.to_string()),
             Some("kafka:user.signup".into())
+        );
+        assert_eq!(
+            parse_asked("nest:order.created").map(|e| e.to_string()),
+            Some("nest:order.created".into())
+        );
+        assert_eq!(
+            parse_asked("amqp:events/user.*").map(|e| e.to_string()),
+            Some("amqp:events/user.* (binding)".into())
         );
         assert_eq!(parse_asked("getUser"), None);
         assert_eq!(parse_asked("src/app.js:12"), None);

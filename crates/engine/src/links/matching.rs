@@ -13,12 +13,18 @@
 //!   the path does not say);
 //! - `exact`: the method and every segment are known and match.
 //!
-//! Topics match by system and name, exactly.
+//! Topics match by system and name, exactly. A message published to an AMQP exchange
+//! reaches a queue bound to that exchange when the binding takes its routing key:
+//! `exact` by the exchange's declared type (direct: the same key; topic: the pattern,
+//! word by word; fanout: any key), or with the type unknown when the key equals the
+//! pattern; `likely` with the type unknown when the pattern takes the key as a topic
+//! exchange would, or is empty (a fanout's usual binding); `possible` when the key
+//! cannot be read, or the exchange routes by headers.
 
 use serde::{Deserialize, Serialize};
 
 use super::path::{Base, PathPattern, Segment};
-use super::{Endpoint, LinkSite, Method, Role};
+use super::{Endpoint, ExchangeKind, LinkSite, Method, Role};
 use crate::graph::Confidence;
 
 /// A client (or producer) and the route (or consumer) it reaches, by their indexes in
@@ -128,8 +134,57 @@ pub fn match_endpoints(from: &Endpoint, to: &Endpoint) -> Option<Confidence> {
                 _ => Some(Confidence::Possible),
             }
         }
+        (
+            Endpoint::Exchange { exchange, key },
+            Endpoint::Binding {
+                exchange: bound,
+                pattern,
+                kind,
+            },
+        ) if exchange == bound => match_binding(key.as_deref(), pattern, *kind),
         _ => None,
     }
+}
+
+/// Whether a binding of `pattern` to an exchange of `kind` takes a message of `key`.
+fn match_binding(
+    key: Option<&str>,
+    pattern: &str,
+    kind: Option<ExchangeKind>,
+) -> Option<Confidence> {
+    use ExchangeKind::*;
+    let Some(key) = key else {
+        return Some(Confidence::Possible);
+    };
+    match kind {
+        Some(Fanout) => Some(Confidence::Exact),
+        Some(Headers) => Some(Confidence::Possible),
+        Some(Direct) => (key == pattern).then_some(Confidence::Exact),
+        Some(Topic) => topic_takes(pattern, key).then_some(Confidence::Exact),
+        None if key == pattern => Some(Confidence::Exact),
+        None if pattern.is_empty() || topic_takes(pattern, key) => Some(Confidence::Likely),
+        None => None,
+    }
+}
+
+/// Whether a topic exchange's binding `pattern` takes routing `key`: words split on
+/// `.`, `*` one word, `#` none or more.
+pub fn topic_takes(pattern: &str, key: &str) -> bool {
+    fn words(p: &[&str], k: &[&str]) -> bool {
+        match p.split_first() {
+            None => k.is_empty(),
+            Some((&"#", rest)) => (0..=k.len()).any(|n| words(rest, &k[n..])),
+            Some((&"*", rest)) => !k.is_empty() && words(rest, &k[1..]),
+            Some((w, rest)) => k.first() == Some(w) && words(rest, &k[1..]),
+        }
+    }
+    let p: Vec<&str> = pattern.split('.').collect();
+    let k: Vec<&str> = if key.is_empty() {
+        Vec::new()
+    } else {
+        key.split('.').collect()
+    };
+    words(&p, &k)
 }
 
 /// Every pair of a calling site (client, producer) of `from` and a serving site
@@ -164,6 +219,67 @@ pub fn match_sites(from: &[LinkSite], to: &[LinkSite]) -> Vec<LinkMatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_topic_binding_takes_keys_word_by_word() {
+        assert!(topic_takes("user.*", "user.created"));
+        assert!(!topic_takes("user.*", "user.created.v2"));
+        assert!(!topic_takes("user.*", "user"));
+        assert!(topic_takes("user.#", "user"));
+        assert!(topic_takes("user.#", "user.created.v2"));
+        assert!(topic_takes("#.created", "order.line.created"));
+        assert!(topic_takes("#", "anything.at.all"));
+        assert!(topic_takes("*.created", "order.created"));
+        assert!(!topic_takes("*.created", "order.updated"));
+        assert!(!topic_takes("user.created", "user.createdx"));
+    }
+
+    #[test]
+    fn an_exchange_reaches_a_binding_by_its_type() {
+        use ExchangeKind::*;
+        let m = |key: Option<&str>, pattern: &str, kind| {
+            match_endpoints(
+                &Endpoint::Exchange {
+                    exchange: "events".into(),
+                    key: key.map(str::to_string),
+                },
+                &Endpoint::Binding {
+                    exchange: "events".into(),
+                    pattern: pattern.into(),
+                    kind,
+                },
+            )
+        };
+        let k = Some("user.created");
+        assert_eq!(m(k, "user.*", Some(Topic)), Some(Confidence::Exact));
+        // A direct exchange reads `*` as itself.
+        assert_eq!(m(k, "user.*", Some(Direct)), None);
+        assert_eq!(m(k, "user.created", Some(Direct)), Some(Confidence::Exact));
+        assert_eq!(m(k, "", Some(Fanout)), Some(Confidence::Exact));
+        assert_eq!(m(k, "order.*", Some(Topic)), None);
+        // The type unknown: equal keys are sure, a pattern or an empty binding likely.
+        assert_eq!(m(k, "user.created", None), Some(Confidence::Exact));
+        assert_eq!(m(k, "user.*", None), Some(Confidence::Likely));
+        assert_eq!(m(k, "", None), Some(Confidence::Likely));
+        assert_eq!(m(k, "user.deleted", None), None);
+        assert_eq!(m(None, "user.*", Some(Topic)), Some(Confidence::Possible));
+        // Another exchange, or a queue of the exchange's name: nothing.
+        let other = Endpoint::Exchange {
+            exchange: "audit".into(),
+            key: k.map(str::to_string),
+        };
+        let binding = Endpoint::Binding {
+            exchange: "events".into(),
+            pattern: "#".into(),
+            kind: Some(Topic),
+        };
+        assert_eq!(match_endpoints(&other, &binding), None);
+        let queue = Endpoint::Topic {
+            system: crate::links::TopicSystem::Amqp,
+            name: "events".into(),
+        };
+        assert_eq!(match_endpoints(&queue, &binding), None);
+    }
     use crate::links::path::{client_path, UrlPart};
 
     fn route(p: &str) -> PathPattern {

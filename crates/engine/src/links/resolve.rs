@@ -1,13 +1,15 @@
 //! A repository's link sites with what only the graph knows: mounted routers' prefixes
-//! composed across files (`app.use('/api', users)` with `users` imported), and each
-//! handler mapped to its definition.
+//! composed across files (`app.use('/api', users)` with `users` imported; NestJS's
+//! global prefix, but on the routes it excludes), AMQP queues' bindings in any file
+//! given to the queues' consumers (and a message to an exchange given the queues it
+//! surely lands in), and each handler mapped to its definition.
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::matching::{match_sites, LinkMatch};
+use super::matching::{match_endpoints, match_sites, LinkMatch};
 use super::path::{Base, PathPattern};
-use super::{Endpoint, Handler, LinkSite, Mounted, Role};
+use super::{Endpoint, Handler, LinkSite, Method, Mounted, Role, TopicSystem};
 use crate::graph::modules::ModuleTarget;
 use crate::graph::{Confidence, DefId, FileId, Graph};
 use crate::indexer::facts::FileFacts;
@@ -97,6 +99,10 @@ pub fn resolve(g: &Graph) -> RepoLinks {
     let mut mounts: Mounts = FxHashMap::default();
     // NestJS's global prefixes (`app.setGlobalPrefix('api')`).
     let mut nest_prefixes: Vec<Endpoint> = Vec::new();
+    // The routes they leave out (`exclude`).
+    let mut nest_excluded: Vec<Endpoint> = Vec::new();
+    // AMQP queues' bindings to exchanges, by the queue's name (any file's).
+    let mut bindings: FxHashMap<String, Vec<Endpoint>> = FxHashMap::default();
     for &f in &files {
         let facts = g.facts(f);
         for s in facts.links.iter().filter(|s| s.role == Role::Mount) {
@@ -111,6 +117,17 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                 }
                 Some(Mounted::NestControllers) => {
                     nest_prefixes.push(s.endpoint.clone());
+                    None
+                }
+                Some(Mounted::NestExcluded) => {
+                    nest_excluded.push(s.endpoint.clone());
+                    None
+                }
+                Some(Mounted::Queue(q)) => {
+                    bindings
+                        .entry(q.clone())
+                        .or_default()
+                        .push(s.endpoint.clone());
                     None
                 }
                 None => None,
@@ -148,7 +165,11 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                 .and_then(|h| handler_def(g, f, &edges, h));
             let endpoints = match (&s.owner, s.role) {
                 (_, Role::Route) if s.mounted == Some(Mounted::NestControllers) => {
-                    match nest_prefix.and_then(|p| join(p, &s.endpoint)) {
+                    let excluded = nest_excluded.iter().any(|e| excludes(e, &s.endpoint));
+                    match nest_prefix
+                        .filter(|_| !excluded)
+                        .and_then(|p| join(p, &s.endpoint))
+                    {
                         Some(prefixed) => vec![prefixed],
                         None => vec![s.endpoint.clone()],
                     }
@@ -160,6 +181,39 @@ pub fn resolve(g: &Graph) -> RepoLinks {
                         Some(base) => vec![on_instance(&base, &s.endpoint)],
                         None => continue,
                     }
+                }
+                // A queue's consumer serves the exchanges bound to it too.
+                (_, Role::Consumer) => {
+                    let mut all = vec![s.endpoint.clone()];
+                    if let Endpoint::Topic {
+                        system: TopicSystem::Amqp,
+                        name,
+                    } = &s.endpoint
+                    {
+                        all.extend(bindings.get(name.as_str()).into_iter().flatten().cloned());
+                    }
+                    all
+                }
+                // A message to an exchange lands in the queues this repository binds to
+                // it: surely routed, it reaches their consumers by the queue's name (a
+                // consumer elsewhere that does not bind it itself).
+                (_, Role::Producer) if matches!(s.endpoint, Endpoint::Exchange { .. }) => {
+                    let mut all = vec![s.endpoint.clone()];
+                    let mut queues: Vec<&String> = bindings
+                        .iter()
+                        .filter(|(_, bound)| {
+                            bound
+                                .iter()
+                                .any(|b| match_endpoints(&s.endpoint, b) == Some(Confidence::Exact))
+                        })
+                        .map(|(q, _)| q)
+                        .collect();
+                    queues.sort();
+                    all.extend(queues.into_iter().map(|q| Endpoint::Topic {
+                        system: TopicSystem::Amqp,
+                        name: q.clone(),
+                    }));
+                    all
                 }
                 _ => vec![s.endpoint.clone()],
             };
@@ -261,6 +315,28 @@ impl Composer<'_> {
         }
         out
     }
+}
+
+/// Whether a NestJS `exclude` entry names a route: its method (or every method) and
+/// its path, a parameter taking a parameter or any one segment, a catch-all the rest.
+fn excludes(excluded: &Endpoint, route: &Endpoint) -> bool {
+    let (
+        Endpoint::Http {
+            method: em,
+            path: ep,
+        },
+        Endpoint::Http {
+            method: rm,
+            path: rp,
+        },
+    ) = (excluded, route)
+    else {
+        return false;
+    };
+    if em.is_some() && em != rm {
+        return false;
+    }
+    super::matching::match_http(Some(rm.unwrap_or(Method::Get)), rp, None, ep).is_some()
 }
 
 /// A mount's prefix before a route's endpoint.

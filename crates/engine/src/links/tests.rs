@@ -62,6 +62,8 @@ fn show(s: &LinkSite) -> String {
                 out.push_str(" mounts the controllers")
             }
             Mounted::NestControllers => {}
+            Mounted::Queue(q) => out.push_str(&format!(" binds queue {q}")),
+            Mounted::NestExcluded => out.push_str(" excluded from the prefix"),
         }
     }
     out
@@ -227,6 +229,31 @@ fn a_nest_global_prefix_prefixes_every_controller() {
             "src/users/users.controller.ts:13 route GET /api/users/:id -> findOne@14 => UsersController.findOne",
             "src/users/users.controller.ts:18 route POST /api/users -> create@19 => UsersController.create",
             "src/users/users.controller.ts:23 route DELETE /api/users/:id -> remove@24 => UsersController.remove",
+        ]
+    );
+}
+
+/// `setGlobalPrefix('api', { exclude })`: the routes excluded (a path of every method,
+/// or a path and a method) keep no prefix; a longer path or another method keeps it.
+#[test]
+fn a_nest_global_prefix_leaves_out_the_excluded_routes() {
+    assert_eq!(
+        resolved_lines("nest-global-exclude"),
+        [
+            "src/health.controller.ts:5 route GET /health -> check@6 => HealthController.check",
+            "src/health.controller.ts:10 route GET /api/health/deep -> deep@11 => HealthController.deep",
+            "src/users/users.controller.ts:8 route GET /api/users -> findAll@9 => UsersController.findAll",
+            "src/users/users.controller.ts:13 route GET /users/:id -> findOne@14 => UsersController.findOne",
+            "src/users/users.controller.ts:18 route POST /api/users -> create@19 => UsersController.create",
+            "src/users/users.controller.ts:23 route DELETE /api/users/:id -> remove@24 => UsersController.remove",
+        ]
+    );
+    assert_eq!(
+        sites("nest-global-exclude", "src/main.ts"),
+        [
+            "9 mount * /api mounts the controllers",
+            "10 mount * /health excluded from the prefix",
+            "10 mount GET /users/:id excluded from the prefix",
         ]
     );
 }
@@ -455,6 +482,221 @@ fn a_producer_reaches_only_the_consumers_of_its_topic() {
     assert_eq!(matches("amqp", "amqp").len(), 1);
 }
 
+/// amqplib's exchanges: the consumer's repository binds its queues (in another file
+/// than the consumers, or a queue the broker names, in the same), and a message
+/// published to an exchange reaches the queues whose binding takes its key.
+#[test]
+fn an_exchange_reaches_the_consumers_of_the_queues_bound_to_it() {
+    assert_eq!(
+        resolved_lines("amqp-consumer"),
+        [
+            "src/workers.ts:6 consumer amqp:user-events -> onUserEvent@6 => onUserEvent",
+            "src/workers.ts:6 consumer amqp:events/user.* (topic binding) -> onUserEvent@6 => onUserEvent",
+            "src/workers.ts:7 consumer amqp:audit-log -> onAudit@7 => onAudit",
+            "src/workers.ts:7 consumer amqp:broadcast/ (fanout binding) -> onAudit@7 => onAudit",
+            "src/workers.ts:8 consumer amqp:invoices -> onInvoice@8 => onInvoice",
+            "src/workers.ts:8 consumer amqp:billing/invoice.paid (direct binding) -> onInvoice@8 => onInvoice",
+            // `orders` is declared nowhere here: its type is unknown.
+            "src/workers.ts:12 consumer amqp:orders/order.# (binding) -> onOrder@12 => onOrder",
+            // Bound by the publisher's repository.
+            "src/workers.ts:14 consumer amqp:user-audit -> onUserAudit@14 => onUserAudit",
+        ]
+    );
+    // `pubsub.publish` (graphql-subscriptions) is no site.
+    assert_eq!(
+        sites("amqp-publisher", "src/publish.ts"),
+        [
+            "9 producer amqp:events/user.created",
+            "10 producer amqp:broadcast/anything",
+            "11 producer amqp:billing/invoice.paid",
+            "12 producer amqp:orders/order.line.added",
+            "14 producer amqp:events/?",
+            "17 producer amqp:events/user.created.v2",
+            "18 producer amqp:events/order.created",
+            "19 producer amqp:billing/invoice.voided",
+            "20 producer amqp:audit/user.created",
+            "21 producer amqp:events",
+        ]
+    );
+    // Not `user.created.v2` to `user.*` (`*` is one word), `order.created`,
+    // `invoice.voided`, the `audit` exchange, or the queue `events`.
+    assert_eq!(
+        matches("amqp-publisher", "amqp-consumer"),
+        [
+            "src/publish.ts:10 amqp:broadcast/anything -> src/workers.ts:7 amqp:broadcast/ (fanout binding) (exact)",
+            "src/publish.ts:11 amqp:billing/invoice.paid -> src/workers.ts:8 amqp:billing/invoice.paid (direct binding) (exact)",
+            "src/publish.ts:12 amqp:orders/order.line.added -> src/workers.ts:12 amqp:orders/order.# (binding) (likely)",
+            "src/publish.ts:14 amqp:events/? -> src/workers.ts:6 amqp:events/user.* (topic binding) (possible)",
+            // The publisher binds `user-audit` to `events` with `user.#`, which takes
+            // `user.created.v2` too; a key not known lands in no queue surely.
+            "src/publish.ts:17 amqp:user-audit -> src/workers.ts:14 amqp:user-audit (exact)",
+            "src/publish.ts:9 amqp:events/user.created -> src/workers.ts:6 amqp:events/user.* (topic binding) (exact)",
+            "src/publish.ts:9 amqp:user-audit -> src/workers.ts:14 amqp:user-audit (exact)",
+        ]
+    );
+    // What a change to the consumer serves: its queue and the exchange bound to it, so
+    // the store looks the exchange's producers up by (kind, name).
+    let (g, links) = resolved("amqp-consumer");
+    let crate::graph::Found::One(d) = g.find("onUserEvent") else {
+        panic!("onUserEvent is defined once");
+    };
+    let served: Vec<String> = across::served_by(&links, d)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        served,
+        ["amqp:user-events", "amqp:events/user.* (topic binding)"]
+    );
+}
+
+/// NestJS microservices: `@EventPattern` / `@MessagePattern` methods consume what a
+/// `ClientProxy` (injected by type, or made by `ClientProxyFactory.create`) emits or
+/// sends; an object pattern matches whatever the order of its keys.
+#[test]
+fn nest_message_patterns_link_clients_to_handlers() {
+    // `this.events.emit` (an `EventEmitter2`) is no site.
+    assert_eq!(
+        resolved_lines("nest-messages"),
+        [
+            "src/gateway/gateway.service.ts:15 producer nest:order.created",
+            "src/gateway/gateway.service.ts:17 producer nest:{\"cmd\":\"sum\",\"v\":2}",
+            "src/gateway/gateway.service.ts:19 producer nest:order.cancelled",
+            "src/gateway/gateway.service.ts:21 producer nest:{\"cmd\":\"max\",\"v\":2}",
+            "src/orders/orders.controller.ts:6 consumer nest:order.created -> handleOrderCreated@7 => OrdersController.handleOrderCreated",
+            "src/orders/orders.controller.ts:11 consumer nest:{\"cmd\":\"sum\",\"v\":2} -> sum@12 => OrdersController.sum",
+        ]
+    );
+    assert_eq!(
+        matches("nest-messages", "nest-messages"),
+        [
+            "src/gateway/gateway.service.ts:15 nest:order.created -> src/orders/orders.controller.ts:6 nest:order.created (exact)",
+            "src/gateway/gateway.service.ts:17 nest:{\"cmd\":\"sum\",\"v\":2} -> src/orders/orders.controller.ts:11 nest:{\"cmd\":\"sum\",\"v\":2} (exact)",
+        ]
+    );
+}
+
+/// NestJS's Bull queues are BullMQ's: a `@Processor` class's `@Process` methods (or
+/// its `process`) consume what `@InjectQueue` queues, and a plain `Queue`, add.
+#[test]
+fn nest_processors_consume_bull_queues() {
+    // `this.seen.add` (a `Set`) is no site; nor is the worker's `helper`.
+    assert_eq!(
+        resolved_lines("nest-queues"),
+        [
+            "src/audio.processor.ts:6 consumer bullmq:audio -> transcode@7 => AudioProcessor.transcode",
+            "src/audio.service.ts:12 producer bullmq:audio",
+            "src/email.worker.ts:4 consumer bullmq:emails -> process@6 => EmailWorker.process",
+        ]
+    );
+    assert_eq!(
+        matches("nest-queues", "nest-queues"),
+        ["src/audio.service.ts:12 bullmq:audio -> src/audio.processor.ts:6 bullmq:audio (exact)"]
+    );
+    // BullMQ's own `new Queue('emails').add` reaches the Nest worker of `emails`.
+    assert_eq!(
+        matches("bullmq", "nest-queues"),
+        ["emails.ts:6 bullmq:emails -> src/email.worker.ts:4 bullmq:emails (exact)"]
+    );
+}
+
+/// Redis subscribers whose messages reach the function their receiver's
+/// `on('message')` registers (ioredis; node-redis before v4).
+#[test]
+fn redis_subscriptions_are_handled_by_their_message_listener() {
+    // Not the acknowledging callback, `process.on`, or `pub.on`.
+    assert_eq!(
+        resolved_lines("redis-listeners"),
+        [
+            "src/ioredis-sub.ts:7 consumer redis:orders -> onMessage@11 => onMessage",
+            "src/ioredis-sub.ts:7 consumer redis:payments -> onMessage@11 => onMessage",
+            "src/ioredis-sub.ts:18 producer redis:orders",
+            "src/ioredis-sub.ts:20 producer redis:shipments",
+            "src/legacy-sub.js:8 consumer redis:alerts -> inline@5",
+        ]
+    );
+    assert_eq!(
+        matches("redis-listeners", "redis-listeners"),
+        ["src/ioredis-sub.ts:18 redis:orders -> src/ioredis-sub.ts:7 redis:orders (exact)"]
+    );
+}
+
+/// Typed clients whose calls name the route: openapi-fetch (`{id}` a parameter, an
+/// exported instance used elsewhere), Hono's RPC client (the property chain is the
+/// path), Angular's `HttpClient` (injected by type or by `inject`).
+#[test]
+fn typed_clients_name_their_routes() {
+    // Not `table.GET`, `other.books.$get`, `this.cache.get`, or `store.books.$get`
+    // (`store` is no instance).
+    assert_eq!(
+        resolved_lines("typed-clients"),
+        [
+            // On the `hc` instance `lib/rpc.ts` exports.
+            "src/books.ts:5 client GET /books/:id mounts rpc of ./lib/rpc",
+            "src/hono.ts:8 client GET /books/:id",
+            "src/hono.ts:9 client POST /books",
+            "src/hono.ts:11 client DELETE /books/:id",
+            "src/hono.ts:12 client GET /",
+            "src/openapi.ts:8 client GET /api/users/:id",
+            "src/openapi.ts:9 client POST /api/users",
+            "src/openapi.ts:11 client GET /api/users/:id/sessions",
+            "src/users.service.ts:14 client GET /api/users/:id",
+            "src/users.service.ts:18 client POST /api/users",
+            // On the instance `lib/api.ts` exports, under its `baseUrl`.
+            "src/users.ts:4 client DELETE /api/users/:id mounts backend of ./lib/api",
+        ]
+    );
+    assert_eq!(
+        sites("typed-clients", "src/books.ts"),
+        [
+            "5 client GET /books/:id mounts rpc of ./lib/rpc",
+            "10 client GET /books mounts store of ./lib/store",
+        ]
+    );
+    // `hc('/')`: the root, not a `//` host.
+    assert_eq!(sites("typed-clients", "src/lib/rpc.ts"), ["4 instance * /"]);
+    // The longer `/sessions` path reaches nothing.
+    assert_eq!(
+        matches("typed-clients", "express"),
+        [
+            "src/books.ts:5 GET /books/:id -> src/app.js:15 GET /books/:isbn (exact)",
+            "src/hono.ts:8 GET /books/:id -> src/app.js:15 GET /books/:isbn (exact)",
+            "src/openapi.ts:8 GET /api/users/:id -> src/routes/users.js:10 GET /api/users/:id (exact)",
+            "src/openapi.ts:9 POST /api/users -> src/routes/users.js:11 POST /api/users (exact)",
+            "src/users.service.ts:14 GET /api/users/:id -> src/routes/users.js:10 GET /api/users/:id (exact)",
+            "src/users.service.ts:18 POST /api/users -> src/routes/users.js:11 POST /api/users (exact)",
+            "src/users.ts:4 DELETE /api/users/:id -> src/routes/users.js:14 DELETE /api/users/:id (exact)",
+        ]
+    );
+    // Hono's own routes: `$delete` on `/books/:id` is another method.
+    assert_eq!(
+        matches("typed-clients", "hono"),
+        [
+            "src/books.ts:5 GET /books/:id -> index.ts:6 GET /books/:id (exact)",
+            "src/hono.ts:12 GET / -> index.ts:14 GET / (exact)",
+            "src/hono.ts:8 GET /books/:id -> index.ts:6 GET /books/:id (exact)",
+            "src/hono.ts:9 POST /books -> index.ts:7 POST /books (exact)",
+        ]
+    );
+}
+
+/// A Hono sub-app or an Express router made in another file (a default or a named
+/// export, an ES import) and mounted with `app.route` / `app.use`.
+#[test]
+fn sub_apps_and_routers_imported_and_mounted() {
+    assert_eq!(
+        resolved_lines("mounted-elsewhere"),
+        [
+            "src/express/orders.ts:5 route GET /api/orders/:orderId -> getOrder@5 => getOrder",
+            // `export const authors = new Hono().get(...)`: the chain is the export.
+            "src/routes/authors.ts:4 route GET /authors -> inline@4",
+            "src/routes/authors.ts:5 route DELETE /authors/:id -> inline@5",
+            "src/routes/books.ts:5 route GET /books/:id -> inline@5",
+            "src/routes/books.ts:6 route POST /books -> createBook@6 => createBook",
+        ]
+    );
+}
+
 #[test]
 fn decoys_are_no_sites() {
     // `map.get('/x')`, `cache.get(key)`, `navigate`, `router.push`, `redirect`,
@@ -469,10 +711,19 @@ fn decoys_are_no_sites() {
 
 #[test]
 fn link_sites_survive_the_facts_cache_encoding() {
-    for f in load("express") {
-        let bytes = postcard::to_stdvec(&f).unwrap();
-        let back: FileFacts = postcard::from_bytes(&bytes).unwrap();
-        assert_eq!(back.links, f.links);
+    // Bindings, exchanges, excluded routes and Nest topics too.
+    for name in [
+        "express",
+        "amqp-consumer",
+        "amqp-publisher",
+        "nest-messages",
+        "nest-global-exclude",
+    ] {
+        for f in load(name) {
+            let bytes = postcard::to_stdvec(&f).unwrap();
+            let back: FileFacts = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back.links, f.links);
+        }
     }
     let f = load("express");
     assert!(f.iter().any(|f| !f.links.is_empty()));

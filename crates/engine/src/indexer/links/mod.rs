@@ -9,8 +9,10 @@
 //! The parts:
 //! - `path`: path patterns: written by a framework (`/users/:id`, `[id]`), or built from
 //!   a client's URL (`/users/${id}`), normalised to segments.
-//! - `extract`: from a file's syntax tree to its sites (`routes`, `clients`, `topics`,
-//!   `trpc`, `nextjs`; `scope` finds where a receiver comes from).
+//! - `extract`: from a file's syntax tree to its sites (`routes`, `clients`,
+//!   `typed_clients`, `topics`, `amqp`, `redis`, `nest_messages`, `nest_queues`, `trpc`,
+//!   `nextjs`; `scope` finds where a receiver comes from, `class_members` what a class
+//!   declares `this.x` to be).
 
 pub(crate) mod extract;
 pub mod path;
@@ -79,7 +81,8 @@ pub enum TopicSystem {
     Kafka,
     /// BullMQ (and Bull): a queue's name.
     Bullmq,
-    /// amqplib: a queue's name, or `exchange/routingKey` for `publish`.
+    /// amqplib: a queue's name (exchanges are [`Endpoint::Exchange`] and
+    /// [`Endpoint::Binding`]).
     Amqp,
     /// An SQS queue: the last segment of its URL.
     Sqs,
@@ -88,6 +91,9 @@ pub enum TopicSystem {
     Nats,
     /// Redis pub/sub channels.
     Redis,
+    /// NestJS microservices' message and event patterns (a string, or an object's
+    /// JSON with sorted keys), whatever transport carries them.
+    Nest,
 }
 
 impl TopicSystem {
@@ -100,6 +106,7 @@ impl TopicSystem {
             TopicSystem::Sns => "sns",
             TopicSystem::Nats => "nats",
             TopicSystem::Redis => "redis",
+            TopicSystem::Nest => "nest",
         }
     }
 }
@@ -129,6 +136,56 @@ pub enum Endpoint {
         path: String,
         kind: Option<ProcedureKind>,
     },
+    /// A message published to an AMQP exchange (amqplib's `publish(exchange, key, ...)`
+    /// to a named exchange): its routing key, None when it cannot be read.
+    Exchange {
+        exchange: String,
+        key: Option<String>,
+    },
+    /// A queue bound to an AMQP exchange (`bindQueue(queue, exchange, pattern)`): what
+    /// the queue's consumer serves besides the queue. The producers of the exchange
+    /// are looked up by its name, and their keys confirmed against `pattern`. `kind`
+    /// where the binding's file declares the exchange (`assertExchange`).
+    Binding {
+        exchange: String,
+        pattern: String,
+        kind: Option<ExchangeKind>,
+    },
+}
+
+/// The type of an AMQP exchange: how it routes a message's key to bound queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExchangeKind {
+    /// The key equals the binding's.
+    Direct,
+    /// The binding's pattern takes the key, word by word (`*` one word, `#` any).
+    Topic,
+    /// Every message, whatever its key.
+    Fanout,
+    /// By headers, not the key.
+    Headers,
+}
+
+impl ExchangeKind {
+    pub fn from_name(name: &str) -> Option<ExchangeKind> {
+        Some(match name {
+            "direct" => ExchangeKind::Direct,
+            "topic" => ExchangeKind::Topic,
+            "fanout" => ExchangeKind::Fanout,
+            "headers" => ExchangeKind::Headers,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExchangeKind::Direct => "direct",
+            ExchangeKind::Topic => "topic",
+            ExchangeKind::Fanout => "fanout",
+            ExchangeKind::Headers => "headers",
+        }
+    }
 }
 
 impl std::fmt::Display for Endpoint {
@@ -147,6 +204,17 @@ impl std::fmt::Display for Endpoint {
                 };
                 write!(f, "trpc {kind} {path}")
             }
+            Endpoint::Exchange { exchange, key } => {
+                write!(f, "amqp:{exchange}/{}", key.as_deref().unwrap_or("?"))
+            }
+            Endpoint::Binding {
+                exchange,
+                pattern,
+                kind,
+            } => match kind {
+                Some(k) => write!(f, "amqp:{exchange}/{pattern} ({} binding)", k.as_str()),
+                None => write!(f, "amqp:{exchange}/{pattern} (binding)"),
+            },
         }
     }
 }
@@ -165,7 +233,9 @@ pub enum Role {
     Consumer,
     /// Puts another router's routes under a prefix (`app.use('/api', users)`,
     /// `app.route('/x', sub)`, `register(plugin, { prefix })`, a tRPC router nested under
-    /// a key): see [`LinkSite::mounted`]. Its endpoint is the prefix.
+    /// a key): see [`LinkSite::mounted`]. Its endpoint is the prefix. Or binds an AMQP
+    /// queue ([`Mounted::Queue`]) to an exchange ([`Endpoint::Binding`]): the queue's
+    /// consumers serve the binding too.
     Mount,
     /// An HTTP client instance made in this file and bound to a top-level name
     /// (`export const api = axios.create({ baseURL: '/api' })`): its endpoint is its
@@ -220,6 +290,12 @@ pub enum Mounted {
     /// Every NestJS controller of the application: on a mount, its global prefix
     /// (`app.setGlobalPrefix('api')`); on a route, that one is a controller's.
     NestControllers,
+    /// An AMQP queue, by its name: a binding's (see [`Endpoint::Binding`]).
+    Queue(String),
+    /// A route the NestJS global prefix leaves out (`setGlobalPrefix('api', { exclude
+    /// })`): the mount's endpoint is the route excluded (its method None for every
+    /// method), not a prefix.
+    NestExcluded,
 }
 
 /// One route, client, producer, consumer or mount in a file.

@@ -213,7 +213,13 @@ pub fn client_path(parts: &[UrlPart]) -> Option<PathPattern> {
         }
         let values = s.matches('\0').count();
         if values == 0 {
-            segments.push(Segment::Literal(s.to_string()));
+            // An OpenAPI template's `{id}` (openapi-fetch's paths) is no literal.
+            match s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+                Some(name) if !name.is_empty() && !name.contains(['{', '}']) => {
+                    segments.push(Segment::Param(name.to_string()))
+                }
+                _ => segments.push(Segment::Literal(s.to_string())),
+            }
             continue;
         }
         let mut name = String::new();

@@ -63,7 +63,7 @@ fn client_of<'s>(cx: &Cx<'s>, node: Node<'s>) -> Option<(Lib, bool)> {
 
 /// The base URL an instance was made with (`axios.create({ baseURL })`, ky's and got's
 /// `prefixUrl`, ofetch's `baseURL`): its pieces; None when it was made without one.
-fn instance_base<'s>(cx: &Cx<'s>, receiver: Node<'s>) -> Option<Vec<UrlPart>> {
+pub(super) fn instance_base<'s>(cx: &Cx<'s>, receiver: Node<'s>) -> Option<Vec<UrlPart>> {
     let root = root_identifier(receiver)?;
     let mut value = cx.scope.value_of(root, cx.scope.text(root))?;
     while value.kind() == "await_expression" {
@@ -204,7 +204,12 @@ pub(super) fn member_call<'s>(
 /// if that module's export is a client instance, which only the graph can say; kept
 /// with the import (see [`crate::indexer::links::LinkSite::mounted`]). Its path is from the
 /// instance's base: a relative URL (`users/1`) starts at it too. True when kept.
-fn imported_client<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>, name: &str) -> bool {
+pub(super) fn imported_client<'s>(
+    cx: &mut Cx<'s>,
+    call: Node<'s>,
+    object: Node<'s>,
+    name: &str,
+) -> bool {
     let Some(method) = Method::from_name(name) else {
         return false;
     };
@@ -261,6 +266,15 @@ pub(super) fn instance<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>) {
     let Some((_, false)) = client_of(cx, object) else {
         return;
     };
+    instance_site(cx, call, instance_base);
+}
+
+/// The base an instance bound to a name was made with, as a library's call says it.
+pub(super) type BaseOf = for<'s> fn(&Cx<'s>, Node<'s>) -> Option<Vec<UrlPart>>;
+
+/// The instance a call makes, when it is bound to an exported top-level name: its
+/// base, as `base_of` reads it from the name.
+pub(super) fn instance_site<'s>(cx: &mut Cx<'s>, call: Node<'s>, base_of: BaseOf) {
     let mut value = call;
     while let Some(p) = value
         .parent()
@@ -282,8 +296,14 @@ pub(super) fn instance<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>) {
     if exported_as.is_empty() {
         return;
     }
-    // The base as a path (an instance without one: the root).
-    let mut parts = instance_base(cx, name).unwrap_or_default();
+    // The base as a path (an instance without one: the root); `'/'` is the root too,
+    // not a `//` host.
+    let mut parts = base_of(cx, name).unwrap_or_default();
+    if let Some(UrlPart::Text(t)) = parts.last_mut() {
+        while t.ends_with('/') && !t.ends_with("//") {
+            t.pop();
+        }
+    }
     parts.push(UrlPart::Text("/".into()));
     let Some(path) = client_path(&parts) else {
         return;
@@ -298,7 +318,7 @@ pub(super) fn instance<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>) {
     cx.push(s);
 }
 
-fn push_client<'s>(
+pub(super) fn push_client<'s>(
     cx: &mut Cx<'s>,
     call: Node<'s>,
     method: Option<Method>,

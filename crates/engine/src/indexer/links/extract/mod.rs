@@ -24,24 +24,43 @@
 //!   `ofetch.create()`). An object imported from a module of the project (`api.get(url)`
 //!   with `api` from `./api`) is kept waiting: it is a client only if the graph finds
 //!   that module exports an instance made from one of those libraries (a site of role
-//!   `instance` there), and `resolve` drops it otherwise. Nothing else counts.
+//!   `instance` there), and `resolve` drops it otherwise. Typed clients: a receiver
+//!   made by openapi-fetch's `createClient` (`GET`, `POST`...) or hono/client's `hc`
+//!   (`$get`...), or `this.x` its class declares typed `HttpClient` of
+//!   `@angular/common/http` or gives `inject(HttpClient)`. Nothing else counts.
 //! - **Topics**: the receiver comes from kafkajs, bullmq / bull, amqplib, nats, redis /
 //!   ioredis (the import, or what is made from it in the file), or the file imports
 //!   that library and the receiver cannot be traced (`this.producer`, a parameter) while
 //!   the call has the library's distinctive shape (`send({ topic, messages })`,
 //!   `sendToQueue(q, ...)`). A receiver traced to something else never counts. SQS and
 //!   SNS: `new SendMessageCommand(...)` and the others imported from the AWS SDK.
+//!   amqplib's `bindQueue(queue, exchange, pattern)` on such a receiver binds a queue
+//!   (named, or held by the same expression a `consume` in the file reads) to an
+//!   exchange, of the type an `assertExchange` in the file declares. Redis:
+//!   `on('message', fn)` on a receiver that subscribes in the file is its handler.
+//! - **NestJS messages and queues**: decorators imported from `@nestjs/microservices`
+//!   (`@EventPattern`, `@MessagePattern`) or `@nestjs/bull(mq)` (`@Processor`,
+//!   `@Process`). A producer's receiver is what its class declares it to be: `this.x`
+//!   typed with a `Client*` class of `@nestjs/microservices` or given
+//!   `ClientProxyFactory.create(...)` (`emit`, `send`); `this.q` injected with
+//!   `@InjectQueue(name)` (`add`). An `emit` or `add` on anything else is no site.
 //! - **tRPC**: `router({ ... })` / `createTRPCRouter({ ... })` / `t.router({ ... })`
 //!   whose object holds procedures (`.query(`, `.mutation(`) or routers; clients
 //!   `x.a.b.query()` and the others where `x` is made by a `createTRPC*` call in the
 //!   file, or imported and named `trpc` or `api`.
 
+mod amqp;
+mod class_members;
 mod clients;
+mod nest_messages;
+mod nest_queues;
 mod nextjs;
+mod redis;
 mod routes;
 pub(crate) mod scope;
 mod topics;
 mod trpc;
+mod typed_clients;
 
 use thin_vec::ThinVec;
 use tree_sitter::Node;
@@ -64,17 +83,23 @@ pub(crate) fn is_candidate(name: &str) -> bool {
         | "got" | "request"
         // client instances
         | "create" | "extend"
+        // typed clients: openapi-fetch, Hono's RPC client
+        | "createClient" | "hc"
+        | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+        | "$get" | "$post" | "$put" | "$patch" | "$delete"
         // tRPC
         | "router" | "createTRPCRouter" | "query" | "mutation" | "subscription" | "mutate"
         | "useQuery" | "useMutation"
         | "useSuspenseQuery" | "useInfiniteQuery"
         // topics
         | "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-        | "consume" | "Worker" | "SendMessageCommand" | "SendMessageBatchCommand"
-        | "PublishCommand" | "ReceiveMessageCommand"
+        | "consume" | "bindQueue" | "assertExchange" | "on" | "Worker" | "SendMessageCommand"
+        | "SendMessageBatchCommand" | "PublishCommand" | "ReceiveMessageCommand"
         // NestJS's decorators, and its application's prefix
         | "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All"
         | "setGlobalPrefix"
+        // NestJS microservices and queues
+        | "emit" | "EventPattern" | "MessagePattern" | "Processor" | "Process"
     )
 }
 
@@ -112,6 +137,8 @@ pub(crate) fn sites<'s>(
         libs,
         sites: Vec::new(),
         kafka: topics::KafkaConsumers::default(),
+        amqp: amqp::Bindings::default(),
+        redis: redis::Subscribers::default(),
     };
     for node in kept {
         cx.candidate(node);
@@ -120,9 +147,15 @@ pub(crate) fn sites<'s>(
         nextjs::routes(&mut cx, root, kind);
     }
     let Cx {
-        mut sites, kafka, ..
+        mut sites,
+        kafka,
+        amqp,
+        redis,
+        ..
     } = cx;
     kafka.into_sites(&mut sites);
+    amqp.into_sites(&mut sites);
+    redis.into_sites(&mut sites);
     sites.sort_by_key(|s| (s.at.start_byte, s.role));
     sites.dedup();
     sites.into_iter().collect()
@@ -149,6 +182,9 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
     let Some(object) = object else {
         return match name {
             "Get" | "Post" | "Put" | "Patch" | "Delete" | "Head" | "Options" | "All" => libs.nest,
+            "EventPattern" | "MessagePattern" => libs.nest_messages,
+            "Processor" | "Process" => libs.nest_queues,
+            "createClient" | "hc" => libs.typed,
             // `fetch`, `axios(...)`, `router({ ... })`: rare names, read.
             _ => true,
         };
@@ -161,13 +197,19 @@ fn may_be_site(node: Node, src: &str, libs: Libraries) -> bool {
         }
         "router" => true,
         "setGlobalPrefix" => libs.nest_core,
-        "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-        | "consume" => libs.topics,
+        "emit" => libs.nest_messages,
+        "send" => libs.topics || libs.nest_messages,
+        "add" | "addBulk" => libs.topics || libs.nest_queues,
+        "subscribe" | "run" | "sendToQueue" | "publish" | "consume" | "bindQueue"
+        | "assertExchange" | "on" => libs.topics,
         "create" | "extend" => libs.http,
+        // Hono's RPC client, on an `hc` instance another file may export: rare names.
+        "$get" | "$post" | "$put" | "$patch" | "$delete" => true,
         // A verb or a mount: with a library, on a receiver named like an app, or with a
         // string first (a call on an imported client instance).
         _ => {
             libs.http
+                || libs.typed
                 || root.is_some_and(routes::may_be_router_name)
                 || arguments(node).first().is_some_and(|a| {
                     matches!(a.kind(), "string" | "template_string" | "binary_expression")
@@ -182,6 +224,8 @@ struct Cx<'s> {
     libs: Libraries,
     sites: Vec<LinkSite>,
     kafka: topics::KafkaConsumers<'s>,
+    amqp: amqp::Bindings<'s>,
+    redis: redis::Subscribers<'s>,
 }
 
 impl<'s> Cx<'s> {
@@ -209,6 +253,11 @@ impl<'s> Cx<'s> {
                 routes::nest(self, call, name)
             }
             "router" | "createTRPCRouter" => trpc::router(self, call),
+            "EventPattern" | "MessagePattern" => nest_messages::handler_decorator(self, call),
+            "Processor" => nest_queues::processor(self, call),
+            "createClient" => typed_clients::create_client(self, call, f),
+            "hc" => typed_clients::hc_instance(self, call, f),
+            "Process" => nest_queues::process(self, call),
             _ => clients::plain_call(self, call, f, name),
         }
     }
@@ -241,9 +290,21 @@ impl<'s> Cx<'s> {
                     routes::nest_global_prefix(self, call)
                 }
             }
+            "emit" => {
+                if libs.nest_messages {
+                    nest_messages::client_call(self, call, object);
+                }
+            }
             "send" | "subscribe" | "run" | "add" | "addBulk" | "sendToQueue" | "publish"
-            | "consume" => {
-                if libs.topics {
+            | "consume" | "bindQueue" | "assertExchange" | "on" => {
+                // A Nest client's `send`, a Nest queue's `add`: by what the class
+                // declares; else the message systems' own.
+                let nest = match name {
+                    "send" => libs.nest_messages && nest_messages::client_call(self, call, object),
+                    "add" | "addBulk" => libs.nest_queues && nest_queues::add(self, call, object),
+                    _ => false,
+                };
+                if !nest && libs.topics {
                     topics::member_call(self, call, object, name)
                 }
             }
@@ -256,7 +317,15 @@ impl<'s> Cx<'s> {
                 let imported_locally = root
                     .and_then(|r| self.scope.import_of(r))
                     .is_some_and(|(m, _)| !scope::is_package(m));
-                if !libs.http && !root.is_some_and(routes::may_be_router_name) && !imported_locally
+                if !libs.http
+                    && !libs.typed
+                    && !root.is_some_and(routes::may_be_router_name)
+                    && !imported_locally
+                {
+                    return;
+                }
+                if (libs.typed || imported_locally)
+                    && typed_clients::member_call(self, call, object, name)
                 {
                     return;
                 }
@@ -400,7 +469,7 @@ fn mounted_of<'s>(cx: &Cx<'s>, node: Node<'s>) -> Option<Mounted> {
                     specifier,
                     export: property.to_string(),
                 }),
-                Mounted::Local(_) | Mounted::NestControllers => None,
+                _ => None,
             }
         }
         "await_expression" | "parenthesized_expression" => mounted_of(cx, node.named_child(0)?),
@@ -477,13 +546,17 @@ fn chain_owner(cx: &Cx, node: Node) -> Option<String> {
 }
 
 /// The identifier a member chain or call chain starts from (`app` in
-/// `app.route('/x').get`).
+/// `app.route('/x').get`, `Hono` in `new Hono().get`).
 fn root_identifier(mut node: Node) -> Option<Node> {
     for _ in 0..32 {
         match node.kind() {
             "identifier" => return Some(node),
-            "member_expression" => node = node.child_by_field_name("object")?,
+            "member_expression" | "subscript_expression" => {
+                node = node.child_by_field_name("object")?
+            }
             "call_expression" => node = node.child_by_field_name("function")?,
+            // `new Hono().get(...)`: the chain starts at the constructor.
+            "new_expression" => node = node.child_by_field_name("constructor")?,
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
                 node = node.named_child(0)?
             }

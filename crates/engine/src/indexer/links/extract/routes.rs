@@ -411,15 +411,39 @@ pub(super) fn nest<'s>(cx: &mut Cx<'s>, call: Node<'s>, decorator: &str) {
 }
 
 /// NestJS: `app.setGlobalPrefix('api')` in a file that imports `@nestjs/core`: a mount
-/// of every controller of the application under the prefix (its `exclude` option is
-/// not read).
+/// of every controller of the application under the prefix. Each route its `exclude`
+/// option names (`'health'`, `{ path: 'users/:id', method: RequestMethod.GET }`) is a
+/// mount of its own, which `resolve` keeps from the prefix.
 pub(super) fn nest_global_prefix<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
-    let Some(prefix) = arguments(call)
-        .first()
-        .and_then(|a| cx.scope.string_value(*a))
-    else {
+    let args = arguments(call);
+    let Some(prefix) = args.first().and_then(|a| cx.scope.string_value(*a)) else {
         return;
     };
+    let exclude = args
+        .get(1)
+        .filter(|o| o.kind() == "object")
+        .and_then(|o| object_member(*o, "exclude", cx.scope.src))
+        .filter(|l| l.kind() == "array");
+    if let Some(list) = exclude {
+        let mut cursor = list.walk();
+        let items: Vec<Node> = list.named_children(&mut cursor).collect();
+        for item in items {
+            let Some((method, path)) = nest_excluded(cx, item) else {
+                continue;
+            };
+            let mut s = site(
+                Role::Mount,
+                Endpoint::Http {
+                    method,
+                    // Nest reads `(.*)` as path-to-regexp's catch-all.
+                    path: PathPattern::route(&path.replace("(.*)", "*")),
+                },
+                cx.scope.at(item),
+            );
+            s.mounted = Some(crate::indexer::links::Mounted::NestExcluded);
+            cx.push(s);
+        }
+    }
     let path = PathPattern::route(&prefix);
     let mut s = site(
         Role::Mount,
@@ -430,9 +454,35 @@ pub(super) fn nest_global_prefix<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
     cx.push(s);
 }
 
+/// An excluded route: `'health'` (every method) or `{ path, method:
+/// RequestMethod.GET }` (`RequestMethod.ALL`: every method).
+fn nest_excluded<'s>(cx: &Cx<'s>, item: Node<'s>) -> Option<(Option<Method>, String)> {
+    if item.kind() != "object" {
+        return Some((None, cx.scope.string_value(item)?));
+    }
+    let src = cx.scope.src;
+    let path = cx.scope.string_value(object_member(item, "path", src)?)?;
+    let method = match object_member(item, "method", src) {
+        None => None,
+        Some(m) => {
+            let name = match m.kind() {
+                "member_expression" => cx.scope.text(m.child_by_field_name("property")?),
+                _ => return None,
+            };
+            if name == "ALL" {
+                None
+            } else {
+                // A method not read excludes nothing surely: left out.
+                Some(Method::from_name(name)?)
+            }
+        }
+    };
+    Some((method, path))
+}
+
 /// The method a decorator stands on: the TypeScript grammar puts a method's decorators
 /// before it in the class body, JavaScript's inside it.
-fn decorated_method(deco: Node) -> Option<Node> {
+pub(super) fn decorated_method(deco: Node) -> Option<Node> {
     let parent = deco.parent()?;
     if parent.kind() == "method_definition" {
         return Some(parent);

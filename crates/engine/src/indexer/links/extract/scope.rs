@@ -116,10 +116,22 @@ pub(crate) struct Libraries {
     pub(crate) nest_core: bool,
     /// The AWS SDK's clients.
     pub(crate) aws: bool,
+    /// NestJS microservices' clients and patterns.
+    pub(crate) nest_messages: bool,
+    /// NestJS's Bull queues (`@nestjs/bull`, `@nestjs/bullmq`).
+    pub(crate) nest_queues: bool,
+    /// A typed HTTP client: openapi-fetch, Hono's RPC client, Angular's `HttpClient`.
+    pub(crate) typed: bool,
 }
 
 impl Libraries {
     pub(crate) fn note(&mut self, module: &str) {
+        if matches!(
+            module,
+            "openapi-fetch" | "hono/client" | "@angular/common/http"
+        ) {
+            self.typed = true;
+        }
         match module {
             "express"
             | "koa-router"
@@ -154,6 +166,8 @@ impl Libraries {
             m if m.contains("trpc") => self.trpc = true,
             "@nestjs/common" => self.nest = true,
             "@nestjs/core" => self.nest_core = true,
+            "@nestjs/microservices" => self.nest_messages = true,
+            "@nestjs/bull" | "@nestjs/bullmq" => self.nest_queues = true,
             m if m.starts_with("@aws-sdk/") => self.aws = true,
             _ => {}
         }

@@ -1,4 +1,5 @@
-//! Queue topics: kafkajs, BullMQ, amqplib, AWS SQS / SNS, NATS, Redis pub/sub.
+//! Queue topics: kafkajs, BullMQ, amqplib (its calls read in `amqp`), AWS SQS / SNS,
+//! NATS, Redis pub/sub.
 
 use rustc_hash::FxHashMap;
 use tree_sitter::Node;
@@ -21,7 +22,11 @@ fn system_of_module(module: &str) -> Option<TopicSystem> {
 /// The system a receiver belongs to: the library it comes from; or, when it cannot be
 /// traced (`this.producer`, a parameter), the one library among `candidates` that the
 /// file imports. A receiver traced to anything else belongs to none.
-fn system_of<'s>(cx: &Cx<'s>, object: Node<'s>, candidates: &[TopicSystem]) -> Option<TopicSystem> {
+pub(super) fn system_of<'s>(
+    cx: &Cx<'s>,
+    object: Node<'s>,
+    candidates: &[TopicSystem],
+) -> Option<TopicSystem> {
     match cx.scope.origin(object) {
         Origin::Lib { module, .. } => system_of_module(module).filter(|s| candidates.contains(s)),
         Origin::Other | Origin::Param(..) => {
@@ -126,25 +131,10 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
             cx.push(site(Role::Producer, topic(TopicSystem::Bullmq, queue), at));
         }
         // amqplib
-        ("sendToQueue", _) => {
-            if system_of(cx, object, &[TopicSystem::Amqp]).is_none() {
-                return;
-            }
-            let Some(q) = cx.scope.string_value(first) else {
-                return;
-            };
-            cx.push(site(Role::Producer, topic(TopicSystem::Amqp, q), at));
-        }
-        ("consume", _) => {
-            if system_of(cx, object, &[TopicSystem::Amqp]).is_none() {
-                return;
-            }
-            let Some(q) = cx.scope.string_value(first) else {
-                return;
-            };
-            let mut s = site(Role::Consumer, topic(TopicSystem::Amqp, q), at);
-            s.handler = args.get(1).and_then(|h| handler_of(cx, *h));
-            cx.push(s);
+        ("sendToQueue" | "consume" | "bindQueue" | "assertExchange", _)
+            if system_of(cx, object, &[TopicSystem::Amqp]).is_some() =>
+        {
+            super::amqp::channel_call(cx, call, name);
         }
         // amqplib's `publish(exchange, routingKey, content)`, NATS's and Redis's
         // `publish(subject, data)`.
@@ -156,31 +146,25 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
             ) else {
                 return;
             };
-            let Some(first_value) = cx.scope.string_value(first) else {
+            if system == TopicSystem::Amqp {
+                super::amqp::channel_call(cx, call, name);
                 return;
-            };
-            let name = if system == TopicSystem::Amqp {
-                let Some(key) = args.get(1).and_then(|k| cx.scope.string_value(*k)) else {
-                    return;
-                };
-                // The default exchange routes by the queue's name.
-                if first_value.is_empty() {
-                    key
-                } else {
-                    format!("{first_value}/{key}")
-                }
-            } else {
-                first_value
+            }
+            let Some(name) = cx.scope.string_value(first) else {
+                return;
             };
             cx.push(site(Role::Producer, topic(system, name), at));
         }
-        // NATS's `subscribe(subject, { callback })`, Redis's `subscribe(channel,
-        // listener)`.
+        // NATS's `subscribe(subject, { callback })`; Redis's (read in `redis`).
         ("subscribe", _) => {
             let Some(system) = system_of(cx, object, &[TopicSystem::Nats, TopicSystem::Redis])
             else {
                 return;
             };
+            if system == TopicSystem::Redis {
+                super::redis::subscribe(cx, call, object);
+                return;
+            }
             let Some(name) = cx.scope.string_value(first) else {
                 return;
             };
@@ -194,6 +178,9 @@ pub(super) fn member_call<'s>(cx: &mut Cx<'s>, call: Node<'s>, object: Node<'s>,
             let mut s = site(Role::Consumer, topic(system, name), at);
             s.handler = handler;
             cx.push(s);
+        }
+        ("on", _) if system_of(cx, object, &[TopicSystem::Redis]).is_some() => {
+            super::redis::on(cx, call, object);
         }
         _ => {}
     }
