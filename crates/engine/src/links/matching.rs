@@ -168,15 +168,13 @@ fn match_binding(
 }
 
 /// Whether a topic exchange's binding `pattern` takes routing `key`: words split on
-/// `.`, `*` one word, `#` none or more.
+/// `.`, `*` one word, `#` none or more. A key or pattern longer than AMQP allows (a
+/// short string, 255 bytes) takes nothing; the rest is matched in time bounded by the
+/// product of their word counts (`#.#.#...` against a long key is no search tree).
 pub fn topic_takes(pattern: &str, key: &str) -> bool {
-    fn words(p: &[&str], k: &[&str]) -> bool {
-        match p.split_first() {
-            None => k.is_empty(),
-            Some((&"#", rest)) => (0..=k.len()).any(|n| words(rest, &k[n..])),
-            Some((&"*", rest)) => !k.is_empty() && words(rest, &k[1..]),
-            Some((w, rest)) => k.first() == Some(w) && words(rest, &k[1..]),
-        }
+    const MAX_BYTES: usize = 255;
+    if pattern.len() > MAX_BYTES || key.len() > MAX_BYTES {
+        return false;
     }
     let p: Vec<&str> = pattern.split('.').collect();
     let k: Vec<&str> = if key.is_empty() {
@@ -184,7 +182,22 @@ pub fn topic_takes(pattern: &str, key: &str) -> bool {
     } else {
         key.split('.').collect()
     };
-    words(&p, &k)
+    // takes[j]: whether the pattern's words from i on take the key's words from j on,
+    // for i from the last word back to the first.
+    let mut takes = vec![false; k.len() + 1];
+    takes[k.len()] = true;
+    for word in p.iter().rev() {
+        let mut next = vec![false; k.len() + 1];
+        for j in (0..=k.len()).rev() {
+            next[j] = match *word {
+                "#" => takes[j] || (j < k.len() && next[j + 1]),
+                "*" => j < k.len() && takes[j + 1],
+                w => j < k.len() && k[j] == w && takes[j + 1],
+            };
+        }
+        takes = next;
+    }
+    takes[0]
 }
 
 /// Every pair of a calling site (client, producer) of `from` and a serving site
@@ -229,6 +242,13 @@ mod tests {
         assert!(topic_takes("user.#", "user.created.v2"));
         assert!(topic_takes("#.created", "order.line.created"));
         assert!(topic_takes("#", "anything.at.all"));
+        assert!(topic_takes("a.#.b.#", "a.b"));
+        assert!(!topic_takes("a.*.b", "a.b"));
+        // Many `#` against a key that never ends as the pattern does: answered at once,
+        // not by trying every split.
+        let hostile = format!("{}x", "#.".repeat(60));
+        assert!(!topic_takes(&hostile, &"w.".repeat(60)[..119]));
+        assert!(!topic_takes(&"a.".repeat(200), "a"));
         assert!(topic_takes("*.created", "order.created"));
         assert!(!topic_takes("*.created", "order.updated"));
         assert!(!topic_takes("user.created", "user.createdx"));
