@@ -210,8 +210,10 @@ impl<'s> Extractor<'s> {
             _ => return false,
         };
         let kinds = [self.facts.def(a).kind, self.facts.def(b).kind];
+        // (A namespace may come first: postcss' `declare namespace Rule {..}` then
+        // `declare class Rule extends Rule_ {}`, `export = Rule`.)
         self.declaration_only
-            && kinds.contains(&DefKind::Function)
+            && (kinds.contains(&DefKind::Function) || kinds.contains(&DefKind::Class))
             && kinds
                 .iter()
                 .all(|k| matches!(k, DefKind::Function | DefKind::Object | DefKind::Class))
