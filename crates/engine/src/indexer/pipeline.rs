@@ -73,8 +73,12 @@ pub fn extract_each<T: Send, E: Send>(
     if bulk {
         rayon::broadcast(|_| super::arena::set_bulk(true));
     }
+    // One file per piece of work: rayon otherwise hands each core a run of files
+    // split in halves, and with the largest first a core could end on a run of large
+    // ones while the other waits.
     let outs: Vec<Result<Out, E>> = items
         .into_par_iter()
+        .with_max_len(1)
         .map(|item| {
             crate::cancel::scoped(cancel.clone(), || {
                 crate::cancel::checkpoint();
