@@ -349,6 +349,9 @@ pub(crate) struct Extractor<'s> {
     module_block: bool,
     /// Set while walking an ambient namespace, whose declarations are all exported.
     ambient: bool,
+    /// How many members were kept waiting for their owner's declaration (see
+    /// `scopes::late_member`): at most `scopes::MAX_LATE_MEMBERS` a file.
+    late_members: u32,
     /// How many `declare ...` statements (`ambient_declaration`) enclose the node
     /// walked: only inside one can a declaration belong to the global scope, so only
     /// there is its parent asked for (`Node::parent` walks down from the root).
@@ -440,6 +443,7 @@ impl<'s> Extractor<'s> {
             def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,
+            late_members: 0,
             in_declare: 0,
             in_type_query: 0,
             wrapped_decorators: Vec::new(),

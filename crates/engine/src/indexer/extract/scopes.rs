@@ -34,6 +34,9 @@ pub(crate) struct LateMember {
     pub(crate) value: SymId,
 }
 
+/// Members assigned before their owner is declared, kept per file at most.
+pub(crate) const MAX_LATE_MEMBERS: u32 = 1024;
+
 /// Scopes with more bindings than this are looked up through a hash map.
 const SMALL_SCOPE: usize = 32;
 
@@ -136,6 +139,12 @@ impl<'s> Extractor<'s> {
     /// `owner.name = value` where `owner` is declared nowhere yet: kept until the scope
     /// declaring `owner` closes (never, for a global: then it is dropped).
     pub(crate) fn late_member(&mut self, member: LateMember) {
+        // Each waits in every scope up to its owner's (a global's: to the file's end):
+        // a file of many assignments to globals (`window.x = ...`) keeps a bounded few.
+        if self.late_members >= MAX_LATE_MEMBERS {
+            return;
+        }
+        self.late_members += 1;
         self.scopes
             .last_mut()
             .expect("a scope is open")

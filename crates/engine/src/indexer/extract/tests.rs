@@ -393,3 +393,32 @@ const h = (): Item => { return load(); };
         .collect();
     assert_eq!(lines, [0, 3, 6]);
 }
+
+/// `f.x = x` before `function f` (hoisted) makes `x` a member of `f`, as one after it
+/// does; members kept waiting for their owner are bounded per file, so a file of
+/// thousands of assignments to globals (`window.x = ...`) does not keep thousands
+/// waiting in every scope.
+#[test]
+fn members_assigned_before_their_owner_is_declared_are_its_own_up_to_a_bound() {
+    let members = |source: &str| {
+        let facts = extract("a.js", Language::JavaScript, source).expect("read");
+        let mut props: Vec<String> = facts
+            .props
+            .iter()
+            .filter(|p| facts.str(facts.def(p.object).name) == "f")
+            .map(|p| facts.str(p.name).to_string())
+            .collect();
+        props.sort();
+        props
+    };
+    let source = "function setup() {\n  f.enable = enable;\n  window.onload = enable;\n  function enable() {}\n  function f() {}\n  f.late = enable;\n}\n";
+    assert_eq!(members(source), vec!["enable", "late"]);
+
+    let bound = super::scopes::MAX_LATE_MEMBERS as usize;
+    let mut many = String::from("function setup() {\n");
+    for i in 0..bound + 10 {
+        many.push_str(&format!("  f.m{i} = enable;\n"));
+    }
+    many.push_str("  function enable() {}\n  function f() {}\n}\n");
+    assert_eq!(members(&many).len(), bound);
+}
