@@ -236,25 +236,28 @@ pub(super) fn imported_client<'s>(
         Some(UrlPart::Text(_)) => {}
         _ => return false,
     }
-    let Some(path) = client_path(&parts) else {
+    waiting_client(cx, call, Some(method), &parts, module, imported)
+}
+
+/// A client call on an object imported from `module` of the project, its URL `parts`:
+/// kept with the import, waiting for the graph to put the instance's base before it.
+pub(super) fn waiting_client<'s>(
+    cx: &mut Cx<'s>,
+    call: Node<'s>,
+    method: Option<Method>,
+    parts: &[UrlPart],
+    module: &str,
+    imported: &str,
+) -> bool {
+    let Some(path) = client_path(parts) else {
         return false;
-    };
-    let export = match imported {
-        "default" | "=" | "*" => "default",
-        other => other,
     };
     let mut s = site(
         Role::Client,
-        Endpoint::Http {
-            method: Some(method),
-            path,
-        },
+        Endpoint::Http { method, path },
         super::call_at(cx, call),
     );
-    s.mounted = Some(crate::indexer::links::Mounted::Import {
-        specifier: module.to_string(),
-        export: export.to_string(),
-    });
+    s.mounted = Some(super::mounted_import(module, imported));
     cx.push(s);
     true
 }

@@ -421,14 +421,7 @@ fn mounted_of<'s>(cx: &Cx<'s>, node: Node<'s>) -> Option<Mounted> {
                 {
                     return None;
                 }
-                let export = match imported {
-                    "default" | "=" | "*" => "default",
-                    other => other,
-                };
-                return Some(Mounted::Import {
-                    specifier: module.to_string(),
-                    export: export.to_string(),
-                });
+                return Some(mounted_import(module, imported));
             }
             cx.scope
                 .top_level(name)
@@ -628,5 +621,18 @@ fn site(role: super::Role, endpoint: super::Endpoint, at: At) -> LinkSite {
         owner: None,
         exported_as: Vec::new(),
         mounted: None,
+    }
+}
+
+/// What a site made on a name imported from `module` waits on: that module's export
+/// (`default` for a default, `export =` or namespace import).
+pub(super) fn mounted_import(module: &str, imported: &str) -> Mounted {
+    let export = match imported {
+        "default" | "=" | "*" => "default",
+        other => other,
+    };
+    Mounted::Import {
+        specifier: module.to_string(),
+        export: export.to_string(),
     }
 }

@@ -66,11 +66,7 @@ pub(super) fn handler_decorator<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
     if cx.scope.import_of(cx.scope.text(f)).map(|(m, _)| m) != Some(MODULE) {
         return;
     }
-    let Some(method) = call
-        .parent()
-        .filter(|p| p.kind() == "decorator")
-        .and_then(routes::decorated_method)
-    else {
+    let Some(method) = routes::decorated_by_call(call) else {
         return;
     };
     let Some(name) = arguments(call).first().and_then(|a| pattern(cx, *a)) else {

@@ -100,11 +100,7 @@ pub(super) fn process<'s>(cx: &mut Cx<'s>, call: Node<'s>) {
     if !decorator_name(cx, call).is_some_and(|n| from_nest_bull(cx, n)) {
         return;
     }
-    let Some(method) = call
-        .parent()
-        .filter(|p| p.kind() == "decorator")
-        .and_then(routes::decorated_method)
-    else {
+    let Some(method) = routes::decorated_by_call(call) else {
         return;
     };
     let Some(name) = enclosing_class(method).and_then(|c| processor_queue(cx, c)) else {

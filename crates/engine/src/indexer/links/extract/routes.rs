@@ -480,6 +480,13 @@ fn nest_excluded<'s>(cx: &Cx<'s>, item: Node<'s>) -> Option<(Option<Method>, Str
     Some((method, path))
 }
 
+/// The method the decorator call `call` (`@Get()`'s `Get()`) stands on.
+pub(super) fn decorated_by_call(call: Node) -> Option<Node> {
+    call.parent()
+        .filter(|p| p.kind() == "decorator")
+        .and_then(decorated_method)
+}
+
 /// The method a decorator stands on: the TypeScript grammar puts a method's decorators
 /// before it in the class body, JavaScript's inside it.
 pub(super) fn decorated_method(deco: Node) -> Option<Node> {

@@ -193,27 +193,14 @@ fn imported_hono<'s>(
     if parts.is_empty() {
         parts.push(UrlPart::Text("/".into()));
     }
-    let Some(path) = client_path(&parts) else {
-        return false;
-    };
-    let export = match imported {
-        "default" | "=" | "*" => "default",
-        other => other,
-    };
-    let mut s = site(
-        Role::Client,
-        Endpoint::Http {
-            method: Method::from_name(method),
-            path,
-        },
-        super::call_at(cx, call),
-    );
-    s.mounted = Some(crate::indexer::links::Mounted::Import {
-        specifier: module.to_string(),
-        export: export.to_string(),
-    });
-    cx.push(s);
-    true
+    clients::waiting_client(
+        cx,
+        call,
+        Method::from_name(method),
+        &parts,
+        module,
+        imported,
+    )
 }
 
 /// The base the `hc(base)` call a name holds (or holds a member of) was given.
