@@ -23,13 +23,11 @@ impl Resolver<'_> {
         // package's own `class Editor`). Where that module is a file of the repository,
         // the block's names are added to the file's, never put in their place.
         let specifier = NameId(import.specifier);
+        let target = self.target(f, import.specifier);
         if !is_relative(self.g.names.resolve(specifier)) {
             self.global_reads.insert(specifier);
             let mut blocks: SmallVec<[DefId; 4]> = self.g.ambient_modules(specifier).collect();
-            let in_repository = matches!(
-                self.target(f, import.specifier),
-                Target::File(_) | Target::Typed(..)
-            );
+            let in_repository = matches!(target, Target::File(_) | Target::Typed(..));
             let augments = in_repository && !blocks.is_empty();
             if augments {
                 let (augmentations, declarations): (SmallVec<[DefId; 4]>, SmallVec<[DefId; 4]>) =
@@ -81,16 +79,12 @@ impl Resolver<'_> {
                     import.kind,
                     ImportKind::Namespace | ImportKind::TypeNamespace | ImportKind::Require
                 );
-                let outside = matches!(
-                    self.target(f, import.specifier),
-                    Target::External | Target::Unresolved
-                );
+                let outside = matches!(target, Target::External | Target::Unresolved);
                 if out.len() > before && !(whole && outside) {
                     return;
                 }
             }
         }
-        let target = self.target(f, import.specifier);
         let t = match target {
             Target::File(t) | Target::Typed(t, _) => t,
             Target::External => return Self::push(out, Value::External),
