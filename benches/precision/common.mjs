@@ -31,7 +31,7 @@ export function showArg(rest) {
 }
 
 /** Our graph's nodes, by file and by id, and the lookups the scoring needs. */
-export function loadGraph(graph) {
+export function loadGraph(graph, root) {
   const nodesByFile = new Map();
   for (const n of graph.nodes) {
     if (!nodesByFile.has(n.file)) nodesByFile.set(n.file, []);
@@ -53,7 +53,7 @@ export function loadGraph(graph) {
   // `sourceDefinition`), on both sides.
   function normalise(id) {
     let n = nodeById.get(id);
-    const source = n && sourceDefinition(nodesByFile, n.file, n.name);
+    const source = n && sourceDefinition(nodesByFile, n, root);
     if (source) {
       n = source;
       id = source.id;
@@ -64,7 +64,7 @@ export function loadGraph(graph) {
     }
     return id;
   }
-  return { graph, nodesByFile, nodeById, enclosing, normalise };
+  return { graph, root, nodesByFile, nodeById, enclosing, normalise };
 }
 
 export const BASE_OPTIONS = {
@@ -223,7 +223,13 @@ export function nodeOf(g, decl, locate) {
   const where = locate(decl, at);
   if (!where || !g.nodesByFile.has(where.file)) return undefined;
   const n = g.enclosing(where.file, where.line, (m) => m.name === name || m.name === name.replace(/^#/, ""));
-  return n ? g.normalise(n.id) : undefined;
+  if (n) return g.normalise(n.id);
+  // `then: Promise<Result>['then']` in `x.d.ts`: a property the graph makes no node of,
+  // which stands for the code's definition beside it all the same.
+  const owner = decl.parent && (ts.isClassDeclaration(decl.parent) || ts.isInterfaceDeclaration(decl.parent))
+    ? decl.parent.name?.text : undefined;
+  const source = owner && sourceDefinition(g.nodesByFile, { file: where.file, name, qualified_name: `${owner}.${name}` }, g.root);
+  return source ? g.normalise(source.id) : undefined;
 }
 
 /**
@@ -232,16 +238,124 @@ export function nodeOf(g, decl, locate) {
  * `findSourceDefinition`) takes it: the checker stops at the declaration, the call runs
  * the code. Undefined when the code file has no definition of that name, or several.
  */
-function sourceDefinition(nodesByFile, file, name) {
+function sourceDefinition(nodesByFile, node, root) {
+  const { file, name } = node;
   const m = /^(.*)\.d\.(m|c)?ts$/.exec(file);
   if (!m) return undefined;
   for (const ext of [`${m[2] ?? ""}js`, "js", "mjs", "cjs"]) {
-    const nodes = nodesByFile.get(`${m[1]}.${ext}`);
+    const code = `${m[1]}.${ext}`;
+    const nodes = nodesByFile.get(code);
     if (!nodes) continue;
-    const named = nodes.filter((n) => n.name === name);
+    let named = nodes.filter((n) => n.name === name);
+    // `declare class Rule_ {..}` that the declaration file's namespace exports as
+    // `default` (postcss' shape) is the code's default: what its `module.exports =` or
+    // `export default` names. Source Definition follows the import, not the name.
+    if (!named.length && root && declaredDefault(path.join(root, file)) === name) {
+      const exported = codeDefault(path.join(root, code));
+      named = exported ? nodes.filter((n) => n.name === exported) : [];
+    }
+    // `Declaration_.cloneBefore(): this`, declared again on the subclass for its type
+    // only: the code's class has no such method, and the call runs the one it inherits.
+    const dot = node.qualified_name?.lastIndexOf(".") ?? -1;
+    if (!named.length && root && dot > 0) {
+      const owner = node.qualified_name.slice(0, dot);
+      const codeClass = nodes.some((n) => n.kind === "class" && n.name === owner)
+        ? owner
+        : declaredDefault(path.join(root, file)) === owner
+          ? codeDefault(path.join(root, code))
+          : undefined;
+      const inherited = codeClass && inheritedMember(nodesByFile, root, code, codeClass, name, 0);
+      if (inherited) return inherited;
+    }
     return named.length === 1 ? named[0] : undefined;
   }
   return undefined;
+}
+
+/**
+ * Member `member` that code class `cls` of `file` inherits: its `extends` followed
+ * through the file's `require()` or `import` of the base, to the one definition of
+ * `Base.member` there. Undefined where any step is not plain.
+ */
+function inheritedMember(nodesByFile, root, file, cls, member, depth) {
+  if (depth > 8) return undefined;
+  const sf = parsed(path.join(root, file));
+  if (!sf) return undefined;
+  let base;
+  const bindings = new Map();
+  const visit = (node) => {
+    if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && node.name?.text === cls) {
+      const clause = node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword);
+      const e = clause?.types[0]?.expression;
+      if (e && ts.isIdentifier(e)) base ??= e.text;
+    }
+    // `let Node = require('./node')`, `const Node = require('./node.js')`
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer
+      && ts.isCallExpression(node.initializer) && node.initializer.expression.getText(sf) === "require"
+      && node.initializer.arguments[0] && ts.isStringLiteral(node.initializer.arguments[0])) {
+      bindings.set(node.name.text, node.initializer.arguments[0].text);
+    }
+    // `import Node from './node.js'`
+    if (ts.isImportDeclaration(node) && node.importClause?.name && ts.isStringLiteral(node.moduleSpecifier)) {
+      bindings.set(node.importClause.name.text, node.moduleSpecifier.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  const specifier = base && bindings.get(base);
+  if (!specifier?.startsWith(".")) return undefined;
+  const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+  const candidates = [target, `${target}.js`, `${target}.cjs`, `${target}.mjs`, `${target}/index.js`];
+  const baseFile = candidates.find((c) => nodesByFile.has(c));
+  if (!baseFile) return undefined;
+  const baseClass = codeDefault(path.join(root, baseFile)) ?? base;
+  const own = nodesByFile.get(baseFile).filter((n) => n.qualified_name === `${baseClass}.${member}`);
+  if (own.length === 1) return own[0];
+  if (own.length > 1) return undefined;
+  return inheritedMember(nodesByFile, root, baseFile, baseClass, member, depth + 1);
+}
+
+const parsedCache = new Map();
+function parsed(file) {
+  if (!parsedCache.has(file)) {
+    let sf;
+    try {
+      sf = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);
+    } catch {
+      sf = undefined;
+    }
+    parsedCache.set(file, sf);
+  }
+  return parsedCache.get(file);
+}
+
+/** The name a declaration file exports as `default` (`export { X as default }`, at any depth). */
+function declaredDefault(file) {
+  const sf = parsed(file);
+  let found;
+  const visit = (node) => {
+    if (ts.isExportSpecifier(node) && node.name.text === "default" && node.propertyName) {
+      found ??= node.propertyName.text;
+    }
+    ts.forEachChild(node, visit);
+  };
+  if (sf) visit(sf);
+  return found;
+}
+
+/** The name a code file exports whole: `module.exports = X`, `export default X`. */
+function codeDefault(file) {
+  const sf = parsed(file);
+  let found;
+  for (const st of sf?.statements ?? []) {
+    if (ts.isExportAssignment(st) && ts.isIdentifier(st.expression)) found ??= st.expression.text;
+    if (ts.isExpressionStatement(st) && ts.isBinaryExpression(st.expression)
+      && st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken
+      && st.expression.left.getText(sf) === "module.exports" && ts.isIdentifier(st.expression.right)) {
+      found ??= st.expression.right.text;
+    }
+  }
+  return found;
 }
 
 /**

@@ -56,7 +56,7 @@ if (!repoArg || !graphArg) {
 }
 const SHOW = showArg(rest);
 const repo = path.resolve(repoArg);
-const g = loadGraph(JSON.parse(fs.readFileSync(graphArg, "utf8")));
+const g = loadGraph(JSON.parse(fs.readFileSync(graphArg, "utf8")), repo);
 const COMPONENT_EXT = /\.(vue|svelte|astro)$/;
 const scriptFiles = listFiles(repo, SCRIPT_EXT);
 const componentFiles = listFiles(repo, COMPONENT_EXT);

@@ -33,7 +33,7 @@ if (!repoArg || !graphArg) {
 }
 const SHOW = showArg(rest);
 const repo = path.resolve(repoArg);
-const g = loadGraph(JSON.parse(fs.readFileSync(graphArg, "utf8")));
+const g = loadGraph(JSON.parse(fs.readFileSync(graphArg, "utf8")), repo);
 const files = listFiles(repo, SCRIPT_EXT);
 
 const rel = (sf) => path.relative(repo, sf.fileName).split(path.sep).join("/");

@@ -186,9 +186,16 @@ impl Resolver<'_> {
         if let Some(m) = facts.module_exports {
             let mut bases = Vals::new();
             self.eval(t, m, depth + 1, &mut bases);
+            let default = self.g.names.resolve(name) == "default";
             for b in bases {
                 if b != Value::Module(t) {
+                    let start = out.len();
                     self.member(b, name, depth + 1, out);
+                    // `export = class extends Error {}`: a `default` only the platform
+                    // base could have is none, and a default import is the class.
+                    if default && out[start..].iter().all(|v| v.is_outside()) {
+                        out.truncate(start);
+                    }
                 }
             }
         }

@@ -39,8 +39,19 @@ impl Resolver<'_> {
                 }
             }
             Value::Instance(d) => self.def_member(d, name, true, depth + 1, out),
-            // Members of arrays are the platform's (`map`, `length`, `push`).
-            Value::Elements(..) => Self::push(out, Value::Platform),
+            // Members of arrays are the platform's (`map`, `length`, `push`); an index
+            // (`items[0]`, read as member `0` or an element) is an element.
+            Value::Elements(..) => {
+                let index = self
+                    .g
+                    .names
+                    .resolve(name)
+                    .bytes()
+                    .all(|b| b.is_ascii_digit());
+                if !index {
+                    Self::push(out, Value::Platform)
+                }
+            }
             // A function type's members are `call`, `bind`, `apply`: nothing of ours.
             Value::Signature(..) => {}
             Value::Shape(file, shape) => {

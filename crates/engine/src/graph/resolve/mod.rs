@@ -61,6 +61,13 @@ pub(crate) enum Value {
     Platform,
 }
 
+impl Value {
+    /// Outside the repository: a package's or the platform's.
+    fn is_outside(self) -> bool {
+        matches!(self, Value::External | Value::Platform)
+    }
+}
+
 type Vals = SmallVec<[Value; 2]>;
 
 /// Everything resolving one file produced, and what it depended on.

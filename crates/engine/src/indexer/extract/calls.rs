@@ -25,6 +25,13 @@ pub(crate) fn string_literal(node: Node, src: &str) -> Option<String> {
     }
 }
 
+/// `0` to `99` written plainly: a tuple's index (not `01`, `1.0`, `0x1`).
+fn is_small_index(text: &str) -> bool {
+    matches!(text.len(), 1 | 2)
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'))
+}
+
 impl<'s> Extractor<'s> {
     /// What an expression denotes, without walking it (no call sites are recorded).
     pub(crate) fn expr_sym(&mut self, node: Node<'s>) -> SymId {
@@ -201,10 +208,19 @@ impl<'s> Extractor<'s> {
                 let name = self.intern(&key);
                 self.sym(Sym::Member(base, name))
             }
-            // `items[i]`: an element, if `items` is an array.
+            // `items[i]`: an element, if `items` is an array. `pair[1]`: also member
+            // `1`, which a tuple type has.
             (Some(object), None) => {
                 let base = self.expr_sym_depth(object, depth + 1);
-                self.sym(Sym::Element(base))
+                let element = self.sym(Sym::Element(base));
+                match node.field(Field::Index) {
+                    Some(i) if i.kind_str() == "number" && is_small_index(self.text(i)) => {
+                        let key = self.intern_node(i);
+                        let member = self.sym(Sym::Member(base, key));
+                        self.sym(Sym::Either(member, element))
+                    }
+                    _ => element,
+                }
             }
             _ => self.unknown(),
         }

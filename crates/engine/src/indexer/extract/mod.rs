@@ -289,6 +289,10 @@ pub(crate) struct Extractor<'s> {
     /// What the next function literal is, when something states it (a property of
     /// an object passed to a typed parameter): its parameters are that one's.
     pub(crate) function_is: Option<SymId>,
+    /// What the next object literal bound to a name is, when a type states it (`const
+    /// plugin: Plugin = { Rule(rule) {} }`): its functions take their parameters from
+    /// that type's members of their names.
+    pub(crate) object_is: Option<SymId>,
     /// A name the next block declares narrowed: `if (x instanceof C) { ... }`.
     narrowed: Option<(StrId, SymId)>,
     /// The expression an enclosing `await` (or `.then`) takes: a call there is awaited.
@@ -440,6 +444,7 @@ impl<'s> Extractor<'s> {
             plain_returns: Vec::new(),
             object_arg: None,
             function_is: None,
+            object_is: None,
             def_of_node: FxHashMap::default(),
             module_block: false,
             ambient: false,

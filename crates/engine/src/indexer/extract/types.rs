@@ -14,6 +14,9 @@ const MAX_TYPE_DEPTH: usize = 32;
 /// not followed: its members would be guesses among many.
 const MAX_UNION_PARTS: usize = 4;
 
+/// A tuple's elements past this many are not told apart (nor an array pattern's items).
+pub(crate) const MAX_TUPLE_ITEMS: usize = 16;
+
 /// Type arguments past this many are not read (a generic's parameters are counted in a
 /// byte: see [`Sym::TypeArg`]).
 const MAX_TYPE_ARGUMENTS: usize = 32;
@@ -103,6 +106,33 @@ impl<'s> Extractor<'s> {
             return None;
         }
         self.type_annotation(node)
+    }
+
+    /// `[Store, History]`, `[store: Store, history?: History]`: an object whose members
+    /// `0`, `1`, ... are its elements' values, up to a rest element (`...T[]`), after
+    /// which an element's index is not known.
+    fn tuple_shape(&mut self, ty: Node<'s>, level: usize) -> Option<SymId> {
+        let level = level + 1;
+        let mut members = Vec::new();
+        let elements = self.named_kids(ty);
+        let elements = elements.iter().filter(|e| e.kind_str() != "comment");
+        for (index, &element) in elements.enumerate().take(MAX_TUPLE_ITEMS) {
+            let stated = match element.kind_str() {
+                "rest_type" => break,
+                "required_parameter" | "optional_parameter" => element
+                    .field(Field::Type)
+                    .and_then(|annotation| annotation.named_child(0)),
+                "optional_type" => element.named_child(0),
+                _ => Some(element),
+            };
+            if let Some(value) = stated.and_then(|t| self.value_of_type(t, level)) {
+                members.push((self.intern(&index.to_string()), value));
+            }
+        }
+        if members.is_empty() {
+            return None;
+        }
+        self.new_shape(members)
     }
 
     /// An inline object type as a value: its properties', methods' and call
@@ -329,6 +359,7 @@ impl<'s> Extractor<'s> {
             }
             // `{ onDone: (r: Result) => void; user: User }` written where it is used.
             "object_type" => self.shape(ty, level),
+            "tuple_type" => self.tuple_shape(ty, level),
             // `type Effect = (action: A, api: Api) => void`: the alias names a function
             // type; an instance of it is a function of that type.
             "function_type" => self.signature_at(ty, level),

@@ -20,14 +20,17 @@ impl<'s> Extractor<'s> {
         name_node: Option<Node<'s>>,
         depth: usize,
     ) -> DefIdx {
+        let stated = self.object_is.take();
         let def = self.new_def(DefKind::Object, name, container, node, name_node);
         self.names.push(def);
         let items = self.kids(node);
         for item in items {
             match item.kind_str() {
-                "pair" => self.object_pair(item, def, depth + 1),
+                "pair" => self.object_pair(item, def, stated, depth + 1),
                 "method_definition" => {
+                    self.function_is = self.stated_key(stated, item.field(Field::Name));
                     self.method(item, def, depth + 1);
+                    self.function_is = None;
                 }
                 "shorthand_property_identifier" => {
                     let key = self.intern_node(item);
@@ -52,7 +55,23 @@ impl<'s> Extractor<'s> {
         def
     }
 
-    fn object_pair(&mut self, pair: Node<'s>, object: DefIdx, depth: usize) {
+    /// Member `key` of `stated`, a value of the type an object literal is stated to be.
+    fn stated_key(&mut self, stated: Option<SymId>, key: Option<Node<'s>>) -> Option<SymId> {
+        let stated = stated?;
+        let key = self.key_name(key?)?;
+        Some(self.sym(Sym::Member(stated, key)))
+    }
+
+    /// `const x = { .. } satisfies T`: a value of `T`.
+    pub(crate) fn satisfied_type(&mut self, value: Node<'s>) -> Option<SymId> {
+        if value.kind_str() != "satisfies_expression" {
+            return None;
+        }
+        let ty = value.named_child(1)?;
+        self.value_of_type(ty, 0)
+    }
+
+    fn object_pair(&mut self, pair: Node<'s>, object: DefIdx, stated: Option<SymId>, depth: usize) {
         let key_node = pair.field(Field::Key);
         let value = pair.field(Field::Value);
         let key = key_node.and_then(|k| self.key_name(k));
@@ -82,7 +101,19 @@ impl<'s> Extractor<'s> {
                 self.visit(child, depth + 1);
                 continue;
             }
-            if let Some(def) = self.bound_value(child, key, Some(object), key_node, depth + 1) {
+            // `{ Rule(rule) {} }` stated to be a `Plugin`: the function is the type's
+            // `Rule`; a nested object is its member's type.
+            let inner = super::variables::unwrap_wrappers(child).kind_str();
+            let member = self.stated_key(stated, key_node);
+            if is_function_node(inner) {
+                self.function_is = member;
+            } else if inner == "object" {
+                self.object_is = member;
+            }
+            let bound = self.bound_value(child, key, Some(object), key_node, depth + 1);
+            self.function_is = None;
+            self.object_is = None;
+            if let Some(def) = bound {
                 let sym = self.sym(Sym::Def(def));
                 self.add_prop(object, key, sym);
             } else {

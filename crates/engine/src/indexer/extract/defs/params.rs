@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use crate::indexer::extract::fields::{Field, FieldExt};
 use crate::indexer::extract::syntax::{function_type_in, is_rest_parameter, is_this_parameter};
-use crate::indexer::extract::types::RestType;
+use crate::indexer::extract::types::{RestType, MAX_TUPLE_ITEMS};
 use crate::indexer::extract::{Extractor, ThisCtx};
 use crate::indexer::facts::*;
 
@@ -317,9 +317,24 @@ impl<'s> Extractor<'s> {
                 }
             }
             "array_pattern" => {
-                let items = self.named_kids(pattern);
-                for item in items {
-                    self.declare_pattern_at(item, None, hoist, level);
+                // `const [state, setState] = useThing()`: item i is member `i` of the
+                // value, which a tuple type has (an array's elements are not told apart,
+                // and a hole `[, b]` counts as an item).
+                let mut index = 0usize;
+                for item in self.kids(pattern) {
+                    match item.kind_str() {
+                        "," => index += 1,
+                        "[" | "]" | "comment" => {}
+                        kind => {
+                            let v = value
+                                .filter(|_| kind != "rest_pattern" && index < MAX_TUPLE_ITEMS)
+                                .map(|v| {
+                                    let key = self.intern(&index.to_string());
+                                    self.sym(Sym::Member(v, key))
+                                });
+                            self.declare_pattern_at(item, v, hoist, level);
+                        }
+                    }
                 }
             }
             "assignment_pattern" => {

@@ -84,9 +84,12 @@ impl<'s> Extractor<'s> {
                 let literal = is_function_node(inner.kind_str());
                 if literal {
                     self.function_is = typed;
+                } else if inner.kind_str() == "object" {
+                    self.object_is = typed.or_else(|| self.satisfied_type(value));
                 }
                 let def = self.bound_value(value, name, None, Some(target), depth + 1);
                 self.function_is = None;
+                self.object_is = None;
                 if let Some(def) = def {
                     // Cast, the function's own type is gone: a call gives what the
                     // stated type says it returns, as TypeScript types it.
@@ -289,7 +292,7 @@ impl<'s> Extractor<'s> {
 }
 
 /// `value` inside any `( )`, `as T` and `satisfies T` around it.
-fn unwrap_wrappers(mut value: Node) -> Node {
+pub(super) fn unwrap_wrappers(mut value: Node) -> Node {
     for _ in 0..8 {
         match value.named_child(0) {
             Some(inner) if is_literal_wrapper(value.kind_str()) => value = inner,
