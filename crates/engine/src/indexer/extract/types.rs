@@ -365,6 +365,15 @@ impl<'s> Extractor<'s> {
             "function_type" => self.signature_at(ty, level),
             "parenthesized_type" | "readonly_type" => self.type_sym_at(ty.named_child(0)?, level),
             "lookup_type" => self.lookup_type_sym(ty, level),
+            // `type Postcss = typeof postcss`, `{ result: Result } & typeof api`: a value
+            // of it is the value itself, not an instance of it. As an object that
+            // spreads the value, so that a value of the alias has its members
+            // (`helpers.comment()`), statics of a class included.
+            "type_query" => {
+                let value = self.type_sym_at(ty.named_child(0)?, level)?;
+                let spread = self.intern(SPREAD);
+                self.new_shape(vec![(spread, value)])
+            }
             // `typeof createBuilder<Ctx, Meta>`: the function, given type arguments
             // (what it returns is read from its stated return type).
             "instantiation_expression" => self.type_sym_at(ty.named_child(0)?, level),
