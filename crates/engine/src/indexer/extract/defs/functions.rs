@@ -41,7 +41,11 @@ impl<'s> Extractor<'s> {
         };
         let namespace = self.namespace.take();
         self.returns_to.push(ctx.def);
-        self.stated_returns.push(doc_returns);
+        // What it returns, where a type states it: JSDoc's `@returns`, or the result of
+        // the function type it is given (`const p: PluginCreator = () => ({ .. })`);
+        // its own return type, if it states one, replaces either.
+        let contextual = self.function_is.map(|f| self.sym(Sym::Return(f)));
+        self.stated_returns.push(doc_returns.or(contextual));
         self.declare_own_name(node, ctx.def);
 
         let plain = self.states_plain_return(node);
@@ -149,7 +153,16 @@ impl<'s> Extractor<'s> {
             // `() => (state) => ...`: the returned function is a definition.
             self.returned_literal(def, body, depth + 1);
         } else {
-            self.visit(body, depth + 1);
+            // `(): Plugin => ({ Once(root) {} })`: the object is of the stated type.
+            let inner = super::super::calls::unwrap_parens(body);
+            match self.stated_return() {
+                Some(ty) if inner.kind_str() == "object" && inner != body => {
+                    self.walk_around(body, inner, depth, |ex, v| {
+                        ex.stated_literal(v, ty, depth + 1)
+                    });
+                }
+                _ => self.visit(body, depth + 1),
+            }
             // `() => new Foo()` returns what its body is.
             if let Some(def) = def {
                 self.infer_return(def, body);

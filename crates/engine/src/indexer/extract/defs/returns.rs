@@ -60,7 +60,9 @@ impl<'s> Extractor<'s> {
                     let label = format!("{}()", ex.facts.def_name(def));
                     let name = ex.intern(&label);
                     ex.name_next_after_call_of(def);
+                    ex.object_is = ex.stated_return();
                     let object = ex.object_literal(value, name, None, None, depth + 1);
+                    ex.object_is = None;
                     let sym = ex.sym(Sym::Def(object));
                     ex.add_return(def, sym);
                 });
@@ -79,6 +81,17 @@ impl<'s> Extractor<'s> {
             }
             (None, Some(value)) if is_function_node(value.kind_str()) => {
                 self.return_anonymous_literal(node, depth)
+            }
+            // `return { Once(root) {} }` from a function whose result is stated (and
+            // that is no definition): the object is of that type.
+            (None, Some(value))
+                if value.kind_str() == "object" && self.stated_return().is_some() =>
+            {
+                let ty = self.stated_return();
+                self.walk_around(node, value, depth, |ex, v| match ty {
+                    Some(ty) => ex.stated_literal(v, ty, depth + 1),
+                    None => ex.visit(v, depth + 1),
+                });
             }
             _ => self.visit_children(node, depth),
         }
@@ -108,7 +121,7 @@ impl<'s> Extractor<'s> {
     }
 
     /// The stated return type of the function being walked, if it states one.
-    fn stated_return(&self) -> Option<SymId> {
+    pub(super) fn stated_return(&self) -> Option<SymId> {
         self.stated_returns.last().copied().flatten()
     }
 
