@@ -209,6 +209,10 @@ export function nodeOf(g, decl, locate) {
     : ts.isConstructorDeclaration(decl) ? "constructor"
     // `export default (value) => ...`: the graph names the anonymous function `default`.
     : ts.isExportAssignment(decl) && !decl.isExportEquals ? "default"
+    // `export default function (doc) {..}`: a declaration with no name, which the graph
+    // names `default` too.
+    : (ts.isFunctionDeclaration(decl) || ts.isClassDeclaration(decl)) && !decl.name
+      && decl.modifiers?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword) ? "default"
     // `module.exports = function () {}` and `exports.x = ...`: the checker's declaration
     // is the assignment; the graph names the function after its target.
     // `module.exports = function warnOnce() {}`: the graph names it by its own name.
