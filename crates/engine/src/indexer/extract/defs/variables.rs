@@ -137,8 +137,11 @@ impl<'s> Extractor<'s> {
                         // `export const right: <A>(a: A) => Either<never, A> = _.right`:
                         // a function type only describes the function it is given;
                         // calling the name runs that function (fp-ts' style throughout).
+                        // `export const produce: IProduce = immer.produce`: the same
+                        // with a named type (an interface of call signatures, say).
                         Some(typed)
-                            if annotation.is_some_and(states_a_function)
+                            if annotation
+                                .is_some_and(|a| states_a_function(a) || names_a_type(a))
                                 && is_alias(value.kind_str()) =>
                         {
                             let both = self.sym(Sym::Either(typed, sym));
@@ -264,6 +267,17 @@ fn is_top_level_declare(declaration: Node<'_>) -> bool {
         .filter(|p| p.kind_str() == "ambient_declaration")
         .and_then(|p| p.parent())
         .is_some_and(|p| p.kind_str() == "program")
+}
+
+/// `: IProduce`, `: Factory<T>`, `: api.Handler`, `: Immer["produce"]`: a type named,
+/// not written out.
+fn names_a_type(annotation: Node<'_>) -> bool {
+    annotation.named_child(0).is_some_and(|ty| {
+        matches!(
+            ty.kind_str(),
+            "type_identifier" | "generic_type" | "nested_type_identifier" | "lookup_type"
+        )
+    })
 }
 
 /// A name or a path of names (`impl`, `_.right`, `RA.lookup`): another name for a value.
