@@ -155,13 +155,10 @@ impl<'s> Extractor<'s> {
         } else {
             // `(): Plugin => ({ Once(root) {} })`: the object is of the stated type.
             let inner = super::super::calls::unwrap_parens(body);
-            match self.stated_return() {
-                Some(ty) if inner.kind_str() == "object" && inner != body => {
-                    self.walk_around(body, inner, depth, |ex, v| {
-                        ex.stated_literal(v, ty, depth + 1)
-                    });
-                }
-                _ => self.visit(body, depth + 1),
+            if inner.kind_str() == "object" && inner != body && self.stated_return().is_some() {
+                self.return_stated_object(body, inner, depth);
+            } else {
+                self.visit(body, depth + 1);
             }
             // `() => new Foo()` returns what its body is.
             if let Some(def) = def {

@@ -87,11 +87,7 @@ impl<'s> Extractor<'s> {
             (None, Some(value))
                 if value.kind_str() == "object" && self.stated_return().is_some() =>
             {
-                let ty = self.stated_return();
-                self.walk_around(node, value, depth, |ex, v| match ty {
-                    Some(ty) => ex.stated_literal(v, ty, depth + 1),
-                    None => ex.visit(v, depth + 1),
-                });
+                self.return_stated_object(node, value, depth)
             }
             _ => self.visit_children(node, depth),
         }
@@ -108,6 +104,18 @@ impl<'s> Extractor<'s> {
         self.function_is = self.stated_return();
         self.visit_children(node, depth);
         self.function_is = None;
+    }
+
+    /// `return { .. }` (or an arrow's `({ .. })`) from a function whose result a type
+    /// states: the object is of that type. Apart, as `return_anonymous_literal` is.
+    #[inline(never)]
+    pub(super) fn return_stated_object(&mut self, node: Node<'s>, object: Node<'s>, depth: usize) {
+        match self.stated_return() {
+            Some(ty) => self.walk_around(node, object, depth, |ex, v| {
+                ex.stated_literal(v, ty, depth + 1)
+            }),
+            None => self.visit_children(node, depth),
+        }
     }
 
     /// A function's stated return type, noted for the function literals it returns.
