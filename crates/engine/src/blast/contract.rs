@@ -67,9 +67,14 @@ pub struct Param {
     /// Its stated type as written (`string | number`), when there is one.
     pub stated: Option<String>,
     /// The stated type, when it is a plain name this file does not declare (`options:
-    /// SignOptions`, imported): what it accepts is read from the graph, where the name
-    /// leads (see `blast::radius::judge`).
+    /// SignOptions`, imported) or a namespace's member (`types.SignOptions`): what it
+    /// accepts is read from the graph, where the name leads (see
+    /// `blast::radius::judge`). For a union, its members of that sort, joined by `|`
+    /// (`EventHandler|H3`), and `also` what its other members accept.
     pub named: Option<String>,
+    /// What the members of a union stated type that `named` does not list accept
+    /// (NONE where there are none).
+    pub also: ValueKinds,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,6 +279,7 @@ fn read(function: Node, file: &File) -> Contract {
             accepts: ValueKinds::ANY,
             stated: None,
             named: None,
+            also: ValueKinds::NONE,
         });
     }
     let returns =
@@ -365,6 +371,10 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
             }),
         (None, _) => ValueKinds::ANY,
     };
+    let named = stated_type
+        .and_then(|t| t.named_child(0))
+        .filter(|_| accepts.is_any() && kind != ParamKind::Rest)
+        .and_then(|t| named_elsewhere(t, &scope));
     let stated = stated_type.and_then(|t| members_of_type(t, file, 0));
     let (keys, closed) = match (stated, pattern.kind()) {
         (Some(members), _) if kind != ParamKind::Rest => (members, true),
@@ -377,18 +387,51 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
         keys: keys.into_iter().map(|(k, r)| (short(k), r)).collect(),
         closed,
         accepts,
-        named: stated_type
-            .and_then(|t| t.named_child(0))
-            .filter(|t| {
-                t.kind() == "type_identifier" && accepts.is_any() && kind != ParamKind::Rest
-            })
-            .map(&text)
-            .filter(|name| !generics.contains(name) && declared_type(file, name).is_none()),
+        named: named.as_ref().map(|(names, _)| names.join("|")),
+        also: named.map_or(ValueKinds::NONE, |(_, also)| also),
         // One line, however the type was laid out: it is quoted in a reason.
         stated: stated_type
             .and_then(|t| t.named_child(0))
             .map(|t| short(text(t).split_whitespace().collect::<Vec<_>>().join(" "))),
     })
+}
+
+/// The names of types another file declares that the stated type `ty` is, or is a
+/// union of (`SignOptions`, `types.SignOptions`, `EventHandler | H3`), with what its
+/// other members accept; None where it is anything else or a member is not known.
+fn named_elsewhere<'t>(
+    ty: Node<'t>,
+    scope: &Scoped<'_, '_, 't>,
+) -> Option<(Vec<String>, ValueKinds)> {
+    let one = |t: Node<'t>| -> Option<String> {
+        let name = scope.text(t);
+        let elsewhere = match t.kind() {
+            "type_identifier" => !scope.is_generic(name) && scope.declared(name).is_none(),
+            "nested_type_identifier" => true,
+            _ => false,
+        };
+        elsewhere.then(|| name.to_string())
+    };
+    if ty.kind() != "union_type" {
+        return Some((vec![one(ty)?], ValueKinds::NONE));
+    }
+    let mut names = Vec::new();
+    let mut also = ValueKinds::NONE;
+    let mut members = vec![ty];
+    while let Some(t) = members.pop() {
+        if t.kind() == "union_type" {
+            let mut cursor = t.walk();
+            members.extend(t.named_children(&mut cursor));
+            continue;
+        }
+        let kinds = type_kinds::accepted(t, scope);
+        if !kinds.is_any() {
+            also = also | kinds;
+        } else {
+            names.push(one(t)?);
+        }
+    }
+    (!names.is_empty()).then_some((names, also))
 }
 
 /// The members of the object type `ty` states, each with whether it is required: an
@@ -785,9 +828,9 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
                 ValueKinds::ANY,            // a string has a `length`
                 ValueKinds::ANY,            // a type parameter
                 ValueKinds::ANY,            // declared elsewhere
-                ValueKinds::OBJECT | ValueKinds::INSTANCE,
-                ValueKinds::FUNCTION | ValueKinds::INSTANCE,
-                ValueKinds::ARRAY | ValueKinds::INSTANCE,
+                ValueKinds::GLOBAL,         // not a promise
+                ValueKinds::FUNCTION | ValueKinds::INSTANCE | ValueKinds::BUILTIN,
+                ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN,
                 ValueKinds::LITERAL_STRING,
                 ValueKinds::NUMBER, // one element of the rest
             ]
@@ -795,7 +838,9 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
         assert_eq!(c.params[1].stated.as_deref(), Some("number | boolean"));
         // All optional: an object may fit, a primitive, an array or a function not
         // (TS2559), unless the type names a member it has; an empty type takes anything.
-        let weak = "export function w(a?: { border?: number }, b: { search?: string }, c: {}, d: { map?: 1, bind?: 2 }) {}";
+        // Likewise a well-known global's instance (a `Uint8Array`) and a promise, unless
+        // it names one of their members.
+        let weak = "export function w(a?: { border?: number }, b: { search?: string }, c: {}, d: { map?: 1, bind?: 2 }, e: { then?: 1 }, f: { getTime(): number }) {}";
         let c = contract(Language::TypeScript, weak, "export function");
         let accepts: Vec<ValueKinds> = c.params.iter().map(|p| p.accepts).collect();
         assert_eq!(
@@ -804,9 +849,32 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
                 ValueKinds::OBJECT | ValueKinds::INSTANCE,
                 ValueKinds::ANY,
                 ValueKinds::ANY,
-                ValueKinds::OBJECTS
+                ValueKinds(ValueKinds::OBJECTS.0 & !ValueKinds::PROMISE.0),
+                ValueKinds::OBJECT | ValueKinds::INSTANCE | ValueKinds::PROMISE,
+                ValueKinds::GLOBAL,
             ]
         );
+        // Names of other files, alone or in a union, are left to the graph, with what
+        // the union's other members accept; a type with a call signature takes only
+        // what can be called, whatever members it names.
+        let unions = "interface Fn { (x: number): void; length: number }\nexport function u<T>(a: Handler | H3, b?: types.Options | undefined, c: Other | string, d: Fn, e: Other | T) {}";
+        let c = contract(Language::TypeScript, unions, "export function");
+        let named: Vec<(Option<&str>, ValueKinds)> = c
+            .params
+            .iter()
+            .map(|p| (p.named.as_deref(), p.also))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                (Some("H3|Handler"), ValueKinds::NONE),
+                (Some("types.Options"), ValueKinds::NONE),
+                (Some("Other"), ValueKinds::STRINGS),
+                (None, ValueKinds::NONE),
+                (None, ValueKinds::NONE),
+            ]
+        );
+        assert_eq!(c.params[3].accepts, ValueKinds::CALLABLE);
         let laid_out = "export function h(box: {\n  width: number;\n  height: number\n}) {}";
         let c = contract(Language::TypeScript, laid_out, "export function");
         assert_eq!(

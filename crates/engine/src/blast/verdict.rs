@@ -77,6 +77,7 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
         ResultUse::Typed => Some((Verdict::Breaks, "goes where a type is stated")),
         ResultUse::Iterated => Some((Verdict::Breaks, "is iterated")),
         ResultUse::Tested => Some((Verdict::Breaks, "is tested as a condition")),
+        ResultUse::Called => Some((Verdict::Breaks, "is called")),
         ResultUse::Assigned if typed => Some((Verdict::Breaks, "is assigned where a type holds")),
         ResultUse::Assigned => None,
         ResultUse::Passed if typed => Some((
@@ -139,6 +140,8 @@ pub enum ResultUse {
     Iterated,
     /// It is tested as a condition: `if (f())`, `if (ready && f())`.
     Tested,
+    /// It is called: `getFetch()(url)` (a promise is not a function).
+    Called,
     /// It is passed to a parameter whose stated type a promise does not fit
     /// (`digest(concat(a, b))`, where `digest` takes a `string`).
     Passed,

@@ -134,12 +134,15 @@ pub struct ArgumentCall {
 }
 
 /// Argument `slot` of call `call` holds a value stated to be of the type whose name is
-/// bound by binding `ty` (an import, an interface or a class of the file).
+/// bound by binding `ty` (an import, an interface or a class of the file), or with
+/// `member`, of that member of the namespace `ty` binds (`types.JWK`, after `import
+/// type * as types from './types'`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NamedArgument {
     pub call: u32,
     pub ty: BindingIdx,
     pub slot: u8,
+    pub member: Option<StrId>,
 }
 
 /// What parameter `slot` (from 0) of definition `def` accepts by its stated type
@@ -157,6 +160,9 @@ impl DefKinds {
     pub const RESULT: u8 = u8::MAX;
     /// Parameters from this place on are not kept.
     pub const MAX_PARAMS: u16 = 64;
+    /// A rest parameter at place `i` is kept again at `REST + i`: what every argument
+    /// from `i` on lands on.
+    pub const REST: u8 = 128;
 }
 
 /// The kinds of value something may be, as a set: an argument's, from its syntax (`"a"`
@@ -185,10 +191,24 @@ impl ValueKinds {
     pub const LITERAL_STRING: ValueKinds = ValueKinds(256);
     /// Every string: what a parameter stated as `string` takes.
     pub const STRINGS: ValueKinds = ValueKinds(1 | 256);
+    /// An instance of a well-known global class whose members are known (`new
+    /// Uint8Array(32)`, a name stated to be a `URL`): an object type that names none of
+    /// their members does not take one (TS2345, or TS2559 for a weak type).
+    pub const BUILTIN: ValueKinds = ValueKinds(512);
+    /// A promise (what an async function's call gives): it has `then`, `catch` and
+    /// `finally` and nothing else, so only a type that takes promises or names one of
+    /// those takes it.
+    pub const PROMISE: ValueKinds = ValueKinds(1024);
     pub const NONE: ValueKinds = ValueKinds(0);
     pub const ANY: ValueKinds = ValueKinds(u16::MAX);
     /// What a value of a type that is an object (not a primitive) may be.
-    pub const OBJECTS: ValueKinds = ValueKinds(16 | 32 | 64 | 128);
+    pub const OBJECTS: ValueKinds = ValueKinds(16 | 32 | 64 | 128 | 512 | 1024);
+    /// What a parameter stated as a function type or a type with a call signature
+    /// takes: a function (or an instance of a class that may extend `Function`).
+    pub const CALLABLE: ValueKinds = ValueKinds(64 | 128 | 512);
+    /// What a parameter stated as a well-known global class (`Uint8Array`) takes: an
+    /// object of its shape, which a promise is not.
+    pub const GLOBAL: ValueKinds = ValueKinds(16 | 128 | 512);
 
     pub fn meets(self, other: ValueKinds) -> bool {
         self.0 & other.0 != 0
@@ -227,16 +247,18 @@ impl ValueKinds {
     /// What one value of these kinds is called, in a reason: the kind's name, either of
     /// two, "an object" for objects of any sort, "a value" for more.
     pub fn describe(self) -> String {
-        let mut names: Vec<&str> = (0..16)
-            .filter(|bit| self.0 & (1 << bit) != 0)
-            .map(|bit| Self::name_of(bit))
-            .collect();
-        names.dedup();
+        let mut names: Vec<&str> = Vec::new();
+        for bit in (0..16).filter(|bit| self.0 & (1 << bit) != 0) {
+            let name = Self::name_of(bit);
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
         match names.as_slice() {
             _ if self.is_any() => "a value".to_string(),
             [one] => (*one).to_string(),
             // `Uint8Array`: an object, which only an object literal of its shape fits.
-            _ if self.within(Self::OBJECTS) && self.meets(Self::INSTANCE) => {
+            _ if self.within(Self::OBJECTS) && self.meets(Self::INSTANCE | Self::BUILTIN) => {
                 "an object".to_string()
             }
             [a, b] => format!("{a} or {b}"),
@@ -245,7 +267,7 @@ impl ValueKinds {
     }
 
     fn name_of(bit: u32) -> &'static str {
-        const NAMES: [&str; 9] = [
+        const NAMES: [&str; 11] = [
             "a string",
             "a number",
             "a boolean",
@@ -255,6 +277,8 @@ impl ValueKinds {
             "a function",
             "an object",
             "a string",
+            "an object",
+            "a promise",
         ];
         NAMES.get(bit as usize).copied().unwrap_or("a value")
     }
@@ -279,8 +303,10 @@ impl CallShape {
     pub const ITERATED: u8 = u8::MAX - 3;
     /// The result is tested as a condition (`if (f())`, `if (ok && f())`).
     pub const TESTED: u8 = u8::MAX - 4;
+    /// The result is called (`getFetch()(url)`).
+    pub const CALLED: u8 = u8::MAX - 5;
     /// The first slot that is no argument's: arguments from it on are not recorded.
-    pub const FIRST_USE: u8 = Self::TESTED;
+    pub const FIRST_USE: u8 = Self::CALLED;
     /// Keys kept per shape; a literal with more is open.
     pub const MAX_KEYS: usize = 32;
 
@@ -1400,6 +1426,24 @@ impl FileFacts {
             .map_or(ValueKinds::ANY, |i| self.def_kinds[i].kinds)
     }
 
+    /// What an argument at `slot` (from 0) of a call of `def` lands on accepts: its
+    /// parameter's stated type, or past the parameters kept one by one, a rest
+    /// parameter's element type; ANY where they say nothing.
+    pub fn param_kinds(&self, def: DefIdx, slot: u8) -> ValueKinds {
+        let own = self.def_kinds(def, slot);
+        if !own.is_any() || slot >= DefKinds::REST {
+            return own;
+        }
+        let start = self
+            .def_kinds
+            .partition_point(|k| (k.def, k.slot) < (def, DefKinds::REST));
+        self.def_kinds[start..]
+            .iter()
+            .take_while(|k| k.def == def && k.slot < DefKinds::RESULT)
+            .find(|k| k.slot - DefKinds::REST <= slot)
+            .map_or(ValueKinds::ANY, |k| k.kinds)
+    }
+
     /// Gives back the lists' spare capacity: a graph keeps facts for as long as it
     /// lives.
     pub fn shrink_to_fit(&mut self) {
@@ -1497,6 +1541,9 @@ impl FileFacts {
                 *n = f(*n);
                 *v = map_sym(*v, f);
             }
+        }
+        for n in &mut self.named_arguments {
+            n.member = n.member.map(&mut *f);
         }
         for k in &mut self.shape_keys {
             *k = f(*k);

@@ -43,7 +43,15 @@ impl<'t> TypeScope<'t> for TextOnly<'_> {
 /// What a parameter stated to be of type `ty` (a `type_annotation` or a type) accepts;
 /// equally, what a value declared with that type may be.
 pub fn accepted<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
-    accepted_within(ty, file, 0)
+    accepted_within(ty, file, 0, false)
+}
+
+/// What a value declared with the stated type `ty` may be, as the compiler sees it: as
+/// [`accepted`], except that a well-known global class's instance is one
+/// ([`ValueKinds::BUILTIN`], `x: Uint8Array`) and a `Promise<T>` a promise, not any
+/// object of their shape.
+pub fn held<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
+    accepted_within(ty, file, 0, true).held()
 }
 
 /// What one element of a rest parameter stated as `ty` accepts (`...xs: T[]`).
@@ -77,12 +85,20 @@ pub fn widened(default: ValueKinds) -> ValueKinds {
     }
 }
 
-fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) -> ValueKinds {
+fn accepted_within<'t>(
+    ty: Node<'t>,
+    file: &impl TypeScope<'t>,
+    level: usize,
+    held: bool,
+) -> ValueKinds {
     if level > MAX_TYPE_LEVEL {
         return ValueKinds::ANY;
     }
-    let inner =
-        |n: Option<Node<'t>>| n.map_or(ValueKinds::ANY, |n| accepted_within(n, file, level + 1));
+    let inner = |n: Option<Node<'t>>| {
+        n.map_or(ValueKinds::ANY, |n| {
+            accepted_within(n, file, level + 1, held)
+        })
+    };
     match ty.kind() {
         "type_annotation" | "parenthesized_type" | "readonly_type" => inner(ty.named_child(0)),
         "predefined_type" => match file.text(ty) {
@@ -109,16 +125,19 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
             let mut all = ValueKinds::NONE;
             let mut cursor = ty.walk();
             for member in ty.named_children(&mut cursor) {
-                all = all | accepted_within(member, file, level + 1);
+                all = all | accepted_within(member, file, level + 1, held);
                 if all.is_any() {
                     break;
                 }
             }
             all
         }
-        // An instance of a class that extends Array is an object, not a literal.
-        "array_type" | "tuple_type" => ValueKinds::ARRAY | ValueKinds::INSTANCE,
-        "function_type" | "constructor_type" => ValueKinds::FUNCTION | ValueKinds::INSTANCE,
+        // An instance of a class that extends Array is an object, not a literal. (A
+        // well-known global's instance is no array, but it is not told apart here.)
+        "array_type" | "tuple_type" => {
+            ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN
+        }
+        "function_type" | "constructor_type" => ValueKinds::CALLABLE,
         "object_type" | "interface_body" => object_type(ty, file),
         "generic_type" => {
             let name = ty
@@ -127,9 +146,17 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
                 .unwrap_or_default();
             match name {
                 _ if file.is_generic(name) || file.declared(name).is_some() => ValueKinds::ANY,
-                "Array" | "ReadonlyArray" => ValueKinds::ARRAY | ValueKinds::INSTANCE,
-                "Promise" | "Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap"
-                | "ReadonlySet" => ValueKinds::OBJECT | ValueKinds::INSTANCE,
+                "Array" | "ReadonlyArray" => {
+                    ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN
+                }
+                "Promise" if held => ValueKinds::PROMISE,
+                "Promise" => ValueKinds::OBJECT | ValueKinds::INSTANCE | ValueKinds::PROMISE,
+                "Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap" | "ReadonlySet" if held => {
+                    ValueKinds::BUILTIN
+                }
+                "Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap" | "ReadonlySet" => {
+                    ValueKinds::GLOBAL
+                }
                 _ => ValueKinds::ANY,
             }
         }
@@ -149,7 +176,10 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
                     _ => ValueKinds::ANY,
                 };
             }
-            global(name)
+            match global(name) {
+                ValueKinds::GLOBAL if held => ValueKinds::BUILTIN,
+                kinds => kinds,
+            }
         }
         // Intersections, `keyof`, `typeof`, lookups, conditional and mapped types, a
         // type of a namespace: not read here.
@@ -159,11 +189,13 @@ fn accepted_within<'t>(ty: Node<'t>, file: &impl TypeScope<'t>, level: usize) ->
 
 /// An object type written out: a primitive is rejected unless the type is empty or
 /// names a member a primitive has (`{ length: number }` accepts a string); likewise an
-/// array or a function written in place, unless it names one of theirs. All optional
-/// (a "weak type", such as an options bag), it rejects the same: the compiler wants a
-/// property in common (TS2559).
-fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
+/// array, a function written in place, a well-known global's instance or a promise,
+/// unless it names one of theirs. All optional (a "weak type", such as an options
+/// bag), it rejects the same: the compiler wants a property in common (TS2559).
+pub(crate) fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
     let mut any_member = false;
+    let mut callable = false;
+    let mut unknown = false;
     let mut accepts = ValueKinds::OBJECT | ValueKinds::INSTANCE;
     let mut cursor = ty.walk();
     for member in ty.named_children(&mut cursor) {
@@ -174,8 +206,9 @@ fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
                     .child_by_field_name("name")
                     .map(|n| file.text(n))
                     .unwrap_or_default();
+                let name = name.trim_matches(|c| c == '\'' || c == '"');
                 if PRIMITIVE_MEMBERS.contains(&name) {
-                    return ValueKinds::ANY;
+                    unknown = true;
                 }
                 if ARRAY_MEMBERS.contains(&name) {
                     accepts = accepts | ValueKinds::ARRAY;
@@ -183,13 +216,25 @@ fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
                 if FUNCTION_MEMBERS.contains(&name) {
                     accepts = accepts | ValueKinds::FUNCTION;
                 }
+                if builtin_member(name) {
+                    accepts = accepts | ValueKinds::BUILTIN;
+                }
+                if PROMISE_MEMBERS.contains(&name) {
+                    accepts = accepts | ValueKinds::PROMISE;
+                }
             }
             "comment" => {}
-            // Call signatures, index signatures: a function or anything may fit.
-            _ => return ValueKinds::ANY,
+            // `{ (event: Event): void }`: only what can be called fits, whatever else
+            // the type says (no primitive, literal, promise or array can be).
+            "call_signature" => callable = true,
+            // Index and construct signatures: anything may fit.
+            _ => unknown = true,
         }
     }
-    if !any_member {
+    if callable {
+        return ValueKinds::CALLABLE;
+    }
+    if unknown || !any_member {
         return ValueKinds::ANY;
     }
     accepts
@@ -209,13 +254,41 @@ pub fn class_instance<'t>(body: Node<'t>, file: &impl TypeScope<'t>) -> ValueKin
             continue;
         };
         let name = file.text(name);
+        // Its constructor and its static members are no instance's (the
+        // constructor's parameter properties are).
+        let mut c = member.walk();
+        let is_static = member.children(&mut c).any(|x| x.kind() == "static");
+        if is_static {
+            continue;
+        }
+        if name == "constructor" {
+            let Some(params) = member.child_by_field_name("parameters") else {
+                continue;
+            };
+            let mut c = params.walk();
+            for p in params.named_children(&mut c) {
+                let mut m = p.walk();
+                let property = p
+                    .children(&mut m)
+                    .any(|x| matches!(x.kind(), "accessibility_modifier" | "readonly"));
+                let field = p.child_by_field_name("pattern").map(|n| file.text(n));
+                if let (true, Some(field)) = (property, field) {
+                    if PRIMITIVE_MEMBERS.contains(&field) || ARRAY_MEMBERS.contains(&field) {
+                        return ValueKinds::ANY;
+                    }
+                    any_member = true;
+                }
+            }
+            continue;
+        }
         if PRIMITIVE_MEMBERS.contains(&name) || ARRAY_MEMBERS.contains(&name) {
             return ValueKinds::ANY;
         }
         any_member = true;
     }
     if any_member {
-        ValueKinds::OBJECT | ValueKinds::INSTANCE
+        // (Not a promise: a class of its shape is rare, and one is not told apart.)
+        ValueKinds::GLOBAL
     } else {
         ValueKinds::ANY
     }
@@ -250,12 +323,155 @@ fn global(name: &str) -> ValueKinds {
         | "Uint16Array" | "Int16Array" | "Uint32Array" | "Int32Array" | "Float32Array"
         | "Float64Array" | "BigInt64Array" | "BigUint64Array" | "Buffer" | "Blob" | "File"
         | "FormData" | "Headers" | "Request" | "Response" | "ReadableStream" | "WritableStream"
-        | "AbortSignal" | "AbortController" | "CryptoKey" | "KeyObject" => {
-            ValueKinds::OBJECT | ValueKinds::INSTANCE
-        }
+        | "AbortSignal" | "AbortController" | "CryptoKey" | "KeyObject" => ValueKinds::GLOBAL,
         _ => ValueKinds::ANY,
     }
 }
+
+/// Whether `name` is a global class of [`global`]'s (what `new name()` makes is a
+/// [`ValueKinds::BUILTIN`], where the file does not bind the name).
+pub fn is_global_class(name: &str) -> bool {
+    global(name) == ValueKinds::GLOBAL
+}
+
+/// Whether a member `name` (of an object type) may be one that an instance of a
+/// well-known global class has: its names, and any named as their getters and
+/// converters are (`getTime`, `readUInt8`, `toISOString`); a computed name may be any.
+fn builtin_member(name: &str) -> bool {
+    if name.starts_with('[') || BUILTIN_MEMBERS.contains(&name) || ARRAY_MEMBERS.contains(&name) {
+        return true;
+    }
+    ["get", "set", "read", "write", "to", "is", "has", "on"]
+        .iter()
+        .any(|prefix| {
+            name.strip_prefix(prefix)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+}
+
+/// The members of a promise.
+const PROMISE_MEMBERS: &[&str] = &["then", "catch", "finally"];
+
+/// Members of the instances of [`global`]'s classes, past those of every primitive and
+/// array (typed arrays, buffers, dates, regular expressions, URLs, errors, maps and
+/// sets, the fetch API's classes, streams, abort signals, keys).
+const BUILTIN_MEMBERS: &[&str] = &[
+    "buffer",
+    "byteLength",
+    "byteOffset",
+    "BYTES_PER_ELEMENT",
+    "set",
+    "subarray",
+    "resize",
+    "resizable",
+    "maxByteLength",
+    "transfer",
+    "transferToFixedLength",
+    "detached",
+    "exec",
+    "test",
+    "source",
+    "flags",
+    "global",
+    "ignoreCase",
+    "multiline",
+    "sticky",
+    "unicode",
+    "lastIndex",
+    "dotAll",
+    "hasIndices",
+    "unicodeSets",
+    "href",
+    "origin",
+    "protocol",
+    "username",
+    "password",
+    "host",
+    "hostname",
+    "port",
+    "pathname",
+    "search",
+    "searchParams",
+    "hash",
+    "append",
+    "delete",
+    "get",
+    "getAll",
+    "has",
+    "size",
+    "add",
+    "clear",
+    "name",
+    "message",
+    "stack",
+    "cause",
+    "code",
+    "errors",
+    "body",
+    "bodyUsed",
+    "arrayBuffer",
+    "blob",
+    "formData",
+    "json",
+    "text",
+    "bytes",
+    "clone",
+    "headers",
+    "method",
+    "url",
+    "signal",
+    "cache",
+    "credentials",
+    "destination",
+    "integrity",
+    "keepalive",
+    "mode",
+    "redirect",
+    "referrer",
+    "referrerPolicy",
+    "status",
+    "statusText",
+    "ok",
+    "redirected",
+    "type",
+    "duplex",
+    "stream",
+    "lastModified",
+    "webkitRelativePath",
+    "aborted",
+    "reason",
+    "onabort",
+    "throwIfAborted",
+    "addEventListener",
+    "removeEventListener",
+    "dispatchEvent",
+    "abort",
+    "algorithm",
+    "extractable",
+    "usages",
+    "asymmetricKeyType",
+    "asymmetricKeyDetails",
+    "symmetricKeySize",
+    "export",
+    "equals",
+    "locked",
+    "cancel",
+    "pipeThrough",
+    "pipeTo",
+    "tee",
+    "close",
+    "compare",
+    "copy",
+    "write",
+    "swap16",
+    "swap32",
+    "swap64",
+    "parent",
+    "offset",
+    "prototype",
+    "constructor",
+];
 
 /// Members a string, number, boolean or bigint has (through its wrapper): an object type
 /// that names one may be met by a primitive.

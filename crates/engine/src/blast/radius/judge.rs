@@ -12,7 +12,7 @@ use crate::blast::verdict::{judge_site, renamed, ResultUse, Site};
 use crate::graph::modules::ModuleTarget;
 use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
 use crate::indexer::facts::{
-    BindingIdx, CallKind, CallShape, DefIdx, DefKind, DefKinds, FileFacts, ImportKind, Sym,
+    BindingIdx, CallKind, CallShape, DefIdx, DefKind, DefKinds, FileFacts, ImportKind, Sym, SymId,
     ValueKinds,
 };
 use crate::indexer::Language;
@@ -104,6 +104,7 @@ fn result_use(slot: u8) -> Option<ResultUse> {
         CallShape::ASSIGNED => Some(ResultUse::Assigned),
         CallShape::ITERATED => Some(ResultUse::Iterated),
         CallShape::TESTED => Some(ResultUse::Tested),
+        CallShape::CALLED => Some(ResultUse::Called),
         _ => None,
     }
 }
@@ -147,7 +148,11 @@ fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> 
     };
     let mut all = ValueKinds::NONE;
     for t in targets {
-        let kinds = head.facts(t.file).def_kinds(t.def, slot);
+        let kinds = if slot == DefKinds::RESULT {
+            head.facts(t.file).def_kinds(t.def, slot)
+        } else {
+            head.facts(t.file).param_kinds(t.def, slot)
+        };
         if kinds.is_any() {
             return ValueKinds::ANY;
         }
@@ -183,26 +188,30 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
         if site.kinds.iter().any(|&(s, _)| s == named.slot) {
             continue;
         }
-        let kinds = type_kinds(head, &named_type(head, f, named.ty));
-        if !kinds.is_any() {
-            site.kinds.push((named.slot, kinds));
+        // A value stated to be of an interface or a class (or a union of them) is an
+        // object, whatever its members: never a primitive, as far as the compiler is
+        // concerned.
+        let member = named.member.map(|m| facts.str(m));
+        if !named_type(head, f, named.ty, member).is_empty() {
+            site.kinds.push((named.slot, ValueKinds::OBJECTS));
         }
     }
     let passed = u32::try_from(i).ok().and_then(|i| around.passed.get(&i));
     if let Some(&(outer, slot)) = passed {
         let accepts = stated_by_callees(head, callees, outer as usize, slot);
-        if !accepts.is_any() && !accepts.meets(ValueKinds::INSTANCE) {
+        if !accepts.is_any() && !accepts.meets(ValueKinds::PROMISE) {
             site.uses.push(ResultUse::Passed);
         }
     }
 }
 
-/// What a value of the types `defs` may be (each an interface or a class, as their
-/// facts record it); ANY unless every one says.
+/// What a parameter stated to be of the types `defs` accepts (each an interface or a
+/// class, as their facts record it, an interface with the members of those it
+/// extends); ANY unless every one says.
 fn type_kinds(head: &Graph, defs: &[DefId]) -> ValueKinds {
     let mut all = ValueKinds::NONE;
-    for d in defs {
-        let kinds = head.facts(d.file).def_kinds(d.def, DefKinds::RESULT);
+    for &d in defs {
+        let kinds = type_accepts(head, d, 0);
         if kinds.is_any() {
             return ValueKinds::ANY;
         }
@@ -215,17 +224,84 @@ fn type_kinds(head: &Graph, defs: &[DefId]) -> ValueKinds {
     }
 }
 
+/// What a parameter stated as the union of the types `names` (joined by `|`, each as
+/// file `f` names them) and of types that accept `also` accepts; ANY unless each of
+/// `names` is an interface or a class whose facts say.
+fn union_kinds(head: &Graph, f: FileId, names: &str, also: ValueKinds) -> ValueKinds {
+    let mut all = also;
+    for name in names.split('|') {
+        let kinds = type_kinds(head, &named_type_by_name(head, f, name));
+        if kinds.is_any() {
+            return ValueKinds::ANY;
+        }
+        all = all | kinds;
+    }
+    all
+}
+
+/// What the interface or class `d` accepts: its own members' say (see
+/// `type_kinds::object_type`), with those of every interface it extends, in its file or
+/// another (`interface SignOptions extends CritOption {}`); ANY where one is not known.
+fn type_accepts(head: &Graph, d: DefId, depth: usize) -> ValueKinds {
+    const MAX_DEPTH: usize = 8;
+    let facts = head.facts(d.file);
+    let own = facts.def_kinds(d.def, DefKinds::RESULT);
+    if own.is_any() || depth > MAX_DEPTH {
+        return ValueKinds::ANY;
+    }
+    // Callable: what it extends adds members, never lets a value that cannot be
+    // called fit.
+    if own == ValueKinds::CALLABLE {
+        return own;
+    }
+    let def = facts.def(d.def);
+    let Some(base) = def.extends().filter(|_| def.kind == DefKind::Interface) else {
+        return own;
+    };
+    let bases = types_of_sym(head, d.file, base);
+    if bases.is_empty() {
+        return ValueKinds::ANY;
+    }
+    let mut all = own;
+    for b in bases {
+        let kinds = type_accepts(head, b, depth + 1);
+        if kinds.is_any() {
+            return ValueKinds::ANY;
+        }
+        all = all | kinds;
+    }
+    all
+}
+
 /// The interfaces and classes the type name bound by `binding` in file `f` denotes:
 /// declared in the file, or imported by name from another file of the repository
-/// (where a type of that name is exported). None where the binding is anything else (a
-/// type parameter, an alias of a union, a package's type).
-pub(super) fn named_type(head: &Graph, f: FileId, binding: BindingIdx) -> Vec<DefId> {
+/// (where a type of that name is exported); with `member`, that member of the module
+/// `binding` imports as a namespace (`types.JWK`). None where the binding is anything
+/// else (a type parameter, an alias of a union with a primitive, a package's type).
+pub(super) fn named_type(
+    head: &Graph,
+    f: FileId,
+    binding: BindingIdx,
+    member: Option<&str>,
+) -> Vec<DefId> {
     let facts = head.facts(f);
     let Some(b) = facts.bindings.get(binding as usize) else {
         return Vec::new();
     };
+    if let Some(member) = member {
+        return match facts.sym(b.value) {
+            Sym::Import(i) => namespace_type(head, f, i, member),
+            _ => Vec::new(),
+        };
+    }
+    types_of_sym(head, f, b.value)
+}
+
+/// The interfaces and classes the type `sym` of file `f` denotes (see [`named_type`]).
+fn types_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
+    let facts = head.facts(f);
     let mut out = Vec::new();
-    let mut stack = vec![b.value];
+    let mut stack = vec![sym];
     let mut steps = 0;
     while let Some(sym) = stack.pop() {
         steps += 1;
@@ -246,34 +322,7 @@ pub(super) fn named_type(head: &Graph, f: FileId, binding: BindingIdx) -> Vec<De
                 let ImportKind::Named(name) = import.kind else {
                     return Vec::new();
                 };
-                let (specifier, name) = (facts.str(import.specifier), facts.str(name));
-                let target = match head
-                    .resolver()
-                    .resolve(facts.path.as_str(), specifier, &|p| {
-                        head.file_id(p).is_some()
-                    }) {
-                    ModuleTarget::File(p) => head.file_id(&p),
-                    _ => None,
-                };
-                let Some(t) = target else {
-                    return Vec::new();
-                };
-                let theirs = head.facts(t);
-                let found: Vec<DefId> = theirs
-                    .defs
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, d)| {
-                        d.exported
-                            && d.container().is_none()
-                            && is_type(d.kind)
-                            && theirs.str(d.name) == name
-                    })
-                    .map(|(i, _)| DefId {
-                        file: t,
-                        def: i as DefIdx,
-                    })
-                    .collect();
+                let found = exported_types(head, f, i, facts.str(name));
                 if found.is_empty() {
                     return Vec::new();
                 }
@@ -286,17 +335,68 @@ pub(super) fn named_type(head: &Graph, f: FileId, binding: BindingIdx) -> Vec<De
     out
 }
 
-/// As [`named_type`], for the name `name` as the file `f` binds it: every binding of
-/// the name must lead to a type (a type parameter of that name elsewhere in the file
-/// leaves it unknown).
+/// `member` of the module import `i` of file `f` brings in as a namespace (`import type
+/// * as types`): the interfaces and classes of that name the module exports.
+fn namespace_type(head: &Graph, f: FileId, i: u32, member: &str) -> Vec<DefId> {
+    let facts = head.facts(f);
+    match facts.imports.get(i as usize).map(|i| i.kind) {
+        Some(ImportKind::Namespace | ImportKind::TypeNamespace) => {
+            exported_types(head, f, i, member)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The interfaces and classes named `name` that the file import `i` of `f` leads to
+/// exports (declared there, at its top level).
+fn exported_types(head: &Graph, f: FileId, i: u32, name: &str) -> Vec<DefId> {
+    let facts = head.facts(f);
+    let Some(import) = facts.imports.get(i as usize) else {
+        return Vec::new();
+    };
+    let specifier = facts.str(import.specifier);
+    let target = match head
+        .resolver()
+        .resolve(facts.path.as_str(), specifier, &|p| {
+            head.file_id(p).is_some()
+        }) {
+        ModuleTarget::File(p) => head.file_id(&p),
+        _ => None,
+    };
+    let Some(t) = target else {
+        return Vec::new();
+    };
+    let theirs = head.facts(t);
+    theirs
+        .defs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            d.exported && d.container().is_none() && is_type(d.kind) && theirs.str(d.name) == name
+        })
+        .map(|(i, _)| DefId {
+            file: t,
+            def: i as DefIdx,
+        })
+        .collect()
+}
+
+/// As [`named_type`], for the name `name` as the file `f` binds it (`SignOptions`, or
+/// a namespace's member, `types.SignOptions`): every binding of the name must lead to
+/// a type (a type parameter of that name elsewhere in the file leaves it unknown).
 fn named_type_by_name(head: &Graph, f: FileId, name: &str) -> Vec<DefId> {
     let facts = head.facts(f);
+    let (name, member) = match name.split_once('.') {
+        Some((_, member)) if member.contains('.') => return Vec::new(),
+        Some((namespace, member)) => (namespace, Some(member)),
+        None => (name, None),
+    };
     let mut out = Vec::new();
     for (b, binding) in facts.bindings.iter().enumerate() {
         if facts.str(binding.name) != name {
             continue;
         }
-        let found = named_type(head, f, b as BindingIdx);
+        let found = named_type(head, f, b as BindingIdx, member);
         if found.is_empty() {
             return Vec::new();
         }
@@ -386,8 +486,8 @@ pub(super) fn contracts(
             let mut new = new;
             if let (Some(contract), Some((_, f))) = (new.as_mut(), new_side) {
                 for p in &mut contract.params {
-                    if let Some(name) = p.named.as_deref().filter(|_| p.accepts.is_any()) {
-                        p.accepts = type_kinds(head, &named_type_by_name(head, f, name));
+                    if let Some(names) = p.named.as_deref().filter(|_| p.accepts.is_any()) {
+                        p.accepts = union_kinds(head, f, names, p.also);
                     }
                 }
             }

@@ -621,6 +621,8 @@ impl<'s> Extractor<'s> {
         };
         // `load().save()`: a member of `load`'s result is read.
         let reads = self.begin_callee_read(function);
+        // `getFetch()(url)`: `getFetch`'s result is called.
+        let called = function.is_some_and(|f| self.begin_result_use(f, CallShape::CALLED));
         let element = function.and_then(|f| self.iteration_element(f));
         for (field, child) in children {
             match field {
@@ -643,6 +645,9 @@ impl<'s> Extractor<'s> {
         self.awaited = outer_awaited;
         if reads {
             self.end_result_read();
+        }
+        if called {
+            self.end_typed_use();
         }
     }
 
@@ -751,7 +756,12 @@ impl<'s> Extractor<'s> {
             }
             "member_expression" => {
                 self.record_call_of(node, CallKind::Reference, node, depth);
+                // `t.is(load().id, 1)`: a member of `load`'s result is read.
+                let reads = self.begin_member_read(node);
                 self.visit_callee(node, depth);
+                if reads {
+                    self.end_result_read();
+                }
             }
             _ => self.visit(node, depth),
         }

@@ -41,13 +41,41 @@ impl<'s> Extractor<'s> {
     }
 
     /// The binding of the type a `type_annotation` names, when it is a plain name
-    /// bound in the file (imported or declared there): `KeyLike` in `key: KeyLike`.
-    fn type_named(&self, annotation: Node<'s>) -> Option<BindingIdx> {
-        let ty = annotation.named_child(0)?;
-        if ty.kind_str() != "type_identifier" {
-            return None;
+    /// bound in the file (imported or declared there): `KeyLike` in `key: KeyLike`; or
+    /// a namespace's binding and the member named (`types.JWK`). A union of it with
+    /// `undefined` or `null` is as good (`#header?: types.Header | undefined`): no
+    /// other kind of value comes with them.
+    fn type_named(&mut self, annotation: Node<'s>) -> Option<(BindingIdx, Option<StrId>)> {
+        let mut ty = annotation.named_child(0)?;
+        if ty.kind_str() == "union_type" {
+            let mut named = None;
+            for member in self.named_kids(ty) {
+                let nullish = match member.kind_str() {
+                    "predefined_type" => self.text(member) == "undefined",
+                    "literal_type" => matches!(self.text(member), "null" | "undefined"),
+                    _ => false,
+                };
+                if nullish {
+                    continue;
+                }
+                if named.replace(member).is_some() {
+                    return None;
+                }
+            }
+            ty = named?;
         }
-        self.binding_now(self.interned(self.text(ty))?)
+        match ty.kind_str() {
+            "type_identifier" => Some((self.binding_now(self.interned(self.text(ty))?)?, None)),
+            "nested_type_identifier" => {
+                let (module, name) = (ty.field(Field::Module)?, ty.field(Field::Name)?);
+                if module.kind_str() != "identifier" {
+                    return None;
+                }
+                let binding = self.binding_now(self.interned(self.text(module))?)?;
+                Some((binding, Some(self.intern(self.text(name)))))
+            }
+            _ => None,
+        }
     }
 
     /// Instance field `name` of `class`, declared with the type `ty` or else the
@@ -94,12 +122,29 @@ impl<'s> Extractor<'s> {
 
     /// An interface's (or an object type alias's) body: what a value stated to be of
     /// it may be, and what a parameter of it accepts, for other files.
-    pub(crate) fn note_interface_kinds(&mut self, def: DefIdx, body: Node<'s>) {
+    ///
+    /// With `extends`, an interface that extends others: its own members are recorded
+    /// even when there are none (NONE), for the graph to add those of the others (see
+    /// `blast::radius::judge`).
+    pub(crate) fn note_interface_kinds(&mut self, def: DefIdx, body: Node<'s>, extends: bool) {
         if !self.states_types {
             return;
         }
         let kinds = type_kinds::accepted(body, &Declared(self));
-        if !kinds.is_any() {
+        let empty = || {
+            let mut cursor = body.walk();
+            let all_comments = body
+                .named_children(&mut cursor)
+                .all(|m| m.kind_str() == "comment");
+            all_comments
+        };
+        if extends && kinds.is_any() && empty() {
+            self.facts.def_kinds.push(DefKinds {
+                def,
+                slot: DefKinds::RESULT,
+                kinds: ValueKinds::NONE,
+            });
+        } else if !kinds.is_any() {
             self.facts.def_kinds.push(DefKinds {
                 def,
                 slot: DefKinds::RESULT,
@@ -121,10 +166,13 @@ impl<'s> Extractor<'s> {
                 .and_then(|k| self.field_types.get(&k)),
             _ => None,
         };
-        if let (Some(&ty), Ok(call)) = (named, u32::try_from(call)) {
-            self.facts
-                .named_arguments
-                .push(NamedArgument { call, ty, slot });
+        if let (Some(&(ty, member)), Ok(call)) = (named, u32::try_from(call)) {
+            self.facts.named_arguments.push(NamedArgument {
+                call,
+                ty,
+                slot,
+                member,
+            });
         }
     }
 
@@ -140,12 +188,12 @@ impl<'s> Extractor<'s> {
             return None;
         }
         let kinds = match (ty, value) {
-            (Some(ty), _) => type_kinds::accepted(ty, &Declared(self)).held(),
+            (Some(ty), _) => type_kinds::held(ty, &Declared(self)),
             // `let n = 'a'`: the compiler gives the name the literal's type, widened (a
             // `const` keeps the literal); an object, array or function literal is what
             // its syntax says.
-            (None, Some(value)) if mutable => super::value_kinds(value, self.src).widened(),
-            (None, Some(value)) => super::value_kinds(value, self.src),
+            (None, Some(value)) if mutable => self.syntax_kinds(value).widened(),
+            (None, Some(value)) => self.syntax_kinds(value),
             (None, None) => return None,
         };
         if kinds.is_any() {
@@ -198,7 +246,15 @@ impl<'s> Extractor<'s> {
         };
         let kinds = match (p.kind_str(), p.field(Field::Type), p.field(Field::Value)) {
             ("required_parameter", Some(ty), _) if is_rest_parameter(p) => {
-                type_kinds::accepted_element(ty, &Declared(self))
+                let kinds = type_kinds::accepted_element(ty, &Declared(self));
+                if !kinds.is_any() {
+                    self.facts.def_kinds.push(DefKinds {
+                        def,
+                        slot: DefKinds::REST + slot,
+                        kinds,
+                    });
+                }
+                kinds
             }
             ("required_parameter" | "optional_parameter", Some(ty), _) => {
                 type_kinds::accepted(ty, &Declared(self))
@@ -218,7 +274,7 @@ impl<'s> Extractor<'s> {
         if !self.states_types {
             return;
         }
-        let kinds = type_kinds::accepted(ty, &Declared(self)).held();
+        let kinds = type_kinds::held(ty, &Declared(self));
         if !kinds.is_any() {
             self.facts.def_kinds.push(DefKinds {
                 def,
@@ -293,6 +349,38 @@ impl<'s> Extractor<'s> {
                 ValueKinds::FUNCTION
             }
             _ => ValueKinds::ANY,
+        }
+    }
+
+    /// What the expression `value` is by its syntax (see `shapes::value_kinds`), and a
+    /// well-known global class's instance where it is `new` of one the file does not
+    /// bind (`new Uint8Array(32)`) or a regular expression.
+    pub(crate) fn syntax_kinds(&self, value: Node<'s>) -> ValueKinds {
+        let kinds = super::value_kinds(value, self.src);
+        if kinds != ValueKinds::INSTANCE || !self.states_types {
+            return kinds;
+        }
+        let value = super::calls::unwrap_parens(value);
+        match value.kind_str() {
+            "regex" => ValueKinds::BUILTIN,
+            "new_expression" => {
+                let Some(class) = value
+                    .field(Field::Constructor)
+                    .filter(|c| c.kind_str() == "identifier")
+                else {
+                    return kinds;
+                };
+                let name = self.text(class);
+                let bound = self
+                    .interned(name)
+                    .is_some_and(|n| self.binding_now(n).is_some());
+                if type_kinds::is_global_class(name) && !bound {
+                    ValueKinds::BUILTIN
+                } else {
+                    kinds
+                }
+            }
+            _ => kinds,
         }
     }
 

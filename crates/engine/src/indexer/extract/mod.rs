@@ -330,8 +330,8 @@ pub(crate) struct Extractor<'s> {
     pub(crate) field_kinds: FxHashMap<(DefIdx, StrId), ValueKinds>,
     /// Bindings and fields stated to be of a type named by another binding (`key:
     /// KeyLike`, with `KeyLike` imported): that binding, for the graph to read.
-    pub(crate) binding_types: FxHashMap<BindingIdx, BindingIdx>,
-    pub(crate) field_types: FxHashMap<(DefIdx, StrId), BindingIdx>,
+    pub(crate) binding_types: FxHashMap<BindingIdx, (BindingIdx, Option<StrId>)>,
+    pub(crate) field_types: FxHashMap<(DefIdx, StrId), (BindingIdx, Option<StrId>)>,
     /// Calls passed as arguments whose own call is not yet recorded, innermost last:
     /// the node's id, the outer call (its index in the facts) and the argument's place.
     pub(crate) argument_calls: Vec<(usize, u32, u8)>,

@@ -60,7 +60,7 @@ impl<'s> Extractor<'s> {
         let kinds = match argument.kind_str() {
             "identifier" => self.identifier_kinds(argument),
             "member_expression" => self.field_read_kinds(argument),
-            _ => value_kinds(argument, self.src),
+            _ => self.syntax_kinds(argument),
         };
         if !kinds.is_any() {
             self.facts.add_argument_kinds(call, slot, kinds);
@@ -145,21 +145,32 @@ impl<'s> Extractor<'s> {
     }
 
     /// `return f()` in a function stated to return a `T` that a promise is not: the
-    /// call's result goes where a type is stated, until [`Self::end_typed_use`].
+    /// call's result goes where a type is stated, until [`Self::end_typed_use`]; so do
+    /// the calls either branch of a conditional returns (`return a ? f() : g()`). How
+    /// many were begun.
     #[inline(never)]
-    pub(crate) fn begin_typed_return(&mut self, statement: Node<'s>) -> bool {
+    pub(crate) fn begin_typed_return(&mut self, statement: Node<'s>) -> usize {
         if self.plain_returns.last() != Some(&true) {
-            return false;
+            return 0;
         }
-        let Some(call) = statement
-            .named_child(0)
-            .map(super::calls::unwrap_parens)
-            .filter(|v| v.kind_str() == "call_expression")
-        else {
-            return false;
-        };
-        self.typed_uses.push((call.id(), CallShape::TYPED_USE));
-        true
+        let mut begun = 0;
+        let mut stack: SmallVec<[Node<'s>; 4]> = SmallVec::new();
+        stack.extend(statement.named_child(0));
+        while let Some(value) = stack.pop() {
+            let value = super::calls::unwrap_parens(value);
+            match value.kind_str() {
+                "call_expression" if begun < 4 => {
+                    self.typed_uses.push((value.id(), CallShape::TYPED_USE));
+                    begun += 1;
+                }
+                "ternary_expression" if stack.len() < 3 => {
+                    stack.extend(value.field(Field::Consequence));
+                    stack.extend(value.field(Field::Alternative));
+                }
+                _ => {}
+            }
+        }
+        begun
     }
 
     /// `const x: T = f()` with a `T` a promise is not: as [`Self::begin_typed_return`].
@@ -314,6 +325,12 @@ fn plain_type(annotation: &str) -> bool {
         || ty.contains("Promise")
         || ty.contains("Thenable")
         || ty.contains('|')
+        // `Required<Hooks>[K]`, `keyof T`, `T extends U ? A : B`: types the compiler
+        // may not resolve before it checks what is returned.
+        || ty.match_indices('[').any(|(i, _)| !ty[i + 1..].starts_with(']'))
+        || ty.contains("keyof")
+        || ty.contains("typeof")
+        || ty.contains(" extends ")
         || matches!(
             ty,
             "any" | "unknown" | "void" | "object" | "Object" | "{}" | "never"

@@ -96,6 +96,7 @@ async function main(opts, x) {
   load(x).then(done);
   ghost.prop.read;
   new Order({ id: 1, [key]: 2 });
+  check(load(x).ok);
 }
 ";
     for (path, language) in [
@@ -131,6 +132,7 @@ async function main(opts, x) {
                 (5, "load", "result: id,name,size".to_string()),
                 (6, "load", "result: save".to_string()),
                 (9, "Order", "arg 0 open: id".to_string()),
+                (10, "load", "result: ok".to_string()),
             ],
             "{path}"
         );
@@ -313,12 +315,18 @@ digest('sha256', (concat(1)), encode(concat()));
     assert_eq!(facts.def_kinds(digest, 0), ValueKinds::LITERAL_STRING);
     assert_eq!(
         facts.def_kinds(digest, 1),
-        ValueKinds::OBJECT | ValueKinds::INSTANCE
+        ValueKinds::GLOBAL,
+        "an object of its shape, not a promise"
     );
     assert_eq!(
         facts.def_kinds(digest, 2),
         ValueKinds::STRINGS,
         "an element of the rest"
+    );
+    assert_eq!(
+        (facts.param_kinds(digest, 3), facts.param_kinds(digest, 9)),
+        (ValueKinds::STRINGS, ValueKinds::STRINGS),
+        "every argument past it lands on the rest"
     );
     assert_eq!(
         facts.def_kinds(digest, DefKinds::RESULT),
@@ -337,12 +345,13 @@ digest('sha256', (concat(1)), encode(concat()));
     );
     assert_eq!(
         facts.def_kinds(concat, DefKinds::RESULT),
-        ValueKinds::OBJECT | ValueKinds::INSTANCE,
+        ValueKinds::PROMISE,
         "a promise"
     );
     assert_eq!(
         facts.def_kinds(def("encode"), DefKinds::RESULT),
-        ValueKinds::OBJECT | ValueKinds::INSTANCE
+        ValueKinds::BUILTIN,
+        "a `Uint8Array`, whose members are known"
     );
     let call = |name: &str, nth: usize| {
         facts
@@ -378,6 +387,7 @@ const d: Item = load();
 const e: any = load();
 function g(): Item | null { return (load()); }
 const h = (): Item => { return load(); };
+function k(x: boolean): Item { return x ? load() : (other(x)); }
 ";
     let facts = extract("a.ts", Language::TypeScript, source).expect("read");
     let lines: Vec<u32> = facts
@@ -391,7 +401,62 @@ const h = (): Item => { return load(); };
         })
         .map(|(_, c)| c.pos().line)
         .collect();
-    assert_eq!(lines, [0, 3, 6]);
+    assert_eq!(
+        lines,
+        [0, 3, 6, 7, 7],
+        "either branch of a conditional returned"
+    );
+}
+
+/// What a value of a class's type may be: an object of its shape, from its instance
+/// members (its constructor and static members are none; a constructor's parameter
+/// properties are).
+#[test]
+fn a_class_instance_is_read_from_its_instance_members() {
+    let source = "\
+export class A { constructor(x: number) {} run() {} static length = 1; }
+export class B { constructor(public length: number) {} }
+";
+    let facts = extract("a.ts", Language::TypeScript, source).expect("read");
+    let kinds = |name: &str| {
+        let def = facts
+            .defs
+            .iter()
+            .position(|d| facts.str(d.name) == name)
+            .expect(name) as DefIdx;
+        facts.def_kinds(def, DefKinds::RESULT)
+    };
+    assert_eq!(kinds("A"), ValueKinds::GLOBAL);
+    assert_eq!(kinds("B"), ValueKinds::ANY, "a string has a `length`");
+}
+
+/// A call whose result is called (`getFetch()(url)`): a promise in its place is not a
+/// function, in JavaScript as in TypeScript.
+#[test]
+fn calls_whose_results_are_called() {
+    for (path, language) in [
+        ("a.js", Language::JavaScript),
+        ("a.ts", Language::TypeScript),
+    ] {
+        let facts = extract(
+            path,
+            language,
+            "getFetch()(url);\n(make())();\nplain(url);\n",
+        )
+        .expect("read");
+        let called: Vec<&str> = facts
+            .calls
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                facts
+                    .shapes_of(*i)
+                    .any(|(s, _)| s.slot == CallShape::CALLED)
+            })
+            .map(|(_, c)| facts.str(c.name))
+            .collect();
+        assert_eq!(called, ["getFetch", "make"], "{path}");
+    }
 }
 
 /// `f.x = x` before `function f` (hoisted) makes `x` a member of `f`, as one after it

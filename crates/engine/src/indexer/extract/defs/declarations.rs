@@ -49,9 +49,12 @@ impl<'s> Extractor<'s> {
                     self.visit(child, depth + 1);
                 }
                 "interface_body" | "object_type" => {
-                    if node.field(Field::TypeParameters).is_none() {
-                        self.note_interface_kinds(def, child);
-                    }
+                    // (Generic or not: its members' names are what is read.)
+                    let mut c = node.walk();
+                    let extends = node
+                        .children(&mut c)
+                        .any(|x| x.kind_str() == "extends_type_clause");
+                    self.note_interface_kinds(def, child, extends);
                     let start = self.tokens.mark();
                     self.interface_members(child, def, depth + 1);
                     let body_hash = self.tokens.hash_since(start);
@@ -202,7 +205,7 @@ impl<'s> Extractor<'s> {
                         self.def_mut(def).set_extends(Some(source));
                     }
                     if params.is_none() {
-                        self.note_interface_kinds(def, shape);
+                        self.note_interface_kinds(def, shape, false);
                     }
                     self.names.push(def);
                     self.walk_around(node, shape, depth, |ex, v| {

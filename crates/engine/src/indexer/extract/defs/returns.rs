@@ -91,7 +91,7 @@ impl<'s> Extractor<'s> {
             }
             _ => self.visit_children(node, depth),
         }
-        if typed {
+        for _ in 0..typed {
             self.end_typed_use();
         }
     }
