@@ -2,7 +2,7 @@
 //! the changed function's contract read on both sides of the change, the call's
 //! arguments from the head graph.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
@@ -210,8 +210,9 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
 /// extends); ANY unless every one says.
 fn type_kinds(head: &Graph, defs: &[DefId]) -> ValueKinds {
     let mut all = ValueKinds::NONE;
+    let (mut path, mut done) = (Vec::new(), FxHashSet::default());
     for &d in defs {
-        let kinds = type_accepts(head, d, 0);
+        let kinds = type_accepts(head, d, &mut path, &mut done);
         if kinds.is_any() {
             return ValueKinds::ANY;
         }
@@ -242,11 +243,27 @@ fn union_kinds(head: &Graph, f: FileId, names: &str, also: ValueKinds) -> ValueK
 /// What the interface or class `d` accepts: its own members' say (see
 /// `type_kinds::object_type`), with those of every interface it extends, in its file or
 /// another (`interface SignOptions extends CritOption {}`); ANY where one is not known.
-fn type_accepts(head: &Graph, d: DefId, depth: usize) -> ValueKinds {
+///
+/// `path` holds the interfaces being read (one met again is a cycle: ANY), `done`
+/// those read already, whose kinds are in the result: each is read once, so that
+/// interfaces extending the same bases many times over cost their number, not the
+/// number of paths through them.
+fn type_accepts(
+    head: &Graph,
+    d: DefId,
+    path: &mut Vec<DefId>,
+    done: &mut FxHashSet<DefId>,
+) -> ValueKinds {
     const MAX_DEPTH: usize = 8;
+    if path.contains(&d) {
+        return ValueKinds::ANY;
+    }
+    if done.contains(&d) {
+        return ValueKinds::NONE;
+    }
     let facts = head.facts(d.file);
     let own = facts.def_kinds(d.def, DefKinds::RESULT);
-    if own.is_any() || depth > MAX_DEPTH {
+    if own.is_any() || path.len() > MAX_DEPTH {
         return ValueKinds::ANY;
     }
     // Callable: what it extends adds members, never lets a value that cannot be
@@ -263,13 +280,17 @@ fn type_accepts(head: &Graph, d: DefId, depth: usize) -> ValueKinds {
         return ValueKinds::ANY;
     }
     let mut all = own;
+    path.push(d);
     for b in bases {
-        let kinds = type_accepts(head, b, depth + 1);
+        let kinds = type_accepts(head, b, path, done);
         if kinds.is_any() {
+            path.pop();
             return ValueKinds::ANY;
         }
         all = all | kinds;
     }
+    path.pop();
+    done.insert(d);
     all
 }
 
