@@ -390,16 +390,8 @@ const h = (): Item => { return load(); };
 function k(x: boolean): Item { return x ? load() : (other(x)); }
 ";
     let facts = extract("a.ts", Language::TypeScript, source).expect("read");
-    let lines: Vec<u32> = facts
-        .calls
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| {
-            facts
-                .shapes_of(*i)
-                .any(|(s, _)| s.slot == CallShape::TYPED_USE)
-        })
-        .map(|(_, c)| c.pos().line)
+    let lines: Vec<u32> = calls_whose_result_is(&facts, CallShape::TYPED_USE)
+        .map(|c| c.pos().line)
         .collect();
     assert_eq!(
         lines,
@@ -444,16 +436,8 @@ fn calls_whose_results_are_called() {
             "getFetch()(url);\n(make())();\nplain(url);\n",
         )
         .expect("read");
-        let called: Vec<&str> = facts
-            .calls
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| {
-                facts
-                    .shapes_of(*i)
-                    .any(|(s, _)| s.slot == CallShape::CALLED)
-            })
-            .map(|(_, c)| facts.str(c.name))
+        let called: Vec<&str> = calls_whose_result_is(&facts, CallShape::CALLED)
+            .map(|c| facts.str(c.name))
             .collect();
         assert_eq!(called, ["getFetch", "make"], "{path}");
     }
@@ -486,4 +470,14 @@ fn members_assigned_before_their_owner_is_declared_are_its_own_up_to_a_bound() {
     }
     many.push_str("  function enable() {}\n  function f() {}\n}\n");
     assert_eq!(members(&many).len(), bound);
+}
+
+/// The calls whose result is used as `slot` says (`CallShape::TYPED_USE`, `CALLED`).
+fn calls_whose_result_is(facts: &FileFacts, slot: u8) -> impl Iterator<Item = &CallSite> {
+    facts
+        .calls
+        .iter()
+        .enumerate()
+        .filter(move |(i, _)| facts.shapes_of(*i).any(|(s, _)| s.slot == slot))
+        .map(|(_, c)| c)
 }
