@@ -10,11 +10,17 @@
 //
 //   node verdicts.mjs REPO BINARY [--max 40] [--seconds 900] [--seed 44] [--show 12]
 //                                 [--kinds add-required,remove-last] [--out results.json]
+//                                 [--truth earlier-results.json]
 //
 // REPO is a git work tree (left untouched: the mutations are made in a clone of it in a
 // temporary directory); BINARY the blast-radius executable. Every edit keeps each line
 // where it was (nothing is inserted or deleted across a line break), so a call site has
 // the same line in base and in head and the two sides' diagnostics compare line by line.
+//
+// With --truth, the new diagnostics at a site come from an earlier run's --out file of the
+// same repository, commit and seed where it has the site (the checker's answer does not
+// depend on the binary), so a new build is scored in minutes instead of hours; a site
+// the earlier run did not list is checked as usual.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -41,6 +47,7 @@ const SEED = Number(opt("--seed", 44));
 const SHOW = showArg(args) || 12;
 const ONLY = opt("--kinds", KINDS.join(",")).split(",");
 const OUT = opt("--out", null);
+const TRUTH = opt("--truth", null);
 const BINARY = path.resolve(binaryArg);
 const SOURCE = path.resolve(repoArg);
 const started = Date.now();
@@ -417,6 +424,18 @@ function baseDiags(file) {
   return baseDiagCache.get(file);
 }
 
+// kind, function, file -> site -> the earlier run's new diagnostics there.
+const truth = new Map();
+if (TRUTH) {
+  const earlier = JSON.parse(fs.readFileSync(TRUTH, "utf8"));
+  if (earlier.commit !== BASE_COMMIT) throw new Error(`--truth is of ${earlier.commit}, not ${BASE_COMMIT}`);
+  for (const r of earlier.results) {
+    const bySite = new Map();
+    for (const s of r.sites) if (s.checked) bySite.set(s.site, s.diags);
+    truth.set(`${r.kind}\0${r.fn}\0${r.file}`, bySite);
+  }
+}
+
 console.log(`repo         ${SOURCE} at ${BASE_COMMIT}`);
 console.log(`candidates   ${eligible.length} exported functions and methods with calls the checker resolves; ${chosen.length} chosen (seed ${SEED})`);
 
@@ -462,12 +481,14 @@ outer: for (const [key, cand] of chosen) {
         const prev = ours.get(k);
         if (!prev || rank[c.verdict] < rank[prev.verdict]) ours.set(k, { verdict: c.verdict, reason: c.reason, caller: c.caller, confidence: c.confidence });
       }
-      // Head's diagnostics in the files of every call site either side names.
-      const headPrograms = groups.map((g) => ts.createProgram(g.files, g.options, makeHost(g.options)));
+      // Head's diagnostics in the files of every call site either side names (the
+      // programs built on first need: with --truth, most runs need none).
+      let headPrograms = null;
       const headDiagCache = new Map();
       const headDiags = (file) => {
         if (!headDiagCache.has(file)) {
           let got = null;
+          headPrograms ??= groups.map((g) => ts.createProgram(g.files, g.options, makeHost(g.options)));
           for (const [i, p] of headPrograms.entries()) {
             const sf = p.getSourceFile(path.join(REPO, file));
             if (sf && groups[i].files.includes(sf.fileName)) got = diagnosticsOf(p, sf);
@@ -496,6 +517,9 @@ outer: for (const [key, cand] of chosen) {
         }
         return [...new Set(out)];
       };
+      const known = truth.get(`${kind}\0${cand.name}\0${cand.file}`);
+      const diagsAt = (k, file, line, span) => known?.get(k) ?? newAt(file, line, span);
+      const checkedAt = (k, file) => known?.has(k) || headDiags(file) !== null;
       const seen = new Set();
       for (const s of tsSites) {
         const k = `${s.file}:${s.line}`;
@@ -505,14 +529,14 @@ outer: for (const [key, cand] of chosen) {
         // are shifted by what the edit added.
         const delta = r.length - (b - a);
         const span = s.file === cand.file && s.start >= b ? { start: s.start + delta, end: s.end + delta } : s;
-        rec.sites.push({ site: k, tsSite: true, checked: headDiags(s.file) !== null, diags: newAt(s.file, s.line, span), verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
+        rec.sites.push({ site: k, tsSite: true, checked: checkedAt(k, s.file), diags: diagsAt(k, s.file, s.line, span), verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
       }
       for (const [k, v] of ours) {
         if (seen.has(k)) continue;
         const file = k.slice(0, k.lastIndexOf(":"));
         const line = Number(k.slice(k.lastIndexOf(":") + 1));
         const srcLine = (fs.readFileSync(path.join(REPO, file), "utf8").split("\n")[line - 1] ?? "").trim().slice(0, 100);
-        rec.sites.push({ site: k, tsSite: false, checked: headDiags(file) !== null, diags: newAt(file, line, null), verdict: v.verdict, reason: v.reason, confidence: v.confidence, text: srcLine });
+        rec.sites.push({ site: k, tsSite: false, checked: checkedAt(k, file), diags: diagsAt(k, file, line, null), verdict: v.verdict, reason: v.reason, confidence: v.confidence, text: srcLine });
       }
     } finally {
       git(REPO, "reset", "-q", "--hard", BASE_COMMIT);

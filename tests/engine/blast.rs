@@ -987,6 +987,101 @@ fn namespace_members_and_extended_interfaces_are_types_of_other_files_too() {
     }
 }
 
+/// A string literal that lands on a parameter whose stated type lists some strings
+/// breaks when it is not one of them (a swap, a parameter removed); a function that
+/// lands on `Partial<T>` or `Readonly<T>` of an options interface (of this file or
+/// another) or on an intersection with one (`{ priority?: number } & JobOptions`)
+/// breaks as it would on `T`. `tsc --strict` on the fixture's head reports lines 7, 8,
+/// 10, 11 and 13 to 17; line 10 passes a name stated `unknown`, which the graph cannot
+/// judge.
+#[test]
+fn literals_and_partial_types_are_judged_by_what_the_parameter_lists() {
+    let repo = two_commit_repo("blast/literal-types");
+    let report = blast_json(repo.path());
+    let got: Vec<(u64, String)> = direct_verdicts(&report)
+        .into_iter()
+        .filter(|(file, ..)| file == "src/use.ts")
+        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
+        .collect();
+    let expected = [
+        (
+            7,
+            "breaks: passes 'foo' as argument 2, where `checkKeyType` now takes `usage`",
+        ),
+        (
+            8,
+            "breaks: passes '' as argument 2, where `checkKeyType` now takes `usage`",
+        ),
+        (9, "check: "),
+        (10, "check: "),
+        (
+            11,
+            "breaks: passes 'a' as argument 1, where `setMode` now takes `mode`",
+        ),
+        (12, "check: "),
+        (
+            13,
+            "breaks: passes a function as argument 1, where `enqueue` now takes `options`",
+        ),
+        (
+            14,
+            "breaks: passes a function as argument 1, where `enqueue` now takes `options`",
+        ),
+        (
+            15,
+            "breaks: passes a function as argument 1, where `schedule` now takes `options`",
+        ),
+        (
+            16,
+            "breaks: passes a function as argument 1, where `schedule` now takes `options`",
+        ),
+        (
+            17,
+            "breaks: passes a function as argument 1, where `limit` now takes `options`",
+        ),
+    ];
+    assert_eq!(got.len(), expected.len(), "{got:#?}");
+    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
+        assert!(*line == want_line && said.starts_with(want), "{got:#?}");
+    }
+}
+
+/// A function made async breaks the calls that pass its result to a parameter stated
+/// as an interface of another file (`options: Partial<Options>`, `shared: Shared`,
+/// `shared?: types.Shared`): a promise has none of their members. Passed to an
+/// `unknown`, it is a check. An object literal that a swap moves onto a parameter of
+/// an interface of another file breaks when it lacks a key the interface requires
+/// (not for `Partial<T>`). `tsc --strict` on the fixture's head reports lines 6 to 8
+/// and 10.
+#[test]
+fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
+    let repo = two_commit_repo("blast/named-params");
+    let report = blast_json(repo.path());
+    let got: Vec<(u64, String)> = direct_verdicts(&report)
+        .into_iter()
+        .filter(|(file, ..)| file == "src/use.ts")
+        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
+        .collect();
+    let passed = "its result is passed to a parameter whose stated type a promise does not fit";
+    let expected = [
+        (6, format!("breaks: {passed}")),
+        (7, format!("breaks: {passed}")),
+        (8, format!("breaks: {passed}")),
+        (9, "check: ".to_string()),
+        (
+            10,
+            "breaks: the object passed as argument 1 lacks `alg`, which `check` now requires (`entry`)"
+                .to_string(),
+        ),
+        (11, "check: ".to_string()),
+        (12, "check: ".to_string()),
+    ];
+    assert_eq!(got.len(), expected.len(), "{got:#?}");
+    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
+        assert!(*line == want_line && said.starts_with(&want), "{got:#?}");
+    }
+}
+
 /// A function made async breaks the calls that iterate its result or test it as a
 /// condition, in JavaScript and TypeScript, and in TypeScript those that assign it (the
 /// place has a type); a result kept in a new name is a check. `tsc --strict` on the

@@ -75,6 +75,9 @@ pub struct Param {
     /// What the members of a union stated type that `named` does not list accept
     /// (NONE where there are none).
     pub also: ValueKinds,
+    /// The strings its stated type admits, where they are a finite set of literals
+    /// (`usage: 'sign' | 'verify'`); None where any string may do or none is stated.
+    pub literals: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,6 +283,7 @@ fn read(function: Node, file: &File) -> Contract {
             stated: None,
             named: None,
             also: ValueKinds::NONE,
+            literals: None,
         });
     }
     let returns =
@@ -389,6 +393,9 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
         accepts,
         named: named.as_ref().map(|(names, _)| names.join("|")),
         also: named.map_or(ValueKinds::NONE, |(_, also)| also),
+        literals: stated_type
+            .filter(|_| kind != ParamKind::Rest && accepts.meets(ValueKinds::LITERAL_STRING))
+            .and_then(|t| type_kinds::string_literals(t, &scope)),
         // One line, however the type was laid out: it is quoted in a reason.
         stated: stated_type
             .and_then(|t| t.named_child(0))
@@ -404,6 +411,9 @@ fn named_elsewhere<'t>(
     scope: &Scoped<'_, '_, 't>,
 ) -> Option<(Vec<String>, ValueKinds)> {
     let one = |t: Node<'t>| -> Option<String> {
+        // `Partial<Options>`: what a type's members say of the kinds of value it takes
+        // does not depend on whether they are optional or read-only.
+        let t = type_kinds::same_kinds_as_argument(t, scope).unwrap_or(t);
         let name = scope.text(t);
         let elsewhere = match t.kind() {
             "type_identifier" => !scope.is_generic(name) && scope.declared(name).is_none(),

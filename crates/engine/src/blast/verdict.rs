@@ -102,6 +102,53 @@ fn mistyped(name: &str, old: &Contract, new: &Contract, site: &Site, n: usize) -
     if n < new.min_args() || new.max_args().is_some_and(|max| n > max) {
         return None;
     }
+    let literal = site.literals.iter().find_map(|(slot, value)| {
+        let at = usize::from(*slot);
+        let (now, before) = (param_at(new, at)?, param_at(old, at)?);
+        let takes = |p: &Param| match &p.literals {
+            Some(values) => values.contains(value),
+            None => p.accepts.meets(ValueKinds::LITERAL_STRING),
+        };
+        (at < n && now.literals.is_some() && !takes(now) && takes(before)).then(|| {
+            format!(
+                "passes '{value}' as argument {}, where `{name}` now takes `{}`, whose stated type does not list that string",
+                at + 1,
+                now.name
+            )
+        })
+    });
+    if literal.is_some() {
+        return literal;
+    }
+    // An object literal now landing on another parameter, whose type requires keys it
+    // lacks (and the parameter at its place before did not). (A parameter that stayed
+    // in place and requires more is judged with the other changes of keys.)
+    let object = site.objects.iter().find_map(|(slot, keys, open)| {
+        let at = usize::from(*slot);
+        let (now, before) = (param_at(new, at)?, param_at(old, at)?);
+        if at >= n || *open || now.kind == ParamKind::Rest || now.name == before.name {
+            return None;
+        }
+        let missing: Vec<&str> = now
+            .keys
+            .iter()
+            .filter(|(k, required)| {
+                *required && !keys.contains(k) && !before.keys.iter().any(|(was, r)| was == k && *r)
+            })
+            .map(|(k, _)| k.as_str())
+            .collect();
+        (!missing.is_empty()).then(|| {
+            format!(
+                "the object passed as argument {} lacks {}, which `{name}` now requires (`{}`)",
+                at + 1,
+                listed(&quoted(&missing)),
+                now.name
+            )
+        })
+    });
+    if object.is_some() {
+        return object;
+    }
     site.kinds.iter().find_map(|&(slot, kinds)| {
         let at = usize::from(slot);
         if at >= n || kinds.is_any() {
@@ -163,6 +210,8 @@ pub struct Site {
     /// The arguments whose syntax says what kind of value they are (`"a"`, `[x]`), by
     /// their place (from 0).
     pub kinds: Vec<(u8, ValueKinds)>,
+    /// The string literals passed, by their place, where their value is known.
+    pub literals: Vec<(u8, String)>,
 }
 
 impl Site {

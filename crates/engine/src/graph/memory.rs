@@ -100,6 +100,8 @@ impl Graph {
                 + thin(&f.argument_calls)
                 + thin(&f.def_kinds)
                 + thin(&f.named_arguments)
+                + thin(&f.named_params)
+                + thin(&f.type_members)
                 + thin(&f.shape_keys)
                 + f.shapes
                     .iter()

@@ -94,6 +94,14 @@ pub struct FileFacts {
     /// named elsewhere (`key: KeyLike`), sorted by (call, slot): the graph reads what
     /// that type's definition admits (see [`DefKinds`]).
     pub named_arguments: ThinVec<NamedArgument>,
+    /// TypeScript: parameters stated to be of a type named elsewhere (`options:
+    /// Options`, imported), sorted by (def, slot): what a call's result passed to
+    /// them must fit is read where the name leads (see [`NamedParam`]).
+    pub named_params: ThinVec<NamedParam>,
+    /// TypeScript: the members interfaces (and object type aliases) state, by
+    /// definition in the order written (see [`TypeMember`]): the keys an object of
+    /// such a type passed from another file must hold.
+    pub type_members: ThinVec<TypeMember>,
     /// HTTP routes, HTTP clients, queue producers and consumers, and mounts (issue 47),
     /// sorted by position. Their strings are their own (a file has few): the graph's
     /// string mapping leaves them alone.
@@ -143,6 +151,33 @@ pub struct NamedArgument {
     pub ty: BindingIdx,
     pub slot: u8,
     pub member: Option<StrId>,
+}
+
+/// Parameter `slot` (from 0) of definition `def` is stated to be of the type whose
+/// name binding `ty` binds, or with `member`, of that member of the namespace `ty`
+/// binds: as [`NamedArgument`], for a parameter whose own kinds are not known here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedParam {
+    pub def: DefIdx,
+    pub ty: BindingIdx,
+    pub slot: u8,
+    pub member: Option<StrId>,
+}
+
+/// Member `name` of the interface (or object type alias) `def`: whether an object of
+/// the type must hold it (no `?`), and what a value of its stated type may be (ANY
+/// where that is not known, and for a method).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeMember {
+    pub def: DefIdx,
+    pub name: StrId,
+    pub required: bool,
+    pub kinds: ValueKinds,
+}
+
+impl TypeMember {
+    /// Members kept per type: past them, the keys are not all known.
+    pub const MAX_PER_TYPE: usize = 64;
 }
 
 /// What parameter `slot` (from 0) of definition `def` accepts by its stated type
@@ -281,6 +316,13 @@ impl ValueKinds {
             "a promise",
         ];
         NAMES.get(bit as usize).copied().unwrap_or("a value")
+    }
+}
+
+impl std::ops::BitAnd for ValueKinds {
+    type Output = ValueKinds;
+    fn bitand(self, other: ValueKinds) -> ValueKinds {
+        ValueKinds(self.0 & other.0)
     }
 }
 
@@ -1314,6 +1356,12 @@ impl FileFacts {
         self.add_shape(call, slot, kinds, &[], true);
     }
 
+    /// Records that `call` passes, at `slot`, the string literal `value`: a shape of
+    /// [`ValueKinds::LITERAL_STRING`] whose one key is the value.
+    pub fn add_argument_literal(&mut self, call: usize, slot: u8, value: StrId) {
+        self.add_shape(call, slot, ValueKinds::LITERAL_STRING, &[value], false);
+    }
+
     fn add_shape(&mut self, call: usize, slot: u8, kinds: ValueKinds, keys: &[StrId], open: bool) {
         let (Ok(call), Ok(start)) = (u32::try_from(call), u32::try_from(self.shape_keys.len()))
         else {
@@ -1388,6 +1436,24 @@ impl FileFacts {
         self.argument_calls.sort_by_key(|a| (a.outer, a.slot));
         self.def_kinds.sort_by_key(|k| (k.def, k.slot));
         self.named_arguments.sort_by_key(|n| (n.call, n.slot));
+        self.named_params.sort_by_key(|n| (n.def, n.slot));
+        // Stable: a type's members stay in the order written.
+        self.type_members.sort_by_key(|m| m.def);
+    }
+
+    /// The members type `def` states (none where it is no interface of this file).
+    pub fn type_members_of(&self, def: DefIdx) -> &[TypeMember] {
+        let start = self.type_members.partition_point(|m| m.def < def);
+        let end = self.type_members.partition_point(|m| m.def <= def);
+        &self.type_members[start..end]
+    }
+
+    /// The type named elsewhere that parameter `slot` of `def` is stated to be of.
+    pub fn named_param(&self, def: DefIdx, slot: u8) -> Option<&NamedParam> {
+        self.named_params
+            .binary_search_by_key(&(def, slot), |n| (n.def, n.slot))
+            .ok()
+            .map(|i| &self.named_params[i])
     }
 
     /// The arguments of call `call` stated to be of a type named elsewhere.
@@ -1467,6 +1533,8 @@ impl FileFacts {
         self.argument_calls.shrink_to_fit();
         self.def_kinds.shrink_to_fit();
         self.named_arguments.shrink_to_fit();
+        self.named_params.shrink_to_fit();
+        self.type_members.shrink_to_fit();
         for s in &mut self.shapes {
             s.shrink_to_fit();
         }
@@ -1544,6 +1612,12 @@ impl FileFacts {
         }
         for n in &mut self.named_arguments {
             n.member = n.member.map(&mut *f);
+        }
+        for n in &mut self.named_params {
+            n.member = n.member.map(&mut *f);
+        }
+        for m in &mut self.type_members {
+            m.name = f(m.name);
         }
         for k in &mut self.shape_keys {
             *k = f(*k);

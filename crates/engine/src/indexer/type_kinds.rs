@@ -132,6 +132,21 @@ fn accepted_within<'t>(
             }
             all
         }
+        // A value of `A & B` is one of `A` and one of `B`: only what both take (a part
+        // not known here takes anything). Parts that share no kind (`Uint8Array & {
+        // brand: 'x' }` read as a global's instance and an object) say nothing here.
+        "intersection_type" => {
+            let mut all = ValueKinds::ANY;
+            let mut cursor = ty.walk();
+            for member in ty.named_children(&mut cursor) {
+                all = all & accepted_within(member, file, level + 1, held);
+            }
+            if all == ValueKinds::NONE {
+                ValueKinds::ANY
+            } else {
+                all
+            }
+        }
         // An instance of a class that extends Array is an object, not a literal. (A
         // well-known global's instance is no array, but it is not told apart here.)
         "array_type" | "tuple_type" => {
@@ -140,6 +155,9 @@ fn accepted_within<'t>(
         "function_type" | "constructor_type" => ValueKinds::CALLABLE,
         "object_type" | "interface_body" => object_type(ty, file),
         "generic_type" => {
+            if let Some(argument) = same_kinds_as_argument(ty, file) {
+                return inner(Some(argument));
+            }
             let name = ty
                 .child_by_field_name("name")
                 .map(|n| file.text(n))
@@ -181,10 +199,79 @@ fn accepted_within<'t>(
                 kinds => kinds,
             }
         }
-        // Intersections, `keyof`, `typeof`, lookups, conditional and mapped types, a
-        // type of a namespace: not read here.
+        // `keyof`, `typeof`, lookups, conditional and mapped types, a type of a
+        // namespace: not read here.
         _ => ValueKinds::ANY,
     }
+}
+
+/// The most string literals a stated type is read for (see [`string_literals`]).
+pub const MAX_LITERALS: usize = 256;
+
+/// The strings a stated type admits, where its strings are a finite set of literals
+/// (`'sign' | 'verify'`, through parentheses and the file's type aliases): a string
+/// literal argument not among them is rejected. None where the type admits any string
+/// (`string`, a template literal type, a name not known here) or lists too many.
+/// Members that admit no string (`number`, `null`, an object type) add nothing.
+pub fn string_literals<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(ty, 0usize)];
+    while let Some((t, level)) = stack.pop() {
+        if level > MAX_TYPE_LEVEL || out.len() > MAX_LITERALS {
+            return None;
+        }
+        match t.kind() {
+            "type_annotation" | "parenthesized_type" | "readonly_type" => {
+                stack.push((t.named_child(0)?, level + 1));
+            }
+            "union_type" => {
+                let mut cursor = t.walk();
+                stack.extend(t.named_children(&mut cursor).map(|m| (m, level + 1)));
+            }
+            "literal_type" if t.named_child(0)?.kind() == "string" => {
+                let quoted = file.text(t.named_child(0)?);
+                // An escape's text is not its value: such a type is not read.
+                let value = quoted.get(1..quoted.len().checked_sub(1)?)?;
+                if value.contains('\\') {
+                    return None;
+                }
+                out.push(value.to_string());
+            }
+            "type_identifier" if !file.is_generic(file.text(t)) => {
+                let declared = file.declared(file.text(t))?;
+                if declared.kind() != "type_alias_declaration"
+                    || declared.child_by_field_name("type_parameters").is_some()
+                {
+                    return None;
+                }
+                stack.push((declared.child_by_field_name("value")?, level + 1));
+            }
+            _ if !accepted(t, file).meets(ValueKinds::STRINGS) => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// `Partial<T>`, `Required<T>`, `Readonly<T>` (the global ones, not a name the file
+/// declares): its one type argument, which takes the same kinds of value. Every member
+/// optional, an object type is a weak type, which rejects what any object type of
+/// those members rejects (TS2559 instead of TS2345).
+pub fn same_kinds_as_argument<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Node<'t>> {
+    if ty.kind() != "generic_type" {
+        return None;
+    }
+    let name = file.text(ty.child_by_field_name("name")?);
+    if !matches!(name, "Partial" | "Required" | "Readonly") || file.declared(name).is_some() {
+        return None;
+    }
+    let arguments = ty.child_by_field_name("type_arguments")?;
+    let mut cursor = arguments.walk();
+    let mut types = arguments
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment");
+    let only = types.next()?;
+    types.next().is_none().then_some(only)
 }
 
 /// An object type written out: a primitive is rejected unless the type is empty or

@@ -122,6 +122,8 @@ fn site_of(facts: Facts, i: usize) -> Site {
             site.kinds.push((shape.slot, shape.kinds));
             if shape.kinds == ValueKinds::OBJECT {
                 site.objects.push((shape.slot, keys, shape.open()));
+            } else if let (ValueKinds::LITERAL_STRING, [value]) = (shape.kinds, &keys[..]) {
+                site.literals.push((shape.slot, value.clone()));
             }
         }
     }
@@ -148,10 +150,21 @@ fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> 
     };
     let mut all = ValueKinds::NONE;
     for t in targets {
+        let facts = head.facts(t.file);
         let kinds = if slot == DefKinds::RESULT {
-            head.facts(t.file).def_kinds(t.def, slot)
+            facts.def_kinds(t.def, slot)
         } else {
-            head.facts(t.file).param_kinds(t.def, slot)
+            match (
+                facts.param_kinds(t.def, slot),
+                facts.named_param(t.def, slot),
+            ) {
+                // `create(options: Options)`, `Options` an interface of another file.
+                (kinds, Some(named)) if kinds.is_any() => {
+                    let member = named.member.map(|m| facts.str(m));
+                    type_kinds(head, &named_type(head, t.file, named.ty, member))
+                }
+                (kinds, _) => kinds,
+            }
         };
         if kinds.is_any() {
             return ValueKinds::ANY;
@@ -292,6 +305,43 @@ fn type_accepts(
     path.pop();
     done.insert(d);
     all
+}
+
+/// The members an object of the interface `defs` names must or may hold (those of the
+/// interfaces it extends too, where they are found): empty unless it is one interface.
+fn type_keys(head: &Graph, defs: &[DefId]) -> Vec<(String, bool)> {
+    const MAX_TYPES: usize = 16;
+    let [first] = defs else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut seen: Vec<DefId> = Vec::new();
+    let mut stack = vec![*first];
+    while let Some(d) = stack.pop() {
+        if seen.contains(&d) || seen.len() >= MAX_TYPES {
+            continue;
+        }
+        seen.push(d);
+        let facts = head.facts(d.file);
+        let def = facts.def(d.def);
+        if def.kind != DefKind::Interface {
+            // A class's instance, or a type read no further: its keys are not known.
+            if d == *first {
+                return Vec::new();
+            }
+            continue;
+        }
+        for m in facts.type_members_of(d.def) {
+            let name = facts.str(m.name);
+            if !out.iter().any(|(k, _)| k == name) {
+                out.push((name.to_string(), m.required));
+            }
+        }
+        if let Some(base) = def.extends() {
+            stack.extend(types_of_sym(head, d.file, base));
+        }
+    }
+    out
 }
 
 /// The interfaces and classes the type name bound by `binding` in file `f` denotes:
@@ -512,13 +562,32 @@ pub(super) fn contracts(
                     }
                 }
             }
-            let old = match (&old_reader, &old_facts, &old_defs) {
+            let mut old = match (&old_reader, &old_facts, &old_defs) {
                 (Some(reader), Some(facts), Some(defs)) => {
                     let name = func.renamed_from.as_deref().unwrap_or(&func.qualified_name);
                     contract_of(facts, defs, reader, name, None)
                 }
                 _ => None,
             };
+            // And the keys an object of it must hold, read alike on both sides (the
+            // names as the head's file binds them), so that a type neither side
+            // changed adds no key.
+            if let Some((_, f)) = new_side {
+                for contract in [old.as_mut(), new.as_mut()].into_iter().flatten() {
+                    for p in &mut contract.params {
+                        // (`Partial<Options>` is read as `Options` for the kinds it
+                        // takes; none of its keys is required.)
+                        let partial = p
+                            .stated
+                            .as_deref()
+                            .is_some_and(|t| t.starts_with("Partial<"));
+                        let named = p.named.as_deref().filter(|n| !n.contains('|') && !partial);
+                        if let (Some(name), true) = (named, p.keys.is_empty()) {
+                            p.keys = type_keys(head, &named_type_by_name(head, f, name));
+                        }
+                    }
+                }
+            }
             out.insert(index, (old, new));
         }
     }

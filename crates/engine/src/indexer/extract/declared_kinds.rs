@@ -47,6 +47,9 @@ impl<'s> Extractor<'s> {
     /// other kind of value comes with them.
     fn type_named(&mut self, annotation: Node<'s>) -> Option<(BindingIdx, Option<StrId>)> {
         let mut ty = annotation.named_child(0)?;
+        if let Some(argument) = type_kinds::same_kinds_as_argument(ty, &Declared(self)) {
+            ty = argument;
+        }
         if ty.kind_str() == "union_type" {
             let mut named = None;
             for member in self.named_kids(ty) {
@@ -148,6 +151,39 @@ impl<'s> Extractor<'s> {
             self.facts.def_kinds.push(DefKinds {
                 def,
                 slot: DefKinds::RESULT,
+                kinds,
+            });
+        }
+    }
+
+    /// A property or method signature `member` of the interface (or object type
+    /// alias) `def`: its name, whether it is required, and what its stated type holds,
+    /// for calls in other files that pass an object where the type is stated.
+    pub(crate) fn note_type_member(&mut self, def: DefIdx, member: Node<'s>) {
+        if !self.states_types {
+            return;
+        }
+        let Some(name) = member.field(Field::Name).and_then(|n| self.key_name(n)) else {
+            return;
+        };
+        let mut cursor = member.walk();
+        let required = !member.children(&mut cursor).any(|c| c.kind_str() == "?");
+        let kinds = match (member.kind_str(), member.field(Field::Type)) {
+            ("property_signature", Some(ty)) => type_kinds::held(ty, &Declared(self)),
+            _ => ValueKinds::ANY,
+        };
+        let kept = self
+            .facts
+            .type_members
+            .iter()
+            .rev()
+            .take_while(|m| m.def == def)
+            .count();
+        if kept < TypeMember::MAX_PER_TYPE {
+            self.facts.type_members.push(TypeMember {
+                def,
+                name,
+                required,
                 kinds,
             });
         }
@@ -257,7 +293,18 @@ impl<'s> Extractor<'s> {
                 kinds
             }
             ("required_parameter" | "optional_parameter", Some(ty), _) => {
-                type_kinds::accepted(ty, &Declared(self))
+                let kinds = type_kinds::accepted(ty, &Declared(self));
+                if kinds.is_any() {
+                    if let Some((named, member)) = self.type_named(ty) {
+                        self.facts.named_params.push(NamedParam {
+                            def,
+                            ty: named,
+                            slot,
+                            member,
+                        });
+                    }
+                }
+                kinds
             }
             ("required_parameter", None, Some(value)) => {
                 type_kinds::widened(super::value_kinds(value, self.src))

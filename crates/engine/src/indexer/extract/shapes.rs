@@ -62,7 +62,16 @@ impl<'s> Extractor<'s> {
             "member_expression" => self.field_read_kinds(argument),
             _ => self.syntax_kinds(argument),
         };
-        if !kinds.is_any() {
+        if kinds == ValueKinds::LITERAL_STRING && argument.kind_str() == "string" {
+            // Its value, for a parameter that takes only some strings.
+            match literal_value(self.text(argument)) {
+                Some(value) => {
+                    let value = self.intern(value);
+                    self.facts.add_argument_literal(call, slot, value);
+                }
+                None => self.facts.add_argument_kinds(call, slot, kinds),
+            }
+        } else if !kinds.is_any() {
             self.facts.add_argument_kinds(call, slot, kinds);
         } else if self.states_types
             && matches!(argument.kind_str(), "identifier" | "member_expression")
@@ -304,6 +313,15 @@ fn called_through(mut node: Node) -> Option<Node> {
         }
     }
     None
+}
+
+/// The value of the string literal `quoted` (quotes included), when its text is its
+/// value (no escape) and it is short: what a parameter taking some strings is checked
+/// against.
+fn literal_value(quoted: &str) -> Option<&str> {
+    const MAX_LITERAL_BYTES: usize = 64;
+    let value = quoted.get(1..quoted.len().checked_sub(1)?)?;
+    (value.len() <= MAX_LITERAL_BYTES && !value.contains('\\')).then_some(value)
 }
 
 /// A literal key as the object holds it: `a`, `'a'`, `1`; None for a computed one.

@@ -73,6 +73,9 @@ impl<'s> Extractor<'s> {
     fn interface_members(&mut self, body: Node<'s>, def: DefIdx, depth: usize) {
         let members = self.kids(body);
         for m in members {
+            if matches!(m.kind_str(), "property_signature" | "method_signature") {
+                self.note_type_member(def, m);
+            }
             match m.kind_str() {
                 "method_signature" => self.method_signature(m, def, depth + 1),
                 // `{ (options: Options): Api }`: what calling an instance does.
