@@ -1082,6 +1082,40 @@ fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
     }
 }
 
+/// Places whose type the file states, read where the extraction meets them: a
+/// property of an object returned by a function stated to return an interface of the
+/// file (`user: string`: a promise does not fit; `note: unknown`: it does), a branch of
+/// a conditional passed to a parameter stated as an alias of the file (`a: Label`),
+/// and a global function passed as a value (`tag(Boolean)`) that a removed parameter
+/// moves onto a union of strings. `tsc --strict` on the fixture's head reports lines 15
+/// and 21 (twice).
+#[test]
+fn places_typed_by_the_file_are_read_where_a_result_or_a_value_lands() {
+    let repo = two_commit_repo("blast/typed-places");
+    let report = blast_json(repo.path());
+    let got: Vec<(u64, String)> = direct_verdicts(&report)
+        .into_iter()
+        .filter(|(file, ..)| file == "src/use.ts")
+        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
+        .collect();
+    let expected = [
+        (15, "breaks: its result goes where a type is stated"),
+        (16, "check: "),
+        (
+            21,
+            "breaks: its result is passed to a parameter whose stated type a promise does not fit",
+        ),
+        (
+            21,
+            "breaks: passes a function as argument 1, where `tag` now takes `kind`",
+        ),
+    ];
+    assert_eq!(got.len(), expected.len(), "{got:#?}");
+    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
+        assert!(*line == want_line && said.starts_with(want), "{got:#?}");
+    }
+}
+
 /// A function made async breaks the calls that iterate its result or test it as a
 /// condition, in JavaScript and TypeScript, and in TypeScript those that assign it (the
 /// place has a type); a result kept in a new name is a check. `tsc --strict` on the

@@ -133,12 +133,15 @@ pub struct CallShape {
 }
 
 /// `outer(..., inner(...), ...)`: call `inner` (an index in [`FileFacts::calls`]) is
-/// argument `slot` (from 0) of call `outer`.
+/// argument `slot` (from 0) of call `outer`; with `branch`, one branch of a
+/// conditional that is (`outer(c ? inner() : other)`): its result is passed there, but
+/// the argument may be something else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArgumentCall {
     pub outer: u32,
     pub inner: u32,
     pub slot: u8,
+    pub branch: bool,
 }
 
 /// Argument `slot` of call `call` holds a value stated to be of the type whose name is
@@ -1469,10 +1472,11 @@ impl FileFacts {
     /// The call passed as argument `slot` of call `call`, if one is.
     pub fn argument_call(&self, call: usize, slot: u8) -> Option<usize> {
         let call = u32::try_from(call).ok()?;
-        self.argument_calls
-            .binary_search_by_key(&(call, slot), |a| (a.outer, a.slot))
-            .ok()
-            .map(|i| self.argument_calls[i].inner as usize)
+        let start = self
+            .argument_calls
+            .partition_point(|a| (a.outer, a.slot) < (call, slot));
+        let a = self.argument_calls.get(start)?;
+        ((a.outer, a.slot) == (call, slot) && !a.branch).then_some(a.inner as usize)
     }
 
     /// Each call passed as an argument, by its index: the call and the argument of it

@@ -205,6 +205,79 @@ fn accepted_within<'t>(
     }
 }
 
+/// Global functions and constructors a name may stand for as a value where the file
+/// does not bind it (`items.filter(Boolean)`, `map(String)`).
+pub fn is_global_function(name: &str) -> bool {
+    matches!(
+        name,
+        "Boolean"
+            | "String"
+            | "Number"
+            | "BigInt"
+            | "Symbol"
+            | "Object"
+            | "Array"
+            | "Date"
+            | "RegExp"
+            | "Error"
+            | "TypeError"
+            | "RangeError"
+            | "Promise"
+            | "Map"
+            | "Set"
+            | "WeakMap"
+            | "WeakSet"
+            | "Function"
+            | "parseInt"
+            | "parseFloat"
+            | "isNaN"
+            | "isFinite"
+            | "encodeURIComponent"
+            | "decodeURIComponent"
+            | "encodeURI"
+            | "decodeURI"
+    )
+}
+
+/// The property and method signatures of the object type `ty` states: written out, or
+/// an interface (without `extends`) or type alias of the file that is one. None for
+/// anything else.
+pub fn object_members<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Vec<Node<'t>>> {
+    let mut ty = ty;
+    for _ in 0..MAX_TYPE_LEVEL {
+        match ty.kind() {
+            "type_annotation" | "parenthesized_type" => ty = ty.named_child(0)?,
+            "type_identifier" if !file.is_generic(file.text(ty)) => {
+                let declared = file.declared(file.text(ty))?;
+                ty = match declared.kind() {
+                    "interface_declaration" => {
+                        let mut cursor = declared.walk();
+                        if declared
+                            .children(&mut cursor)
+                            .any(|c| c.kind() == "extends_type_clause")
+                        {
+                            return None;
+                        }
+                        declared.child_by_field_name("body")?
+                    }
+                    "type_alias_declaration" => declared.child_by_field_name("value")?,
+                    _ => return None,
+                };
+            }
+            "object_type" | "interface_body" => {
+                let mut cursor = ty.walk();
+                return Some(
+                    ty.named_children(&mut cursor)
+                        .filter(|m| matches!(m.kind(), "property_signature" | "method_signature"))
+                        .collect(),
+                );
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The most string literals a stated type is read for (see [`string_literals`]).
 pub const MAX_LITERALS: usize = 256;
 

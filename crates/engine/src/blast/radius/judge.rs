@@ -553,15 +553,7 @@ pub(super) fn contracts(
                 ),
                 _ => None,
             };
-            // A parameter stated as a type of another file: what that type accepts.
             let mut new = new;
-            if let (Some(contract), Some((_, f))) = (new.as_mut(), new_side) {
-                for p in &mut contract.params {
-                    if let Some(names) = p.named.as_deref().filter(|_| p.accepts.is_any()) {
-                        p.accepts = union_kinds(head, f, names, p.also);
-                    }
-                }
-            }
             let mut old = match (&old_reader, &old_facts, &old_defs) {
                 (Some(reader), Some(facts), Some(defs)) => {
                     let name = func.renamed_from.as_deref().unwrap_or(&func.qualified_name);
@@ -569,12 +561,16 @@ pub(super) fn contracts(
                 }
                 _ => None,
             };
-            // And the keys an object of it must hold, read alike on both sides (the
-            // names as the head's file binds them), so that a type neither side
-            // changed adds no key.
+            // A parameter stated as a type of another file: what that type accepts, and
+            // the keys an object of it must hold, read alike on both sides (the names
+            // as the head's file binds them), so that a type neither side changed
+            // changes nothing.
             if let Some((_, f)) = new_side {
                 for contract in [old.as_mut(), new.as_mut()].into_iter().flatten() {
                     for p in &mut contract.params {
+                        if let Some(names) = p.named.as_deref().filter(|_| p.accepts.is_any()) {
+                            p.accepts = union_kinds(head, f, names, p.also);
+                        }
                         // (`Partial<Options>` is read as `Options` for the kinds it
                         // takes; none of its keys is required.)
                         let partial = p

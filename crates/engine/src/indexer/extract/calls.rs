@@ -683,9 +683,9 @@ impl<'s> Extractor<'s> {
             }
             // `g(f())`: which call `f`'s is, once it is recorded (TypeScript: the types
             // stated for `f`'s result and `g`'s parameter say what is passed where).
-            let passed_call = match recorded {
+            let passed_calls = match recorded {
                 Some(outer) if self.states_types => self.begin_argument_call(outer, index, child),
-                _ => false,
+                _ => 0,
             };
             // `g(...f())`: `f`'s result is iterated.
             let iterated = child.kind_str() == "spread_element"
@@ -711,7 +711,7 @@ impl<'s> Extractor<'s> {
             if iterated {
                 self.end_typed_use();
             }
-            if passed_call {
+            for _ in 0..passed_calls {
                 self.argument_calls.pop();
             }
             if child.is_named() && child.kind_str() != "comment" {

@@ -332,45 +332,66 @@ impl<'s> Extractor<'s> {
     }
 
     /// Argument `index` of the call at `outer` in the facts is `argument`: when it is
-    /// a call (past parentheses), noted until that call is recorded (see
-    /// [`Self::argument_call_recorded`]) or the argument is walked.
+    /// a call (past parentheses), or a conditional either of whose branches is one
+    /// (`f(c ? encode(x) : y)`), each such call is noted until it is recorded (see
+    /// [`Self::argument_call_recorded`]) or the argument is walked. How many were
+    /// noted.
     #[inline(never)]
     pub(crate) fn begin_argument_call(
         &mut self,
         outer: usize,
         index: u16,
         argument: Node<'s>,
-    ) -> bool {
+    ) -> usize {
         let (Ok(outer), Some(slot)) = (
             u32::try_from(outer),
             u8::try_from(index)
                 .ok()
                 .filter(|&s| s < CallShape::FIRST_USE),
         ) else {
-            return false;
+            return 0;
         };
         let inner = super::calls::unwrap_parens(argument);
-        if inner.kind_str() != "call_expression" {
-            return false;
+        let branch = inner.kind_str() == "ternary_expression";
+        let calls: [Option<Node<'s>>; 2] = match inner.kind_str() {
+            "call_expression" => [Some(inner), None],
+            // The alternative is walked last: noted first, so the consequence is on top.
+            "ternary_expression" => [
+                inner.field(Field::Alternative),
+                inner.field(Field::Consequence),
+            ]
+            .map(|branch| {
+                branch
+                    .map(super::calls::unwrap_parens)
+                    .filter(|b| b.kind_str() == "call_expression")
+            }),
+            _ => [None, None],
+        };
+        let mut noted = 0;
+        for call in calls.into_iter().flatten() {
+            self.argument_calls.push((call.id(), outer, slot, branch));
+            noted += 1;
         }
-        self.argument_calls.push((inner.id(), outer, slot));
-        true
+        noted
     }
 
     /// The call `node`, recorded at `call` in the facts: an argument of another, when
-    /// it is the one noted last.
+    /// it is one of those noted last (the two branches of a conditional).
     #[inline(never)]
     pub(crate) fn argument_call_recorded(&mut self, node: Node<'s>, call: Option<usize>) {
-        let (Some(&(id, outer, slot)), Some(inner)) = (
-            self.argument_calls.last(),
-            call.and_then(|c| u32::try_from(c).ok()),
-        ) else {
+        let Some(inner) = call.and_then(|c| u32::try_from(c).ok()) else {
             return;
         };
-        if id == node.id() {
-            self.facts
-                .argument_calls
-                .push(ArgumentCall { outer, inner, slot });
+        let id = node.id();
+        let noted = self.argument_calls.iter().rev().take(2);
+        if let Some(&(_, outer, slot, branch)) = noted.into_iter().find(|(noted, ..)| *noted == id)
+        {
+            self.facts.argument_calls.push(ArgumentCall {
+                outer,
+                inner,
+                slot,
+                branch,
+            });
         }
     }
 
@@ -381,11 +402,14 @@ impl<'s> Extractor<'s> {
         if !self.states_types {
             return ValueKinds::ANY;
         }
-        let Some(binding) = self
-            .interned(self.text(node))
-            .and_then(|name| self.binding_now(name))
-        else {
-            return ValueKinds::ANY;
+        let name = self.text(node);
+        let Some(binding) = self.interned(name).and_then(|name| self.binding_now(name)) else {
+            // `filter(Boolean)`: a global function the file does not bind.
+            return if type_kinds::is_global_function(name) {
+                ValueKinds::FUNCTION
+            } else {
+                ValueKinds::ANY
+            };
         };
         if let Some(&kinds) = self.binding_kinds.get(&binding) {
             return kinds;
@@ -439,21 +463,31 @@ impl<'s> Extractor<'s> {
     }
 }
 
+impl<'s> Extractor<'s> {
+    /// The types the file has declared so far, for reading a stated type.
+    pub(crate) fn type_scope(&self) -> impl TypeScope<'s> + '_ {
+        Declared(self)
+    }
+}
+
 /// The types named where a declaration is extracted: a name the file declares or
 /// imports (a type parameter, an interface, `import { URL } from 'whatwg-url'`) is not
-/// the global of that name, and is not read further here.
+/// the global of that name; an interface or type alias without type parameters that
+/// the file declared before is read, anything else bound is not read further here.
 struct Declared<'a, 's>(&'a Extractor<'s>);
 
-impl<'t> TypeScope<'t> for Declared<'_, '_> {
-    fn text(&self, node: Node<'t>) -> &str {
+impl<'s> TypeScope<'s> for Declared<'_, 's> {
+    fn text(&self, node: Node<'s>) -> &str {
         self.0.src.get(node.byte_range()).unwrap_or_default()
     }
-    fn declared(&self, _: &str) -> Option<Node<'t>> {
-        None
+    fn declared(&self, name: &str) -> Option<Node<'s>> {
+        let binding = self.0.binding_now(self.0.interned(name)?)?;
+        self.0.local_types.get(&binding).copied()
     }
     fn is_generic(&self, name: &str) -> bool {
         self.0
             .interned(name)
-            .is_some_and(|name| self.0.binding_now(name).is_some())
+            .and_then(|name| self.0.binding_now(name))
+            .is_some_and(|b| !self.0.local_types.contains_key(&b))
     }
 }

@@ -311,6 +311,9 @@ pub(crate) struct Extractor<'s> {
     /// Per enclosing function: whether it states a return type a promise is not (and
     /// is not async, whose `return` would take a promise as its value).
     pub(crate) plain_returns: Vec<bool>,
+    /// Per enclosing function that is neither async nor a generator: the return type
+    /// it states (TypeScript), which types the properties of an object it returns.
+    pub(crate) return_types: Vec<Option<Node<'s>>>,
     /// The `GlobalComponents` interface this file's Vue registrations declare, once one
     /// does (see `vue_globals`).
     vue_global_components: Option<DefIdx>,
@@ -333,8 +336,13 @@ pub(crate) struct Extractor<'s> {
     pub(crate) binding_types: FxHashMap<BindingIdx, (BindingIdx, Option<StrId>)>,
     pub(crate) field_types: FxHashMap<(DefIdx, StrId), (BindingIdx, Option<StrId>)>,
     /// Calls passed as arguments whose own call is not yet recorded, innermost last:
-    /// the node's id, the outer call (its index in the facts) and the argument's place.
-    pub(crate) argument_calls: Vec<(usize, u32, u8)>,
+    /// the node's id, the outer call (its index in the facts), the argument's place,
+    /// and whether the call is a branch of a conditional that is the argument.
+    /// TypeScript: the interfaces and type aliases without type parameters the file
+    /// has declared so far, by their name's binding: what a type naming one admits is
+    /// read from it (see `declared_kinds::Declared`).
+    pub(crate) local_types: FxHashMap<BindingIdx, Node<'s>>,
+    pub(crate) argument_calls: Vec<(usize, u32, u8, bool)>,
     /// The last typed JSDoc comment walked past.
     doc: Option<Node<'s>>,
     /// What the JSDoc of the function being entered states for its parameters, by name.
@@ -430,6 +438,7 @@ impl<'s> Extractor<'s> {
             binding_types: FxHashMap::default(),
             field_types: FxHashMap::default(),
             argument_calls: Vec::new(),
+            local_types: FxHashMap::default(),
             doc: None,
             doc_params: Vec::new(),
             doc_seed: 0,
@@ -442,6 +451,7 @@ impl<'s> Extractor<'s> {
             result_reads: Vec::new(),
             typed_uses: Vec::new(),
             plain_returns: Vec::new(),
+            return_types: Vec::new(),
             object_arg: None,
             function_is: None,
             object_is: None,

@@ -10,6 +10,7 @@ use tree_sitter::Node;
 use super::fields::{Field, FieldExt};
 use super::Extractor;
 use crate::indexer::facts::*;
+use crate::indexer::type_kinds;
 
 impl<'s> Extractor<'s> {
     /// The object literal `object` passed as argument `slot` of the call at `call` in
@@ -159,6 +160,16 @@ impl<'s> Extractor<'s> {
     /// many were begun.
     #[inline(never)]
     pub(crate) fn begin_typed_return(&mut self, statement: Node<'s>) -> usize {
+        if let Some(object) = statement
+            .named_child(0)
+            .map(super::calls::unwrap_parens)
+            .filter(|v| v.kind_str() == "object")
+        {
+            return match self.return_types.last().copied().flatten() {
+                Some(ty) => self.begin_typed_properties(object, ty),
+                None => 0,
+            };
+        }
         if self.plain_returns.last() != Some(&true) {
             return 0;
         }
@@ -180,6 +191,63 @@ impl<'s> Extractor<'s> {
             }
         }
         begun
+    }
+
+    /// `return { user: load() }` in a function stated to return a `T` whose `user`
+    /// member's type a promise is not (an object type, or an interface or alias the
+    /// file declared before): each such property's call is a typed use, until
+    /// [`Self::end_typed_use`]; how many were begun.
+    fn begin_typed_properties(&mut self, object: Node<'s>, ty: Node<'s>) -> usize {
+        // Uses are matched among the last few (see `result_read_by`).
+        const MAX_PROPERTIES: usize = 4;
+        let Some(members) = type_kinds::object_members(ty, &self.type_scope()) else {
+            return 0;
+        };
+        let mut begun = 0;
+        let mut cursor = object.walk();
+        for pair in object.named_children(&mut cursor) {
+            if begun == MAX_PROPERTIES {
+                break;
+            }
+            let (Some(key), Some(value)) = (pair.field(Field::Key), pair.field(Field::Value))
+            else {
+                continue;
+            };
+            let value = super::calls::unwrap_parens(value);
+            let Some(key) =
+                key_text(key, self.src).filter(|_| value.kind_str() == "call_expression")
+            else {
+                continue;
+            };
+            let member = members.iter().find(|m| {
+                m.child_by_field_name("name")
+                    .is_some_and(|n| key_text(n, self.src) == Some(key))
+            });
+            let Some(member_type) = member.and_then(|m| m.child_by_field_name("type")) else {
+                continue;
+            };
+            let kinds = type_kinds::accepted(member_type, &self.type_scope());
+            if !kinds.is_any() && !kinds.meets(ValueKinds::PROMISE) {
+                self.typed_uses.push((value.id(), CallShape::TYPED_USE));
+                begun += 1;
+            }
+        }
+        begun
+    }
+
+    /// The return type `function` states, when it is neither async nor a generator
+    /// (whose `return` gives a promise's or an iterator's value).
+    pub(crate) fn stated_sync_return(&self, function: Node<'s>) -> Option<Node<'s>> {
+        if !self.states_types {
+            return None;
+        }
+        let ty = function.field(Field::ReturnType)?;
+        let mut cursor = function.walk();
+        let async_or_generator = function
+            .children(&mut cursor)
+            .take_while(|c| c.kind_str() != "formal_parameters")
+            .any(|c| matches!(c.kind_str(), "async" | "*"));
+        (!async_or_generator).then_some(ty)
     }
 
     /// `const x: T = f()` with a `T` a promise is not: as [`Self::begin_typed_return`].

@@ -24,7 +24,10 @@ impl<'s> Extractor<'s> {
             self.def_mut(def).reach = Reach::Global;
         }
         let value = self.sym(Sym::Def(def));
-        self.declare(name, value, false);
+        let b = self.declare(name, value, false);
+        if self.states_types && node.field(Field::TypeParameters).is_none() {
+            self.local_types.insert(b, node);
+        }
         self.names.push(def);
         // For its type parameters.
         self.push_scope(ScopeKind::Block);
@@ -237,6 +240,9 @@ impl<'s> Extractor<'s> {
             let b = self.declare(name, value, false);
             if shape.is_none() {
                 self.type_alias_bindings.insert(b);
+            }
+            if self.states_types && params.is_none() {
+                self.local_types.insert(b, node);
             }
         } else {
             self.visit_children(node, depth);

@@ -50,8 +50,11 @@ impl<'s> Extractor<'s> {
 
         let plain = self.states_plain_return(node);
         self.plain_returns.push(plain);
+        let stated = self.stated_sync_return(node);
+        self.return_types.push(stated);
         let parts = self.function_parts(node, ctx, depth);
         self.plain_returns.pop();
+        self.return_types.pop();
         self.doc_params.clear();
 
         self.namespace = namespace;
