@@ -769,6 +769,26 @@ mod tests {
         contract_at(language, source, start, end).expect("a function")
     }
 
+    /// A parameter stated as a union of string literals (through the file's aliases)
+    /// lists them; aliases of unions of aliases, 4^20 paths deep, are read within a
+    /// bound and list nothing.
+    #[test]
+    fn string_literals_are_read_through_aliases_within_a_bound() {
+        let mut source = String::from("type Mode = 'a' | ('b' | 1);\ntype A0 = 'x' | 'y';\n");
+        for i in 1..=20 {
+            let p = i - 1;
+            source.push_str(&format!("type A{i} = A{p} | A{p} | A{p} | A{p};\n"));
+        }
+        source.push_str("function set(mode: Mode, deep: A20, any: string | Mode): void {}\n");
+        let c = contract(Language::TypeScript, &source, "function set");
+        let literals: Vec<Option<Vec<String>>> =
+            c.params.iter().map(|p| p.literals.clone()).collect();
+        assert_eq!(
+            literals,
+            [Some(vec!["b".to_string(), "a".to_string()]), None, None]
+        );
+    }
+
     #[test]
     fn parameters_of_every_kind_in_javascript_and_typescript() {
         let js = "async function charge(amount, currency = 'EUR', { id, note = '' }, ...rest) {}";

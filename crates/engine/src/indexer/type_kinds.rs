@@ -6,12 +6,17 @@
 //! of another file, a generic, a mapped type) admits anything, so a call is only said
 //! to break where the compiler must reject it.
 
+use std::cell::Cell;
+
 use tree_sitter::Node;
 
 use crate::indexer::facts::ValueKinds;
 
 /// How deep a type is followed through the aliases that name it.
 const MAX_TYPE_LEVEL: usize = 16;
+
+/// How many type nodes are read for one stated type, however its aliases nest.
+const MAX_TYPE_NODES: u32 = 512;
 
 /// The names a type refers to, where it is read.
 pub trait TypeScope<'t> {
@@ -43,7 +48,7 @@ impl<'t> TypeScope<'t> for TextOnly<'_> {
 /// What a parameter stated to be of type `ty` (a `type_annotation` or a type) accepts;
 /// equally, what a value declared with that type may be.
 pub fn accepted<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
-    accepted_within(ty, file, 0, false)
+    accepted_within(ty, file, 0, false, &Cell::new(MAX_TYPE_NODES))
 }
 
 /// What a value declared with the stated type `ty` may be, as the compiler sees it: as
@@ -51,7 +56,7 @@ pub fn accepted<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
 /// ([`ValueKinds::BUILTIN`], `x: Uint8Array`) and a `Promise<T>` a promise, not any
 /// object of their shape.
 pub fn held<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
-    accepted_within(ty, file, 0, true).held()
+    accepted_within(ty, file, 0, true, &Cell::new(MAX_TYPE_NODES)).held()
 }
 
 /// What one element of a rest parameter stated as `ty` accepts (`...xs: T[]`).
@@ -85,18 +90,22 @@ pub fn widened(default: ValueKinds) -> ValueKinds {
     }
 }
 
+/// `budget`: the type nodes still to be read for this one type (aliases of unions of
+/// aliases would otherwise be read once per path through them).
 fn accepted_within<'t>(
     ty: Node<'t>,
     file: &impl TypeScope<'t>,
     level: usize,
     held: bool,
+    budget: &Cell<u32>,
 ) -> ValueKinds {
-    if level > MAX_TYPE_LEVEL {
+    if level > MAX_TYPE_LEVEL || budget.get() == 0 {
         return ValueKinds::ANY;
     }
+    budget.set(budget.get() - 1);
     let inner = |n: Option<Node<'t>>| {
         n.map_or(ValueKinds::ANY, |n| {
-            accepted_within(n, file, level + 1, held)
+            accepted_within(n, file, level + 1, held, budget)
         })
     };
     match ty.kind() {
@@ -125,7 +134,7 @@ fn accepted_within<'t>(
             let mut all = ValueKinds::NONE;
             let mut cursor = ty.walk();
             for member in ty.named_children(&mut cursor) {
-                all = all | accepted_within(member, file, level + 1, held);
+                all = all | accepted_within(member, file, level + 1, held, budget);
                 if all.is_any() {
                     break;
                 }
@@ -139,7 +148,7 @@ fn accepted_within<'t>(
             let mut all = ValueKinds::ANY;
             let mut cursor = ty.walk();
             for member in ty.named_children(&mut cursor) {
-                all = all & accepted_within(member, file, level + 1, held);
+                all = all & accepted_within(member, file, level + 1, held, budget);
             }
             if all == ValueKinds::NONE {
                 ValueKinds::ANY
@@ -289,8 +298,10 @@ pub const MAX_LITERALS: usize = 256;
 pub fn string_literals<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut stack = vec![(ty, 0usize)];
+    let mut steps = 0;
     while let Some((t, level)) = stack.pop() {
-        if level > MAX_TYPE_LEVEL || out.len() > MAX_LITERALS {
+        steps += 1;
+        if level > MAX_TYPE_LEVEL || out.len() > MAX_LITERALS || steps > MAX_TYPE_NODES {
             return None;
         }
         match t.kind() {

@@ -573,10 +573,7 @@ pub(super) fn contracts(
                         }
                         // (`Partial<Options>` is read as `Options` for the kinds it
                         // takes; none of its keys is required.)
-                        let partial = p
-                            .stated
-                            .as_deref()
-                            .is_some_and(|t| t.starts_with("Partial<"));
+                        let partial = p.stated.as_deref().is_some_and(|t| t.contains("Partial<"));
                         let named = p.named.as_deref().filter(|n| !n.contains('|') && !partial);
                         if let (Some(name), true) = (named, p.keys.is_empty()) {
                             p.keys = type_keys(head, &named_type_by_name(head, f, name));
