@@ -544,6 +544,29 @@ fn direct_verdicts(report: &serde_json::Value) -> Vec<(String, u64, String, Stri
     got
 }
 
+/// The direct callers' verdicts in `src/use.ts` of the two-commit repository made from
+/// `fixture`, as (line, "verdict: reason"), in order.
+fn use_ts_verdicts(fixture: &str) -> Vec<(u64, String)> {
+    let repo = two_commit_repo(fixture);
+    let report = blast_json(repo.path());
+    direct_verdicts(&report)
+        .into_iter()
+        .filter(|(file, ..)| file == "src/use.ts")
+        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
+        .collect()
+}
+
+/// Each verdict is on the expected line and starts with the expected text.
+fn assert_verdicts_start_with(got: &[(u64, String)], expected: &[(u64, impl AsRef<str>)]) {
+    assert_eq!(got.len(), expected.len(), "{got:#?}");
+    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
+        assert!(
+            line == want_line && said.starts_with(want.as_ref()),
+            "{got:#?}"
+        );
+    }
+}
+
 /// Each untouched caller is judged against its callee's new contract (issue 44): a
 /// required parameter added breaks the calls that do not pass it, a parameter removed
 /// before later arguments shifts them, async and spreads are checks, and a body-only
@@ -954,13 +977,7 @@ fn types_of_other_files_decide_what_an_argument_is_and_what_a_parameter_takes() 
 /// to break here.
 #[test]
 fn namespace_members_and_extended_interfaces_are_types_of_other_files_too() {
-    let repo = two_commit_repo("blast/namespace-types");
-    let report = blast_json(repo.path());
-    let got: Vec<(u64, String)> = direct_verdicts(&report)
-        .into_iter()
-        .filter(|(file, ..)| file == "src/use.ts")
-        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
-        .collect();
+    let got = use_ts_verdicts("blast/namespace-types");
     let expected = [
         (
             10,
@@ -981,10 +998,7 @@ fn namespace_members_and_extended_interfaces_are_types_of_other_files_too() {
         (15, "check: "),
         (16, "check: "),
     ];
-    assert_eq!(got.len(), expected.len(), "{got:#?}");
-    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
-        assert!(*line == want_line && said.starts_with(want), "{got:#?}");
-    }
+    assert_verdicts_start_with(&got, &expected);
 }
 
 /// A string literal that lands on a parameter whose stated type lists some strings
@@ -996,13 +1010,7 @@ fn namespace_members_and_extended_interfaces_are_types_of_other_files_too() {
 /// judge.
 #[test]
 fn literals_and_partial_types_are_judged_by_what_the_parameter_lists() {
-    let repo = two_commit_repo("blast/literal-types");
-    let report = blast_json(repo.path());
-    let got: Vec<(u64, String)> = direct_verdicts(&report)
-        .into_iter()
-        .filter(|(file, ..)| file == "src/use.ts")
-        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
-        .collect();
+    let got = use_ts_verdicts("blast/literal-types");
     let expected = [
         (
             7,
@@ -1040,10 +1048,7 @@ fn literals_and_partial_types_are_judged_by_what_the_parameter_lists() {
             "breaks: passes a function as argument 1, where `limit` now takes `options`",
         ),
     ];
-    assert_eq!(got.len(), expected.len(), "{got:#?}");
-    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
-        assert!(*line == want_line && said.starts_with(want), "{got:#?}");
-    }
+    assert_verdicts_start_with(&got, &expected);
 }
 
 /// A function made async breaks the calls that pass its result to a parameter stated
@@ -1055,13 +1060,7 @@ fn literals_and_partial_types_are_judged_by_what_the_parameter_lists() {
 /// and 10.
 #[test]
 fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
-    let repo = two_commit_repo("blast/named-params");
-    let report = blast_json(repo.path());
-    let got: Vec<(u64, String)> = direct_verdicts(&report)
-        .into_iter()
-        .filter(|(file, ..)| file == "src/use.ts")
-        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
-        .collect();
+    let got = use_ts_verdicts("blast/named-params");
     let passed = "its result is passed to a parameter whose stated type a promise does not fit";
     let expected = [
         (6, format!("breaks: {passed}")),
@@ -1076,10 +1075,7 @@ fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
         (11, "check: ".to_string()),
         (12, "check: ".to_string()),
     ];
-    assert_eq!(got.len(), expected.len(), "{got:#?}");
-    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
-        assert!(*line == want_line && said.starts_with(&want), "{got:#?}");
-    }
+    assert_verdicts_start_with(&got, &expected);
 }
 
 /// Places whose type the file states, read where the extraction meets them: a
@@ -1091,13 +1087,7 @@ fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
 /// and 21 (twice).
 #[test]
 fn places_typed_by_the_file_are_read_where_a_result_or_a_value_lands() {
-    let repo = two_commit_repo("blast/typed-places");
-    let report = blast_json(repo.path());
-    let got: Vec<(u64, String)> = direct_verdicts(&report)
-        .into_iter()
-        .filter(|(file, ..)| file == "src/use.ts")
-        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
-        .collect();
+    let got = use_ts_verdicts("blast/typed-places");
     let expected = [
         (15, "breaks: its result goes where a type is stated"),
         (16, "check: "),
@@ -1110,10 +1100,7 @@ fn places_typed_by_the_file_are_read_where_a_result_or_a_value_lands() {
             "breaks: passes a function as argument 1, where `tag` now takes `kind`",
         ),
     ];
-    assert_eq!(got.len(), expected.len(), "{got:#?}");
-    for ((line, said), (want_line, want)) in got.iter().zip(expected) {
-        assert!(*line == want_line && said.starts_with(want), "{got:#?}");
-    }
+    assert_verdicts_start_with(&got, &expected);
 }
 
 /// A function made async breaks the calls that iterate its result or test it as a
