@@ -116,6 +116,9 @@ const inRepo = (sf) => !sf.isDeclarationFile && sf.fileName.startsWith(REPO + "/
 
 /** Each repository file's semantic diagnostics as `line\0code\0message` keys, by line. */
 function diagnosticsOf(program, sf) {
+  // `// @ts-nocheck`: the checker checks nothing in the file, so it says nothing of
+  // its call sites (they are left out, as JavaScript's are).
+  if (sf.checkJsDirective && !sf.checkJsDirective.enabled) return null;
   const out = new Map();
   let list;
   try {
@@ -519,7 +522,7 @@ outer: for (const [key, cand] of chosen) {
       };
       const known = truth.get(`${kind}\0${cand.name}\0${cand.file}`);
       const diagsAt = (k, file, line, span) => known?.get(k) ?? newAt(file, line, span);
-      const checkedAt = (k, file) => known?.has(k) || headDiags(file) !== null;
+      const checkedAt = (k, file) => baseDiags(file) !== null && (known?.has(k) || headDiags(file) !== null);
       const seen = new Set();
       for (const s of tsSites) {
         const k = `${s.file}:${s.line}`;

@@ -1058,6 +1058,72 @@ fn literals_and_partial_types_are_judged_by_what_the_parameter_lists() {
 /// an interface of another file breaks when it lacks a key the interface requires
 /// (not for `Partial<T>`). `tsc --strict` on the fixture's head reports lines 6 to 8
 /// and 10.
+/// `null` and `undefined` passed where a parameter now lands that does not admit them
+/// break where the caller's tsconfig turns on strict null checks, and only there: the
+/// same calls under a config without them compile (`tsc` agrees on the fixture's
+/// head, both configs). An optional parameter admits `undefined`, also one of another
+/// file's interface.
+#[test]
+fn null_and_undefined_arguments_break_under_strict_null_checks_only() {
+    let got = use_ts_verdicts("blast/null-arguments");
+    let expected = [
+        (
+            5,
+            "breaks: passes undefined as argument 1, where `open` now takes `mode`",
+        ),
+        (
+            6,
+            "breaks: passes null as argument 1, where `remove` now takes `name`",
+        ),
+        (7, "check: "),
+        // Fits the optional parameter it now lands on, but its meaning shifted.
+        (8, "check: "),
+        (
+            9,
+            "breaks: passes null as argument 1, where `save` now takes `options`",
+        ),
+        (
+            10,
+            "breaks: passes undefined as argument 1, where `queue` now takes `options`",
+        ),
+        (11, "check: "),
+        // Already rejected before (a type not read here may not have taken `null`).
+        (12, "check: "),
+        (
+            13,
+            "breaks: passes null as argument 1, where `tag` now takes `label`",
+        ),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+
+    let repo = two_commit_repo("blast/null-arguments");
+    let lax: Vec<(u64, String)> = direct_verdicts(&blast_json(repo.path()))
+        .into_iter()
+        .filter(|(file, ..)| file == "lax/use.ts")
+        .map(|(_, line, verdict, _)| (line, verdict))
+        .collect();
+    assert_eq!(lax.len(), 9, "{lax:#?}");
+    assert!(lax.iter().all(|(_, v)| v != "breaks"), "{lax:#?}");
+}
+
+/// A function passed by a name declared further down the file (hoisted) is a
+/// function where it lands, as one declared above it is.
+#[test]
+fn functions_passed_before_their_declaration_are_functions() {
+    let got = use_ts_verdicts("blast/hoisted-arguments");
+    let expected = [
+        (
+            4,
+            "breaks: passes a function as argument 1, where `purry` now takes `args`",
+        ),
+        (
+            9,
+            "breaks: passes a function as argument 1, where `purry` now takes `args`",
+        ),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 #[test]
 fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
     let got = use_ts_verdicts("blast/named-params");
@@ -1173,6 +1239,27 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
     assert_eq!(passed.len(), expected.len(), "{passed:#?}");
     for ((line, said), (want_line, want)) in passed.iter().zip(expected) {
         assert!(*line == want_line && said.starts_with(want), "{passed:#?}");
+    }
+    // Assigned to a name whose type its declaration took from the same call (a
+    // promise now too), or `Object.prototype`'s member read: the compiler is content;
+    // assigned to a name declared a string: not.
+    let assigned: Vec<(u64, String)> = got
+        .iter()
+        .filter(|(f, ..)| f == "src/assign.ts")
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+        .collect();
+    let expected = [
+        (4, "check: "),
+        (5, "check: "),
+        (7, "breaks: its result is assigned where a type holds"),
+        (8, "check: "),
+    ];
+    assert_eq!(assigned.len(), expected.len(), "{assigned:#?}");
+    for ((line, said), (want_line, want)) in assigned.iter().zip(expected) {
+        assert!(
+            *line == want_line && said.starts_with(want),
+            "{assigned:#?}"
+        );
     }
 }
 

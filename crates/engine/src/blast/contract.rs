@@ -62,7 +62,9 @@ pub struct Param {
     /// an object literal passed with any other).
     pub closed: bool,
     /// The kinds of value its stated type accepts (one element's, for a rest
-    /// parameter); ANY where no type is stated or it is not known here.
+    /// parameter); ANY where no type is stated or it is not known here. With
+    /// [`ValueKinds::UNDEFINED`] and [`ValueKinds::NULL`] where it admits them under
+    /// strict null checks (an optional or defaulted one admits `undefined`).
     pub accepts: ValueKinds,
     /// Its stated type as written (`string | number`), when there is one.
     pub stated: Option<String>,
@@ -375,6 +377,21 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
             }),
         (None, _) => ValueKinds::ANY,
     };
+    // Which of `undefined` and `null` it admits, where the checker's strict null checks
+    // are on (an argument of either is judged by them only there; see `blast::radius`):
+    // what the stated type admits (one element's, for a rest parameter), and
+    // `undefined` for an optional or defaulted one.
+    let nullish = match (stated_type, kind) {
+        _ if accepts.is_any() => ValueKinds::NULLISH,
+        (Some(t), ParamKind::Rest) => type_kinds::nullish_element(t, &scope),
+        (Some(t), _) => type_kinds::nullish(t, &scope),
+        (None, _) => ValueKinds::NONE,
+    };
+    let optional = match kind {
+        ParamKind::Optional | ParamKind::Defaulted => ValueKinds::UNDEFINED,
+        _ => ValueKinds::NONE,
+    };
+    let accepts = accepts | nullish | optional;
     let named = stated_type
         .and_then(|t| t.named_child(0))
         .filter(|_| accepts.is_any() && kind != ParamKind::Rest)
@@ -392,7 +409,7 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
         closed,
         accepts,
         named: named.as_ref().map(|(names, _)| names.join("|")),
-        also: named.map_or(ValueKinds::NONE, |(_, also)| also),
+        also: named.map_or(ValueKinds::NONE, |(_, also)| also | optional),
         literals: stated_type
             .filter(|_| kind != ParamKind::Rest && accepts.meets(ValueKinds::LITERAL_STRING))
             .and_then(|t| type_kinds::string_literals(t, &scope)),
@@ -436,7 +453,7 @@ fn named_elsewhere<'t>(
         }
         let kinds = type_kinds::accepted(t, scope);
         if !kinds.is_any() {
-            also = also | kinds;
+            also = also | kinds | type_kinds::nullish(t, scope);
         } else {
             names.push(one(t)?);
         }
@@ -837,6 +854,41 @@ mod tests {
         assert_eq!(c.min_args(), 1);
     }
 
+    /// Which of `undefined` and `null` each parameter admits under strict null checks:
+    /// what its stated type says (through the file's aliases), `undefined` where it is
+    /// optional or defaulted, both where its type is not known here.
+    #[test]
+    fn stated_types_say_whether_they_admit_undefined_and_null() {
+        let ts = "\
+type Maybe = string | null;
+interface Box { width: number }
+export function f<T>(a: string | undefined, b: Maybe, c: Box, d?: Box, e = 1, g: T, h: Other, i: unknown, j: void, k: Array<Box>, l: Box | null | undefined) {}
+";
+        let c = contract(Language::TypeScript, ts, "export function");
+        let nullish: Vec<ValueKinds> = c
+            .params
+            .iter()
+            .map(|p| p.accepts & ValueKinds::NULLISH)
+            .collect();
+        let (u, n) = (ValueKinds::UNDEFINED, ValueKinds::NULL);
+        assert_eq!(
+            nullish,
+            [
+                u,
+                n,
+                ValueKinds::NONE,
+                u,
+                u,
+                u | n, // a type parameter
+                u | n, // declared elsewhere
+                u | n,
+                u,
+                ValueKinds::NONE,
+                u | n,
+            ]
+        );
+    }
+
     /// What each stated parameter type accepts, as far as this file says.
     #[test]
     fn the_kinds_of_value_stated_types_accept() {
@@ -861,8 +913,8 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
                 ValueKinds::GLOBAL,         // not a promise
                 ValueKinds::FUNCTION | ValueKinds::INSTANCE | ValueKinds::BUILTIN,
                 ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN,
-                ValueKinds::LITERAL_STRING,
-                ValueKinds::NUMBER, // one element of the rest
+                ValueKinds::LITERAL_STRING | ValueKinds::UNDEFINED, // optional
+                ValueKinds::NUMBER,                                 // one element of the rest
             ]
         );
         assert_eq!(c.params[1].stated.as_deref(), Some("number | boolean"));
@@ -876,7 +928,7 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
         assert_eq!(
             accepts,
             [
-                ValueKinds::OBJECT | ValueKinds::INSTANCE,
+                ValueKinds::OBJECT | ValueKinds::INSTANCE | ValueKinds::UNDEFINED,
                 ValueKinds::ANY,
                 ValueKinds::ANY,
                 ValueKinds(ValueKinds::OBJECTS.0 & !ValueKinds::PROMISE.0),
@@ -898,7 +950,7 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
             named,
             [
                 (Some("H3|Handler"), ValueKinds::NONE),
-                (Some("types.Options"), ValueKinds::NONE),
+                (Some("types.Options"), ValueKinds::UNDEFINED),
                 (Some("Other"), ValueKinds::STRINGS),
                 (None, ValueKinds::NONE),
                 (None, ValueKinds::NONE),
@@ -918,8 +970,8 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
         assert_eq!(
             accepts,
             [
-                ValueKinds::STRINGS,
-                ValueKinds::NUMBER,
+                ValueKinds::STRINGS | ValueKinds::UNDEFINED,
+                ValueKinds::NUMBER | ValueKinds::UNDEFINED,
                 ValueKinds::ANY,
                 ValueKinds::ANY
             ]

@@ -156,7 +156,7 @@ fn mistyped(name: &str, old: &Contract, new: &Contract, site: &Site, n: usize) -
         }
         let now = param_at(new, at)?;
         let before = param_at(old, at)?;
-        (!kinds.meets(now.accepts) && kinds.meets(before.accepts)).then(|| {
+        (!kinds.meets(now.accepts) && fitted(kinds, before)).then(|| {
             format!(
                 "passes {} as argument {}, where `{name}` now takes `{}`, whose stated type does not accept one",
                 kinds.describe(),
@@ -165,6 +165,36 @@ fn mistyped(name: &str, old: &Contract, new: &Contract, site: &Site, n: usize) -
             )
         })
     })
+}
+
+/// The members every object has, a promise as well (from `Object.prototype`).
+const OBJECT_MEMBERS: [&str; 7] = [
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "constructor",
+];
+
+/// Whether an argument of `kinds` fitted the parameter `before` (so that not fitting
+/// the one it lands on now is the change's doing). `null` or `undefined` fitted a
+/// parameter of a type not known here only where it takes anything (no stated type,
+/// `any`, `unknown`) or it is `undefined` on an optional one: a type of another file
+/// may as well not have admitted it (the call failed already).
+fn fitted(kinds: ValueKinds, before: &Param) -> bool {
+    if kinds.within(ValueKinds::NULLISH) && before.accepts.is_any() {
+        let anything = before
+            .stated
+            .as_deref()
+            .is_none_or(|t| matches!(t, "any" | "unknown"));
+        anything
+            || (kinds == ValueKinds::UNDEFINED
+                && matches!(before.kind, ParamKind::Optional | ParamKind::Defaulted))
+    } else {
+        kinds.meets(before.accepts)
+    }
 }
 
 /// The parameter an argument at `at` lands on: the rest parameter's, past its place.
@@ -220,6 +250,14 @@ impl Site {
             args,
             ..Site::default()
         }
+    }
+
+    /// Forgets that an argument is `null` or `undefined`, where the caller's checker
+    /// does not check them (its strict null checks are off or not known): every type
+    /// admits both there.
+    pub fn without_nulls(&mut self) {
+        self.kinds
+            .retain(|&(_, kinds)| kinds.is_any() || !kinds.within(ValueKinds::NULLISH));
     }
 
     fn object_at(&self, slot: usize) -> Option<(&[String], bool)> {
@@ -509,12 +547,18 @@ fn judge_contract(
         // A promise where a value was: the compiler flags only some uses (a member read
         // on it), and the facts do not say which use this is. Measured against the
         // compiler, calling these `breaks` was wrong 2 times in 3 (BENCHMARKS.md).
-        if new.is_async && !old.is_async && !args.awaited && !site.reads.is_empty() {
+        // A promise has `Object.prototype`'s members too (`.toString()` reads fine).
+        let reads: Vec<&String> = site
+            .reads
+            .iter()
+            .filter(|r| !OBJECT_MEMBERS.contains(&r.as_str()))
+            .collect();
+        if new.is_async && !old.is_async && !args.awaited && !reads.is_empty() {
             return judged(
                 Verdict::Breaks,
                 format!(
                     "reads {} from the result of `{name}`, which is now a promise (not awaited)",
-                    listed(&quoted(site.reads.iter().map(|r| format!(".{r}"))))
+                    listed(&quoted(reads.iter().map(|r| format!(".{r}"))))
                 ),
             );
         }

@@ -45,6 +45,9 @@ pub struct FileFacts {
     pub language: Option<Language>,
     /// A `.d.ts` file: declarations only, no call sites.
     pub declaration_only: bool,
+    /// A TypeScript file the compiler does not check (`// @ts-nocheck` at its top):
+    /// its calls are judged as JavaScript's are.
+    pub unchecked: bool,
     /// Syntax errors tree-sitter recovered from; facts are what it could still read.
     /// Counted after the repairs in `repaired`.
     pub parse_errors: u32,
@@ -237,6 +240,13 @@ impl ValueKinds {
     /// `finally` and nothing else, so only a type that takes promises or names one of
     /// those takes it.
     pub const PROMISE: ValueKinds = ValueKinds(1024);
+    /// `undefined` (or `void 0`) written as an argument; and, in a parameter's
+    /// contract, that its stated type admits it (see `type_kinds::nullish`).
+    pub const UNDEFINED: ValueKinds = ValueKinds(2048);
+    /// `null` written as an argument, or admitted by a stated type.
+    pub const NULL: ValueKinds = ValueKinds(4096);
+    /// What every type admits where the checker's strict null checks are off.
+    pub const NULLISH: ValueKinds = ValueKinds(2048 | 4096);
     pub const NONE: ValueKinds = ValueKinds(0);
     pub const ANY: ValueKinds = ValueKinds(u16::MAX);
     /// What a value of a type that is an object (not a primitive) may be.
@@ -305,7 +315,7 @@ impl ValueKinds {
     }
 
     fn name_of(bit: u32) -> &'static str {
-        const NAMES: [&str; 11] = [
+        const NAMES: [&str; 13] = [
             "a string",
             "a number",
             "a boolean",
@@ -317,6 +327,8 @@ impl ValueKinds {
             "a string",
             "an object",
             "a promise",
+            "undefined",
+            "null",
         ];
         NAMES.get(bit as usize).copied().unwrap_or("a value")
     }

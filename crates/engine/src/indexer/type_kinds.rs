@@ -61,22 +61,27 @@ pub fn held<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
 
 /// What one element of a rest parameter stated as `ty` accepts (`...xs: T[]`).
 pub fn accepted_element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
+    element(ty).map_or(ValueKinds::ANY, |t| accepted(t, file))
+}
+
+/// Which of `undefined` and `null` one element of a rest parameter stated as `ty`
+/// admits (see [`nullish`]).
+pub fn nullish_element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
+    element(ty).map_or(ValueKinds::NULLISH, |t| nullish(t, file))
+}
+
+/// The element type of an array type `T[]` (through parentheses and `readonly`).
+fn element(ty: Node<'_>) -> Option<Node<'_>> {
     let mut ty = ty;
     while matches!(
         ty.kind(),
         "type_annotation" | "parenthesized_type" | "readonly_type"
     ) {
-        match ty.named_child(0) {
-            Some(inner) => ty = inner,
-            None => return ValueKinds::ANY,
-        }
+        ty = ty.named_child(0)?;
     }
-    match ty.kind() {
-        "array_type" => ty
-            .named_child(0)
-            .map_or(ValueKinds::ANY, |t| accepted(t, file)),
-        _ => ValueKinds::ANY,
-    }
+    (ty.kind() == "array_type")
+        .then(|| ty.named_child(0))
+        .flatten()
 }
 
 /// The type the compiler gives a parameter from its default value: a primitive's, where
@@ -211,6 +216,99 @@ fn accepted_within<'t>(
         // `keyof`, `typeof`, lookups, conditional and mapped types, a type of a
         // namespace: not read here.
         _ => ValueKinds::ANY,
+    }
+}
+
+/// Which of `undefined` and `null` ([`ValueKinds::NULLISH`]) a value of the stated type
+/// `ty` may be where the checker's strict null checks are on (where they are off, every
+/// type admits both): `string | undefined` admits `undefined`, an interface neither. A
+/// type not known here (a name of another file, a generic, a conditional type) may
+/// admit either.
+pub fn nullish<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
+    nullish_within(ty, file, 0, &Cell::new(MAX_TYPE_NODES))
+}
+
+fn nullish_within<'t>(
+    ty: Node<'t>,
+    file: &impl TypeScope<'t>,
+    level: usize,
+    budget: &Cell<u32>,
+) -> ValueKinds {
+    if level > MAX_TYPE_LEVEL || budget.get() == 0 {
+        return ValueKinds::NULLISH;
+    }
+    budget.set(budget.get() - 1);
+    let inner = |n: Option<Node<'t>>| {
+        n.map_or(ValueKinds::NULLISH, |n| {
+            nullish_within(n, file, level + 1, budget)
+        })
+    };
+    let parts = |all: ValueKinds, join: fn(ValueKinds, ValueKinds) -> ValueKinds| {
+        let mut all = all;
+        let mut cursor = ty.walk();
+        for member in ty.named_children(&mut cursor) {
+            all = join(all, nullish_within(member, file, level + 1, budget));
+        }
+        all
+    };
+    match ty.kind() {
+        "type_annotation" | "parenthesized_type" | "readonly_type" => inner(ty.named_child(0)),
+        "predefined_type" => match file.text(ty) {
+            "undefined" | "void" => ValueKinds::UNDEFINED,
+            "null" => ValueKinds::NULL,
+            "any" | "unknown" => ValueKinds::NULLISH,
+            _ => ValueKinds::NONE,
+        },
+        "literal_type" => match ty.named_child(0).map(|n| n.kind()) {
+            Some("null") => ValueKinds::NULL,
+            Some("undefined") => ValueKinds::UNDEFINED,
+            _ => ValueKinds::NONE,
+        },
+        "template_literal_type"
+        | "array_type"
+        | "tuple_type"
+        | "function_type"
+        | "constructor_type"
+        | "object_type" => ValueKinds::NONE,
+        "union_type" => parts(ValueKinds::NONE, |a, b| a | b),
+        "intersection_type" => parts(ValueKinds::NULLISH, |a, b| a & b),
+        "generic_type" => {
+            if let Some(argument) = same_kinds_as_argument(ty, file) {
+                return inner(Some(argument));
+            }
+            let name = ty
+                .child_by_field_name("name")
+                .map(|n| file.text(n))
+                .unwrap_or_default();
+            match name {
+                _ if file.is_generic(name) || file.declared(name).is_some() => ValueKinds::NULLISH,
+                "Array" | "ReadonlyArray" | "Promise" | "Map" | "Set" | "WeakMap" | "WeakSet"
+                | "ReadonlyMap" | "ReadonlySet" | "Record" | "NonNullable" => ValueKinds::NONE,
+                _ => ValueKinds::NULLISH,
+            }
+        }
+        "type_identifier" => {
+            let name = file.text(ty);
+            if file.is_generic(name) {
+                return ValueKinds::NULLISH;
+            }
+            match file.declared(name) {
+                Some(declared) => match declared.kind() {
+                    "type_alias_declaration"
+                        if declared.child_by_field_name("type_parameters").is_none() =>
+                    {
+                        inner(declared.child_by_field_name("value"))
+                    }
+                    "interface_declaration" => ValueKinds::NONE,
+                    _ => ValueKinds::NULLISH,
+                },
+                None if !global(name).is_any() => ValueKinds::NONE,
+                None => ValueKinds::NULLISH,
+            }
+        }
+        // `keyof`, `typeof`, lookups, conditional and mapped types, a type of a
+        // namespace: not read here.
+        _ => ValueKinds::NULLISH,
     }
 }
 

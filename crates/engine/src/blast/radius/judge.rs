@@ -53,6 +53,9 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         let site = match (file, places.get(&(caller.line, caller.column, caller.kind))) {
             (Some(f), Some(&i)) => {
                 let mut site = site_of(head.facts(f), i);
+                if !head.resolver().strict_null_checks(&caller.file) {
+                    site.without_nulls();
+                }
                 let facts = head.facts(f);
                 if !facts.argument_calls.is_empty() || !facts.named_arguments.is_empty() {
                     let around = around.get_or_insert_with(|| Around {
@@ -80,7 +83,10 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
             .map_or((None, None), |(o, n)| (o.as_ref(), n.as_ref()));
         // A TypeScript file's calls are checked by its compiler (extra arguments too).
         let typed = Language::from_path(&caller.file)
-            .is_some_and(|l| matches!(l, Language::TypeScript | Language::Tsx));
+            .is_some_and(|l| matches!(l, Language::TypeScript | Language::Tsx))
+            && !head
+                .file_id(&caller.file)
+                .is_some_and(|f| head.facts(f).unchecked);
         caller.judged = Some(match (func.change, &func.renamed_from) {
             (Change::Unexported, _) if caller.file == func.file => judged_fine(&func.name),
             (Change::Renamed, Some(from)) => renamed(from, &func.name),

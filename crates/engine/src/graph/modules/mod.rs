@@ -43,6 +43,9 @@ pub struct ModuleResolver {
     /// order. An empty list still governs its subtree: TypeScript does not merge a config with
     /// the ones above it unless it `extends` them.
     scopes_by_dir: FxHashMap<String, Vec<Scope>>,
+    /// The directories of those configs under which the checker's strict null checks
+    /// are known to be on (true) or off (false).
+    strict_nulls_by_dir: FxHashMap<String, Option<bool>>,
     /// Every valid package.json, by directory.
     packages_by_dir: FxHashMap<String, Package>,
     /// Workspace package name -> its directory (a key of `packages_by_dir`).
@@ -98,6 +101,7 @@ impl ModuleResolver {
             package_dirs_by_name: &package_dirs_by_name,
         };
         let mut scopes_by_dir = FxHashMap::default();
+        let mut strict_nulls_by_dir = FxHashMap::default();
         for path in parsed.keys() {
             let name = file_name(path);
             let dir = dir_of(path);
@@ -106,11 +110,13 @@ impl ModuleResolver {
                 || (name == "jsconfig.json" && !parsed.contains_key(&join(dir, "tsconfig.json")));
             if governs {
                 scopes_by_dir.insert(dir.to_string(), loader.scopes(path));
+                strict_nulls_by_dir.insert(dir.to_string(), loader.strict_nulls(path));
             }
         }
 
         ModuleResolver {
             scopes_by_dir,
+            strict_nulls_by_dir,
             packages_by_dir,
             package_dirs_by_name,
         }
@@ -344,6 +350,24 @@ impl ModuleResolver {
             ModuleTarget::Unresolved
         } else {
             ModuleTarget::External(name.to_string())
+        }
+    }
+
+    /// Whether the checker's strict null checks are known to be on for `file` (by the
+    /// nearest tsconfig at or above it, following `extends`): a `null` or `undefined`
+    /// argument is then checked against the parameter's type. False where they are off
+    /// or not known (set by a config installed from npm, say), so that no call is said
+    /// to break that a lax configuration compiles.
+    pub fn strict_null_checks(&self, file: &str) -> bool {
+        let mut dir = dir_of(file);
+        loop {
+            if let Some(&strict) = self.strict_nulls_by_dir.get(dir) {
+                return strict == Some(true);
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = dir_of(dir);
         }
     }
 

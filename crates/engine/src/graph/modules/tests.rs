@@ -879,3 +879,60 @@ fn a_package_is_reached_by_its_exports_conditions_and_subpaths() {
         external("@acme/other")
     );
 }
+
+/// Strict null checks by the nearest tsconfig: `strictNullChecks` over `strict`, each
+/// key inherited along `extends` unless the config sets it; a solution config takes
+/// what its references agree on; a config that extends one out of reach, or none, is
+/// not known to be strict.
+#[test]
+fn strict_null_checks_follow_extends_and_references() {
+    let r = resolver(&[
+        (
+            "tsconfig.base.json",
+            r#"{ "compilerOptions": { "strict": true } }"#,
+        ),
+        (
+            "a/tsconfig.json",
+            r#"{ "extends": "../tsconfig.base.json" }"#,
+        ),
+        (
+            "b/tsconfig.json",
+            r#"{ "extends": "../tsconfig.base.json", "compilerOptions": { "strictNullChecks": false } }"#,
+        ),
+        (
+            "c/tsconfig.json",
+            r#"{ "compilerOptions": { "strict": false, "strictNullChecks": true } }"#,
+        ),
+        ("d/tsconfig.json", r#"{ "extends": "@tsconfig/strictest" }"#),
+        (
+            "e/tsconfig.json",
+            r#"{ "files": [], "references": [{ "path": "./tsconfig.app.json" }, { "path": "./tsconfig.node.json" }] }"#,
+        ),
+        (
+            "e/tsconfig.app.json",
+            r#"{ "extends": "../tsconfig.base.json" }"#,
+        ),
+        (
+            "e/tsconfig.node.json",
+            r#"{ "compilerOptions": { "strict": true } }"#,
+        ),
+        (
+            "f/tsconfig.json",
+            r#"{ "files": [], "references": [{ "path": "./tsconfig.app.json" }, { "path": "./tsconfig.node.json" }] }"#,
+        ),
+        (
+            "f/tsconfig.app.json",
+            r#"{ "extends": "../tsconfig.base.json" }"#,
+        ),
+        ("f/tsconfig.node.json", r#"{ "compilerOptions": {} }"#),
+    ]);
+    let strict = |file: &str| r.strict_null_checks(file);
+    assert!(strict("a/src/x.ts"));
+    assert!(!strict("b/x.ts"));
+    assert!(strict("c/deep/er/x.ts"));
+    assert!(!strict("d/x.ts"));
+    assert!(strict("e/src/x.ts"));
+    assert!(!strict("f/src/x.ts"));
+    // No config governs the root: the compiler's default, off.
+    assert!(!strict("x.ts"));
+}

@@ -101,6 +101,18 @@ pub(super) struct CompilerOptions {
     /// The `paths` object and the directory of the config defining it (the base for its targets
     /// when no `baseUrl` is in effect).
     paths: Option<(Map<String, Value>, String)>,
+    /// `strict` and `strictNullChecks`, where a config of the chain sets them.
+    strict: Option<bool>,
+    strict_null_checks: Option<bool>,
+}
+
+impl CompilerOptions {
+    /// Whether the checker's strict null checks are on: `strictNullChecks`, else
+    /// `strict`; None where neither is set (off, unless a config out of reach, such as
+    /// one installed from npm, sets them).
+    fn strict_nulls(&self) -> Option<bool> {
+        self.strict_null_checks.or(self.strict)
+    }
 }
 
 /// Reads tsconfigs, following `extends` and `references` between them.
@@ -129,6 +141,36 @@ impl ConfigLoader<'_> {
             .map(|referenced| Scope::from(self.options(&referenced, 0)))
             .filter(|scope| !scope.is_empty())
             .collect()
+    }
+
+    /// Whether the checker's strict null checks are on for the files the config at
+    /// `path` governs; None where that is not known. A "solution" config that sets
+    /// neither takes what all the configs it references agree on.
+    pub(super) fn strict_nulls(&self, path: &str) -> Option<bool> {
+        if let Some(own) = self.options(path, 0).strict_nulls() {
+            return Some(own);
+        }
+        let dir = dir_of(path);
+        let mut agreed = None;
+        for reference in self
+            .parsed
+            .get(path)
+            .and_then(|json| json.get("references"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|reference| reference.get("path")?.as_str())
+        {
+            let one = self
+                .find_relative(dir, reference)
+                .and_then(|referenced| self.options(&referenced, 0).strict_nulls());
+            match (one, agreed) {
+                (None, _) => return None,
+                (Some(one), Some(before)) if one != before => return None,
+                (Some(one), _) => agreed = Some(one),
+            }
+        }
+        agreed
     }
 
     /// The options of the config at `path`: its `extends` (later ones win), overridden by its
@@ -162,6 +204,9 @@ impl ConfigLoader<'_> {
                 if inherited.paths.is_some() {
                     options.paths = inherited.paths;
                 }
+                options.strict = inherited.strict.or(options.strict);
+                options.strict_null_checks =
+                    inherited.strict_null_checks.or(options.strict_null_checks);
             }
         }
         if let Some(compiler) = json.get("compilerOptions").and_then(Value::as_object) {
@@ -170,6 +215,12 @@ impl ConfigLoader<'_> {
             }
             if let Some(paths) = compiler.get("paths").and_then(Value::as_object) {
                 options.paths = Some((paths.clone(), dir.to_string()));
+            }
+            if let Some(strict) = compiler.get("strict").and_then(Value::as_bool) {
+                options.strict = Some(strict);
+            }
+            if let Some(checks) = compiler.get("strictNullChecks").and_then(Value::as_bool) {
+                options.strict_null_checks = Some(checks);
             }
         }
         options

@@ -13,9 +13,12 @@ impl<'s> Extractor<'s> {
             return self.visit_children(node, depth);
         };
         // `parsed.search = f()`: `f`'s result goes to a place that has a type (in
-        // TypeScript); `[a, b] = f()` iterates it.
+        // TypeScript); `[a, b] = f()` iterates it. A name has a type that may not take
+        // what `f` now returns only where its declaration fixed one (`let qs =
+        // getQuery(a)` takes whatever `getQuery` returns, `qs = getQuery(b)` too).
         let slot = match left.kind_str() {
-            "member_expression" | "subscript_expression" | "identifier" => CallShape::ASSIGNED,
+            "member_expression" | "subscript_expression" => CallShape::ASSIGNED,
+            "identifier" if self.holds_a_fixed_type(left) => CallShape::ASSIGNED,
             "array_pattern" => CallShape::ITERATED,
             _ => 0,
         };
@@ -23,6 +26,21 @@ impl<'s> Extractor<'s> {
         self.assignment_of(node, left, right, depth);
         if used {
             self.end_typed_use();
+        }
+    }
+
+    /// Whether the name `name` was declared (so far) with a stated type, or a value
+    /// whose kind fixes its type, that a promise does not fit.
+    fn holds_a_fixed_type(&self, name: Node<'s>) -> bool {
+        let Some(binding) = self
+            .interned(self.text(name))
+            .and_then(|name| self.binding_now(name))
+        else {
+            return false;
+        };
+        match self.binding_kinds.get(&binding) {
+            Some(kinds) => !kinds.is_any() && !kinds.meets(ValueKinds::PROMISE),
+            None => self.binding_types.contains_key(&binding),
         }
     }
 

@@ -456,7 +456,7 @@ impl<'s> Extractor<'s> {
     }
 
     /// The binding `name` has here among the declarations seen so far, innermost first.
-    fn binding_now(&self, name: StrId) -> Option<BindingIdx> {
+    pub(super) fn binding_now(&self, name: StrId) -> Option<BindingIdx> {
         (0..self.scope_count())
             .rev()
             .find_map(|scope| self.binding_in(scope, name))

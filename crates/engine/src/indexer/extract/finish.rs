@@ -9,6 +9,7 @@ use crate::indexer::facts::*;
 impl<'s> Extractor<'s> {
     pub(super) fn finish(mut self) -> FileFacts {
         self.mark_exported();
+        self.settle_later_named_arguments();
         self.drop_dead_uses();
         std::mem::take(&mut self.tokens).recycle();
         self.facts.shrink_to_fit();

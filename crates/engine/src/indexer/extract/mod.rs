@@ -203,6 +203,8 @@ fn extract_repaired(
     } else {
         0
     };
+    ex.facts.unchecked =
+        matches!(language, Language::TypeScript | Language::Tsx) && ts_nocheck(source);
     ex.push_scope(ScopeKind::Function);
     ex.visit_children(root, 0);
     if ex.meter.spent {
@@ -221,6 +223,32 @@ fn extract_repaired(
         return Err(SkipReason::TooCostly);
     }
     Ok(facts)
+}
+
+/// Whether the comments that open the file hold `// @ts-nocheck` (the compiler reads
+/// the pragma there only, and only as a line comment).
+fn ts_nocheck(source: &str) -> bool {
+    let mut rest = source.trim_start_matches('\u{feff}');
+    if rest.starts_with("#!") {
+        rest = rest.split_once('\n').map_or("", |(_, after)| after);
+    }
+    loop {
+        rest = rest.trim_start();
+        if let Some(comment) = rest.strip_prefix("//") {
+            let (line, after) = comment.split_once('\n').unwrap_or((comment, ""));
+            if line.trim_start().starts_with("@ts-nocheck") {
+                return true;
+            }
+            rest = after;
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            match comment.split_once("*/") {
+                Some((_, after)) => rest = after,
+                None => return false,
+            }
+        } else {
+            return false;
+        }
+    }
 }
 
 fn count_errors(root: Node) -> u32 {
@@ -335,14 +363,18 @@ pub(crate) struct Extractor<'s> {
     /// KeyLike`, with `KeyLike` imported): that binding, for the graph to read.
     pub(crate) binding_types: FxHashMap<BindingIdx, (BindingIdx, Option<StrId>)>,
     pub(crate) field_types: FxHashMap<(DefIdx, StrId), (BindingIdx, Option<StrId>)>,
-    /// Calls passed as arguments whose own call is not yet recorded, innermost last:
-    /// the node's id, the outer call (its index in the facts), the argument's place,
-    /// and whether the call is a branch of a conditional that is the argument.
     /// TypeScript: the interfaces and type aliases without type parameters the file
     /// has declared so far, by their name's binding: what a type naming one admits is
     /// read from it (see `declared_kinds::Declared`).
     pub(crate) local_types: FxHashMap<BindingIdx, Node<'s>>,
+    /// Calls passed as arguments whose own call is not yet recorded, innermost last:
+    /// the node's id, the outer call (its index in the facts), the argument's place,
+    /// and whether the call is a branch of a conditional that is the argument.
     pub(crate) argument_calls: Vec<(usize, u32, u8, bool)>,
+    /// Names passed as arguments before anything in scope declared them (call, slot,
+    /// the name's reference): a function declared further down is a function there
+    /// too (hoisted), known once the walk is done.
+    pub(crate) later_named_arguments: Vec<(usize, u8, SymId)>,
     /// The last typed JSDoc comment walked past.
     doc: Option<Node<'s>>,
     /// What the JSDoc of the function being entered states for its parameters, by name.
@@ -438,6 +470,7 @@ impl<'s> Extractor<'s> {
             binding_types: FxHashMap::default(),
             field_types: FxHashMap::default(),
             argument_calls: Vec::new(),
+            later_named_arguments: Vec::new(),
             local_types: FxHashMap::default(),
             doc: None,
             doc_params: Vec::new(),

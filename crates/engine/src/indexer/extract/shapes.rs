@@ -59,6 +59,15 @@ impl<'s> Extractor<'s> {
             return;
         };
         let kinds = match argument.kind_str() {
+            // Rejected where the checker's strict null checks are on and the parameter
+            // does not admit it (whether they are on is the caller file's config's).
+            _ if self.states_types && self.is_nullish(argument) => {
+                if argument.kind_str() == "null" {
+                    ValueKinds::NULL
+                } else {
+                    ValueKinds::UNDEFINED
+                }
+            }
             "identifier" => self.identifier_kinds(argument),
             "member_expression" => self.field_read_kinds(argument),
             _ => self.syntax_kinds(argument),
@@ -78,6 +87,61 @@ impl<'s> Extractor<'s> {
             && matches!(argument.kind_str(), "identifier" | "member_expression")
         {
             self.note_named_argument(call, slot, argument);
+            self.note_later_named_argument(call, slot, argument);
+        }
+    }
+
+    /// An identifier argument that nothing in scope declares yet: kept, with a
+    /// reference of its own, to be read once every scope has bound its names (see
+    /// [`Self::settle_later_named_arguments`]).
+    fn note_later_named_argument(&mut self, call: usize, slot: u8, argument: Node<'s>) {
+        if argument.kind_str() != "identifier" {
+            return;
+        }
+        let name = self.intern(self.text(argument));
+        if self.binding_now(name).is_none() {
+            let reference = self.reference(name);
+            self.later_named_arguments.push((call, slot, reference));
+        }
+    }
+
+    /// The names passed before their declaration that are bound to a function or a
+    /// class of the file (`purry(addImplementation, args)` above `function
+    /// addImplementation`): functions, as the compiler sees them.
+    pub(super) fn settle_later_named_arguments(&mut self) {
+        for (call, slot, reference) in std::mem::take(&mut self.later_named_arguments) {
+            let Sym::Binding(b) = self.facts.syms.at(reference) else {
+                continue;
+            };
+            let value = self.facts.bindings[b as usize].value;
+            if let Sym::Def(d) = self.facts.syms.at(value) {
+                if matches!(self.facts.def(d).kind, DefKind::Function | DefKind::Class) {
+                    self.facts
+                        .add_argument_kinds(call, slot, ValueKinds::FUNCTION);
+                }
+            }
+        }
+    }
+
+    /// `null`, `undefined` (where the file does not bind the name) or `void 0`.
+    fn is_nullish(&self, value: Node<'s>) -> bool {
+        match value.kind_str() {
+            "null" => true,
+            // The grammar gives `undefined` its own kind where it is an expression.
+            "identifier" | "undefined" => {
+                self.text(value) == "undefined"
+                    && self
+                        .interned("undefined")
+                        .and_then(|name| self.binding_now(name))
+                        .is_none()
+            }
+            "unary_expression" => {
+                value.field(Field::Operator).map(|o| o.kind_str()) == Some("void")
+                    && value
+                        .field(Field::Argument)
+                        .is_some_and(|a| a.kind_str() == "number")
+            }
+            _ => false,
         }
     }
 

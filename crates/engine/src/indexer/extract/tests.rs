@@ -503,3 +503,18 @@ fn aliases_of_the_file_are_read_within_a_bound() {
     assert_eq!(facts.def_kinds(set, 0), ValueKinds::LITERAL_STRING);
     assert_eq!(facts.def_kinds(set, 1), ValueKinds::ANY);
 }
+
+/// `// @ts-nocheck` among the comments that open a TypeScript file, and only there,
+/// marks it unchecked (after a shebang too); a block comment does not carry it.
+#[test]
+fn ts_nocheck_at_the_top_marks_a_file_unchecked() {
+    let unchecked = |source: &str| super::ts_nocheck(source);
+    assert!(unchecked("// @ts-nocheck\nfoo(1);"));
+    assert!(unchecked(
+        "#!/usr/bin/env node\n/* license */\n// x\n//   @ts-nocheck\nfoo();"
+    ));
+    assert!(!unchecked("foo();\n// @ts-nocheck\n"));
+    assert!(!unchecked("/* @ts-nocheck */\nfoo();"));
+    assert!(!unchecked("// @ts-check\nfoo();"));
+    assert!(!unchecked("/* unterminated"));
+}
