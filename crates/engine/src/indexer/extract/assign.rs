@@ -13,9 +13,9 @@ impl<'s> Extractor<'s> {
             return self.visit_children(node, depth);
         };
         // `parsed.search = f()`: `f`'s result goes to a place that has a type (in
-        // TypeScript); `[a, b] = f()` iterates it. A name has a type that may not take
-        // what `f` now returns only where its declaration fixed one (`let qs =
-        // getQuery(a)` takes whatever `getQuery` returns, `qs = getQuery(b)` too).
+        // TypeScript); `[a, b] = f()` iterates it. A name has such a type unless its
+        // declaration took it from a call (`let qs = getQuery(a)` takes whatever
+        // `getQuery` returns, `qs = getQuery(b)` too) or from nothing.
         let slot = match left.kind_str() {
             "member_expression" | "subscript_expression" => CallShape::ASSIGNED,
             "identifier" if self.holds_a_fixed_type(left) => CallShape::ASSIGNED,
@@ -29,19 +29,21 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// Whether the name `name` was declared (so far) with a stated type, or a value
-    /// whose kind fixes its type, that a promise does not fit.
+    /// Whether the name `name` has a type that its declaration fixed (a name not
+    /// declared in the file, a parameter, one declared with a stated type or a value
+    /// that is no call), and that is not known to take a promise.
     fn holds_a_fixed_type(&self, name: Node<'s>) -> bool {
         let Some(binding) = self
             .interned(self.text(name))
             .and_then(|name| self.binding_now(name))
         else {
-            return false;
+            return true;
         };
-        match self.binding_kinds.get(&binding) {
-            Some(kinds) => !kinds.is_any() && !kinds.meets(ValueKinds::PROMISE),
-            None => self.binding_types.contains_key(&binding),
-        }
+        !self.typed_by_value.contains(&binding)
+            && !self
+                .binding_kinds
+                .get(&binding)
+                .is_some_and(|kinds| !kinds.is_any() && kinds.meets(ValueKinds::PROMISE))
     }
 
     fn assignment_of(&mut self, node: Node<'s>, left: Node<'s>, right: Node<'s>, depth: usize) {

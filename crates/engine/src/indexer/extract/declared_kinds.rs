@@ -40,6 +40,29 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// `let name = value` without a stated type: where `value` is a call (or
+    /// nothing), the name's type is what the call returns (or anything), so a result
+    /// assigned to it later may be a promise too (`let qs = getQuery(a)` then `qs =
+    /// getQuery(b)`).
+    pub(crate) fn note_type_from_value(&mut self, name: StrId, value: Option<Node<'s>>) {
+        if !self.states_types {
+            return;
+        }
+        let from_value = match value.map(super::calls::unwrap_parens) {
+            None => true,
+            Some(v) => match v.kind_str() {
+                "call_expression" => true,
+                "await_expression" => v.named_child(0).is_some_and(|c| {
+                    super::calls::unwrap_parens(c).kind_str() == "call_expression"
+                }),
+                _ => false,
+            },
+        };
+        if let (true, Some(binding)) = (from_value, self.binding_now(name)) {
+            self.typed_by_value.insert(binding);
+        }
+    }
+
     /// The binding of the type a `type_annotation` names, when it is a plain name
     /// bound in the file (imported or declared there): `KeyLike` in `key: KeyLike`; or
     /// a namespace's binding and the member named (`types.JWK`). A union of it with

@@ -359,6 +359,9 @@ pub(crate) struct Extractor<'s> {
     pub(crate) binding_kinds: FxHashMap<BindingIdx, ValueKinds>,
     /// The same for the instance fields of the file's classes (`#key: Uint8Array`).
     pub(crate) field_kinds: FxHashMap<(DefIdx, StrId), ValueKinds>,
+    /// `let` and `var` names declared without a stated type from a call or from
+    /// nothing: their type is what the call returns (see `note_type_from_value`).
+    pub(crate) typed_by_value: FxHashSet<BindingIdx>,
     /// Bindings and fields stated to be of a type named by another binding (`key:
     /// KeyLike`, with `KeyLike` imported): that binding, for the graph to read.
     pub(crate) binding_types: FxHashMap<BindingIdx, (BindingIdx, Option<StrId>)>,
@@ -466,6 +469,7 @@ impl<'s> Extractor<'s> {
             reads_jsdoc: language == Language::JavaScript,
             states_types: matches!(language, Language::TypeScript | Language::Tsx),
             binding_kinds: FxHashMap::default(),
+            typed_by_value: FxHashSet::default(),
             field_kinds: FxHashMap::default(),
             binding_types: FxHashMap::default(),
             field_types: FxHashMap::default(),

@@ -171,6 +171,9 @@ impl<'s> Extractor<'s> {
                 .and_then(|d| d.child(0))
                 .is_none_or(|word| word.kind_str() != "const");
             self.note_declared_kinds(name, annotation, value, mutable);
+            if mutable && annotation.is_none() {
+                self.note_type_from_value(name, value);
+            }
             // `declare global { var registry: Registry }`, or a script's top-level
             // `declare var registry: Registry`: a member of the global object.
             // Only inside a `declare` statement can it be (and `parent` walks from
