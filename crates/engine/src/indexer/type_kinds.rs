@@ -172,21 +172,19 @@ fn accepted_within<'t>(
             if let Some(argument) = same_kinds_as_argument(ty, file) {
                 return inner(Some(argument));
             }
-            let name = ty
-                .child_by_field_name("name")
-                .map(|n| file.text(n))
-                .unwrap_or_default();
-            match name {
-                _ if file.is_generic(name) || file.declared(name).is_some() => ValueKinds::ANY,
-                "Array" | "ReadonlyArray" => {
+            match generic_name(ty, file) {
+                (_, true) => ValueKinds::ANY,
+                ("Array" | "ReadonlyArray", _) => {
                     ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN
                 }
-                "Promise" if held => ValueKinds::PROMISE,
-                "Promise" => ValueKinds::OBJECT | ValueKinds::INSTANCE | ValueKinds::PROMISE,
-                "Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap" | "ReadonlySet" if held => {
+                ("Promise", _) if held => ValueKinds::PROMISE,
+                ("Promise", _) => ValueKinds::OBJECT | ValueKinds::INSTANCE | ValueKinds::PROMISE,
+                ("Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap" | "ReadonlySet", _)
+                    if held =>
+                {
                     ValueKinds::BUILTIN
                 }
-                "Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap" | "ReadonlySet" => {
+                ("Map" | "Set" | "WeakMap" | "WeakSet" | "ReadonlyMap" | "ReadonlySet", _) => {
                     ValueKinds::GLOBAL
                 }
                 _ => ValueKinds::ANY,
@@ -276,14 +274,13 @@ fn nullish_within<'t>(
             if let Some(argument) = same_kinds_as_argument(ty, file) {
                 return inner(Some(argument));
             }
-            let name = ty
-                .child_by_field_name("name")
-                .map(|n| file.text(n))
-                .unwrap_or_default();
-            match name {
-                _ if file.is_generic(name) || file.declared(name).is_some() => ValueKinds::NULLISH,
-                "Array" | "ReadonlyArray" | "Promise" | "Map" | "Set" | "WeakMap" | "WeakSet"
-                | "ReadonlyMap" | "ReadonlySet" | "Record" | "NonNullable" => ValueKinds::NONE,
+            match generic_name(ty, file) {
+                (_, true) => ValueKinds::NULLISH,
+                (
+                    "Array" | "ReadonlyArray" | "Promise" | "Map" | "Set" | "WeakMap" | "WeakSet"
+                    | "ReadonlyMap" | "ReadonlySet" | "Record" | "NonNullable",
+                    _,
+                ) => ValueKinds::NONE,
                 _ => ValueKinds::NULLISH,
             }
         }
@@ -310,6 +307,16 @@ fn nullish_within<'t>(
         // namespace: not read here.
         _ => ValueKinds::NULLISH,
     }
+}
+
+/// A generic type's name (`Promise` in `Promise<T>`), and whether the file binds it
+/// (a type parameter, or an interface or alias of its own): then it is no global's.
+fn generic_name<'a, 't>(ty: Node<'t>, file: &'a impl TypeScope<'t>) -> (&'a str, bool) {
+    let name = ty
+        .child_by_field_name("name")
+        .map(|n| file.text(n))
+        .unwrap_or_default();
+    (name, file.is_generic(name) || file.declared(name).is_some())
 }
 
 /// Global functions and constructors a name may stand for as a value where the file

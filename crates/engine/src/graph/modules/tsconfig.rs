@@ -129,6 +129,15 @@ impl ConfigLoader<'_> {
         }
         // A "solution" tsconfig.json (Vite's templates) only lists `references`; its aliases
         // live in the referenced configs (tsconfig.app.json).
+        self.references(path)
+            .flatten()
+            .map(|referenced| Scope::from(self.options(&referenced, 0)))
+            .filter(|scope| !scope.is_empty())
+            .collect()
+    }
+
+    /// The configs the one at `path` lists in `references`, each found or None.
+    fn references<'p>(&'p self, path: &'p str) -> impl Iterator<Item = Option<String>> + 'p {
         let dir = dir_of(path);
         self.parsed
             .get(path)
@@ -137,10 +146,7 @@ impl ConfigLoader<'_> {
             .into_iter()
             .flatten()
             .filter_map(|reference| reference.get("path")?.as_str())
-            .filter_map(|reference| self.find_relative(dir, reference))
-            .map(|referenced| Scope::from(self.options(&referenced, 0)))
-            .filter(|scope| !scope.is_empty())
-            .collect()
+            .map(move |reference| self.find_relative(dir, reference))
     }
 
     /// Whether the checker's strict null checks are on for the files the config at
@@ -150,20 +156,9 @@ impl ConfigLoader<'_> {
         if let Some(own) = self.options(path, 0).strict_nulls() {
             return Some(own);
         }
-        let dir = dir_of(path);
         let mut agreed = None;
-        for reference in self
-            .parsed
-            .get(path)
-            .and_then(|json| json.get("references"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|reference| reference.get("path")?.as_str())
-        {
-            let one = self
-                .find_relative(dir, reference)
-                .and_then(|referenced| self.options(&referenced, 0).strict_nulls());
+        for referenced in self.references(path) {
+            let one = referenced.and_then(|r| self.options(&r, 0).strict_nulls());
             match (one, agreed) {
                 (None, _) => return None,
                 (Some(one), Some(before)) if one != before => return None,
