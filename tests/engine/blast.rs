@@ -1124,6 +1124,41 @@ fn functions_passed_before_their_declaration_are_functions() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A call under `// @ts-expect-error` or `// @ts-ignore` gets no error from the
+/// compiler (`tsc` on the fixture's head reports lines 3 and 8 only): a check, with
+/// its reason, not a break.
+#[test]
+fn calls_the_compiler_is_told_to_expect_an_error_at_are_checks() {
+    let got = use_ts_verdicts("blast/expect-error");
+    let short = "passes 1 argument; `charge` now requires 2 (`currency` not passed)";
+    let silenced =
+        "a `@ts-expect-error` or `@ts-ignore` comment above the call silences the compiler there";
+    let expected = [
+        (3, format!("breaks: {short}")),
+        (5, format!("check: {short}; {silenced}")),
+        (7, format!("check: {short}; {silenced}")),
+        (8, format!("breaks: {short}")),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
+/// A method called on a union of classes (`r: Ok | Err`) is checked against one
+/// signature made of all the members': one member's method taking fewer arguments
+/// leaves the call fine with the compiler (`tsc` on the fixture's head reports line 8
+/// only), so it is a check there and a break on a value of that class alone.
+#[test]
+fn too_many_arguments_for_one_member_of_a_union_is_a_check() {
+    let got = use_ts_verdicts("blast/union-methods");
+    let expected = [
+        (
+            4,
+            "check: passes 1 argument; `mapErr` now takes at most 0, but the call reaches other definitions",
+        ),
+        (8, "breaks: passes 1 argument; `mapErr` now takes at most 0"),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 #[test]
 fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
     let got = use_ts_verdicts("blast/named-params");
@@ -1239,6 +1274,20 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
     assert_eq!(passed.len(), expected.len(), "{passed:#?}");
     for ((line, said), (want_line, want)) in passed.iter().zip(expected) {
         assert!(*line == want_line && said.starts_with(want), "{passed:#?}");
+    }
+    // Passed to parameters stated by another file's names: a generic alias of a
+    // function type (in a union with `string`, or as a rest parameter's elements, of
+    // a property's implementation assigned in the constructor), a union of such
+    // aliases; an alias whose type argument decides its kinds (`any` here) may take it.
+    let mounted: Vec<(u64, String)> = got
+        .iter()
+        .filter(|(f, ..)| f == "src/mount.ts")
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+        .collect();
+    let expected = [(5, promise), (6, promise), (7, promise), (8, "check: ")];
+    assert_eq!(mounted.len(), expected.len(), "{mounted:#?}");
+    for ((line, said), (want_line, want)) in mounted.iter().zip(expected) {
+        assert!(*line == want_line && said.starts_with(want), "{mounted:#?}");
     }
     // Assigned to a name whose type its declaration took from the same call (a
     // promise now too), or `Object.prototype`'s member read: the compiler is content;

@@ -431,6 +431,13 @@ fn named_elsewhere<'t>(
         // `Partial<Options>`: what a type's members say of the kinds of value it takes
         // does not depend on whether they are optional or read-only.
         let t = type_kinds::same_kinds_as_argument(t, scope).unwrap_or(t);
+        // `Peer<Adapter>`: the kinds of value a class, an interface or an alias of a
+        // function type takes do not depend on its type arguments (an alias whose
+        // arguments decide is not read as one: its kinds are not known).
+        let t = match t.kind() {
+            "generic_type" => t.child_by_field_name("name")?,
+            _ => t,
+        };
         let name = scope.text(t);
         let elsewhere = match t.kind() {
             "type_identifier" => !scope.is_generic(name) && scope.declared(name).is_none(),

@@ -242,6 +242,10 @@ pub struct Site {
     pub kinds: Vec<(u8, ValueKinds)>,
     /// The string literals passed, by their place, where their value is known.
     pub literals: Vec<(u8, String)>,
+    /// The call surely reaches other definitions too (`result.isErr()`, `result` an
+    /// `Ok | Err`): TypeScript checks it against one signature made of all of theirs,
+    /// which takes as many arguments as the longest.
+    pub reaches_others: bool,
 }
 
 impl Site {
@@ -473,6 +477,12 @@ fn judge_contract(
             arguments(args.count)
         )
     });
+    if let (Some(reason), true) = (&too_many, site.reaches_others) {
+        return judged(
+            Verdict::Check,
+            format!("{reason}, but the call reaches other definitions of the name too (the members of a union), which may take them"),
+        );
+    }
     // A parameter removed before the last argument passed: those after it shift. In
     // JavaScript the call now means something else; in TypeScript the compiler decides
     // by the arguments' types, which are not known here (an `any` argument, or one of

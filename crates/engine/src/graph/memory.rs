@@ -101,6 +101,8 @@ impl Graph {
                 + thin(&f.def_kinds)
                 + thin(&f.named_arguments)
                 + thin(&f.named_params)
+                + thin(&f.alias_kinds)
+                + thin(&f.suppressed_lines)
                 + thin(&f.type_members)
                 + thin(&f.shape_keys)
                 + f.shapes

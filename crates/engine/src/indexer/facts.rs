@@ -48,6 +48,9 @@ pub struct FileFacts {
     /// A TypeScript file the compiler does not check (`// @ts-nocheck` at its top):
     /// its calls are judged as JavaScript's are.
     pub unchecked: bool,
+    /// TypeScript: the lines (from 0, ascending) a `// @ts-expect-error` or `//
+    /// @ts-ignore` comment governs, where the compiler reports no error.
+    pub suppressed_lines: ThinVec<u32>,
     /// Syntax errors tree-sitter recovered from; facts are what it could still read.
     /// Counted after the repairs in `repaired`.
     pub parse_errors: u32,
@@ -105,6 +108,9 @@ pub struct FileFacts {
     /// definition in the order written (see [`TypeMember`]): the keys an object of
     /// such a type passed from another file must hold.
     pub type_members: ThinVec<TypeMember>,
+    /// TypeScript: what values of the module's type aliases may be, sorted by binding
+    /// (see [`AliasKinds`]).
+    pub alias_kinds: ThinVec<AliasKinds>,
     /// HTTP routes, HTTP clients, queue producers and consumers, and mounts (issue 47),
     /// sorted by position. Their strings are their own (a file has few): the graph's
     /// string mapping leaves them alone.
@@ -162,12 +168,27 @@ pub struct NamedArgument {
 /// Parameter `slot` (from 0) of definition `def` is stated to be of the type whose
 /// name binding `ty` binds, or with `member`, of that member of the namespace `ty`
 /// binds: as [`NamedArgument`], for a parameter whose own kinds are not known here.
+/// `also`: what the other members of a union it is part of accept (`string |
+/// Handler`). A slot of [`DefKinds::REST`] and more is a rest parameter's element
+/// type (`...handlers: Handler[]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NamedParam {
     pub def: DefIdx,
     pub ty: BindingIdx,
     pub slot: u8,
     pub member: Option<StrId>,
+    pub also: ValueKinds,
+}
+
+/// A type alias declared at a module's top level (`type Handler<E> = (c: Context<E>)
+/// => Response`), other than an object type (an interface by another name), and what
+/// a value of it may be, where its stated type says (generic or not: a type
+/// parameter where it decides the kinds makes them unknown): what a parameter of
+/// another file stated by the alias's name accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AliasKinds {
+    pub binding: BindingIdx,
+    pub kinds: ValueKinds,
 }
 
 /// Member `name` of the interface (or object type alias) `def`: whether an object of
@@ -1452,6 +1473,7 @@ impl FileFacts {
         self.def_kinds.sort_by_key(|k| (k.def, k.slot));
         self.named_arguments.sort_by_key(|n| (n.call, n.slot));
         self.named_params.sort_by_key(|n| (n.def, n.slot));
+        self.alias_kinds.sort_by_key(|a| a.binding);
         // Stable: a type's members stay in the order written.
         self.type_members.sort_by_key(|m| m.def);
     }
@@ -1463,12 +1485,38 @@ impl FileFacts {
         &self.type_members[start..end]
     }
 
-    /// The type named elsewhere that parameter `slot` of `def` is stated to be of.
+    /// The type named elsewhere that parameter `slot` of `def` is stated to be of: its
+    /// own, or the element type of a rest parameter at or before it.
     pub fn named_param(&self, def: DefIdx, slot: u8) -> Option<&NamedParam> {
-        self.named_params
+        if let Ok(i) = self
+            .named_params
             .binary_search_by_key(&(def, slot), |n| (n.def, n.slot))
-            .ok()
-            .map(|i| &self.named_params[i])
+        {
+            return Some(&self.named_params[i]);
+        }
+        if slot >= DefKinds::REST {
+            return None;
+        }
+        let start = self
+            .named_params
+            .partition_point(|n| (n.def, n.slot) < (def, DefKinds::REST));
+        self.named_params[start..]
+            .iter()
+            .take_while(|n| n.def == def)
+            .find(|n| n.slot - DefKinds::REST <= slot)
+    }
+
+    /// Whether a `@ts-expect-error` or `@ts-ignore` comment governs line `line` (from 0).
+    pub fn suppressed(&self, line: u32) -> bool {
+        self.suppressed_lines.binary_search(&line).is_ok()
+    }
+
+    /// What a value of the module-level type alias bound by `binding` may be (ANY where
+    /// that is not known).
+    pub fn alias_kinds(&self, binding: BindingIdx) -> ValueKinds {
+        self.alias_kinds
+            .binary_search_by_key(&binding, |a| a.binding)
+            .map_or(ValueKinds::ANY, |i| self.alias_kinds[i].kinds)
     }
 
     /// The arguments of call `call` stated to be of a type named elsewhere.
@@ -1550,6 +1598,8 @@ impl FileFacts {
         self.def_kinds.shrink_to_fit();
         self.named_arguments.shrink_to_fit();
         self.named_params.shrink_to_fit();
+        self.alias_kinds.shrink_to_fit();
+        self.suppressed_lines.shrink_to_fit();
         self.type_members.shrink_to_fit();
         for s in &mut self.shapes {
             s.shrink_to_fit();

@@ -26,6 +26,12 @@ pub trait TypeScope<'t> {
     fn declared(&self, name: &str) -> Option<Node<'t>>;
     /// Whether `name` is a type parameter in scope (a `T` may be anything).
     fn is_generic(&self, name: &str) -> bool;
+    /// What a value of the generic type alias `name` declared in the file may be,
+    /// whatever its type arguments, where that is known (`type Handler<E> = (c:
+    /// Context<E>) => Response`: a function).
+    fn generic_alias(&self, _name: &str) -> Option<ValueKinds> {
+        None
+    }
 }
 
 /// A scope that knows no declaration and no type parameter: a type read where the
@@ -71,7 +77,7 @@ pub fn nullish_element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKind
 }
 
 /// The element type of an array type `T[]` (through parentheses and `readonly`).
-fn element(ty: Node<'_>) -> Option<Node<'_>> {
+pub fn element(ty: Node<'_>) -> Option<Node<'_>> {
     let mut ty = ty;
     while matches!(
         ty.kind(),
@@ -173,7 +179,7 @@ fn accepted_within<'t>(
                 return inner(Some(argument));
             }
             match generic_name(ty, file) {
-                (_, true) => ValueKinds::ANY,
+                (name, true) => file.generic_alias(name).unwrap_or(ValueKinds::ANY),
                 ("Array" | "ReadonlyArray", _) => {
                     ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN
                 }
@@ -192,6 +198,9 @@ fn accepted_within<'t>(
         }
         "type_identifier" => {
             let name = file.text(ty);
+            if let Some(kinds) = file.generic_alias(name) {
+                return kinds;
+            }
             if file.is_generic(name) {
                 return ValueKinds::ANY;
             }

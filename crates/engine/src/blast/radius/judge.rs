@@ -8,12 +8,12 @@ use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
-use crate::blast::verdict::{judge_site, renamed, ResultUse, Site};
+use crate::blast::verdict::{judge_site, renamed, Judged, ResultUse, Site, Verdict};
 use crate::graph::modules::ModuleTarget;
 use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
 use crate::indexer::facts::{
-    BindingIdx, CallKind, CallShape, DefIdx, DefKind, DefKinds, FileFacts, ImportKind, Sym, SymId,
-    ValueKinds,
+    BindingIdx, CallKind, CallShape, DefIdx, DefKind, DefKinds, ExportValue, FileFacts, ImportKind,
+    StrId, Sym, SymId, ValueKinds,
 };
 use crate::indexer::Language;
 
@@ -34,6 +34,7 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
     // What each direct caller passes and reads, each caller file's sites found once.
     let mut by_file: FxHashMap<String, (SitesByPlace, Option<Around>)> = FxHashMap::default();
     let mut sites: Vec<Option<Site>> = Vec::with_capacity(report.callers.len());
+    let mut targets: FxHashMap<FileId, FxHashMap<u32, usize>> = FxHashMap::default();
     for caller in report.callers.iter() {
         if caller.depth != 1 {
             sites.push(None);
@@ -53,6 +54,13 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         let site = match (file, places.get(&(caller.line, caller.column, caller.kind))) {
             (Some(f), Some(&i)) => {
                 let mut site = site_of(head.facts(f), i);
+                let targets = targets
+                    .entry(f)
+                    .or_insert_with(|| sure_target_counts(head, f));
+                site.reaches_others = u32::try_from(i)
+                    .ok()
+                    .and_then(|i| targets.get(&i))
+                    .is_some_and(|&n| n > 1);
                 if !head.resolver().strict_null_checks(&caller.file) {
                     site.without_nulls();
                 }
@@ -87,18 +95,43 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
             && !head
                 .file_id(&caller.file)
                 .is_some_and(|f| head.facts(f).unchecked);
-        caller.judged = Some(match (func.change, &func.renamed_from) {
+        let mut judged = match (func.change, &func.renamed_from) {
             (Change::Unexported, _) if caller.file == func.file => judged_fine(&func.name),
             (Change::Renamed, Some(from)) => renamed(from, &func.name),
             _ => judge_site(&func.name, func.change, old, new, site, typed),
-        });
+        };
+        // A call the compiler is told to expect an error at (a type test's wrong call)
+        // or to ignore: its new contract's error is not reported, so the build does
+        // not break there; what the call does at run time is the reviewer's to weigh.
+        let signature = matches!(func.change, Change::Signature | Change::SignatureAndBody);
+        if signature && typed && judged.verdict == Verdict::Breaks && suppressed(head, caller) {
+            judged = Judged {
+                verdict: Verdict::Check,
+                reason: format!(
+                    "{}; a `@ts-expect-error` or `@ts-ignore` comment above the call silences the compiler there",
+                    judged.reason
+                ),
+            };
+        }
+        caller.judged = Some(judged);
     }
 }
 
+/// Whether a `@ts-expect-error` or `@ts-ignore` comment governs the caller's line.
+fn suppressed(head: &Graph, caller: &crate::blast::report::CallerFinding) -> bool {
+    head.file_id(&caller.file).is_some_and(|f| {
+        let facts = head.facts(f);
+        caller
+            .line
+            .checked_sub(1)
+            .is_some_and(|line| facts.suppressed(line))
+    })
+}
+
 /// A call in the file of a function it no longer exports: still in scope there.
-fn judged_fine(name: &str) -> crate::blast::verdict::Judged {
-    crate::blast::verdict::Judged {
-        verdict: crate::blast::verdict::Verdict::Fine,
+fn judged_fine(name: &str) -> Judged {
+    Judged {
+        verdict: Verdict::Fine,
         reason: format!("`{name}` is no longer exported, and this call is in its own module"),
     }
 }
@@ -136,6 +169,18 @@ fn site_of(facts: Facts, i: usize) -> Site {
     site
 }
 
+/// How many definitions each call site of `f` surely calls (exact edges), by site.
+fn sure_target_counts(head: &Graph, f: FileId) -> FxHashMap<u32, usize> {
+    sure_callees(head, f)
+        .into_iter()
+        .map(|(site, mut targets)| {
+            targets.sort();
+            targets.dedup();
+            (site, targets.len())
+        })
+        .collect()
+}
+
 /// The definitions each call site of `f` calls, where the graph is sure (exact edges).
 fn sure_callees(head: &Graph, f: FileId) -> Callees {
     let mut out: Callees = FxHashMap::default();
@@ -164,10 +209,21 @@ fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> 
                 facts.param_kinds(t.def, slot),
                 facts.named_param(t.def, slot),
             ) {
-                // `create(options: Options)`, `Options` an interface of another file.
+                // `create(options: Options)`, `Options` an interface of another file;
+                // `use(...handlers: Handler[])`, `Handler` an alias of a function type.
                 (kinds, Some(named)) if kinds.is_any() => {
                     let member = named.member.map(|m| facts.str(m));
-                    type_kinds(head, &named_type(head, t.file, named.ty, member))
+                    let defs = named_type(head, t.file, named.ty, member);
+                    let kinds = if defs.is_empty() {
+                        alias_kinds(head, t.file, named.ty, member)
+                    } else {
+                        type_kinds(head, &defs)
+                    };
+                    if kinds.is_any() {
+                        kinds
+                    } else {
+                        kinds | named.also
+                    }
                 }
                 (kinds, _) => kinds,
             }
@@ -250,13 +306,139 @@ fn type_kinds(head: &Graph, defs: &[DefId]) -> ValueKinds {
 fn union_kinds(head: &Graph, f: FileId, names: &str, also: ValueKinds) -> ValueKinds {
     let mut all = also;
     for name in names.split('|') {
-        let kinds = type_kinds(head, &named_type_by_name(head, f, name));
+        let defs = named_type_by_name(head, f, name);
+        let kinds = if defs.is_empty() {
+            alias_kinds_by_name(head, f, name)
+        } else {
+            type_kinds(head, &defs)
+        };
         if kinds.is_any() {
             return ValueKinds::ANY;
         }
         all = all | kinds;
     }
     all
+}
+
+/// What a value of the type alias the name bound by `binding` in file `f` leads to may
+/// be (with `member`, that member of the namespace it binds): an alias of the file, or
+/// one another file of the repository exports under the name imported, through its
+/// re-exports (see [`FileFacts::alias_kinds`]). ANY where it leads elsewhere.
+fn alias_kinds(head: &Graph, f: FileId, binding: BindingIdx, member: Option<&str>) -> ValueKinds {
+    const MAX_STEPS: usize = 16;
+    let facts = head.facts(f);
+    let Some(b) = facts.bindings.get(binding as usize) else {
+        return ValueKinds::ANY;
+    };
+    // Where to look next: a binding of a file, or an export name of a module.
+    enum Step<'a> {
+        Binding(FileId, BindingIdx),
+        Export(FileId, &'a str),
+    }
+    let mut step = match (member, facts.sym(b.value)) {
+        (None, _) => Step::Binding(f, binding),
+        (Some(member), Sym::Import(i)) => match facts.imports.get(i as usize).map(|i| i.kind) {
+            Some(ImportKind::Namespace | ImportKind::TypeNamespace) => {
+                match import_target(head, f, i) {
+                    Some(t) => Step::Export(t, member),
+                    None => return ValueKinds::ANY,
+                }
+            }
+            _ => return ValueKinds::ANY,
+        },
+        _ => return ValueKinds::ANY,
+    };
+    for _ in 0..MAX_STEPS {
+        step = match step {
+            Step::Binding(file, b) => {
+                let facts = head.facts(file);
+                let kinds = facts.alias_kinds(b);
+                if !kinds.is_any() {
+                    return kinds;
+                }
+                let Some(binding) = facts.bindings.get(b as usize) else {
+                    return ValueKinds::ANY;
+                };
+                match facts.sym(binding.value) {
+                    Sym::Binding(next) => Step::Binding(file, next),
+                    Sym::Import(i) => {
+                        let (Some(ImportKind::Named(name)), Some(t)) = (
+                            facts.imports.get(i as usize).map(|i| i.kind),
+                            import_target(head, file, i),
+                        ) else {
+                            return ValueKinds::ANY;
+                        };
+                        Step::Export(t, head.facts(file).str(name))
+                    }
+                    _ => return ValueKinds::ANY,
+                }
+            }
+            Step::Export(file, name) => {
+                let facts = head.facts(file);
+                let found = facts.exports.iter().find_map(|e| match e.value {
+                    ExportValue::Local(sym) if facts.str(e.name) == name => match facts.sym(sym) {
+                        Sym::Binding(b) => Some(Step::Binding(file, b)),
+                        _ => None,
+                    },
+                    ExportValue::From {
+                        specifier,
+                        kind: ImportKind::Named(inner),
+                    } if facts.str(e.name) == name => module_target(head, file, specifier)
+                        .map(|t| Step::Export(t, head.facts(file).str(inner))),
+                    _ => None,
+                });
+                match found {
+                    Some(next) => next,
+                    None => return ValueKinds::ANY,
+                }
+            }
+        };
+    }
+    ValueKinds::ANY
+}
+
+/// As [`alias_kinds`], for the name `name` as the file `f` binds it (see
+/// [`named_type_by_name`]): every binding of the name must say, and they must agree.
+fn alias_kinds_by_name(head: &Graph, f: FileId, name: &str) -> ValueKinds {
+    let facts = head.facts(f);
+    let (name, member) = match name.split_once('.') {
+        Some((_, member)) if member.contains('.') => return ValueKinds::ANY,
+        Some((namespace, member)) => (namespace, Some(member)),
+        None => (name, None),
+    };
+    let mut found = None;
+    for (b, binding) in facts.bindings.iter().enumerate() {
+        if facts.str(binding.name) != name {
+            continue;
+        }
+        let kinds = alias_kinds(head, f, b as BindingIdx, member);
+        if kinds.is_any() || found.is_some_and(|k| k != kinds) {
+            return ValueKinds::ANY;
+        }
+        found = Some(kinds);
+    }
+    found.unwrap_or(ValueKinds::ANY)
+}
+
+/// The file of the repository the import `i` of file `f` leads to.
+fn import_target(head: &Graph, f: FileId, i: u32) -> Option<FileId> {
+    let facts = head.facts(f);
+    let import = facts.imports.get(i as usize)?;
+    module_target(head, f, import.specifier)
+}
+
+/// The file of the repository the module specifier `specifier` of file `f` names.
+fn module_target(head: &Graph, f: FileId, specifier: StrId) -> Option<FileId> {
+    let facts = head.facts(f);
+    let specifier = facts.str(specifier);
+    match head
+        .resolver()
+        .resolve(facts.path.as_str(), specifier, &|p| {
+            head.file_id(p).is_some()
+        }) {
+        ModuleTarget::File(p) => head.file_id(&p),
+        _ => None,
+    }
 }
 
 /// What the interface or class `d` accepts: its own members' say (see
@@ -427,20 +609,7 @@ fn namespace_type(head: &Graph, f: FileId, i: u32, member: &str) -> Vec<DefId> {
 /// The interfaces and classes named `name` that the file import `i` of `f` leads to
 /// exports (declared there, at its top level).
 fn exported_types(head: &Graph, f: FileId, i: u32, name: &str) -> Vec<DefId> {
-    let facts = head.facts(f);
-    let Some(import) = facts.imports.get(i as usize) else {
-        return Vec::new();
-    };
-    let specifier = facts.str(import.specifier);
-    let target = match head
-        .resolver()
-        .resolve(facts.path.as_str(), specifier, &|p| {
-            head.file_id(p).is_some()
-        }) {
-        ModuleTarget::File(p) => head.file_id(&p),
-        _ => None,
-    };
-    let Some(t) = target else {
+    let Some(t) = import_target(head, f, i) else {
         return Vec::new();
     };
     let theirs = head.facts(t);

@@ -69,10 +69,24 @@ impl<'s> Extractor<'s> {
     /// `undefined` or `null` is as good (`#header?: types.Header | undefined`): no
     /// other kind of value comes with them.
     fn type_named(&mut self, annotation: Node<'s>) -> Option<(BindingIdx, Option<StrId>)> {
-        let mut ty = annotation.named_child(0)?;
+        let (named, member, also) = self.named_in(annotation.named_child(0)?, false)?;
+        (also == ValueKinds::NONE).then_some((named, member))
+    }
+
+    /// As [`Self::type_named`], for the type `ty` itself. With `parameter`, the type
+    /// of a parameter: the name may be given type arguments (`Handler<Env>`: an alias
+    /// of a function type is one whatever they are) and be one member of a union whose
+    /// others this file reads (`string | Handler`), what those accept returned with it.
+    fn named_in(
+        &mut self,
+        ty: Node<'s>,
+        parameter: bool,
+    ) -> Option<(BindingIdx, Option<StrId>, ValueKinds)> {
+        let mut ty = ty;
         if let Some(argument) = type_kinds::same_kinds_as_argument(ty, &Declared(self)) {
             ty = argument;
         }
+        let mut also = ValueKinds::NONE;
         if ty.kind_str() == "union_type" {
             let mut named = None;
             for member in self.named_kids(ty) {
@@ -84,21 +98,34 @@ impl<'s> Extractor<'s> {
                 if nullish {
                     continue;
                 }
+                if parameter && matches!(member.kind_str(), "predefined_type" | "literal_type") {
+                    let kinds = type_kinds::accepted(member, &Declared(self));
+                    if kinds.is_any() {
+                        return None;
+                    }
+                    also = also | kinds;
+                    continue;
+                }
                 if named.replace(member).is_some() {
                     return None;
                 }
             }
             ty = named?;
         }
+        if parameter && ty.kind_str() == "generic_type" {
+            ty = ty.field(Field::Name)?;
+        }
         match ty.kind_str() {
-            "type_identifier" => Some((self.binding_now(self.interned(self.text(ty))?)?, None)),
+            "type_identifier" => {
+                Some((self.binding_now(self.interned(self.text(ty))?)?, None, also))
+            }
             "nested_type_identifier" => {
                 let (module, name) = (ty.field(Field::Module)?, ty.field(Field::Name)?);
                 if module.kind_str() != "identifier" {
                     return None;
                 }
                 let binding = self.binding_now(self.interned(self.text(module))?)?;
-                Some((binding, Some(self.intern(self.text(name)))))
+                Some((binding, Some(self.intern(self.text(name))), also))
             }
             _ => None,
         }
@@ -306,26 +333,18 @@ impl<'s> Extractor<'s> {
         let kinds = match (p.kind_str(), p.field(Field::Type), p.field(Field::Value)) {
             ("required_parameter", Some(ty), _) if is_rest_parameter(p) => {
                 let kinds = type_kinds::accepted_element(ty, &Declared(self));
+                let slot = DefKinds::REST + slot;
                 if !kinds.is_any() {
-                    self.facts.def_kinds.push(DefKinds {
-                        def,
-                        slot: DefKinds::REST + slot,
-                        kinds,
-                    });
+                    self.facts.def_kinds.push(DefKinds { def, slot, kinds });
+                } else if let Some(element) = type_kinds::element(ty) {
+                    self.note_named_param(def, slot, element);
                 }
                 kinds
             }
             ("required_parameter" | "optional_parameter", Some(ty), _) => {
                 let kinds = type_kinds::accepted(ty, &Declared(self));
-                if kinds.is_any() {
-                    if let Some((named, member)) = self.type_named(ty) {
-                        self.facts.named_params.push(NamedParam {
-                            def,
-                            ty: named,
-                            slot,
-                            member,
-                        });
-                    }
+                if let (true, Some(ty)) = (kinds.is_any(), ty.named_child(0)) {
+                    self.note_named_param(def, slot, ty);
                 }
                 kinds
             }
@@ -336,6 +355,21 @@ impl<'s> Extractor<'s> {
         };
         if !kinds.is_any() {
             self.facts.def_kinds.push(DefKinds { def, slot, kinds });
+        }
+    }
+
+    /// Parameter `slot` of `def` (or with [`DefKinds::REST`] added, each element of a
+    /// rest parameter) is stated as the type `ty`, not known here: where it names a
+    /// type (see [`Self::named_in`]), the graph reads what it accepts there.
+    fn note_named_param(&mut self, def: DefIdx, slot: u8, ty: Node<'s>) {
+        if let Some((named, member, also)) = self.named_in(ty, true) {
+            self.facts.named_params.push(NamedParam {
+                def,
+                ty: named,
+                slot,
+                member,
+                also,
+            });
         }
     }
 
@@ -512,5 +546,9 @@ impl<'s> TypeScope<'s> for Declared<'_, 's> {
             .interned(name)
             .and_then(|name| self.0.binding_now(name))
             .is_some_and(|b| !self.0.local_types.contains_key(&b))
+    }
+    fn generic_alias(&self, name: &str) -> Option<ValueKinds> {
+        let binding = self.0.binding_now(self.0.interned(name)?)?;
+        self.0.generic_alias_kinds.get(&binding).copied()
     }
 }

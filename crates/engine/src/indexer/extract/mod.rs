@@ -22,6 +22,7 @@ mod children;
 mod component_def;
 mod declared_kinds;
 mod defs;
+mod directives;
 mod doc_comments;
 mod fields;
 mod finish;
@@ -53,6 +54,7 @@ use super::language::{is_declaration_file, Language};
 use super::skip::SkipReason;
 pub use budget::{last_spent, Spent};
 use children::Children;
+use directives::ts_nocheck;
 use fields::{Field, FieldExt};
 use scopes::Scope;
 pub(crate) use scopes::ScopeKind;
@@ -203,8 +205,10 @@ fn extract_repaired(
     } else {
         0
     };
-    ex.facts.unchecked =
-        matches!(language, Language::TypeScript | Language::Tsx) && ts_nocheck(source);
+    if matches!(language, Language::TypeScript | Language::Tsx) {
+        ex.facts.unchecked = ts_nocheck(source);
+        ex.facts.suppressed_lines = directives::suppressed_lines(source);
+    }
     ex.push_scope(ScopeKind::Function);
     ex.visit_children(root, 0);
     if ex.meter.spent {
@@ -223,32 +227,6 @@ fn extract_repaired(
         return Err(SkipReason::TooCostly);
     }
     Ok(facts)
-}
-
-/// Whether the comments that open the file hold `// @ts-nocheck` (the compiler reads
-/// the pragma there only, and only as a line comment).
-fn ts_nocheck(source: &str) -> bool {
-    let mut rest = source.trim_start_matches('\u{feff}');
-    if rest.starts_with("#!") {
-        rest = rest.split_once('\n').map_or("", |(_, after)| after);
-    }
-    loop {
-        rest = rest.trim_start();
-        if let Some(comment) = rest.strip_prefix("//") {
-            let (line, after) = comment.split_once('\n').unwrap_or((comment, ""));
-            if line.trim_start().starts_with("@ts-nocheck") {
-                return true;
-            }
-            rest = after;
-        } else if let Some(comment) = rest.strip_prefix("/*") {
-            match comment.split_once("*/") {
-                Some((_, after)) => rest = after,
-                None => return false,
-            }
-        } else {
-            return false;
-        }
-    }
 }
 
 fn count_errors(root: Node) -> u32 {
@@ -438,6 +416,9 @@ pub(crate) struct Extractor<'s> {
     /// Bindings a type alias made (`type Option = Item | Heading`): a value declared
     /// under the same name later (`function Option() {}`) is a second meaning.
     pub(crate) type_alias_bindings: FxHashSet<BindingIdx>,
+    /// What values of the file's generic type aliases may be, where that does not
+    /// depend on their type arguments (see `TypeScope::generic_alias`).
+    pub(crate) generic_alias_kinds: FxHashMap<BindingIdx, ValueKinds>,
     /// The objects whose members are this file's `declare global { var x: T }`
     /// variables and its top-level `declare var x: T` ones, made at the first.
     pub(crate) global_objects: [Option<DefIdx>; 2],
@@ -509,6 +490,7 @@ impl<'s> Extractor<'s> {
             global_objects: [None, None],
             overload_returns: None,
             type_alias_bindings: FxHashSet::default(),
+            generic_alias_kinds: FxHashMap::default(),
             next_qualified: None,
             link_candidates: Vec::new(),
             meter: budget::Meter::for_source(src.len()),

@@ -201,6 +201,25 @@ impl<'s> Extractor<'s> {
         b
     }
 
+    /// `type name = ...` in the innermost scope: where the scope binds the name to a
+    /// value already (`namespace Result {..}` then `type Result<T, E> = Ok<T, E> |
+    /// Err<T, E>`), the name means both, as TypeScript's separate namespaces for types
+    /// and values have it.
+    pub(crate) fn declare_type_alias(&mut self, name: StrId, value: SymId) -> BindingIdx {
+        let index = self.scopes.len() - 1;
+        if let Some(b) = self.scopes[index].find(name) {
+            let existing = self.facts.bindings[b as usize].value;
+            let value = match (self.facts.sym(existing), self.facts.sym(value)) {
+                (Sym::Unknown, _) => value,
+                (_, Sym::Unknown) => existing,
+                _ => self.sym(Sym::Either(existing, value)),
+            };
+            self.facts.bindings[b as usize].value = value;
+            return b;
+        }
+        self.declare(name, value, false)
+    }
+
     /// Whether two declarations of one name in a declaration file are one merged
     /// declaration, as TypeScript merges them: a function's overloads, and a namespace
     /// with the function or class of its name (`declare namespace fastify {..}` beside

@@ -145,6 +145,16 @@ impl<'s> Extractor<'s> {
             self.def_mut(def).set_extends(Some(sym));
         }
         for ty in implemented_types(heritage) {
+            // `implements PromiseLike<Result<T, E>>`: a thenable, whose members are
+            // `then`'s, not those of what it resolves to (which a value of that type
+            // is read as elsewhere, see `TRANSPARENT_GENERICS`).
+            let thenable = ty.kind_str() == "generic_type"
+                && ty
+                    .field(Field::Name)
+                    .is_some_and(|n| matches!(self.text(n), "Promise" | "PromiseLike" | "Awaited"));
+            if thenable {
+                continue;
+            }
             if let Some(sym) = self.type_sym(ty) {
                 self.facts.implements.push((def, sym));
             }

@@ -235,14 +235,35 @@ impl<'s> Extractor<'s> {
                     value
                 }
             };
+            // What a value of it may be, read with its type parameters in scope (where
+            // one decides, the kinds are not known).
+            let kinds = match (shape, node.field(Field::Value)) {
+                (None, Some(v)) if self.states_types => {
+                    crate::indexer::type_kinds::accepted(v, &self.type_scope())
+                }
+                _ => ValueKinds::ANY,
+            };
             self.pop_scope();
             let value = value.unwrap_or_else(|| self.unknown());
-            let b = self.declare(name, value, false);
-            if shape.is_none() {
+            let b = if shape.is_none() {
+                let b = self.declare_type_alias(name, value);
                 self.type_alias_bindings.insert(b);
-            }
+                b
+            } else {
+                self.declare(name, value, false)
+            };
             if self.states_types && params.is_none() {
                 self.local_types.insert(b, node);
+            }
+            if !kinds.is_any() {
+                if params.is_some() {
+                    self.generic_alias_kinds.insert(b, kinds);
+                }
+                if self.namespace.is_none() && self.at_module_level() {
+                    self.facts
+                        .alias_kinds
+                        .push(AliasKinds { binding: b, kinds });
+                }
             }
         } else {
             self.visit_children(node, depth);
