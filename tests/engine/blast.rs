@@ -1159,6 +1159,24 @@ fn too_many_arguments_for_one_member_of_a_union_is_a_check() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A name of no stated type passed as an argument is what the graph evaluates it to:
+/// a callback's parameter the callee's stated type makes a `Context`, or an instance
+/// made in place, or a name stated to be of a class that extends nothing, is an
+/// object no function type takes; a name of type `any` may be anything. (`tsc` on the
+/// fixture's head reports lines 3, 5 and 9.)
+#[test]
+fn names_passed_as_arguments_are_what_the_graph_evaluates_them_to() {
+    let got = use_ts_verdicts("blast/named-values");
+    let shifted = "passes an object as argument 1, where `stream` now takes `cb`";
+    let expected = [
+        (3, format!("breaks: {shifted}")),
+        (5, format!("breaks: {shifted}")),
+        (7, "check: ".to_string()),
+        (9, format!("breaks: {shifted}")),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 #[test]
 fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
     let got = use_ts_verdicts("blast/named-params");

@@ -103,6 +103,7 @@ impl Graph {
                 + thin(&f.named_params)
                 + thin(&f.alias_kinds)
                 + thin(&f.suppressed_lines)
+                + thin(&f.argument_names)
                 + thin(&f.type_members)
                 + thin(&f.shape_keys)
                 + f.shapes

@@ -100,6 +100,9 @@ pub struct FileFacts {
     /// named elsewhere (`key: KeyLike`), sorted by (call, slot): the graph reads what
     /// that type's definition admits (see [`DefKinds`]).
     pub named_arguments: ThinVec<NamedArgument>,
+    /// TypeScript: arguments that are names of no stated type, sorted by (call, slot)
+    /// (see [`ArgumentName`]).
+    pub argument_names: ThinVec<ArgumentName>,
     /// TypeScript: parameters stated to be of a type named elsewhere (`options:
     /// Options`, imported), sorted by (def, slot): what a call's result passed to
     /// them must fit is read where the name leads (see [`NamedParam`]).
@@ -163,6 +166,16 @@ pub struct NamedArgument {
     pub ty: BindingIdx,
     pub slot: u8,
     pub member: Option<StrId>,
+}
+
+/// Argument `slot` of call `call` is the name bound by `binding`, of no type stated
+/// here (a callback's parameter, `const c = new Client()`, `const r = load()`): what
+/// the graph evaluates the name to says what kind of value it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgumentName {
+    pub call: u32,
+    pub slot: u8,
+    pub binding: BindingIdx,
 }
 
 /// Parameter `slot` (from 0) of definition `def` is stated to be of the type whose
@@ -240,7 +253,9 @@ impl ValueKinds {
     pub const NUMBER: ValueKinds = ValueKinds(2);
     pub const BOOLEAN: ValueKinds = ValueKinds(4);
     pub const BIGINT: ValueKinds = ValueKinds(8);
-    /// An object literal.
+    /// An object literal; also, where the graph finds one (see
+    /// `Graph::binding_value_kinds`), an instance of a class that extends nothing: an
+    /// object that is no function, array or global's instance.
     pub const OBJECT: ValueKinds = ValueKinds(16);
     /// An array literal.
     pub const ARRAY: ValueKinds = ValueKinds(32);
@@ -341,7 +356,9 @@ impl ValueKinds {
             "a number",
             "a boolean",
             "a bigint",
-            "an object literal",
+            // An object literal, or an instance of a class that extends nothing (see
+            // `Graph::binding_value_kinds`).
+            "an object",
             "an array",
             "a function",
             "an object",
@@ -1458,6 +1475,13 @@ impl FileFacts {
                 }
                 None => false,
             });
+            self.argument_names.retain_mut(|n| match at(n.call) {
+                Some(i) => {
+                    n.call = i;
+                    true
+                }
+                None => false,
+            });
             self.argument_calls
                 .retain_mut(|a| match (at(a.outer), at(a.inner)) {
                     (Some(outer), Some(inner)) => {
@@ -1472,6 +1496,7 @@ impl FileFacts {
         self.argument_calls.sort_by_key(|a| (a.outer, a.slot));
         self.def_kinds.sort_by_key(|k| (k.def, k.slot));
         self.named_arguments.sort_by_key(|n| (n.call, n.slot));
+        self.argument_names.sort_by_key(|n| (n.call, n.slot));
         self.named_params.sort_by_key(|n| (n.def, n.slot));
         self.alias_kinds.sort_by_key(|a| a.binding);
         // Stable: a type's members stay in the order written.
@@ -1527,6 +1552,16 @@ impl FileFacts {
         let start = self.named_arguments.partition_point(|n| n.call < call);
         let end = self.named_arguments.partition_point(|n| n.call <= call);
         &self.named_arguments[start..end]
+    }
+
+    /// The arguments of call `call` that are names of no stated type.
+    pub fn argument_names_of(&self, call: usize) -> &[ArgumentName] {
+        let Ok(call) = u32::try_from(call) else {
+            return &[];
+        };
+        let start = self.argument_names.partition_point(|n| n.call < call);
+        let end = self.argument_names.partition_point(|n| n.call <= call);
+        &self.argument_names[start..end]
     }
 
     /// The call passed as argument `slot` of call `call`, if one is.
@@ -1600,6 +1635,7 @@ impl FileFacts {
         self.named_params.shrink_to_fit();
         self.alias_kinds.shrink_to_fit();
         self.suppressed_lines.shrink_to_fit();
+        self.argument_names.shrink_to_fit();
         self.type_members.shrink_to_fit();
         for s in &mut self.shapes {
             s.shrink_to_fit();

@@ -65,7 +65,10 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                     site.without_nulls();
                 }
                 let facts = head.facts(f);
-                if !facts.argument_calls.is_empty() || !facts.named_arguments.is_empty() {
+                if !facts.argument_calls.is_empty()
+                    || !facts.named_arguments.is_empty()
+                    || !facts.argument_names.is_empty()
+                {
                     let around = around.get_or_insert_with(|| Around {
                         callees: sure_callees(head, f),
                         passed: facts.passed_to(),
@@ -267,8 +270,36 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
         // object, whatever its members: never a primitive, as far as the compiler is
         // concerned.
         let member = named.member.map(|m| facts.str(m));
-        if !named_type(head, f, named.ty, member).is_empty() {
-            site.kinds.push((named.slot, ValueKinds::OBJECTS));
+        let types = named_type(head, f, named.ty, member);
+        // An instance of a class that extends nothing is no function, array or
+        // global's instance (`let c: Context` onto a callback's parameter); a value
+        // of an interface may be a function that has its members.
+        let plain_classes = types.iter().all(|&t| head.is_plain_class(t));
+        match (types.is_empty(), plain_classes) {
+            (true, _) => {}
+            (false, true) => site.kinds.push((named.slot, ValueKinds::OBJECT)),
+            (false, false) => site.kinds.push((named.slot, ValueKinds::OBJECTS)),
+        }
+    }
+    // A name of no stated type: what the graph evaluates it to (`streamSSE(c, cb)`,
+    // `c` a callback's parameter the callee's stated type makes a `Context`).
+    // An instance by its syntax (`const c = new Client()`) is an object no function
+    // type takes where the graph finds the class extends nothing.
+    for named in facts.argument_names_of(i) {
+        let known = site.kinds.iter_mut().find(|(s, _)| *s == named.slot);
+        match known {
+            Some((_, kinds)) if *kinds == ValueKinds::INSTANCE => {
+                if head.binding_value_kinds(f, named.binding) == ValueKinds::OBJECT {
+                    *kinds = ValueKinds::OBJECT;
+                }
+            }
+            Some(_) => {}
+            None => {
+                let kinds = head.binding_value_kinds(f, named.binding);
+                if !kinds.is_any() {
+                    site.kinds.push((named.slot, kinds));
+                }
+            }
         }
     }
     let passed = u32::try_from(i).ok().and_then(|i| around.passed.get(&i));

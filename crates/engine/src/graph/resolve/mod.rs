@@ -9,6 +9,7 @@ mod global_components;
 mod members;
 mod pairing;
 mod surface;
+mod value_kinds;
 
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;

@@ -252,13 +252,29 @@ impl<'s> Extractor<'s> {
                 .and_then(|k| self.field_types.get(&k)),
             _ => None,
         };
-        if let (Some(&(ty, member)), Ok(call)) = (named, u32::try_from(call)) {
+        let Ok(call) = u32::try_from(call) else {
+            return;
+        };
+        if let Some(&(ty, member)) = named {
             self.facts.named_arguments.push(NamedArgument {
                 call,
                 ty,
                 slot,
                 member,
             });
+        } else if argument.kind_str() == "identifier" {
+            // No type stated here: what the name is, the graph may know (a callback's
+            // parameter, an instance made in place).
+            let binding = self
+                .interned(self.text(argument))
+                .and_then(|name| self.binding_now(name));
+            if let Some(binding) = binding {
+                self.facts.argument_names.push(ArgumentName {
+                    call,
+                    slot,
+                    binding,
+                });
+            }
         }
     }
 

@@ -83,6 +83,14 @@ impl<'s> Extractor<'s> {
             }
         } else if !kinds.is_any() {
             self.facts.add_argument_kinds(call, slot, kinds);
+            // `const c = new Client()`: an instance of what the graph may know is a
+            // class that extends nothing, which no function type takes.
+            if self.states_types
+                && kinds == ValueKinds::INSTANCE
+                && argument.kind_str() == "identifier"
+            {
+                self.note_named_argument(call, slot, argument);
+            }
         } else if self.states_types
             && matches!(argument.kind_str(), "identifier" | "member_expression")
         {

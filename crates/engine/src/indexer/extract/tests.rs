@@ -176,7 +176,7 @@ f('a', `b${x}`, 1, 2n, -1, true, [x], () => 1, /r/, new Date(), (a < b), 'a' + x
                 (9, "an object"),
                 (10, "a boolean"),
                 (11, "a string"),
-                (15, "an object literal"),
+                (15, "an object"),
             ],
             "{path}: a name, a call and `x || 'a'` say nothing"
         );

@@ -1,0 +1,56 @@
+//! What kind of value a name is, as the graph evaluates it: where a call's argument
+//! is a name of no stated type (a callback's parameter, an instance made in place),
+//! the blast radius's verdicts weigh it against the parameter it lands on.
+
+use super::{Resolver, Vals, Value};
+use crate::graph::{DefId, FileId, Graph};
+use crate::indexer::facts::*;
+
+impl Graph {
+    /// What the name bound by `binding` in file `f` may be, where every value the
+    /// graph evaluates it to says: a function (one defined in the repository, or of a
+    /// stated function type), an array, an object (an object literal bound to a name,
+    /// a module's namespace), or an instance of a class of the repository that
+    /// extends nothing (which no call signature, array or global's members come
+    /// with). ANY otherwise.
+    pub(crate) fn binding_value_kinds(&self, f: FileId, binding: BindingIdx) -> ValueKinds {
+        let Some(sym) = inline_sym(Sym::Binding(binding)) else {
+            return ValueKinds::ANY;
+        };
+        let mut resolver = Resolver::new(self, f);
+        let mut values = Vals::new();
+        resolver.eval(f, sym, 0, &mut values);
+        if values.is_empty() {
+            return ValueKinds::ANY;
+        }
+        let mut all = ValueKinds::NONE;
+        for v in values {
+            let kinds = match v {
+                Value::Def(d) => match self.facts(d.file).def(d.def).kind {
+                    DefKind::Function | DefKind::Method | DefKind::Class => ValueKinds::FUNCTION,
+                    DefKind::Object => ValueKinds::OBJECTS,
+                    _ => ValueKinds::ANY,
+                },
+                Value::Instance(d) if self.is_plain_class(d) => ValueKinds::OBJECT,
+                Value::Signature(..) => ValueKinds::FUNCTION,
+                Value::Elements(..) => ValueKinds::ARRAY,
+                Value::Module(_) => ValueKinds::OBJECTS,
+                _ => ValueKinds::ANY,
+            };
+            if kinds.is_any() {
+                return ValueKinds::ANY;
+            }
+            all = all | kinds;
+        }
+        all
+    }
+
+    /// A class of the repository's code (not a declaration file's) that extends
+    /// nothing: an instance of it is an object, never a function, an array or a
+    /// global's instance (the class may not extend `Function` or `Array`).
+    pub(crate) fn is_plain_class(&self, d: DefId) -> bool {
+        let facts = self.facts(d.file);
+        let def = facts.def(d.def);
+        def.kind == DefKind::Class && def.extends().is_none() && !facts.declaration_only
+    }
+}
