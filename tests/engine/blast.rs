@@ -1177,6 +1177,25 @@ fn names_passed_as_arguments_are_what_the_graph_evaluates_them_to() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A call the graph is not sure reaches the changed function (a name matched on a
+/// value of type `any`: a likely edge) is a check where it would break, saying so;
+/// `tsc` on the fixture's head reports line 4 only.
+#[test]
+fn a_call_the_graph_is_unsure_of_is_a_check() {
+    let got = use_ts_verdicts("blast/unsure-edges");
+    let short = "passes 1 argument; `charge` now requires 2 (`currency` not passed)";
+    let expected = [
+        (4, format!("breaks: {short}")),
+        (
+            8,
+            format!(
+                "check: {short}; the graph is not sure this call reaches `charge` (likely edge)"
+            ),
+        ),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 #[test]
 fn parameters_stated_as_interfaces_of_other_files_are_read_there() {
     let got = use_ts_verdicts("blast/named-params");

@@ -116,6 +116,20 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                 ),
             };
         }
+        // A call the graph only matched by name (or among several candidates) may
+        // not reach the changed function at all: what would break it is for the
+        // reviewer to confirm.
+        if judged.verdict == Verdict::Breaks && caller.confidence != Confidence::Exact {
+            judged = Judged {
+                verdict: Verdict::Check,
+                reason: format!(
+                    "{}; the graph is not sure this call reaches `{}` ({} edge)",
+                    judged.reason,
+                    func.name,
+                    caller.confidence.as_str()
+                ),
+            };
+        }
         caller.judged = Some(judged);
     }
 }
