@@ -11,6 +11,7 @@
 
 mod findings;
 mod judge;
+mod named_types;
 mod overlay;
 mod plan;
 

@@ -1,0 +1,392 @@
+//! What the types a file names accept, read across files: the interfaces and classes
+//! a name leads to (through imports, namespaces and re-exports), the members they
+//! require, and the type aliases whose values the extractor recorded. A caller's
+//! argument and a changed parameter are weighed against these (see `judge`).
+
+use rustc_hash::FxHashSet;
+
+use crate::graph::modules::ModuleTarget;
+use crate::graph::{DefId, FileId, Graph};
+use crate::indexer::facts::{
+    BindingIdx, DefIdx, DefKind, DefKinds, ExportValue, ImportKind, StrId, Sym, SymId, ValueKinds,
+};
+
+/// What a parameter stated to be of the types `defs` accepts (each an interface or a
+/// class, as their facts record it, an interface with the members of those it
+/// extends); ANY unless every one says.
+pub(super) fn type_kinds(head: &Graph, defs: &[DefId]) -> ValueKinds {
+    let mut all = ValueKinds::NONE;
+    let (mut path, mut done) = (Vec::new(), FxHashSet::default());
+    for &d in defs {
+        let kinds = type_accepts(head, d, &mut path, &mut done);
+        if kinds.is_any() {
+            return ValueKinds::ANY;
+        }
+        all = all | kinds;
+    }
+    if all == ValueKinds::NONE {
+        ValueKinds::ANY
+    } else {
+        all
+    }
+}
+
+/// What a parameter stated as the union of the types `names` (joined by `|`, each as
+/// file `f` names them) and of types that accept `also` accepts; ANY unless each of
+/// `names` is an interface or a class whose facts say.
+pub(super) fn union_kinds(head: &Graph, f: FileId, names: &str, also: ValueKinds) -> ValueKinds {
+    let mut all = also;
+    for name in names.split('|') {
+        let defs = named_type_by_name(head, f, name);
+        let kinds = if defs.is_empty() {
+            alias_kinds_by_name(head, f, name)
+        } else {
+            type_kinds(head, &defs)
+        };
+        if kinds.is_any() {
+            return ValueKinds::ANY;
+        }
+        all = all | kinds;
+    }
+    all
+}
+
+/// What a value of the type alias the name bound by `binding` in file `f` leads to may
+/// be (with `member`, that member of the namespace it binds): an alias of the file, or
+/// one another file of the repository exports under the name imported, through its
+/// re-exports (see [`FileFacts::alias_kinds`]). ANY where it leads elsewhere.
+pub(super) fn alias_kinds(
+    head: &Graph,
+    f: FileId,
+    binding: BindingIdx,
+    member: Option<&str>,
+) -> ValueKinds {
+    const MAX_STEPS: usize = 16;
+    let facts = head.facts(f);
+    let Some(b) = facts.bindings.get(binding as usize) else {
+        return ValueKinds::ANY;
+    };
+    // Where to look next: a binding of a file, or an export name of a module.
+    enum Step<'a> {
+        Binding(FileId, BindingIdx),
+        Export(FileId, &'a str),
+    }
+    let mut step = match (member, facts.sym(b.value)) {
+        (None, _) => Step::Binding(f, binding),
+        (Some(member), Sym::Import(i)) => match facts.imports.get(i as usize).map(|i| i.kind) {
+            Some(ImportKind::Namespace | ImportKind::TypeNamespace) => {
+                match import_target(head, f, i) {
+                    Some(t) => Step::Export(t, member),
+                    None => return ValueKinds::ANY,
+                }
+            }
+            _ => return ValueKinds::ANY,
+        },
+        _ => return ValueKinds::ANY,
+    };
+    for _ in 0..MAX_STEPS {
+        step = match step {
+            Step::Binding(file, b) => {
+                let facts = head.facts(file);
+                let kinds = facts.alias_kinds(b);
+                if !kinds.is_any() {
+                    return kinds;
+                }
+                let Some(binding) = facts.bindings.get(b as usize) else {
+                    return ValueKinds::ANY;
+                };
+                match facts.sym(binding.value) {
+                    Sym::Binding(next) => Step::Binding(file, next),
+                    Sym::Import(i) => {
+                        let (Some(ImportKind::Named(name)), Some(t)) = (
+                            facts.imports.get(i as usize).map(|i| i.kind),
+                            import_target(head, file, i),
+                        ) else {
+                            return ValueKinds::ANY;
+                        };
+                        Step::Export(t, head.facts(file).str(name))
+                    }
+                    _ => return ValueKinds::ANY,
+                }
+            }
+            Step::Export(file, name) => {
+                let facts = head.facts(file);
+                let found = facts.exports.iter().find_map(|e| match e.value {
+                    ExportValue::Local(sym) if facts.str(e.name) == name => match facts.sym(sym) {
+                        Sym::Binding(b) => Some(Step::Binding(file, b)),
+                        _ => None,
+                    },
+                    ExportValue::From {
+                        specifier,
+                        kind: ImportKind::Named(inner),
+                    } if facts.str(e.name) == name => module_target(head, file, specifier)
+                        .map(|t| Step::Export(t, head.facts(file).str(inner))),
+                    _ => None,
+                });
+                match found {
+                    Some(next) => next,
+                    None => return ValueKinds::ANY,
+                }
+            }
+        };
+    }
+    ValueKinds::ANY
+}
+
+/// As [`alias_kinds`], for the name `name` as the file `f` binds it (see
+/// [`named_type_by_name`]): every binding of the name must say, and they must agree.
+fn alias_kinds_by_name(head: &Graph, f: FileId, name: &str) -> ValueKinds {
+    let facts = head.facts(f);
+    let (name, member) = match name.split_once('.') {
+        Some((_, member)) if member.contains('.') => return ValueKinds::ANY,
+        Some((namespace, member)) => (namespace, Some(member)),
+        None => (name, None),
+    };
+    let mut found = None;
+    for (b, binding) in facts.bindings.iter().enumerate() {
+        if facts.str(binding.name) != name {
+            continue;
+        }
+        let kinds = alias_kinds(head, f, b as BindingIdx, member);
+        if kinds.is_any() || found.is_some_and(|k| k != kinds) {
+            return ValueKinds::ANY;
+        }
+        found = Some(kinds);
+    }
+    found.unwrap_or(ValueKinds::ANY)
+}
+
+/// The file of the repository the import `i` of file `f` leads to.
+fn import_target(head: &Graph, f: FileId, i: u32) -> Option<FileId> {
+    let facts = head.facts(f);
+    let import = facts.imports.get(i as usize)?;
+    module_target(head, f, import.specifier)
+}
+
+/// The file of the repository the module specifier `specifier` of file `f` names.
+fn module_target(head: &Graph, f: FileId, specifier: StrId) -> Option<FileId> {
+    let facts = head.facts(f);
+    let specifier = facts.str(specifier);
+    match head
+        .resolver()
+        .resolve(facts.path.as_str(), specifier, &|p| {
+            head.file_id(p).is_some()
+        }) {
+        ModuleTarget::File(p) => head.file_id(&p),
+        _ => None,
+    }
+}
+
+/// What the interface or class `d` accepts: its own members' say (see
+/// `type_kinds::object_type`), with those of every interface it extends, in its file or
+/// another (`interface SignOptions extends CritOption {}`); ANY where one is not known.
+///
+/// `path` holds the interfaces being read (one met again is a cycle: ANY), `done`
+/// those read already, whose kinds are in the result: each is read once, so that
+/// interfaces extending the same bases many times over cost their number, not the
+/// number of paths through them.
+fn type_accepts(
+    head: &Graph,
+    d: DefId,
+    path: &mut Vec<DefId>,
+    done: &mut FxHashSet<DefId>,
+) -> ValueKinds {
+    const MAX_DEPTH: usize = 8;
+    if path.contains(&d) {
+        return ValueKinds::ANY;
+    }
+    if done.contains(&d) {
+        return ValueKinds::NONE;
+    }
+    let facts = head.facts(d.file);
+    let own = facts.def_kinds(d.def, DefKinds::RESULT);
+    if own.is_any() || path.len() > MAX_DEPTH {
+        return ValueKinds::ANY;
+    }
+    // Callable: what it extends adds members, never lets a value that cannot be
+    // called fit.
+    if own == ValueKinds::CALLABLE {
+        return own;
+    }
+    let def = facts.def(d.def);
+    let Some(base) = def.extends().filter(|_| def.kind == DefKind::Interface) else {
+        return own;
+    };
+    let bases = types_of_sym(head, d.file, base);
+    if bases.is_empty() {
+        return ValueKinds::ANY;
+    }
+    let mut all = own;
+    path.push(d);
+    for b in bases {
+        let kinds = type_accepts(head, b, path, done);
+        if kinds.is_any() {
+            path.pop();
+            return ValueKinds::ANY;
+        }
+        all = all | kinds;
+    }
+    path.pop();
+    done.insert(d);
+    all
+}
+
+/// The members an object of the interface `defs` names must or may hold (those of the
+/// interfaces it extends too, where they are found): empty unless it is one interface.
+pub(super) fn type_keys(head: &Graph, defs: &[DefId]) -> Vec<(String, bool)> {
+    const MAX_TYPES: usize = 16;
+    let [first] = defs else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut seen: Vec<DefId> = Vec::new();
+    let mut stack = vec![*first];
+    while let Some(d) = stack.pop() {
+        if seen.contains(&d) || seen.len() >= MAX_TYPES {
+            continue;
+        }
+        seen.push(d);
+        let facts = head.facts(d.file);
+        let def = facts.def(d.def);
+        if def.kind != DefKind::Interface {
+            // A class's instance, or a type read no further: its keys are not known.
+            if d == *first {
+                return Vec::new();
+            }
+            continue;
+        }
+        for m in facts.type_members_of(d.def) {
+            let name = facts.str(m.name);
+            if !out.iter().any(|(k, _)| k == name) {
+                out.push((name.to_string(), m.required));
+            }
+        }
+        if let Some(base) = def.extends() {
+            stack.extend(types_of_sym(head, d.file, base));
+        }
+    }
+    out
+}
+
+/// The interfaces and classes the type name bound by `binding` in file `f` denotes:
+/// declared in the file, or imported by name from another file of the repository
+/// (where a type of that name is exported); with `member`, that member of the module
+/// `binding` imports as a namespace (`types.JWK`). None where the binding is anything
+/// else (a type parameter, an alias of a union with a primitive, a package's type).
+pub(super) fn named_type(
+    head: &Graph,
+    f: FileId,
+    binding: BindingIdx,
+    member: Option<&str>,
+) -> Vec<DefId> {
+    let facts = head.facts(f);
+    let Some(b) = facts.bindings.get(binding as usize) else {
+        return Vec::new();
+    };
+    if let Some(member) = member {
+        return match facts.sym(b.value) {
+            Sym::Import(i) => namespace_type(head, f, i, member),
+            _ => Vec::new(),
+        };
+    }
+    types_of_sym(head, f, b.value)
+}
+
+/// The interfaces and classes the type `sym` of file `f` denotes (see [`named_type`]).
+fn types_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
+    let facts = head.facts(f);
+    let mut out = Vec::new();
+    let mut stack = vec![sym];
+    let mut steps = 0;
+    while let Some(sym) = stack.pop() {
+        steps += 1;
+        if steps > 16 {
+            return Vec::new();
+        }
+        match facts.sym(sym) {
+            Sym::Binding(b) => match facts.bindings.get(b as usize) {
+                Some(b) => stack.push(b.value),
+                None => return Vec::new(),
+            },
+            Sym::Either(a, b) => stack.extend([a, b]),
+            Sym::Def(d) if is_type(facts.def(d).kind) => out.push(DefId { file: f, def: d }),
+            Sym::Import(i) => {
+                let Some(import) = facts.imports.get(i as usize) else {
+                    return Vec::new();
+                };
+                let ImportKind::Named(name) = import.kind else {
+                    return Vec::new();
+                };
+                let found = exported_types(head, f, i, facts.str(name));
+                if found.is_empty() {
+                    return Vec::new();
+                }
+                out.extend(found);
+            }
+            // Something a type name is not read through here.
+            _ => return Vec::new(),
+        }
+    }
+    out
+}
+
+/// `member` of the module import `i` of file `f` brings in as a namespace (`import type
+/// * as types`): the interfaces and classes of that name the module exports.
+fn namespace_type(head: &Graph, f: FileId, i: u32, member: &str) -> Vec<DefId> {
+    let facts = head.facts(f);
+    match facts.imports.get(i as usize).map(|i| i.kind) {
+        Some(ImportKind::Namespace | ImportKind::TypeNamespace) => {
+            exported_types(head, f, i, member)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The interfaces and classes named `name` that the file import `i` of `f` leads to
+/// exports (declared there, at its top level).
+fn exported_types(head: &Graph, f: FileId, i: u32, name: &str) -> Vec<DefId> {
+    let Some(t) = import_target(head, f, i) else {
+        return Vec::new();
+    };
+    let theirs = head.facts(t);
+    theirs
+        .defs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            d.exported && d.container().is_none() && is_type(d.kind) && theirs.str(d.name) == name
+        })
+        .map(|(i, _)| DefId {
+            file: t,
+            def: i as DefIdx,
+        })
+        .collect()
+}
+
+/// As [`named_type`], for the name `name` as the file `f` binds it (`SignOptions`, or
+/// a namespace's member, `types.SignOptions`): every binding of the name must lead to
+/// a type (a type parameter of that name elsewhere in the file leaves it unknown).
+pub(super) fn named_type_by_name(head: &Graph, f: FileId, name: &str) -> Vec<DefId> {
+    let facts = head.facts(f);
+    let (name, member) = match name.split_once('.') {
+        Some((_, member)) if member.contains('.') => return Vec::new(),
+        Some((namespace, member)) => (namespace, Some(member)),
+        None => (name, None),
+    };
+    let mut out = Vec::new();
+    for (b, binding) in facts.bindings.iter().enumerate() {
+        if facts.str(binding.name) != name {
+            continue;
+        }
+        let found = named_type(head, f, b as BindingIdx, member);
+        if found.is_empty() {
+            return Vec::new();
+        }
+        out.extend(found);
+    }
+    out
+}
+
+fn is_type(kind: DefKind) -> bool {
+    matches!(kind, DefKind::Interface | DefKind::Class)
+}
