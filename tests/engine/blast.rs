@@ -1162,8 +1162,9 @@ fn too_many_arguments_for_one_member_of_a_union_is_a_check() {
 /// A name of no stated type passed as an argument is what the graph evaluates it to:
 /// a callback's parameter the callee's stated type makes a `Context`, or an instance
 /// made in place, or a name stated to be of a class that extends nothing, is an
-/// object no function type takes; a name of type `any` may be anything. (`tsc` on the
-/// fixture's head reports lines 3, 5 and 9.)
+/// object no function type takes; a callback's parameter of an interface type is an
+/// object, which no `string` takes; a name of type `any` may be anything. (`tsc` on
+/// the fixture's head reports lines 3, 5, 9 and 10.)
 #[test]
 fn names_passed_as_arguments_are_what_the_graph_evaluates_them_to() {
     let got = use_ts_verdicts("blast/named-values");
@@ -1173,6 +1174,10 @@ fn names_passed_as_arguments_are_what_the_graph_evaluates_them_to() {
         (5, format!("breaks: {shifted}")),
         (7, "check: ".to_string()),
         (9, format!("breaks: {shifted}")),
+        (
+            10,
+            "breaks: passes an object as argument 1, where `log` now takes `label`".to_string(),
+        ),
     ];
     assert_verdicts_start_with(&got, &expected);
 }

@@ -10,9 +10,9 @@ impl Graph {
     /// What the name bound by `binding` in file `f` may be, where every value the
     /// graph evaluates it to says: a function (one defined in the repository, or of a
     /// stated function type), an array, an object (an object literal bound to a name,
-    /// a module's namespace), or an instance of a class of the repository that
-    /// extends nothing (which no call signature, array or global's members come
-    /// with). ANY otherwise.
+    /// a module's namespace, a value of an interface or a class: never a primitive),
+    /// or an instance of a class of the repository that extends nothing (which no
+    /// call signature, array or global's members come with). ANY otherwise.
     pub(crate) fn binding_value_kinds(&self, f: FileId, binding: BindingIdx) -> ValueKinds {
         let Some(sym) = inline_sym(Sym::Binding(binding)) else {
             return ValueKinds::ANY;
@@ -32,6 +32,16 @@ impl Graph {
                     _ => ValueKinds::ANY,
                 },
                 Value::Instance(d) if self.is_plain_class(d) => ValueKinds::OBJECT,
+                // A value of an interface or a class is an object, whatever its members:
+                // never a primitive, as far as the compiler is concerned.
+                Value::Instance(d)
+                    if matches!(
+                        self.facts(d.file).def(d.def).kind,
+                        DefKind::Class | DefKind::Interface
+                    ) =>
+                {
+                    ValueKinds::OBJECTS
+                }
                 Value::Signature(..) => ValueKinds::FUNCTION,
                 Value::Elements(..) => ValueKinds::ARRAY,
                 Value::Module(_) => ValueKinds::OBJECTS,
