@@ -40,13 +40,18 @@ pub(super) fn ts_nocheck(source: &str) -> bool {
 pub(super) fn suppressed_lines(source: &str) -> ThinVec<u32> {
     let bytes = source.as_bytes();
     let mut out = ThinVec::new();
-    let (mut line, mut counted) = (0u32, 0usize);
-    let mut line_of = |at: usize| {
-        line += bytes[counted..at].iter().filter(|&&b| b == b'\n').count() as u32;
-        counted = at;
-        line
-    };
+    // Each pass over the text starts where the last one stopped, so that a file of
+    // many directives on one long line costs its length, not its length squared:
+    // the line and its start as of `counted`, and the first `*/` at or after
+    // `close_from` (None: there is none).
+    let (mut line, mut counted, mut line_start) = (0u32, 0usize, 0usize);
+    let mut close: Option<(usize, Option<usize>)> = None;
+    // The end of the block comment a directive opened: a `@ts-` inside it is text.
+    let mut inside_until = 0usize;
     for (at, _) in source.match_indices("@ts-") {
+        if at < inside_until {
+            continue;
+        }
         let rest = &source[at + 4..];
         let name_len = if rest.starts_with("expect-error") {
             "expect-error".len()
@@ -62,19 +67,39 @@ pub(super) fn suppressed_lines(source: &str) -> ThinVec<u32> {
         {
             continue;
         }
-        let start = source[..at].rfind('\n').map_or(0, |n| n + 1);
-        let before = source[start..at].trim_end();
+        if let Some(newline) = source[counted..at].rfind('\n') {
+            line_start = counted + newline + 1;
+        }
+        line += bytes[counted..at].iter().filter(|&&b| b == b'\n').count() as u32;
+        counted = at;
+        let before = source[line_start..at].trim_end();
         let end = if before.ends_with("//") {
             at
         } else if before.ends_with("/*") {
-            match source[at..].find("*/") {
-                Some(close) => at + close,
+            let found = match close {
+                Some((from, found)) if from <= at && found.is_none_or(|c| c >= at) => found,
+                _ => {
+                    let found = source[at..].find("*/").map(|c| at + c);
+                    close = Some((at, found));
+                    found
+                }
+            };
+            match found {
+                Some(c) => c,
                 None => continue,
             }
         } else {
             continue;
         };
-        let governed = line_of(end) + 1;
+        if end > at {
+            inside_until = end;
+            line += bytes[at..end].iter().filter(|&&b| b == b'\n').count() as u32;
+            if let Some(newline) = source[at..end].rfind('\n') {
+                line_start = at + newline + 1;
+            }
+            counted = end;
+        }
+        let governed = line + 1;
         if out.last() != Some(&governed) {
             out.push(governed);
         }
@@ -115,5 +140,27 @@ z();
             vec![2, 4, 11, 13, 16],
             "{source}"
         );
+    }
+
+    #[test]
+    fn a_directive_inside_a_block_comment_it_opened_is_text() {
+        // The second line is inside the comment the first opened: one directive, over
+        // the line after `*/`.
+        let source = "/* @ts-ignore\n// @ts-expect-error\n*/\nf();\n";
+        assert_eq!(suppressed_lines(source).to_vec(), vec![3]);
+    }
+
+    #[test]
+    fn many_directives_on_one_line_are_read_once_each() {
+        // A line of 40,000 directives, half opening block comments never closed (no
+        // directive), half after `//`: line 1, recorded once.
+        let mut source = String::new();
+        for _ in 0..20_000 {
+            source.push_str("/* @ts-ignore x // @ts-ignore ");
+        }
+        source.push('\n');
+        assert_eq!(suppressed_lines(&source).to_vec(), vec![1]);
+        let source = "// @ts-ignore @ts-ignore @ts-ignore\nf();\n";
+        assert_eq!(suppressed_lines(source).to_vec(), vec![1]);
     }
 }
