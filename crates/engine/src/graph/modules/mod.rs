@@ -37,15 +37,21 @@ pub enum ModuleTarget {
     Unresolved,
 }
 
+/// What a tsconfig.json or jsconfig.json says of the files of its directory's subtree.
+struct DirConfig {
+    /// Its alias scopes, tried in order (an empty list still governs the subtree).
+    scopes: Vec<Scope>,
+    /// Whether the checker's strict null checks are on (true) or off (false); None
+    /// where that is not known.
+    strict_nulls: Option<bool>,
+}
+
 /// Resolves import specifiers against the configuration of one repository.
 pub struct ModuleResolver {
-    /// Alias scopes of every directory holding a (valid) tsconfig.json or jsconfig.json, tried in
-    /// order. An empty list still governs its subtree: TypeScript does not merge a config with
-    /// the ones above it unless it `extends` them.
-    scopes_by_dir: FxHashMap<String, Vec<Scope>>,
-    /// The directories of those configs under which the checker's strict null checks
-    /// are known to be on (true) or off (false).
-    strict_nulls_by_dir: FxHashMap<String, Option<bool>>,
+    /// What the (valid) tsconfig.json or jsconfig.json of each directory holding one says
+    /// of its subtree. A config governs its subtree alone: TypeScript does not merge a
+    /// config with the ones above it unless it `extends` them.
+    configs_by_dir: FxHashMap<String, DirConfig>,
     /// Every valid package.json, by directory.
     packages_by_dir: FxHashMap<String, Package>,
     /// Workspace package name -> its directory (a key of `packages_by_dir`).
@@ -100,8 +106,7 @@ impl ModuleResolver {
             parsed: &parsed,
             package_dirs_by_name: &package_dirs_by_name,
         };
-        let mut scopes_by_dir = FxHashMap::default();
-        let mut strict_nulls_by_dir = FxHashMap::default();
+        let mut configs_by_dir = FxHashMap::default();
         for path in parsed.keys() {
             let name = file_name(path);
             let dir = dir_of(path);
@@ -109,14 +114,16 @@ impl ModuleResolver {
             let governs = name == "tsconfig.json"
                 || (name == "jsconfig.json" && !parsed.contains_key(&join(dir, "tsconfig.json")));
             if governs {
-                scopes_by_dir.insert(dir.to_string(), loader.scopes(path));
-                strict_nulls_by_dir.insert(dir.to_string(), loader.strict_nulls(path));
+                let config = DirConfig {
+                    scopes: loader.scopes(path),
+                    strict_nulls: loader.strict_nulls(path),
+                };
+                configs_by_dir.insert(dir.to_string(), config);
             }
         }
 
         ModuleResolver {
-            scopes_by_dir,
-            strict_nulls_by_dir,
+            configs_by_dir,
             packages_by_dir,
             package_dirs_by_name,
         }
@@ -359,26 +366,23 @@ impl ModuleResolver {
     /// or not known (set by a config installed from npm, say), so that no call is said
     /// to break that a lax configuration compiles.
     pub fn strict_null_checks(&self, file: &str) -> bool {
-        let mut dir = dir_of(file);
-        loop {
-            if let Some(&strict) = self.strict_nulls_by_dir.get(dir) {
-                return strict == Some(true);
-            }
-            if dir.is_empty() {
-                return false;
-            }
-            dir = dir_of(dir);
-        }
+        self.config_for(dir_of(file))
+            .is_some_and(|c| c.strict_nulls == Some(true))
     }
 
     /// The scopes of the nearest tsconfig/jsconfig at or above `dir`.
-    fn scopes_for(&self, mut dir: &str) -> &[Scope] {
+    fn scopes_for(&self, dir: &str) -> &[Scope] {
+        self.config_for(dir).map_or(&[], |c| c.scopes.as_slice())
+    }
+
+    /// The nearest tsconfig/jsconfig at or above `dir`.
+    fn config_for(&self, mut dir: &str) -> Option<&DirConfig> {
         loop {
-            if let Some(scopes) = self.scopes_by_dir.get(dir) {
-                return scopes;
+            if let Some(config) = self.configs_by_dir.get(dir) {
+                return Some(config);
             }
             if dir.is_empty() {
-                return &[];
+                return None;
             }
             dir = dir_of(dir);
         }
