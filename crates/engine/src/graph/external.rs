@@ -265,6 +265,8 @@ fn chain(
             step(operand, Step::Member(name), steps, bindings)
         }
         Sym::Return(operand) => step(operand, Step::Call, steps, bindings),
+        // A package's thenable is not known: its promise is what it resolves to.
+        Sym::Awaited(operand) => chain(facts, operand, steps, bindings, depth + 1),
         Sym::Instance(operand) => step(operand, Step::New, steps, bindings),
         Sym::Either(a, b) => {
             let before = (steps.len(), *bindings);

@@ -1158,6 +1158,7 @@ fn pack(sym: Sym) -> (u8, [u32; 2]) {
         Sym::Generic(body, key) => (19, [body, key]),
         Sym::TypeArg(bound, slot) => (20, [bound, slot]),
         Sym::Host => (21, [0, 0]),
+        Sym::Awaited(x) => (22, [x, 0]),
     }
 }
 
@@ -1185,6 +1186,7 @@ fn unpack(tag: u8, [a, b]: [u32; 2]) -> Sym {
         19 => Sym::Generic(a, b),
         20 => Sym::TypeArg(a, b),
         21 => Sym::Host,
+        22 => Sym::Awaited(a),
         // Only `pack` writes tags: 15 is the unknown value.
         _ => Sym::Unknown,
     }
@@ -1247,6 +1249,10 @@ pub enum Sym {
     /// class's file names the template, not the other way round): it is resolved
     /// there, and is nothing while no class names the file.
     Host,
+    /// `await x`: what `x` is, or where it is an instance of a thenable class of the
+    /// repository (`class ResultAsync implements PromiseLike<Result>`), what its
+    /// `then` hands its callback. A promise is transparent to the graph already.
+    Awaited(SymId),
 }
 
 impl FileFacts {
@@ -1350,6 +1356,7 @@ impl FileFacts {
             Sym::Member(o, n) => format!("{}.{}", d(o), str(n)),
             Sym::Instance(c) => format!("new({})", d(c)),
             Sym::Return(f) => format!("ret({})", d(f)),
+            Sym::Awaited(x) => format!("await({})", d(x)),
             Sym::This(Some(c)) => format!("this@{}", qualified(c)),
             Sym::This(None) => "this".into(),
             Sym::Super(c) => format!("super@{}", qualified(c)),
@@ -1735,6 +1742,7 @@ impl FileFacts {
                 Sym::Member(base, n) => Sym::Member(map_sym(base, f), f(n)),
                 Sym::Instance(x) => Sym::Instance(map_sym(x, f)),
                 Sym::Return(x) => Sym::Return(map_sym(x, f)),
+                Sym::Awaited(x) => Sym::Awaited(map_sym(x, f)),
                 Sym::Array(x) => Sym::Array(map_sym(x, f)),
                 Sym::Element(x) => Sym::Element(map_sym(x, f)),
                 Sym::Either(a, b) => Sym::Either(map_sym(a, f), map_sym(b, f)),

@@ -154,6 +154,33 @@ impl Resolver<'_> {
             Sym::Shape(i) => Self::push(out, Value::Shape(f, i)),
             Sym::Array(_) => Self::push(out, Value::Elements(f, sym)),
             Sym::Element(array) => self.eval_element(f, array, depth, out),
+            Sym::Awaited(value) => self.eval_awaited(f, value, depth, out),
+        }
+    }
+
+    /// `await value`: what `value` is, except that an instance of a thenable class of
+    /// the repository (one with a `then` method whose callback's parameter is stated,
+    /// `class ResultAsync implements PromiseLike<Result>`) is what `then` hands its
+    /// callback, as the compiler's `Awaited<T>` reads it.
+    fn eval_awaited(&mut self, f: FileId, value: SymId, depth: u32, out: &mut Vals) {
+        let mut values = Vals::new();
+        self.eval(f, value, depth + 1, &mut values);
+        let then = self.g.names.get("then");
+        for v in values {
+            if let (Value::Instance(_), Some(then)) = (v, then) {
+                let mut methods = Vals::new();
+                self.member(v, then, depth + 1, &mut methods);
+                let before = out.len();
+                for m in methods {
+                    if matches!(m, Value::Def(_)) {
+                        self.callback_param_of(m, 0, 0, depth + 1, out);
+                    }
+                }
+                if out.len() > before {
+                    continue;
+                }
+            }
+            Self::push(out, v);
         }
     }
 
@@ -390,34 +417,40 @@ impl Resolver<'_> {
         let mut fns = Vals::new();
         self.eval_callee(f, callee, &mut fns);
         for v in fns {
-            if let Value::Def(d) = v {
-                let params = &self.facts(d.file).callback_params;
-                let found = params
-                    .binary_search_by_key(&(d.def, arg, param), |c| {
-                        (c.def, u32::from(c.arg), u32::from(c.param))
-                    })
-                    .ok()
-                    .or_else(|| {
-                        // A rest parameter before `arg` takes it.
-                        last_of_def(
-                            params,
-                            d.def,
-                            |c| c.def,
-                            |c| c.rest && u32::from(c.arg) < arg && u32::from(c.param) == param,
-                        )
-                    });
-                if let Some(i) = found {
-                    self.eval(d.file, params[i].value, depth + 1, out);
-                    continue;
-                }
+            self.callback_param_of(v, arg, param, depth, out);
+        }
+    }
+
+    /// What the function `v` hands parameter `param` of the callback it is given as
+    /// argument `arg`, by their stated types.
+    fn callback_param_of(&mut self, v: Value, arg: u32, param: u32, depth: u32, out: &mut Vals) {
+        if let Value::Def(d) = v {
+            let params = &self.facts(d.file).callback_params;
+            let found = params
+                .binary_search_by_key(&(d.def, arg, param), |c| {
+                    (c.def, u32::from(c.arg), u32::from(c.param))
+                })
+                .ok()
+                .or_else(|| {
+                    // A rest parameter before `arg` takes it.
+                    last_of_def(
+                        params,
+                        d.def,
+                        |c| c.def,
+                        |c| c.rest && u32::from(c.arg) < arg && u32::from(c.param) == param,
+                    )
+                });
+            if let Some(i) = found {
+                self.eval(d.file, params[i].value, depth + 1, out);
+                return;
             }
-            // The argument's type named elsewhere (`cb: BuilderCallback`), or a
-            // callee that is itself only a type: the parameter of the parameter.
-            let mut callbacks = Vals::new();
-            self.param_of(v, arg, depth + 1, &mut callbacks);
-            for c in callbacks {
-                self.param_of(c, param, depth + 1, out);
-            }
+        }
+        // The argument's type named elsewhere (`cb: BuilderCallback`), or a callee
+        // that is itself only a type: the parameter of the parameter.
+        let mut callbacks = Vals::new();
+        self.param_of(v, arg, depth + 1, &mut callbacks);
+        for c in callbacks {
+            self.param_of(c, param, depth + 1, out);
         }
     }
 

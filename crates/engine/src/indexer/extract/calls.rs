@@ -62,8 +62,10 @@ impl<'s> Extractor<'s> {
             "as_expression" => self.as_sym(node, depth),
             "type_assertion" => self.type_assertion_sym(node, depth),
             "satisfies_expression" => self.satisfies_sym(node, depth),
-            "parenthesized_expression" | "await_expression" | "non_null_expression" => {
-                self.first_child_sym(node, depth)
+            "parenthesized_expression" | "non_null_expression" => self.first_child_sym(node, depth),
+            "await_expression" => {
+                let inner = self.first_child_sym(node, depth);
+                self.awaited_sym(inner)
             }
             "sequence_expression" => {
                 let count = node.named_child_count();
@@ -134,6 +136,21 @@ impl<'s> Extractor<'s> {
         match node.named_child(0) {
             Some(inner) => self.expr_sym_depth(inner, depth + 1),
             None => self.unknown(),
+        }
+    }
+
+    /// What awaiting the value `inner` gives (see [`Sym::Awaited`]).
+    pub(crate) fn awaited_sym(&mut self, inner: SymId) -> SymId {
+        match self.facts.sym(inner) {
+            // Nothing a thenable's `then` could change (a module's namespace, from
+            // `await import('./x')`, included).
+            Sym::Unknown
+            | Sym::Def(_)
+            | Sym::Import(_)
+            | Sym::Signature(_)
+            | Sym::Array(_)
+            | Sym::Awaited(_) => inner,
+            _ => self.sym(Sym::Awaited(inner)),
         }
     }
 
@@ -735,10 +752,10 @@ impl<'s> Extractor<'s> {
             // A promise's value is what the graph reads the promise as (`await` and
             // `Promise<T>` are transparent to it): `import('./x')` is the module's
             // namespace, an async function's call what it returns. So `.then`'s
-            // callback receives the receiver's own value, as `await` would give it.
+            // callback receives what `await` of the receiver gives.
             "then" => {
                 let promise = self.expr_sym(callee.field(Field::Object)?);
-                return Some((0, promise));
+                return Some((0, self.awaited_sym(promise)));
             }
             _ => return None,
         };

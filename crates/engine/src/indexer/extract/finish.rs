@@ -79,6 +79,7 @@ impl<'s> Extractor<'s> {
                     Sym::Member(base, n) => Sym::Member(r(base), n),
                     Sym::Instance(x) => Sym::Instance(r(x)),
                     Sym::Return(x) => Sym::Return(r(x)),
+                    Sym::Awaited(x) => Sym::Awaited(r(x)),
                     Sym::Array(x) => Sym::Array(r(x)),
                     Sym::Element(x) => Sym::Element(r(x)),
                     Sym::Either(a, b) => Sym::Either(r(a), r(b)),
@@ -237,7 +238,11 @@ fn live_syms(f: &FileFacts, inline: &[Option<SymId>]) -> Vec<bool> {
         }
         match f.syms.at(s) {
             Sym::Member(base, _) => stack.push(base),
-            Sym::Instance(x) | Sym::Return(x) | Sym::Array(x) | Sym::Element(x) => stack.push(x),
+            Sym::Instance(x)
+            | Sym::Return(x)
+            | Sym::Awaited(x)
+            | Sym::Array(x)
+            | Sym::Element(x) => stack.push(x),
             Sym::Either(a, b) => stack.extend([a, b]),
             Sym::CallbackParam(c, _) | Sym::ParamType(c, _) => stack.push(c),
             Sym::Signature(i) => {
