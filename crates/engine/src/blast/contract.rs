@@ -38,7 +38,14 @@ pub struct Contract {
     /// call returns, or the value of a name with a stated type (`const driver:
     /// DriverFactory = () => ...`), which is what calls are checked against.
     pub seen_through: Option<SeenThrough>,
+    /// Its stated return type as written: what callers see, whatever the body does.
+    /// (A function made async with a stated type that is not a promise is what the
+    /// compiler rejects, TS1064; its callers still see the stated type.)
+    pub stated_return: Option<String>,
 }
+
+/// A stated return type longer than this is not kept (nor compared).
+const MAX_STATED_RETURN: usize = 1024;
 
 /// How callers reach a function whose own signature they do not see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,6 +297,16 @@ fn read(function: Node, file: &File) -> Contract {
     }
     let returns =
         returned_members(function, file).map(|keys| keys.into_iter().map(short).collect());
+    let stated_return = function
+        .child_by_field_name("return_type")
+        .and_then(|t| t.named_child(0))
+        .map(|ty| {
+            file.text(ty)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|t| t.len() <= MAX_STATED_RETURN);
     let mut outer = function.parent();
     while let Some(p) = outer.filter(|p| p.kind() == "parenthesized_expression") {
         outer = p.parent();
@@ -309,6 +326,7 @@ fn read(function: Node, file: &File) -> Contract {
         is_generator,
         returns,
         seen_through,
+        stated_return,
     }
 }
 
@@ -741,7 +759,7 @@ fn apply_jsdoc(contract: &mut Contract, doc: &str) {
 }
 
 /// A name as a reason quotes it: a destructuring pattern can be any length.
-fn short(mut name: String) -> String {
+pub(crate) fn short(mut name: String) -> String {
     const MAX: usize = 60;
     if name.len() > MAX {
         let mut end = MAX;

@@ -563,6 +563,24 @@ fn judge_contract(
             .iter()
             .filter(|r| !OBJECT_MEMBERS.contains(&r.as_str()))
             .collect();
+        // Made async with the same stated return type: the compiler rejects the
+        // definition (TS1064, unless the type was a promise already) and types every
+        // call by the stated type, so no call of typed code breaks on its own.
+        if let (true, Some(stated)) = (
+            new.is_async && !old.is_async && !args.awaited && typed,
+            new.stated_return
+                .as_deref()
+                .filter(|&s| Some(s) == old.stated_return.as_deref()),
+        ) {
+            return judged(
+                Verdict::Check,
+                format!(
+                    "`{name}` is now async, but still states it returns `{}`: the compiler \
+                     reports the definition, and this call sees the stated type",
+                    crate::blast::contract::short(stated.to_string())
+                ),
+            );
+        }
         if new.is_async && !old.is_async && !args.awaited && !reads.is_empty() {
             return judged(
                 Verdict::Breaks,
@@ -955,6 +973,54 @@ mod tests {
         );
         assert_eq!(j.verdict, Verdict::Breaks);
         assert!(j.reason.contains("now returns a promise"), "{}", j.reason);
+    }
+
+    /// Made async with its stated return type kept (`async function load(): User`):
+    /// the compiler rejects the definition and types each call by `User`, so no typed
+    /// call breaks; stated as a promise now, the calls that use the result do.
+    #[test]
+    fn made_async_with_the_same_stated_return_type_is_a_check() {
+        let old = c("function load(id: string): User {}");
+        let same = c("async function load(id: string): User {}");
+        let promised = c("async function load(id: string): Promise<User> {}");
+        let site = Site {
+            uses: vec![ResultUse::Typed],
+            reads: vec!["name".to_string()],
+            ..Site::of(call(1))
+        };
+        let j = judge_site(
+            "load",
+            Change::Signature,
+            Some(&old),
+            Some(&same),
+            &site,
+            true,
+        );
+        assert_eq!(j.verdict, Verdict::Check, "{}", j.reason);
+        assert!(
+            j.reason.contains("still states it returns `User`"),
+            "{}",
+            j.reason
+        );
+        let j = judge_site(
+            "load",
+            Change::Signature,
+            Some(&old),
+            Some(&promised),
+            &site,
+            true,
+        );
+        assert_eq!(j.verdict, Verdict::Breaks, "{}", j.reason);
+        // In JavaScript the call gets a promise, whatever a type says.
+        let j = judge_site(
+            "load",
+            Change::Signature,
+            Some(&old),
+            Some(&same),
+            &site,
+            false,
+        );
+        assert_eq!(j.verdict, Verdict::Breaks, "{}", j.reason);
     }
 
     /// A swap moves a number onto a parameter stated as an object: the call breaks,

@@ -15,9 +15,11 @@ impl<'s> Extractor<'s> {
         // `parsed.search = f()`: `f`'s result goes to a place that has a type (in
         // TypeScript); `[a, b] = f()` iterates it. A name has such a type unless its
         // declaration took it from a call (`let qs = getQuery(a)` takes whatever
-        // `getQuery` returns, `qs = getQuery(b)` too) or from nothing.
+        // `getQuery` returns, `qs = getQuery(b)` too) or from nothing. An element
+        // (`out[key] = f()`) is left alone: records and arrays of `unknown` or `any`,
+        // or a value narrowed to one (`if (isArray(value))`), take anything.
         let slot = match left.kind_str() {
-            "member_expression" | "subscript_expression" => CallShape::ASSIGNED,
+            "member_expression" => CallShape::ASSIGNED,
             "identifier" if self.holds_a_fixed_type(left) => CallShape::ASSIGNED,
             "array_pattern" => CallShape::ITERATED,
             _ => 0,
