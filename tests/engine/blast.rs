@@ -1182,6 +1182,20 @@ fn names_passed_as_arguments_are_what_the_graph_evaluates_them_to() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A parameter's type imported from an index that re-exports it (`export *`, `export
+/// { type Properties as Props } from`) is read where it is declared: an interface's
+/// value is an object, which a `string` parameter does not take. (`tsc` on the
+/// fixture's head reports line 5.)
+#[test]
+fn a_type_reexported_by_an_index_is_read_where_it_is_declared() {
+    let got = use_ts_verdicts("blast/reexported-types");
+    let expected = [(
+        5,
+        "breaks: passes an object as argument 2, where `encode` now takes `direction`",
+    )];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// A call the graph is not sure reaches the changed function (a name matched on a
 /// value of type `any`: a likely edge) is a check where it would break, saying so;
 /// `tsc` on the fixture's head reports line 4 only.

@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet;
 use crate::graph::modules::ModuleTarget;
 use crate::graph::{DefId, FileId, Graph};
 use crate::indexer::facts::{
-    BindingIdx, DefIdx, DefKind, DefKinds, ExportValue, ImportKind, StrId, Sym, SymId, ValueKinds,
+    BindingIdx, DefKind, DefKinds, ExportValue, ImportKind, StrId, Sym, SymId, ValueKinds,
 };
 
 /// What a parameter stated to be of the types `defs` accepts (each an interface or a
@@ -343,23 +343,14 @@ fn namespace_type(head: &Graph, f: FileId, i: u32, member: &str) -> Vec<DefId> {
 }
 
 /// The interfaces and classes named `name` that the file import `i` of `f` leads to
-/// exports (declared there, at its top level).
+/// exports (declared there, at its top level, or re-exported from another file).
 fn exported_types(head: &Graph, f: FileId, i: u32, name: &str) -> Vec<DefId> {
     let Some(t) = import_target(head, f, i) else {
         return Vec::new();
     };
-    let theirs = head.facts(t);
-    theirs
-        .defs
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| {
-            d.exported && d.container().is_none() && is_type(d.kind) && theirs.str(d.name) == name
-        })
-        .map(|(i, _)| DefId {
-            file: t,
-            def: i as DefIdx,
-        })
+    head.exported_defs(t, name)
+        .into_iter()
+        .filter(|d| is_type(head.facts(d.file).def(d.def).kind))
         .collect()
 }
 

@@ -55,6 +55,25 @@ impl Graph {
         all
     }
 
+    /// The definitions module `t` exports as `name`, through its re-exports (`export *
+    /// from`, `export { X as name } from`): where a type name imported from an index
+    /// file leads.
+    pub(crate) fn exported_defs(&self, t: FileId, name: &str) -> Vec<DefId> {
+        let Some(name) = self.names.get(name) else {
+            return Vec::new();
+        };
+        let mut resolver = Resolver::new(self, t);
+        let mut values = Vals::new();
+        resolver.export_lookup(t, name, 0, &mut values);
+        values
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Def(d) => Some(d),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// A class of the repository's code (not a declaration file's) that extends
     /// nothing: an instance of it is an object, never a function, an array or a
     /// global's instance (the class may not extend `Function` or `Array`).
