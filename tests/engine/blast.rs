@@ -1196,6 +1196,19 @@ fn a_type_reexported_by_an_index_is_read_where_it_is_declared() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A result made a promise that is a property of an object literal passed where the
+/// parameter's stated type says what that property is (an interface's member, found
+/// through what it extends; the parameter of a function type a constant is stated to
+/// be) breaks; a member of type `unknown` takes it. (`tsc` on the fixture's head
+/// reports lines 4 and 5.)
+#[test]
+fn a_result_in_an_object_passed_to_a_typed_parameter_breaks_as_a_promise() {
+    let got = use_ts_verdicts("blast/property-results");
+    let member = "breaks: its result is a property of an object passed where the property's stated type a promise does not fit";
+    let expected = [(4, member), (5, member), (6, "check: ")];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// A call the graph is not sure reaches the changed function (a name matched on a
 /// value of type `any`: a likely edge) is a check where it would break, saying so;
 /// `tsc` on the fixture's head reports line 4 only.

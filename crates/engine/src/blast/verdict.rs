@@ -85,6 +85,11 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
             "is passed to a parameter whose stated type a promise does not fit",
         )),
         ResultUse::Passed => None,
+        ResultUse::Member if typed => Some((
+            Verdict::Breaks,
+            "is a property of an object passed where the property's stated type a promise does not fit",
+        )),
+        ResultUse::Member => None,
     })?;
     Some(judged(
         verdict,
@@ -222,6 +227,10 @@ pub enum ResultUse {
     /// It is passed to a parameter whose stated type a promise does not fit
     /// (`digest(concat(a, b))`, where `digest` takes a `string`).
     Passed,
+    /// It is a property of an object literal passed where the parameter's stated type
+    /// says what that property is, and a promise is not that (`persist(init, {
+    /// storage: createStorage() })`, `storage?: PersistStorage`).
+    Member,
 }
 
 /// What one call site passes and reads, as the facts record it.

@@ -104,6 +104,7 @@ impl Graph {
                 + thin(&f.alias_kinds)
                 + thin(&f.suppressed_lines)
                 + thin(&f.argument_names)
+                + thin(&f.property_calls)
                 + thin(&f.type_members)
                 + thin(&f.shape_keys)
                 + f.shapes

@@ -93,6 +93,10 @@ pub struct FileFacts {
     /// argument's kind of value; what the outer callee's parameter accepts is where a
     /// now-async result goes.
     pub argument_calls: ThinVec<ArgumentCall>,
+    /// TypeScript: calls whose result is a property of an object literal passed as an
+    /// argument (`persist(init, { storage: createStorage() })`), sorted by inner call:
+    /// the outer callee's parameter type says what the property must be.
+    pub property_calls: ThinVec<PropertyCall>,
     /// TypeScript: what definitions' parameters accept and their results are, by their
     /// stated types, where those say (see [`DefKinds`]).
     pub def_kinds: ThinVec<DefKinds>,
@@ -154,6 +158,22 @@ pub struct ArgumentCall {
     pub inner: u32,
     pub slot: u8,
     pub branch: bool,
+}
+
+/// `outer(..., { key: inner(...) }, ...)`: call `inner`'s result is property `key` of
+/// the object literal passed as argument `slot` (from 0) of call `outer` (indices in
+/// [`FileFacts::calls`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PropertyCall {
+    pub outer: u32,
+    pub inner: u32,
+    pub key: StrId,
+    pub slot: u8,
+}
+
+impl PropertyCall {
+    /// Properties noted per object literal: past them, not read.
+    pub const MAX_PER_OBJECT: usize = 8;
 }
 
 /// Argument `slot` of call `call` holds a value stated to be of the type whose name is
@@ -1498,9 +1518,19 @@ impl FileFacts {
                     }
                     _ => false,
                 });
+            self.property_calls
+                .retain_mut(|a| match (at(a.outer), at(a.inner)) {
+                    (Some(outer), Some(inner)) => {
+                        a.outer = outer;
+                        a.inner = inner;
+                        true
+                    }
+                    _ => false,
+                });
         }
         self.call_shapes.sort_by_key(|s| (s.call, s.slot));
         self.argument_calls.sort_by_key(|a| (a.outer, a.slot));
+        self.property_calls.sort_by_key(|a| a.inner);
         self.def_kinds.sort_by_key(|k| (k.def, k.slot));
         self.named_arguments.sort_by_key(|n| (n.call, n.slot));
         self.argument_names.sort_by_key(|n| (n.call, n.slot));
@@ -1581,6 +1611,14 @@ impl FileFacts {
         ((a.outer, a.slot) == (call, slot) && !a.branch).then_some(a.inner as usize)
     }
 
+    /// Where call `inner`'s result is a property of an object literal passed to another
+    /// call (see [`PropertyCall`]).
+    pub fn property_call(&self, inner: usize) -> Option<&PropertyCall> {
+        let inner = u32::try_from(inner).ok()?;
+        let at = self.property_calls.partition_point(|p| p.inner < inner);
+        self.property_calls.get(at).filter(|p| p.inner == inner)
+    }
+
     /// Each call passed as an argument, by its index: the call and the argument of it
     /// it is passed as (one pass, for a reader that asks of many calls).
     pub fn passed_to(&self) -> rustc_hash::FxHashMap<u32, (u32, u8)> {
@@ -1643,6 +1681,7 @@ impl FileFacts {
         self.alias_kinds.shrink_to_fit();
         self.suppressed_lines.shrink_to_fit();
         self.argument_names.shrink_to_fit();
+        self.property_calls.shrink_to_fit();
         self.type_members.shrink_to_fit();
         for s in &mut self.shapes {
             s.shrink_to_fit();
@@ -1724,6 +1763,9 @@ impl FileFacts {
         }
         for n in &mut self.named_params {
             n.member = n.member.map(&mut *f);
+        }
+        for p in &mut self.property_calls {
+            p.key = f(p.key);
         }
         for m in &mut self.type_members {
             m.name = f(m.name);

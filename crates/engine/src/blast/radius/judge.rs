@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 
 use super::named_types::{
-    alias_kinds, named_type, named_type_by_name, type_keys, type_kinds, union_kinds,
+    alias_kinds, member_kinds, named_type, named_type_by_name, type_keys, type_kinds, union_kinds,
 };
 use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
@@ -67,6 +67,7 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                 if !facts.argument_calls.is_empty()
                     || !facts.named_arguments.is_empty()
                     || !facts.argument_names.is_empty()
+                    || !facts.property_calls.is_empty()
                 {
                     let around = around.get_or_insert_with(|| Around {
                         callees: sure_callees(head, f),
@@ -320,6 +321,17 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
         let accepts = stated_by_callees(head, callees, outer as usize, slot);
         if !accepts.is_any() && !accepts.meets(ValueKinds::PROMISE) {
             site.uses.push(ResultUse::Passed);
+        }
+    }
+    // `persist(init, { storage: createStorage() })`: the result is a member of an
+    // object whose type the outer callee states (`options: PersistOptions`).
+    if let Some(p) = facts.property_call(i) {
+        let types = head.param_type_defs(f, p.outer as usize, p.slot);
+        if !types.is_empty() {
+            let accepts = member_kinds(head, &types, facts.str(p.key));
+            if !accepts.is_any() && !accepts.meets(ValueKinds::PROMISE) {
+                site.uses.push(ResultUse::Member);
+            }
         }
     }
 }

@@ -231,6 +231,49 @@ fn type_accepts(
     all
 }
 
+/// What the member `key` of a value of the interfaces `defs` may be by its stated
+/// type (looked up through what each extends); ANY where one of them does not say.
+pub(super) fn member_kinds(head: &Graph, defs: &[DefId], key: &str) -> ValueKinds {
+    const MAX_TYPES: usize = 16;
+    let mut all = ValueKinds::NONE;
+    for &d in defs {
+        let mut seen: Vec<DefId> = Vec::new();
+        let mut stack = vec![d];
+        let mut found = None;
+        while let Some(d) = stack.pop() {
+            if seen.contains(&d) || seen.len() >= MAX_TYPES {
+                continue;
+            }
+            seen.push(d);
+            let facts = head.facts(d.file);
+            let def = facts.def(d.def);
+            if def.kind != DefKind::Interface {
+                break;
+            }
+            if let Some(m) = facts
+                .type_members_of(d.def)
+                .iter()
+                .find(|m| facts.str(m.name) == key)
+            {
+                found = Some(m.kinds);
+                break;
+            }
+            if let Some(base) = def.extends() {
+                stack.extend(types_of_sym(head, d.file, base));
+            }
+        }
+        match found {
+            Some(kinds) if !kinds.is_any() => all = all | kinds,
+            _ => return ValueKinds::ANY,
+        }
+    }
+    if all == ValueKinds::NONE {
+        ValueKinds::ANY
+    } else {
+        all
+    }
+}
+
 /// The members an object of the interface `defs` names must or may hold (those of the
 /// interfaces it extends too, where they are found): empty unless it is one interface.
 pub(super) fn type_keys(head: &Graph, defs: &[DefId]) -> Vec<(String, bool)> {

@@ -455,7 +455,7 @@ impl Resolver<'_> {
     }
 
     /// What parameter `index` of the function `v` is stated to be.
-    fn param_of(&mut self, v: Value, index: u32, depth: u32, out: &mut Vals) {
+    pub(super) fn param_of(&mut self, v: Value, index: u32, depth: u32, out: &mut Vals) {
         if let Value::Def(d) = v {
             let params = &self.facts(d.file).param_types;
             let found = params

@@ -74,6 +74,38 @@ impl Graph {
             .collect()
     }
 
+    /// The interfaces and classes the parameter at `slot` of what call `call` of file
+    /// `f` calls is stated to be an instance of, through the callee's own parameters
+    /// or the function type it is stated to be (`const persist: Persist = ...`). Empty
+    /// where one of them is anything else.
+    pub(crate) fn param_type_defs(&self, f: FileId, call: usize, slot: u8) -> Vec<DefId> {
+        let Some(callee) = self.facts(f).calls.get(call).map(|c| c.callee) else {
+            return Vec::new();
+        };
+        let mut resolver = Resolver::new(self, f);
+        let mut callees = Vals::new();
+        resolver.eval_callee(f, callee, &mut callees);
+        let mut types = Vals::new();
+        for c in callees {
+            resolver.param_of(c, u32::from(slot), 1, &mut types);
+        }
+        let mut out = Vec::new();
+        for t in types {
+            match t {
+                Value::Instance(d)
+                    if matches!(
+                        self.facts(d.file).def(d.def).kind,
+                        DefKind::Interface | DefKind::Class
+                    ) =>
+                {
+                    out.push(d)
+                }
+                _ => return Vec::new(),
+            }
+        }
+        out
+    }
+
     /// A class of the repository's code (not a declaration file's) that extends
     /// nothing: an instance of it is an object, never a function, an array or a
     /// global's instance (the class may not extend `Function` or `Array`).

@@ -629,7 +629,7 @@ impl<'s> Extractor<'s> {
                 if !self.result_reads.is_empty() || !self.typed_uses.is_empty() {
                     self.result_read_by(node, recorded);
                 }
-                if !self.argument_calls.is_empty() {
+                if !self.argument_calls.is_empty() || !self.property_calls.is_empty() {
                     self.argument_call_recorded(node, recorded);
                 }
                 self.facts.calls.last().map(|c| c.callee)
@@ -700,6 +700,7 @@ impl<'s> Extractor<'s> {
             }
             // `g(f())`: which call `f`'s is, once it is recorded (TypeScript: the types
             // stated for `f`'s result and `g`'s parameter say what is passed where).
+            let pending_properties = self.property_calls.len();
             let passed_calls = match recorded {
                 Some(outer) if self.states_types => self.begin_argument_call(outer, index, child),
                 _ => 0,
@@ -731,6 +732,7 @@ impl<'s> Extractor<'s> {
             for _ in 0..passed_calls {
                 self.argument_calls.pop();
             }
+            self.property_calls.truncate(pending_properties);
             if child.is_named() && child.kind_str() != "comment" {
                 index = index.saturating_add(1);
             }

@@ -4,6 +4,7 @@
 //! `shapes::argument_kinds`). TypeScript only: there a name's declared type is what the
 //! compiler checks a call with, whatever the name holds at run time.
 
+use smallvec::SmallVec;
 use tree_sitter::Node;
 
 use super::fields::{Field, FieldExt};
@@ -425,6 +426,10 @@ impl<'s> Extractor<'s> {
             return 0;
         };
         let inner = super::calls::unwrap_parens(argument);
+        if inner.kind_str() == "object" {
+            self.note_property_calls(outer, slot, inner);
+            return 0;
+        }
         let branch = inner.kind_str() == "ternary_expression";
         let calls: [Option<Node<'s>>; 2] = match inner.kind_str() {
             "call_expression" => [Some(inner), None],
@@ -448,14 +453,49 @@ impl<'s> Extractor<'s> {
         noted
     }
 
+    /// `outer(..., { key: inner() }, ...)`: the object literal `object` is argument
+    /// `slot` of the call at `outer`; each of its first properties whose value is a
+    /// call is noted until that call is recorded (see [`Self::argument_call_recorded`]).
+    fn note_property_calls(&mut self, outer: u32, slot: u8, object: Node<'s>) {
+        let mut cursor = object.walk();
+        let pairs: SmallVec<[Node<'s>; 8]> = object
+            .named_children(&mut cursor)
+            .filter(|p| p.kind_str() == "pair")
+            .take(PropertyCall::MAX_PER_OBJECT)
+            .collect();
+        for pair in pairs {
+            let (Some(key), Some(value)) = (pair.field(Field::Key), pair.field(Field::Value))
+            else {
+                continue;
+            };
+            let value = super::calls::unwrap_parens(value);
+            if value.kind_str() != "call_expression" {
+                continue;
+            }
+            if let Some(key) = self.key_name(key) {
+                self.property_calls.push((value.id(), outer, slot, key));
+            }
+        }
+    }
+
     /// The call `node`, recorded at `call` in the facts: an argument of another, when
-    /// it is one of those noted last (the two branches of a conditional).
+    /// it is one of those noted last (the two branches of a conditional), or a property
+    /// of an object literal that is one.
     #[inline(never)]
     pub(crate) fn argument_call_recorded(&mut self, node: Node<'s>, call: Option<usize>) {
         let Some(inner) = call.and_then(|c| u32::try_from(c).ok()) else {
             return;
         };
         let id = node.id();
+        if let Some(&(_, outer, slot, key)) = self.property_calls.iter().rev().find(|p| p.0 == id) {
+            self.facts.property_calls.push(PropertyCall {
+                outer,
+                inner,
+                key,
+                slot,
+            });
+            return;
+        }
         let noted = self.argument_calls.iter().rev().take(2);
         if let Some(&(_, outer, slot, branch)) = noted.into_iter().find(|(noted, ..)| *noted == id)
         {

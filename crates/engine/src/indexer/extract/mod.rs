@@ -352,6 +352,10 @@ pub(crate) struct Extractor<'s> {
     /// the node's id, the outer call (its index in the facts), the argument's place,
     /// and whether the call is a branch of a conditional that is the argument.
     pub(crate) argument_calls: Vec<(usize, u32, u8, bool)>,
+    /// Calls that are properties of object literals passed as arguments, whose own
+    /// call is not yet recorded: the node's id, the outer call, the argument's place
+    /// and the key (see [`PropertyCall`]).
+    pub(crate) property_calls: Vec<(usize, u32, u8, StrId)>,
     /// Names passed as arguments before anything in scope declared them (call, slot,
     /// the name's reference): a function declared further down is a function there
     /// too (hoisted), known once the walk is done.
@@ -455,6 +459,7 @@ impl<'s> Extractor<'s> {
             binding_types: FxHashMap::default(),
             field_types: FxHashMap::default(),
             argument_calls: Vec::new(),
+            property_calls: Vec::new(),
             later_named_arguments: Vec::new(),
             local_types: FxHashMap::default(),
             doc: None,
