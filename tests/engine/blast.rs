@@ -1198,8 +1198,8 @@ fn a_type_reexported_by_an_index_is_read_where_it_is_declared() {
 
 /// A result made a promise that is a property of an object literal passed where the
 /// parameter's stated type says what that property is (an interface's member, found
-/// through what it extends; the parameter of a function type a constant is stated to
-/// be) breaks; a member of type `unknown` takes it. (`tsc` on the fixture's head
+/// through what it extends, and of a generic interface's type; the parameter of a
+/// function type a constant is stated to be) breaks; a member of type `unknown` takes it. (`tsc` on the fixture's head
 /// reports lines 4 and 5.)
 #[test]
 fn a_result_in_an_object_passed_to_a_typed_parameter_breaks_as_a_promise() {

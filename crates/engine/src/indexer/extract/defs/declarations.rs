@@ -8,6 +8,28 @@ use crate::indexer::extract::{Extractor, ScopeKind};
 use crate::indexer::facts::*;
 
 impl<'s> Extractor<'s> {
+    /// A generic interface (`interface PersistStorage<S> { getItem(..): S }`): what a
+    /// value of it is, whatever its type arguments, is what its own members say
+    /// (whether it can be called, which members of a primitive or an array it names);
+    /// the type arguments type the members only. One that extends another is not
+    /// read.
+    fn note_generic_interface(&mut self, binding: BindingIdx, node: Node<'s>) {
+        let mut cursor = node.walk();
+        if node
+            .children(&mut cursor)
+            .any(|c| c.kind_str() == "extends_type_clause")
+        {
+            return;
+        }
+        let Some(body) = node.field(Field::Body) else {
+            return;
+        };
+        let kinds = crate::indexer::type_kinds::object_type(body, &self.type_scope());
+        if !kinds.is_any() {
+            self.generic_alias_kinds.insert(binding, kinds);
+        }
+    }
+
     pub(crate) fn interface_declaration(&mut self, node: Node<'s>, depth: usize) {
         let Some(name_node) = node.field(Field::Name) else {
             return self.visit_children(node, depth);
@@ -27,6 +49,8 @@ impl<'s> Extractor<'s> {
         let b = self.declare(name, value, false);
         if self.states_types && node.field(Field::TypeParameters).is_none() {
             self.local_types.insert(b, node);
+        } else if self.states_types {
+            self.note_generic_interface(b, node);
         }
         self.names.push(def);
         // For its type parameters.
