@@ -203,8 +203,10 @@ function indexBase(programs) {
             if (!d.getSourceFile || !inRepo(d.getSourceFile())) continue;
             const k = declKey(d);
             const fn = functionOf(d);
-            // A call within the function itself (recursion) is not a caller elsewhere.
-            if (fn && fn.getSourceFile() === sf && fn.pos <= node.pos && node.end <= fn.end) continue;
+            // A call within the function itself (recursion) is no caller elsewhere: it
+            // is scored only where the report lists it (its diagnostics are then read
+            // over the call's whole span, as any site's).
+            const recursive = fn && fn.getSourceFile() === sf && fn.pos <= node.pos && node.end <= fn.end;
             if (!sites.has(k)) sites.set(k, new Map());
             const line = lineOf(sf, name.getStart());
             // What reads the call's result is part of the site: the checker reports a
@@ -217,8 +219,11 @@ function indexBase(programs) {
             while (outer && (ts.isParenthesizedExpression(outer) || ts.isNonNullExpression(outer) || ts.isAwaitExpression(outer))) outer = outer.parent;
             if (outer && ts.isPropertyAccessExpression(outer)) end = Math.max(end, outer.name.end);
             if (outer && ts.isVariableDeclaration(outer) && ts.isObjectBindingPattern(outer.name)) start = Math.min(start, outer.name.getStart());
+            // A result that does not fit a declaration's stated type is reported at the
+            // declared name, which may sit lines before the call (`const t: T<{\n..}> =`).
+            if (outer && ts.isVariableDeclaration(outer) && outer.type) start = Math.min(start, outer.name.getStart());
             sites.get(k).set(`${f}:${line}`, {
-              file: f, line, start, end, text: node.getText().split("\n")[0].slice(0, 100),
+              file: f, line, start, end, text: node.getText().split("\n")[0].slice(0, 100), recursive,
             });
           }
         }
@@ -411,7 +416,7 @@ function shuffled(list, seed) {
 const basePrograms = buildPrograms();
 const { candidates, sites } = indexBase(basePrograms);
 const eligible = [...candidates.entries()]
-  .filter(([k]) => sites.get(k)?.size)
+  .filter(([k]) => [...(sites.get(k)?.values() ?? [])].some((s) => !s.recursive))
   .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 const chosen = shuffled(eligible, SEED).slice(0, MAX);
 const baseDiagCache = new Map();
@@ -528,11 +533,16 @@ outer: for (const [key, cand] of chosen) {
         const k = `${s.file}:${s.line}`;
         seen.add(k);
         const v = ours.get(k);
+        if (s.recursive && !v) continue;
         // A site's span is in base's offsets: in the mutated file, past the edit, head's
         // are shifted by what the edit added.
         const delta = r.length - (b - a);
         const span = s.file === cand.file && s.start >= b ? { start: s.start + delta, end: s.end + delta } : s;
-        rec.sites.push({ site: k, tsSite: true, checked: checkedAt(k, s.file), diags: diagsAt(k, s.file, s.line, span), verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
+        // An earlier run read a recursive call's diagnostics on its first line only.
+        const fresh = s.recursive ? undefined : known;
+        const checked = baseDiags(s.file) !== null && (fresh?.has(k) || headDiags(s.file) !== null);
+        const diags = fresh?.get(k) ?? newAt(s.file, s.line, span);
+        rec.sites.push({ site: k, tsSite: true, checked, diags, verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
       }
       for (const [k, v] of ours) {
         if (seen.has(k)) continue;
