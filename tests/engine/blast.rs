@@ -1209,6 +1209,34 @@ fn a_result_in_an_object_passed_to_a_typed_parameter_breaks_as_a_promise() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// An argument that is a call of the platform's says its kind of value by the
+/// platform's types (`String(x)`, `JSON.stringify(x)`, a string's or an array's
+/// method on a value known to be one): swapped onto a `number`, or an array onto an
+/// options object all of whose keys are optional (a weak type), the call breaks.
+/// (`tsc` on the fixture's head reports every line from 5 to 11.)
+#[test]
+fn platform_calls_passed_as_arguments_say_their_kind() {
+    let got = use_ts_verdicts("blast/platform-results");
+    let swapped = "breaks: passes a string as argument 1, where `label` now takes `count`";
+    let array = "breaks: passes an array as argument 1, where `parse` now takes";
+    let expected = [
+        (5, swapped),
+        (6, swapped),
+        (7, swapped),
+        (8, swapped),
+        // `x.y()` says nothing; the `2` after it lands on a `string`.
+        (
+            9,
+            "breaks: passes a number as argument 2, where `label` now takes `name`",
+        ),
+        (10, array),
+        // A `string[]` parameter may hold an instance of a subclass of Array, which
+        // may have a `run`.
+        (11, "check: "),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// A call the graph is not sure reaches the changed function (a name matched on a
 /// value of type `any`: a likely edge) is a check where it would break, saying so;
 /// `tsc` on the fixture's head reports line 4 only.

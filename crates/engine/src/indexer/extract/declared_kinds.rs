@@ -541,6 +541,12 @@ impl<'s> Extractor<'s> {
     /// bind (`new Uint8Array(32)`) or a regular expression.
     pub(crate) fn syntax_kinds(&self, value: Node<'s>) -> ValueKinds {
         let kinds = super::value_kinds(value, self.src);
+        if kinds.is_any() && self.states_types {
+            let value = super::calls::unwrap_parens(value);
+            if value.kind_str() == "call_expression" {
+                return self.platform_call_kinds(value);
+            }
+        }
         if kinds != ValueKinds::INSTANCE || !self.states_types {
             return kinds;
         }
@@ -565,6 +571,100 @@ impl<'s> Extractor<'s> {
                 }
             }
             _ => kinds,
+        }
+    }
+
+    /// What a call of the platform's returns, by the platform's own types, where the
+    /// call says which function it is: a global the file does not bind (`String(x)`,
+    /// `JSON.stringify(x)`, `Object.keys(x)`), a string's or an array's method on a
+    /// value known to be one (`` `a b`.split(' ') ``, `argv.slice(2)`, `parts.join()`),
+    /// or `x.toString()`. ANY for any other call.
+    fn platform_call_kinds(&self, call: Node<'s>) -> ValueKinds {
+        self.platform_call_kinds_within(call, 0)
+    }
+
+    fn platform_call_kinds_within(&self, call: Node<'s>, level: usize) -> ValueKinds {
+        // Receivers are read through a chain of this many calls (`Object.keys(o).join()`).
+        const MAX_CHAIN: usize = 4;
+        let Some(callee) = call.field(Field::Function) else {
+            return ValueKinds::ANY;
+        };
+        let unbound = |name: &str| {
+            self.interned(name)
+                .is_none_or(|n| self.binding_now(n).is_none())
+        };
+        match callee.kind_str() {
+            "identifier" => {
+                let name = self.text(callee);
+                if !unbound(name) {
+                    return ValueKinds::ANY;
+                }
+                match name {
+                    "String" => ValueKinds::STRING,
+                    "Number" | "parseInt" | "parseFloat" => ValueKinds::NUMBER,
+                    "Boolean" | "isNaN" | "isFinite" => ValueKinds::BOOLEAN,
+                    _ => ValueKinds::ANY,
+                }
+            }
+            "member_expression" => {
+                let (Some(object), Some(property)) =
+                    (callee.field(Field::Object), callee.field(Field::Property))
+                else {
+                    return ValueKinds::ANY;
+                };
+                let method = self.text(property);
+                if matches!(
+                    method,
+                    "toString" | "toFixed" | "toPrecision" | "toISOString"
+                ) {
+                    return ValueKinds::STRING;
+                }
+                if object.kind_str() == "identifier" && unbound(self.text(object)) {
+                    match (self.text(object), method) {
+                        ("JSON", "stringify") => return ValueKinds::STRING,
+                        ("Object", "keys" | "values" | "entries" | "getOwnPropertyNames")
+                        | ("Array", "from" | "of") => return ValueKinds::ARRAY,
+                        ("Math", _) | ("Date", "now") => return ValueKinds::NUMBER,
+                        _ => {}
+                    }
+                }
+                let receiver = match object.kind_str() {
+                    "identifier" => self.identifier_kinds(object),
+                    "call_expression" if level < MAX_CHAIN => {
+                        self.platform_call_kinds_within(object, level + 1)
+                    }
+                    _ => super::value_kinds(object, self.src),
+                };
+                if receiver.is_any() {
+                    return ValueKinds::ANY;
+                }
+                let array = ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN;
+                if receiver.within(ValueKinds::STRINGS) {
+                    return match method {
+                        // `string[]`: an array, never a subclass's instance.
+                        "split" => ValueKinds::ARRAY,
+                        "toUpperCase" | "toLowerCase" | "trim" | "trimStart" | "trimEnd"
+                        | "slice" | "substring" | "replace" | "replaceAll" | "padStart"
+                        | "padEnd" | "repeat" | "normalize" | "concat" => ValueKinds::STRING,
+                        "startsWith" | "endsWith" | "includes" => ValueKinds::BOOLEAN,
+                        "indexOf" | "lastIndexOf" | "charCodeAt" => ValueKinds::NUMBER,
+                        _ => ValueKinds::ANY,
+                    };
+                }
+                if receiver.meets(ValueKinds::ARRAY) && receiver.within(array) {
+                    return match method {
+                        // What the receiver is (a typed array's `map` gives a typed
+                        // array, a subclass's its own instance).
+                        "map" | "filter" | "slice" | "concat" | "flat" | "flatMap" => receiver,
+                        "join" => ValueKinds::STRING,
+                        "includes" | "some" | "every" => ValueKinds::BOOLEAN,
+                        "indexOf" | "lastIndexOf" | "findIndex" => ValueKinds::NUMBER,
+                        _ => ValueKinds::ANY,
+                    };
+                }
+                ValueKinds::ANY
+            }
+            _ => ValueKinds::ANY,
         }
     }
 
