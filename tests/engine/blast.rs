@@ -654,7 +654,7 @@ fn every_verdict_in_javascript_and_typescript() {
     let report = blast_json(repo.path());
     let got = direct_verdicts(&report);
     // The same call on the same line of either file, and its verdict.
-    let expected: [(u64, &str, &str); 18] = [
+    let expected: [(u64, &str, &str); 19] = [
         (
             4,
             "breaks",
@@ -706,6 +706,11 @@ fn every_verdict_in_javascript_and_typescript() {
         (20, "fine", "only the body changed"), // reads a member still returned
         (
             21,
+            "check",
+            "`{user}` no longer returns `name`, and this call uses its result",
+        ),
+        (
+            22,
             "fine",
             "only the body changed: the contract is the same",
         ),

@@ -430,6 +430,20 @@ fn judge_contract(
             if let Some(broken) = reads_removed(name, old, new, site) {
                 return broken;
             }
+            // A key no longer in the object it returns, where this call passes the
+            // result on or keeps it (reading no member here): what reads it is
+            // elsewhere (`dispatch(action())`).
+            let removed = removed_members(old, new);
+            let kept = site.args.is_some_and(|a| !a.discarded) && site.reads.is_empty();
+            if !removed.is_empty() && kept {
+                return judged(
+                    Verdict::Check,
+                    format!(
+                        "`{name}` no longer returns {}, and this call uses its result",
+                        listed(&quoted(&removed))
+                    ),
+                );
+            }
             return judged(
                 Verdict::Fine,
                 "only the body changed: the contract is the same".to_string(),
@@ -982,6 +996,29 @@ mod tests {
         );
         assert_eq!(j.verdict, Verdict::Breaks);
         assert!(j.reason.contains("now returns a promise"), "{}", j.reason);
+    }
+
+    /// A body change that drops a key of the object returned: a call that reads it
+    /// breaks, one that passes the result on is a check, one that discards it fine.
+    #[test]
+    fn a_key_dropped_from_the_result_is_a_check_where_the_result_is_used() {
+        let old = c("function action(f) { return { type: 'A', f } as const; }");
+        let new = c("function action(f) { return { type: 'A' } as const; }");
+        let passed = judge("action", Change::Body, Some(&old), Some(&new), call(1));
+        assert_eq!(passed.verdict, Verdict::Check, "{}", passed.reason);
+        assert!(
+            passed.reason.contains("no longer returns `f`"),
+            "{}",
+            passed.reason
+        );
+        let alone = judge("action", Change::Body, Some(&old), Some(&new), statement(1));
+        assert_eq!(alone.verdict, Verdict::Fine, "{}", alone.reason);
+        let read = Site {
+            reads: vec!["f".to_string()],
+            ..Site::of(call(1))
+        };
+        let j = judge_site("action", Change::Body, Some(&old), Some(&new), &read, true);
+        assert_eq!(j.verdict, Verdict::Breaks, "{}", j.reason);
     }
 
     /// Made async with its stated return type kept (`async function load(): User`):

@@ -338,7 +338,7 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
 
 /// The contracts before and after the change of each changed function whose signature
 /// changed and that something calls directly (or whose body changed and whose result
-/// a direct caller reads), by its index in the report. Each changed
+/// a direct caller uses), by its index in the report. Each changed
 /// file is parsed once per side, however many of its functions changed.
 pub(super) fn contracts(
     head: &Graph,
@@ -353,8 +353,9 @@ pub(super) fn contracts(
         };
         let func = &report.changed[c.changed_index];
         // A body-only change can still change what is returned: read where a caller
-        // reads members of the result.
-        let body_read = func.change == Change::Body && !site.reads.is_empty();
+        // reads members of the result, or keeps or passes on the result.
+        let body_read = func.change == Change::Body
+            && (!site.reads.is_empty() || site.args.is_some_and(|a| !a.discarded));
         if matches!(func.change, Change::Signature | Change::SignatureAndBody) || body_read {
             let list = wanted.entry(func.file.as_str()).or_default();
             if !list.contains(&c.changed_index) {
