@@ -375,6 +375,39 @@ digest('sha256', (concat(1)), encode(concat()));
     assert!(js.argument_calls.is_empty() && js.def_kinds.is_empty());
 }
 
+/// Calls that are properties of an object literal passed as an argument: the outer
+/// call, the argument, the key; the first few properties of each object only, and in
+/// TypeScript only.
+#[test]
+fn calls_in_an_object_argument_record_their_key() {
+    let keys: String = (0..12).map(|i| format!("k{i}: make{i}(), ")).collect();
+    let source = format!(
+        "persist(init, {{ name: 'x', storage: createStorage(), nested: {{ inner: deep() }} }});\n\
+         configure({{ {keys} }});\n"
+    );
+    let facts = extract("a.ts", Language::TypeScript, &source).expect("read");
+    let call = |name: &str| {
+        facts
+            .calls
+            .iter()
+            .position(|c| facts.str(c.name) == name)
+            .expect(name)
+    };
+    let storage = facts.property_call(call("createStorage")).expect("storage");
+    assert_eq!(
+        (storage.outer as usize, storage.slot, facts.str(storage.key)),
+        (call("persist"), 1, "storage")
+    );
+    // A property of an object nested in the argument is not one of the argument's.
+    assert!(facts.property_call(call("deep")).is_none());
+    let kept = (0..12)
+        .filter(|i| facts.property_call(call(&format!("make{i}"))).is_some())
+        .count();
+    assert_eq!(kept, PropertyCall::MAX_PER_OBJECT);
+    let js = extract("a.js", Language::JavaScript, &source).expect("read");
+    assert!(js.property_calls.is_empty());
+}
+
 /// Calls whose results go where a type a promise is not is stated: what a function
 /// that turns async breaks without a member read.
 #[test]
