@@ -1509,24 +1509,18 @@ impl FileFacts {
                 }
                 None => false,
             });
+            // A pair of calls stays where both did, renumbered.
+            let both = |outer: &mut u32, inner: &mut u32| match (at(*outer), at(*inner)) {
+                (Some(o), Some(i)) => {
+                    (*outer, *inner) = (o, i);
+                    true
+                }
+                _ => false,
+            };
             self.argument_calls
-                .retain_mut(|a| match (at(a.outer), at(a.inner)) {
-                    (Some(outer), Some(inner)) => {
-                        a.outer = outer;
-                        a.inner = inner;
-                        true
-                    }
-                    _ => false,
-                });
+                .retain_mut(|a| both(&mut a.outer, &mut a.inner));
             self.property_calls
-                .retain_mut(|a| match (at(a.outer), at(a.inner)) {
-                    (Some(outer), Some(inner)) => {
-                        a.outer = outer;
-                        a.inner = inner;
-                        true
-                    }
-                    _ => false,
-                });
+                .retain_mut(|a| both(&mut a.outer, &mut a.inner));
         }
         self.call_shapes.sort_by_key(|s| (s.call, s.slot));
         self.argument_calls.sort_by_key(|a| (a.outer, a.slot));

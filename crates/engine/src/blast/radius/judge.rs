@@ -5,7 +5,8 @@
 use rustc_hash::FxHashMap;
 
 use super::named_types::{
-    alias_kinds, member_kinds, named_type, named_type_by_name, type_keys, type_kinds, union_kinds,
+    alias_kinds, known_union, member_kinds, named_type, named_type_by_name, type_keys, type_kinds,
+    union_kinds,
 };
 use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
@@ -216,10 +217,9 @@ fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> 
     let Some(targets) = u32::try_from(call).ok().and_then(|c| callees.get(&c)) else {
         return ValueKinds::ANY;
     };
-    let mut all = ValueKinds::NONE;
-    for t in targets {
+    known_union(targets.iter().map(|t| {
         let facts = head.facts(t.file);
-        let kinds = if slot == DefKinds::RESULT {
+        if slot == DefKinds::RESULT {
             facts.def_kinds(t.def, slot)
         } else {
             match (
@@ -244,17 +244,8 @@ fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> 
                 }
                 (kinds, _) => kinds,
             }
-        };
-        if kinds.is_any() {
-            return ValueKinds::ANY;
         }
-        all = all | kinds;
-    }
-    if all == ValueKinds::NONE {
-        ValueKinds::ANY
-    } else {
-        all
-    }
+    }))
 }
 
 /// Call `i` of `f` as the calls around it state (TypeScript): an argument that is

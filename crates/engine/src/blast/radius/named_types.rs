@@ -15,20 +15,11 @@ use crate::indexer::facts::{
 /// class, as their facts record it, an interface with the members of those it
 /// extends); ANY unless every one says.
 pub(super) fn type_kinds(head: &Graph, defs: &[DefId]) -> ValueKinds {
-    let mut all = ValueKinds::NONE;
     let (mut path, mut done) = (Vec::new(), FxHashSet::default());
-    for &d in defs {
-        let kinds = type_accepts(head, d, &mut path, &mut done);
-        if kinds.is_any() {
-            return ValueKinds::ANY;
-        }
-        all = all | kinds;
-    }
-    if all == ValueKinds::NONE {
-        ValueKinds::ANY
-    } else {
-        all
-    }
+    known_union(
+        defs.iter()
+            .map(|&d| type_accepts(head, d, &mut path, &mut done)),
+    )
 }
 
 /// What a parameter stated as the union of the types `names` (joined by `|`, each as
@@ -234,64 +225,34 @@ fn type_accepts(
 /// What the member `key` of a value of the interfaces `defs` may be by its stated
 /// type (looked up through what each extends); ANY where one of them does not say.
 pub(super) fn member_kinds(head: &Graph, defs: &[DefId], key: &str) -> ValueKinds {
-    const MAX_TYPES: usize = 16;
-    let mut all = ValueKinds::NONE;
-    for &d in defs {
-        let mut seen: Vec<DefId> = Vec::new();
-        let mut stack = vec![d];
-        let mut found = None;
-        while let Some(d) = stack.pop() {
-            if seen.contains(&d) || seen.len() >= MAX_TYPES {
-                continue;
-            }
-            seen.push(d);
-            let facts = head.facts(d.file);
-            let def = facts.def(d.def);
-            if def.kind != DefKind::Interface {
+    known_union(defs.iter().map(|&d| {
+        for t in extends_walk(head, d) {
+            let facts = head.facts(t.file);
+            if facts.def(t.def).kind != DefKind::Interface {
                 break;
             }
             if let Some(m) = facts
-                .type_members_of(d.def)
+                .type_members_of(t.def)
                 .iter()
                 .find(|m| facts.str(m.name) == key)
             {
-                found = Some(m.kinds);
-                break;
-            }
-            if let Some(base) = def.extends() {
-                stack.extend(types_of_sym(head, d.file, base));
+                return m.kinds;
             }
         }
-        match found {
-            Some(kinds) if !kinds.is_any() => all = all | kinds,
-            _ => return ValueKinds::ANY,
-        }
-    }
-    if all == ValueKinds::NONE {
         ValueKinds::ANY
-    } else {
-        all
-    }
+    }))
 }
 
 /// The members an object of the interface `defs` names must or may hold (those of the
 /// interfaces it extends too, where they are found): empty unless it is one interface.
 pub(super) fn type_keys(head: &Graph, defs: &[DefId]) -> Vec<(String, bool)> {
-    const MAX_TYPES: usize = 16;
     let [first] = defs else {
         return Vec::new();
     };
     let mut out: Vec<(String, bool)> = Vec::new();
-    let mut seen: Vec<DefId> = Vec::new();
-    let mut stack = vec![*first];
-    while let Some(d) = stack.pop() {
-        if seen.contains(&d) || seen.len() >= MAX_TYPES {
-            continue;
-        }
-        seen.push(d);
+    for d in extends_walk(head, *first) {
         let facts = head.facts(d.file);
-        let def = facts.def(d.def);
-        if def.kind != DefKind::Interface {
+        if facts.def(d.def).kind != DefKind::Interface {
             // A class's instance, or a type read no further: its keys are not known.
             if d == *first {
                 return Vec::new();
@@ -304,11 +265,49 @@ pub(super) fn type_keys(head: &Graph, defs: &[DefId]) -> Vec<(String, bool)> {
                 out.push((name.to_string(), m.required));
             }
         }
+    }
+    out
+}
+
+/// `d` and what it extends, depth first, each once: an interface's bases are read
+/// (in its file or another), anything else is listed but not read further. At most
+/// a few types.
+fn extends_walk(head: &Graph, d: DefId) -> Vec<DefId> {
+    const MAX_TYPES: usize = 16;
+    let mut seen: Vec<DefId> = Vec::new();
+    let mut stack = vec![d];
+    while let Some(d) = stack.pop() {
+        if seen.contains(&d) || seen.len() >= MAX_TYPES {
+            continue;
+        }
+        seen.push(d);
+        let facts = head.facts(d.file);
+        let def = facts.def(d.def);
+        if def.kind != DefKind::Interface {
+            continue;
+        }
         if let Some(base) = def.extends() {
             stack.extend(types_of_sym(head, d.file, base));
         }
     }
-    out
+    seen
+}
+
+/// The kinds all of `kinds` admit together: ANY if one of them is ANY, or if there
+/// are none.
+pub(super) fn known_union(kinds: impl IntoIterator<Item = ValueKinds>) -> ValueKinds {
+    let mut all = ValueKinds::NONE;
+    for k in kinds {
+        if k.is_any() {
+            return ValueKinds::ANY;
+        }
+        all = all | k;
+    }
+    if all == ValueKinds::NONE {
+        ValueKinds::ANY
+    } else {
+        all
+    }
 }
 
 /// The interfaces and classes the type name bound by `binding` in file `f` denotes:
