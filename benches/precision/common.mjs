@@ -108,6 +108,65 @@ export function groupByConfig(repo, files) {
   return groups;
 }
 
+/**
+ * Link the workspace's packages into `repo/node_modules` by name, as `pnpm install` or a
+ * workspaces-aware `npm install` would (the clone has no `node_modules`): without it the
+ * checker resolves neither `import "pkg"` of a sibling package (`workspace:*`) nor a
+ * tsconfig that `extends` one (`"extends": "config/tsconfig.base.json"`), and reads no
+ * diagnostic where a workspace's build would. Only the members the workspace lists
+ * (`pnpm-workspace.yaml` or `package.json` `workspaces`) are linked: a folder outside it
+ * (an example that installs the published package) is left to resolve as it does.
+ * Returns the names linked.
+ */
+export function linkWorkspaces(repo) {
+  const patterns = [];
+  const yaml = path.join(repo, "pnpm-workspace.yaml");
+  if (fs.existsSync(yaml)) {
+    let inPackages = false;
+    for (const line of fs.readFileSync(yaml, "utf8").split("\n")) {
+      if (/^packages:/.test(line)) { inPackages = true; continue; }
+      if (inPackages && /^\S/.test(line)) break;
+      const m = inPackages && line.match(/^\s*-\s*["']?([^"'#]+?)["']?\s*(#.*)?$/);
+      if (m) patterns.push(m[1]);
+    }
+  }
+  try {
+    const ws = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")).workspaces;
+    patterns.push(...(Array.isArray(ws) ? ws : ws?.packages ?? []));
+  } catch { /* no package.json */ }
+  const excluded = patterns.filter((p) => p.startsWith("!")).map((p) => p.slice(1).replace(/\*\*\/?/g, ""));
+  const dirs = new Set();
+  const walk = (dir, depth) => {
+    if (depth < 0 || !fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory() || e.name === "node_modules" || e.name.startsWith(".")) continue;
+      const sub = path.join(dir, e.name);
+      dirs.add(sub);
+      walk(sub, depth - 1);
+    }
+  };
+  for (const p of patterns.filter((p) => !p.startsWith("!"))) {
+    const clean = p.replace(/^\.\//, "").replace(/\/$/, "");
+    if (clean.endsWith("/**")) walk(path.join(repo, clean.slice(0, -3)), 6);
+    else if (clean.endsWith("/*")) walk(path.join(repo, clean.slice(0, -2)), 0);
+    else dirs.add(path.join(repo, clean));
+  }
+  const linked = [];
+  for (const dir of dirs) {
+    const rel = path.relative(repo, dir);
+    if (excluded.some((x) => x && rel.split(path.sep).includes(x.replace(/\//g, "")))) continue;
+    let name;
+    try { name = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).name; } catch { continue; }
+    if (typeof name !== "string" || !name) continue;
+    const link = path.join(repo, "node_modules", name);
+    if (fs.existsSync(link)) continue;
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(dir, link, "dir");
+    linked.push(name);
+  }
+  return linked;
+}
+
 /** BASE_OPTIONS with the module-resolution settings of `config`. */
 export function optionsFor(config) {
   const own = { ...BASE_OPTIONS };

@@ -26,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import ts from "typescript";
-import { listFiles, groupByConfig, optionsFor, targets, calleeName, showArg } from "./common.mjs";
+import { listFiles, groupByConfig, optionsFor, targets, calleeName, showArg, linkWorkspaces } from "./common.mjs";
 
 const KINDS = ["add-required", "add-optional", "remove-first", "remove-last", "swap-first-two", "make-async",
   "add-required-key", "remove-key", "remove-returned-key", "body-only"];
@@ -61,6 +61,7 @@ git(REPO, "config", "user.email", "verdicts@example.invalid");
 git(REPO, "config", "user.name", "verdicts");
 git(REPO, "config", "commit.gpgsign", "false");
 const BASE_COMMIT = git(REPO, "rev-parse", "HEAD").trim();
+const LINKED = linkWorkspaces(REPO);
 
 // ---------------------------------------------------------------------------------------
 // The checker, one program per config group, over files whose SourceFiles are kept while
@@ -446,6 +447,7 @@ if (TRUTH) {
 
 console.log(`repo         ${SOURCE} at ${BASE_COMMIT}`);
 console.log(`candidates   ${eligible.length} exported functions and methods with calls the checker resolves; ${chosen.length} chosen (seed ${SEED})`);
+console.log(`workspace    ${LINKED.length ? LINKED.length + " packages linked into node_modules (" + LINKED.slice(0, 6).join(", ") + (LINKED.length > 6 ? ", ..." : "") + ")" : "no packages linked"}`);
 
 const results = [];
 let timedOut = false;
