@@ -1242,6 +1242,30 @@ fn platform_calls_passed_as_arguments_say_their_kind() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A parameter removed before a function passed in its place: the function now lands
+/// on an options object all of whose members are optional (a weak type), with which it
+/// has no property in common, though one of them is named as a function's (`name`):
+/// the call breaks (TS2559). Where the type requires only what every function has
+/// (`name: string`), the function fits it. (`tsc` on the fixture's head reports lines
+/// 3 and 4.)
+#[test]
+fn a_function_shifted_onto_an_options_bag_breaks() {
+    let got = use_ts_verdicts("blast/weak-types");
+    let expected = [
+        (
+            3,
+            "breaks: passes a function as argument 1, where `computed` now takes `options`",
+        ),
+        (
+            4,
+            "breaks: passes 2 arguments; `computed` now takes at most 1",
+        ),
+        (5, "check: "),
+        (6, "check: "),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// A call the graph is not sure reaches the changed function (a name matched on a
 /// value of type `any`: a likely edge) is a check where it would break, saying so;
 /// `tsc` on the fixture's head reports line 4 only.
@@ -1416,6 +1440,68 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         assert!(
             *line == want_line && said.starts_with(want),
             "{assigned:#?}"
+        );
+    }
+    // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any
+    // `&&`), or an operand of arithmetic or of a comparison with a primitive: `tsc`
+    // reports lines 4 to 7 and 10 to 12 (and 15, where `n` is a `number` not known
+    // here); a `||` outside a condition, `!`, a `+` with a string and a comparison with
+    // `null` it does not.
+    let conditions: Vec<(u64, String)> = got
+        .iter()
+        .filter(|(f, ..)| f == "src/conditions.ts")
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+        .collect();
+    // Passed to a generic interface of the file, or a generic alias of an object type
+    // of another: what kinds of value they take does not depend on their arguments
+    // (`tsc` reports both).
+    let generic: Vec<(u64, String)> = got
+        .iter()
+        .filter(|(f, ..)| f == "src/generic.ts")
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+        .collect();
+    let expected = [(13, promise), (14, promise)];
+    assert_eq!(generic.len(), expected.len(), "{generic:#?}");
+    for ((line, said), (want_line, want)) in generic.iter().zip(expected) {
+        assert!(*line == want_line && said.starts_with(want), "{generic:#?}");
+    }
+    // An element of an array literal passed where the parameter's stated type is an
+    // array of what a promise is not (`tsc` reports 13, 14 and 16); of `unknown`, it
+    // fits.
+    let elements: Vec<(u64, String)> = got
+        .iter()
+        .filter(|(f, ..)| f == "src/elements.ts")
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+        .collect();
+    let expected = [(13, promise), (14, promise), (15, "check: "), (16, promise)];
+    assert_eq!(elements.len(), expected.len(), "{elements:#?}");
+    for ((line, said), (want_line, want)) in elements.iter().zip(expected) {
+        assert!(
+            *line == want_line && said.starts_with(want),
+            "{elements:#?}"
+        );
+    }
+    let tested = "breaks: its result is tested as a condition";
+    let operand = "breaks: its result is an operand of arithmetic or of a comparison";
+    let expected = [
+        (4, tested),
+        (5, tested),
+        (6, tested),
+        (7, tested),
+        (8, "check: "),
+        (9, "check: "),
+        (10, operand),
+        (11, operand),
+        (12, operand),
+        (13, "check: "),
+        (14, "check: "),
+        (15, "check: "),
+    ];
+    assert_eq!(conditions.len(), expected.len(), "{conditions:#?}");
+    for ((line, said), (want_line, want)) in conditions.iter().zip(expected) {
+        assert!(
+            *line == want_line && said.starts_with(want),
+            "{conditions:#?}"
         );
     }
 }

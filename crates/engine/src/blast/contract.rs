@@ -944,7 +944,8 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
         );
         assert_eq!(c.params[1].stated.as_deref(), Some("number | boolean"));
         // All optional: an object may fit, a primitive, an array or a function not
-        // (TS2559), unless the type names a member it has; an empty type takes anything.
+        // (TS2559), unless the type names a member it has (a function has none of its
+        // own: an optional `bind` is none in common); an empty type takes anything.
         // Likewise a well-known global's instance (a `Uint8Array`) and a promise, unless
         // it names one of their members.
         let weak = "export function w(a?: { border?: number }, b: { search?: string }, c: {}, d: { map?: 1, bind?: 2 }, e: { then?: 1 }, f: { getTime(): number }) {}";
@@ -956,7 +957,9 @@ export function f<T>(a: string, b: number | boolean, c: Mode, d: Box, e: Sized, 
                 ValueKinds::OBJECT | ValueKinds::INSTANCE | ValueKinds::UNDEFINED,
                 ValueKinds::ANY,
                 ValueKinds::ANY,
-                ValueKinds(ValueKinds::OBJECTS.0 & !ValueKinds::PROMISE.0),
+                ValueKinds(
+                    ValueKinds::OBJECTS.0 & !ValueKinds::PROMISE.0 & !ValueKinds::FUNCTION.0
+                ),
                 ValueKinds::OBJECT | ValueKinds::INSTANCE | ValueKinds::PROMISE,
                 ValueKinds::GLOBAL,
             ]

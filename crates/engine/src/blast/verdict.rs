@@ -78,6 +78,10 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
         ResultUse::Iterated => Some((Verdict::Breaks, "is iterated")),
         ResultUse::Tested => Some((Verdict::Breaks, "is tested as a condition")),
         ResultUse::Called => Some((Verdict::Breaks, "is called")),
+        ResultUse::Operand => Some((
+            Verdict::Breaks,
+            "is an operand of arithmetic or of a comparison with a primitive",
+        )),
         ResultUse::Assigned if typed => Some((Verdict::Breaks, "is assigned where a type holds")),
         ResultUse::Assigned => None,
         ResultUse::Passed if typed => Some((
@@ -220,10 +224,14 @@ pub enum ResultUse {
     Assigned,
     /// It is iterated: `for (const x of f())`, `const [a, b] = f()`, `g(...f())`.
     Iterated,
-    /// It is tested as a condition: `if (f())`, `if (ready && f())`.
+    /// It is tested as a condition: `if (f())`, `if (ready || f())`, `f() ? a : b`,
+    /// `f() && x`.
     Tested,
     /// It is called: `getFetch()(url)` (a promise is not a function).
     Called,
+    /// It is an operand of arithmetic, or compared with a primitive: `f() > 0`,
+    /// `f() === "ok"` (a promise is neither a number nor comparable with one).
+    Operand,
     /// It is passed to a parameter whose stated type a promise does not fit
     /// (`digest(concat(a, b))`, where `digest` takes a `string`).
     Passed,

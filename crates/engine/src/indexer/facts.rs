@@ -151,13 +151,15 @@ pub struct CallShape {
 /// `outer(..., inner(...), ...)`: call `inner` (an index in [`FileFacts::calls`]) is
 /// argument `slot` (from 0) of call `outer`; with `branch`, one branch of a
 /// conditional that is (`outer(c ? inner() : other)`): its result is passed there, but
-/// the argument may be something else.
+/// the argument may be something else; with `element`, an element of an array literal
+/// that is (`outer([inner()])`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArgumentCall {
     pub outer: u32,
     pub inner: u32,
     pub slot: u8,
     pub branch: bool,
+    pub element: bool,
 }
 
 /// `outer(..., { key: inner(...) }, ...)`: call `inner`'s result is property `key` of
@@ -258,6 +260,12 @@ impl DefKinds {
     /// A rest parameter at place `i` is kept again at `REST + i`: what every argument
     /// from `i` on lands on.
     pub const REST: u8 = 128;
+    /// A parameter at place `i` stated as an array (`items: Item[]`) is kept again at
+    /// `ELEMENT + i` (below [`Self::MAX_ELEMENT`]): what each element of an array
+    /// literal passed there must be.
+    pub const ELEMENT: u8 = 192;
+    /// Places of parameters whose elements are kept.
+    pub const MAX_ELEMENT: u8 = 63;
 }
 
 /// The kinds of value something may be, as a set: an argument's, from its syntax (`"a"`
@@ -420,8 +428,11 @@ impl CallShape {
     pub const TESTED: u8 = u8::MAX - 4;
     /// The result is called (`getFetch()(url)`).
     pub const CALLED: u8 = u8::MAX - 5;
+    /// The result is an operand of an arithmetic operator, or compared with a
+    /// primitive (`f() > 0`, `f() === "ok"`).
+    pub const OPERAND: u8 = u8::MAX - 6;
     /// The first slot that is no argument's: arguments from it on are not recorded.
-    pub const FIRST_USE: u8 = Self::CALLED;
+    pub const FIRST_USE: u8 = Self::OPERAND;
     /// Keys kept per shape; a literal with more is open.
     pub const MAX_KEYS: usize = 32;
 
@@ -1558,7 +1569,7 @@ impl FileFacts {
             .partition_point(|n| (n.def, n.slot) < (def, DefKinds::REST));
         self.named_params[start..]
             .iter()
-            .take_while(|n| n.def == def)
+            .take_while(|n| n.def == def && n.slot < DefKinds::ELEMENT)
             .find(|n| n.slot - DefKinds::REST <= slot)
     }
 
@@ -1602,7 +1613,7 @@ impl FileFacts {
             .argument_calls
             .partition_point(|a| (a.outer, a.slot) < (call, slot));
         let a = self.argument_calls.get(start)?;
-        ((a.outer, a.slot) == (call, slot) && !a.branch).then_some(a.inner as usize)
+        ((a.outer, a.slot) == (call, slot) && !a.branch && !a.element).then_some(a.inner as usize)
     }
 
     /// Where call `inner`'s result is a property of an object literal passed to another
@@ -1614,11 +1625,17 @@ impl FileFacts {
     }
 
     /// Each call passed as an argument, by its index: the call and the argument of it
-    /// it is passed as (one pass, for a reader that asks of many calls).
+    /// it is passed as, or for an element of an array literal passed,
+    /// [`DefKinds::ELEMENT`] plus the argument's place (one pass, for a reader that
+    /// asks of many calls).
     pub fn passed_to(&self) -> rustc_hash::FxHashMap<u32, (u32, u8)> {
         self.argument_calls
             .iter()
-            .map(|a| (a.inner, (a.outer, a.slot)))
+            .filter_map(|a| match a.element {
+                false => Some((a.inner, (a.outer, a.slot))),
+                true => (a.slot < DefKinds::MAX_ELEMENT)
+                    .then(|| (a.inner, (a.outer, DefKinds::ELEMENT + a.slot))),
+            })
             .collect()
     }
 
@@ -1643,7 +1660,7 @@ impl FileFacts {
             .partition_point(|k| (k.def, k.slot) < (def, DefKinds::REST));
         self.def_kinds[start..]
             .iter()
-            .take_while(|k| k.def == def && k.slot < DefKinds::RESULT)
+            .take_while(|k| k.def == def && k.slot < DefKinds::ELEMENT)
             .find(|k| k.slot - DefKinds::REST <= slot)
             .map_or(ValueKinds::ANY, |k| k.kinds)
     }

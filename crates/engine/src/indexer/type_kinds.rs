@@ -179,7 +179,21 @@ fn accepted_within<'t>(
                 return inner(Some(argument));
             }
             match generic_name(ty, file) {
-                (name, true) => file.generic_alias(name).unwrap_or(ValueKinds::ANY),
+                (name, true) => file
+                    .generic_alias(name)
+                    .or_else(|| {
+                        let declared = file.declared(name)?;
+                        match declared.kind() {
+                            "interface_declaration" => Some(interface(declared, file)),
+                            // `type Dinero<T> = { ... }`: an interface by another name.
+                            "type_alias_declaration" => declared
+                                .child_by_field_name("value")
+                                .filter(|v| v.kind() == "object_type")
+                                .map(|v| object_type(v, file)),
+                            _ => None,
+                        }
+                    })
+                    .unwrap_or(ValueKinds::ANY),
                 ("Array" | "ReadonlyArray", _) => {
                     ValueKinds::ARRAY | ValueKinds::INSTANCE | ValueKinds::BUILTIN
                 }
@@ -474,8 +488,8 @@ pub fn same_kinds_as_argument<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Op
 
 /// An object type written out: a primitive is rejected unless the type is empty or
 /// names a member a primitive has (`{ length: number }` accepts a string); likewise an
-/// array, a function written in place, a well-known global's instance or a promise,
-/// unless it names one of theirs. All optional (a "weak type", such as an options
+/// array, a well-known global's instance or a promise, unless it names one of theirs;
+/// a function written in place, unless it requires one of a function's. All optional (a "weak type", such as an options
 /// bag), it rejects the same: the compiler wants a property in common (TS2559).
 pub(crate) fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
     let mut any_member = false;
@@ -498,7 +512,10 @@ pub(crate) fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueK
                 if ARRAY_MEMBERS.contains(&name) {
                     accepts = accepts | ValueKinds::ARRAY;
                 }
-                if FUNCTION_MEMBERS.contains(&name) {
+                // A function written in place has no properties of its own: it meets
+                // a member of `Function`'s only where one is required (`{ name:
+                // string }`); against an optional one it has none in common (TS2559).
+                if FUNCTION_MEMBERS.contains(&name) && !optional_member(member) {
                     accepts = accepts | ValueKinds::FUNCTION;
                 }
                 if builtin_member(name) {
@@ -523,6 +540,13 @@ pub(crate) fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueK
         return ValueKinds::ANY;
     }
     accepts
+}
+
+/// `name?: string`, `run?(): void`: a member an object of the type may lack.
+fn optional_member(member: Node) -> bool {
+    let mut cursor = member.walk();
+    let optional = member.children(&mut cursor).any(|c| c.kind() == "?");
+    optional
 }
 
 /// What a value of a class's type may be, from its body: an object (an instance, or a
@@ -579,14 +603,14 @@ pub fn class_instance<'t>(body: Node<'t>, file: &impl TypeScope<'t>) -> ValueKin
     }
 }
 
-/// An interface of this file: as an object type, unless it extends another or is
-/// generic (its members are not all here).
+/// An interface of this file: as an object type, unless it extends another (its
+/// members are not all here). A generic one alike: what kinds of value it takes
+/// depends on its members' names, not on the types its arguments give them.
 fn interface<'t>(declared: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
     let mut c = declared.walk();
     if declared
         .children(&mut c)
         .any(|x| x.kind() == "extends_type_clause")
-        || declared.child_by_field_name("type_parameters").is_some()
     {
         return ValueKinds::ANY;
     }

@@ -162,6 +162,7 @@ fn result_use(slot: u8) -> Option<ResultUse> {
         CallShape::ITERATED => Some(ResultUse::Iterated),
         CallShape::TESTED => Some(ResultUse::Tested),
         CallShape::CALLED => Some(ResultUse::Called),
+        CallShape::OPERAND => Some(ResultUse::Operand),
         _ => None,
     }
 }

@@ -543,6 +543,31 @@ impl<'s> Extractor<'s> {
         (object.kind_str() == "call_expression").then(|| object.id())
     }
 
+    /// `f() && x`, `f() > 0`: what a binary operator does with a call's result that a
+    /// promise does not allow (see `begin_tested_left`, `begin_operands`).
+    pub(crate) fn binary_expression(&mut self, node: Node<'s>, depth: usize) {
+        let begun = match node.field(Field::Operator).map(|o| o.kind_str()) {
+            Some("&&") => self.begin_tested_left(node),
+            Some(operator) => self.begin_operands(node, operator),
+            None => 0,
+        };
+        self.visit_children(node, depth);
+        for _ in 0..begun {
+            self.end_typed_use();
+        }
+    }
+
+    /// `f() ? a : b`: the condition's calls are tested, as an `if`'s are.
+    pub(crate) fn ternary_expression(&mut self, node: Node<'s>, depth: usize) {
+        let begun = node
+            .field(Field::Condition)
+            .map_or(0, |c| self.begin_tested(c));
+        self.visit_children(node, depth);
+        for _ in 0..begun {
+            self.end_typed_use();
+        }
+    }
+
     /// `await f()`: the call (past parentheses) is awaited.
     pub(crate) fn await_expression(&mut self, node: Node<'s>, depth: usize) {
         let inner = node.named_child(0).map(unwrap_parens);

@@ -363,6 +363,7 @@ impl<'s> Extractor<'s> {
                 if let (true, Some(ty)) = (kinds.is_any(), ty.named_child(0)) {
                     self.note_named_param(def, slot, ty);
                 }
+                self.note_element_kinds(def, slot, ty);
                 kinds
             }
             ("required_parameter", None, Some(value)) => {
@@ -373,6 +374,30 @@ impl<'s> Extractor<'s> {
         if !kinds.is_any() {
             self.facts.def_kinds.push(DefKinds { def, slot, kinds });
         }
+    }
+
+    /// Parameter `slot` of `def` is stated as the array type `ty` (`items: Item[]`):
+    /// what each element of an array literal passed there must be, at
+    /// [`DefKinds::ELEMENT`] plus its place.
+    fn note_element_kinds(&mut self, def: DefIdx, slot: u8, ty: Node<'s>) {
+        let Some(element) = type_kinds::element(ty).filter(|_| slot < DefKinds::MAX_ELEMENT) else {
+            return;
+        };
+        let slot = DefKinds::ELEMENT + slot;
+        let kinds = type_kinds::accepted(element, &Declared(self));
+        if !kinds.is_any() {
+            self.facts.def_kinds.push(DefKinds { def, slot, kinds });
+            return;
+        }
+        // `(Props | void)[]`: the type read through its parentheses.
+        let mut element = element;
+        while element.kind_str() == "parenthesized_type" {
+            match element.named_child(0) {
+                Some(inner) => element = inner,
+                None => return,
+            }
+        }
+        self.note_named_param(def, slot, element);
     }
 
     /// Parameter `slot` of `def` (or with [`DefKinds::REST`] added, each element of a
@@ -426,11 +451,18 @@ impl<'s> Extractor<'s> {
             return 0;
         };
         let inner = super::calls::unwrap_parens(argument);
-        if inner.kind_str() == "object" {
-            self.note_property_calls(outer, slot, inner);
-            return 0;
+        match inner.kind_str() {
+            "object" => {
+                self.note_property_calls(outer, slot, inner);
+                return 0;
+            }
+            "array" => return self.note_element_calls(outer, slot, inner),
+            _ => {}
         }
-        let branch = inner.kind_str() == "ternary_expression";
+        let how = match inner.kind_str() {
+            "ternary_expression" => Passed::Branch,
+            _ => Passed::Whole,
+        };
         let calls: [Option<Node<'s>>; 2] = match inner.kind_str() {
             "call_expression" => [Some(inner), None],
             // The alternative is walked last: noted first, so the consequence is on top.
@@ -447,10 +479,32 @@ impl<'s> Extractor<'s> {
         };
         let mut noted = 0;
         for call in calls.into_iter().flatten() {
-            self.argument_calls.push((call.id(), outer, slot, branch));
+            self.argument_calls.push((call.id(), outer, slot, how));
             noted += 1;
         }
         noted
+    }
+
+    /// `outer([inner(), other()])`: the array literal `array` is argument `slot` of the
+    /// call at `outer`; each of its first elements that is a call is noted until that
+    /// call is recorded or the argument is walked. How many were noted.
+    fn note_element_calls(&mut self, outer: u32, slot: u8, array: Node<'s>) -> usize {
+        if slot >= DefKinds::MAX_ELEMENT {
+            return 0;
+        }
+        let mut cursor = array.walk();
+        let calls: SmallVec<[Node<'s>; 8]> = array
+            .named_children(&mut cursor)
+            .take(PropertyCall::MAX_PER_OBJECT)
+            .map(super::calls::unwrap_parens)
+            .filter(|e| e.kind_str() == "call_expression")
+            .collect();
+        // The first element is walked first: noted last, so it is on top.
+        for call in calls.iter().rev() {
+            self.argument_calls
+                .push((call.id(), outer, slot, Passed::Element));
+        }
+        calls.len()
     }
 
     /// `outer(..., { key: inner() }, ...)`: the object literal `object` is argument
@@ -496,14 +550,19 @@ impl<'s> Extractor<'s> {
             });
             return;
         }
-        let noted = self.argument_calls.iter().rev().take(2);
-        if let Some(&(_, outer, slot, branch)) = noted.into_iter().find(|(noted, ..)| *noted == id)
-        {
+        // The last noted: the two branches of a conditional, or an array's elements.
+        let noted = self
+            .argument_calls
+            .iter()
+            .rev()
+            .take(PropertyCall::MAX_PER_OBJECT);
+        if let Some(&(_, outer, slot, how)) = noted.into_iter().find(|(noted, ..)| *noted == id) {
             self.facts.argument_calls.push(ArgumentCall {
                 outer,
                 inner,
                 slot,
-                branch,
+                branch: how == Passed::Branch,
+                element: how == Passed::Element,
             });
         }
     }
@@ -707,4 +766,15 @@ impl<'s> TypeScope<'s> for Declared<'_, 's> {
         let binding = self.0.binding_now(self.0.interned(name)?)?;
         self.0.generic_alias_kinds.get(&binding).copied()
     }
+}
+
+/// How a call noted in `argument_calls` is passed to the call around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Passed {
+    /// It is the argument: `f(g())`.
+    Whole,
+    /// It is a branch of a conditional that is the argument: `f(c ? g() : x)`.
+    Branch,
+    /// It is an element of an array literal that is the argument: `f([g()])`.
+    Element,
 }

@@ -350,8 +350,9 @@ pub(crate) struct Extractor<'s> {
     pub(crate) local_types: FxHashMap<BindingIdx, Node<'s>>,
     /// Calls passed as arguments whose own call is not yet recorded, innermost last:
     /// the node's id, the outer call (its index in the facts), the argument's place,
-    /// and whether the call is a branch of a conditional that is the argument.
-    pub(crate) argument_calls: Vec<(usize, u32, u8, bool)>,
+    /// and whether the call is the argument, a branch of a conditional that is, or an
+    /// element of an array literal that is.
+    pub(crate) argument_calls: Vec<(usize, u32, u8, declared_kinds::Passed)>,
     /// Calls that are properties of object literals passed as arguments, whose own
     /// call is not yet recorded: the node's id, the outer call, the argument's place
     /// and the key (see [`PropertyCall`]).
@@ -826,7 +827,7 @@ impl<'s> Extractor<'s> {
 type Handler<'s> = fn(&mut Extractor<'s>, Node<'s>, usize);
 
 /// How many node kinds have a handler: the length of [`Extractor::HANDLERS`].
-const HANDLED: usize = 44;
+const HANDLED: usize = 46;
 
 impl<'s> Extractor<'s> {
     /// The node kinds that carry facts (the rest are walked through), each with its handler
@@ -880,6 +881,8 @@ impl<'s> Extractor<'s> {
         ("method_definition", Self::object_method, 3),
         ("parenthesized_expression", Self::parenthesized, 1),
         ("await_expression", Self::await_expression, 1),
+        ("binary_expression", Self::binary_expression, 0),
+        ("ternary_expression", Self::ternary_expression, 0),
         ("expression_statement", Self::expression_statement, 1),
         ("string", Self::string, 0),
         ("member_expression", Self::member_read, 1),

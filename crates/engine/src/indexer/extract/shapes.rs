@@ -360,28 +360,83 @@ impl<'s> Extractor<'s> {
         false
     }
 
-    /// `if (f())`, `if (ready && f())`: the calls an `if`'s condition tests, through
-    /// `&&` (the compiler flags a promise there), each until [`Self::end_typed_use`];
-    /// how many were begun.
+    /// `if (f())`, `if (ready && f())`, `x = f() ? a : b`: the calls a condition tests,
+    /// through `&&`, `||` and `??` (the compiler flags a promise at each of them), each
+    /// until [`Self::end_typed_use`]; how many were begun.
     #[inline(never)]
     pub(crate) fn begin_tested(&mut self, condition: Node<'s>) -> usize {
+        self.begin_tested_within(condition, true)
+    }
+
+    /// `f() && x`, `(f() || g()) && x`: the calls the left operand of a `&&` tests, in any
+    /// expression (the compiler flags a promise there too). A `&&` within that operand
+    /// adds its right side only: its own left is begun when the walk reaches it, so
+    /// however long a chain, each operand is looked at once.
+    #[inline(never)]
+    pub(crate) fn begin_tested_left(&mut self, and: Node<'s>) -> usize {
+        and.field(Field::Left)
+            .map_or(0, |left| self.begin_tested_within(left, false))
+    }
+
+    fn begin_tested_within(&mut self, root: Node<'s>, both_sides_of_and: bool) -> usize {
         let mut begun = 0;
         // Every `if` passes here: no allocation for the usual few operands.
         let mut stack: SmallVec<[Node<'s>; 8]> = SmallVec::new();
-        stack.push(condition);
+        stack.push(root);
+        // A bounded look: a hostile condition of thousands of operands costs no more
+        // than a few dozen steps here.
+        let mut steps = 0;
         while let Some(node) = stack.pop() {
-            if begun >= 8 {
+            steps += 1;
+            if begun >= 8 || steps > 32 {
                 break;
             }
             match node.kind_str() {
                 "parenthesized_expression" => stack.extend(node.named_child(0)),
-                "binary_expression"
-                    if node.field(Field::Operator).map(|o| o.kind_str()) == Some("&&") =>
-                {
-                    stack.extend(node.field(Field::Right));
-                    stack.extend(node.field(Field::Left));
-                }
+                "binary_expression" => match node.field(Field::Operator).map(|o| o.kind_str()) {
+                    Some("&&") => {
+                        stack.extend(node.field(Field::Right));
+                        if both_sides_of_and {
+                            stack.extend(node.field(Field::Left));
+                        }
+                    }
+                    Some("||" | "??") => {
+                        stack.extend(node.field(Field::Right));
+                        stack.extend(node.field(Field::Left));
+                    }
+                    _ => {}
+                },
                 _ => begun += usize::from(self.begin_result_use(node, CallShape::TESTED)),
+            }
+        }
+        begun
+    }
+
+    /// `f() > 0`, `f() === "ok"`, `f() - 1`: a call's result as an operand of an
+    /// arithmetic operator, or compared with a value of a primitive kind, where a promise
+    /// is rejected (TS2362, TS2365, TS2367). A comparison with what may be an object, a
+    /// `+` with what may be a string, and `null` or `undefined` say nothing.
+    #[inline(never)]
+    pub(crate) fn begin_operands(&mut self, binary: Node<'s>, operator: &str) -> usize {
+        let numeric = ValueKinds::NUMBER | ValueKinds::BIGINT | ValueKinds::BOOLEAN;
+        let primitive = numeric | ValueKinds::STRINGS;
+        let (Some(left), Some(right)) = (binary.field(Field::Left), binary.field(Field::Right))
+        else {
+            return 0;
+        };
+        let mut begun = 0;
+        for (operand, other) in [(left, right), (right, left)] {
+            let rejected = match operator {
+                "-" | "*" | "/" | "%" | "**" | "<<" | ">>" | ">>>" | "&" | "|" | "^" => true,
+                "+" | "<" | ">" | "<=" | ">=" | "===" | "!==" | "==" | "!=" => {
+                    let within = if operator == "+" { numeric } else { primitive };
+                    let kinds = value_kinds(other, self.src);
+                    !kinds.is_any() && kinds != ValueKinds::NONE && kinds.within(within)
+                }
+                _ => false,
+            };
+            if rejected {
+                begun += usize::from(self.begin_result_use(operand, CallShape::OPERAND));
             }
         }
         begun

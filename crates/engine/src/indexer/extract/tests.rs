@@ -476,6 +476,41 @@ fn calls_whose_results_are_called() {
     }
 }
 
+/// What the compiler rejects a promise in, as the checker walks it: every operand of an
+/// `if`'s or a `?:`'s condition through `&&`, `||` and `??`; the left of a `&&`
+/// anywhere, a `&&` within it adding its right; an operand of arithmetic, or of a
+/// comparison with a primitive. Not the right of a `||` outside a condition, `!`, a
+/// `+` with a string, nor a comparison with `null`. Chains of thousands of operands are
+/// looked at in linear time (each `&&` walks only what no other walks).
+#[test]
+fn calls_tested_or_computed_with_record_their_use() {
+    let source = "\
+if (a() || (b() && c)) {}
+const t = d() ? 1 : 2;
+const u = (e() || f()) && (g() && h()) && x;
+const v = x || i();
+const w = !j();
+const y = k() > 1, z = l() - 1, q = m() === 'a', r = n() + 'x', s = o() === null;
+";
+    let facts = extract("a.ts", Language::TypeScript, source).expect("read");
+    let names = |slot: u8| -> Vec<&str> {
+        let mut names: Vec<&str> = calls_whose_result_is(&facts, slot)
+            .map(|c| facts.str(c.name))
+            .collect();
+        names.sort_unstable();
+        names
+    };
+    assert_eq!(
+        names(CallShape::TESTED),
+        ["a", "b", "d", "e", "f", "g", "h"]
+    );
+    assert_eq!(names(CallShape::OPERAND), ["k", "l", "m"]);
+    // Linear however long the chain: 20,000 `&&`s read in one pass.
+    let long = format!("const all = {}x;", "p() && ".repeat(20_000));
+    let facts = extract("b.ts", Language::TypeScript, &long).expect("read");
+    assert!(calls_whose_result_is(&facts, CallShape::TESTED).count() > 0);
+}
+
 /// `f.x = x` before `function f` (hoisted) makes `x` a member of `f`, as one after it
 /// does; members kept waiting for their owner are bounded per file, so a file of
 /// thousands of assignments to globals (`window.x = ...`) does not keep thousands

@@ -234,9 +234,9 @@ impl<'s> Extractor<'s> {
                     if let Some(source) = self.mapped_type_source(shape) {
                         self.def_mut(def).set_extends(Some(source));
                     }
-                    if params.is_none() {
-                        self.note_interface_kinds(def, shape, false);
-                    }
+                    // (Generic or not: its members' names say what kinds of value
+                    // it takes, whatever types its arguments give them.)
+                    self.note_interface_kinds(def, shape, false);
                     self.names.push(def);
                     self.walk_around(node, shape, depth, |ex, v| {
                         ex.interface_members(v, def, depth + 1)
