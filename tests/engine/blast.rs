@@ -1466,19 +1466,42 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         assert!(*line == want_line && said.starts_with(want), "{generic:#?}");
     }
     // An element of an array literal passed where the parameter's stated type is an
-    // array of what a promise is not (`tsc` reports 13, 14 and 16); of `unknown`, it
-    // fits.
+    // array (`T[]` or `Array<T>`) of what a promise is not (`tsc` reports 16, 17, 19
+    // and 20); of `unknown`, it fits.
     let elements: Vec<(u64, String)> = got
         .iter()
         .filter(|(f, ..)| f == "src/elements.ts")
         .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
         .collect();
-    let expected = [(13, promise), (14, promise), (15, "check: "), (16, promise)];
+    let expected = [
+        (16, promise),
+        (17, promise),
+        (18, "check: "),
+        (19, promise),
+        (20, promise),
+    ];
     assert_eq!(elements.len(), expected.len(), "{elements:#?}");
     for ((line, said), (want_line, want)) in elements.iter().zip(expected) {
         assert!(
             *line == want_line && said.starts_with(want),
             "{elements:#?}"
+        );
+    }
+    // An element of an array returned where the stated return type is an array or a
+    // tuple (a named member's too) of a type a promise is not (`tsc` reports 4, 7 and
+    // 13); of `unknown`, it fits.
+    let returned: Vec<(u64, String)> = got
+        .iter()
+        .filter(|(f, ..)| f == "src/returns.ts")
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
+        .collect();
+    let stated = "breaks: its result goes where a type is stated";
+    let expected = [(4, stated), (7, stated), (10, "check: "), (13, stated)];
+    assert_eq!(returned.len(), expected.len(), "{returned:#?}");
+    for ((line, said), (want_line, want)) in returned.iter().zip(expected) {
+        assert!(
+            *line == want_line && said.starts_with(want),
+            "{returned:#?}"
         );
     }
     let tested = "breaks: its result is tested as a condition";

@@ -67,17 +67,18 @@ pub fn held<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
 
 /// What one element of a rest parameter stated as `ty` accepts (`...xs: T[]`).
 pub fn accepted_element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
-    element(ty).map_or(ValueKinds::ANY, |t| accepted(t, file))
+    element(ty, file).map_or(ValueKinds::ANY, |t| accepted(t, file))
 }
 
 /// Which of `undefined` and `null` one element of a rest parameter stated as `ty`
 /// admits (see [`nullish`]).
 pub fn nullish_element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
-    element(ty).map_or(ValueKinds::NULLISH, |t| nullish(t, file))
+    element(ty, file).map_or(ValueKinds::NULLISH, |t| nullish(t, file))
 }
 
-/// The element type of an array type `T[]` (through parentheses and `readonly`).
-pub fn element(ty: Node<'_>) -> Option<Node<'_>> {
+/// The element type of an array type: `T[]` (through parentheses and `readonly`),
+/// `Array<T>` or `ReadonlyArray<T>`.
+pub fn element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Node<'t>> {
     let mut ty = ty;
     while matches!(
         ty.kind(),
@@ -85,9 +86,26 @@ pub fn element(ty: Node<'_>) -> Option<Node<'_>> {
     ) {
         ty = ty.named_child(0)?;
     }
-    (ty.kind() == "array_type")
-        .then(|| ty.named_child(0))
-        .flatten()
+    match ty.kind() {
+        "array_type" => ty.named_child(0),
+        "generic_type" => {
+            let name = ty.child_by_field_name("name")?;
+            if name.kind() != "type_identifier"
+                || !matches!(file.text(name), "Array" | "ReadonlyArray")
+                || file.declared(file.text(name)).is_some()
+            {
+                return None;
+            }
+            let arguments = ty.child_by_field_name("type_arguments")?;
+            let mut cursor = arguments.walk();
+            let mut types = arguments
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment");
+            let only = types.next()?;
+            types.next().is_none().then_some(only)
+        }
+        _ => None,
+    }
 }
 
 /// The type the compiler gives a parameter from its default value: a primitive's, where

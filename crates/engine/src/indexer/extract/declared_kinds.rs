@@ -353,7 +353,7 @@ impl<'s> Extractor<'s> {
                 let slot = DefKinds::REST + slot;
                 if !kinds.is_any() {
                     self.facts.def_kinds.push(DefKinds { def, slot, kinds });
-                } else if let Some(element) = type_kinds::element(ty) {
+                } else if let Some(element) = type_kinds::element(ty, &Declared(self)) {
                     self.note_named_param(def, slot, element);
                 }
                 kinds
@@ -380,7 +380,9 @@ impl<'s> Extractor<'s> {
     /// what each element of an array literal passed there must be, at
     /// [`DefKinds::ELEMENT`] plus its place.
     fn note_element_kinds(&mut self, def: DefIdx, slot: u8, ty: Node<'s>) {
-        let Some(element) = type_kinds::element(ty).filter(|_| slot < DefKinds::MAX_ELEMENT) else {
+        let Some(element) =
+            type_kinds::element(ty, &Declared(self)).filter(|_| slot < DefKinds::MAX_ELEMENT)
+        else {
             return;
         };
         let slot = DefKinds::ELEMENT + slot;

@@ -242,6 +242,16 @@ impl<'s> Extractor<'s> {
                 None => 0,
             };
         }
+        if let Some(array) = statement
+            .named_child(0)
+            .map(super::calls::unwrap_parens)
+            .filter(|v| v.kind_str() == "array")
+        {
+            return match self.return_types.last().copied().flatten() {
+                Some(ty) => self.begin_typed_elements(array, ty),
+                None => 0,
+            };
+        }
         if self.plain_returns.last() != Some(&true) {
             return 0;
         }
@@ -260,6 +270,65 @@ impl<'s> Extractor<'s> {
                     stack.extend(value.field(Field::Alternative));
                 }
                 _ => {}
+            }
+        }
+        begun
+    }
+
+    /// `return [a, load()]` in a function stated to return an array (`Placement[]`,
+    /// `Array<Placement>`) or a tuple (`[Side, Side]`) whose element at that place is
+    /// of a type a promise is not: each such element's call is a typed use, until
+    /// [`Self::end_typed_use`]; how many were begun.
+    fn begin_typed_elements(&mut self, array: Node<'s>, ty: Node<'s>) -> usize {
+        // Uses are matched among the last few (see `result_read_by`).
+        const MAX_ELEMENTS: usize = 4;
+        let element = type_kinds::element(ty, &self.type_scope());
+        let mut places: SmallVec<[Node<'s>; 4]> = SmallVec::new();
+        if element.is_none() {
+            let mut tuple = ty;
+            while matches!(tuple.kind_str(), "type_annotation" | "parenthesized_type") {
+                match tuple.named_child(0) {
+                    Some(inner) => tuple = inner,
+                    None => return 0,
+                }
+            }
+            if tuple.kind_str() != "tuple_type" {
+                return 0;
+            }
+            let mut cursor = tuple.walk();
+            places.extend(
+                tuple
+                    .named_children(&mut cursor)
+                    .filter(|t| t.kind_str() != "comment")
+                    .take(8),
+            );
+        }
+        let mut begun = 0;
+        let mut cursor = array.walk();
+        let elements: SmallVec<[Node<'s>; 8]> = array
+            .named_children(&mut cursor)
+            .filter(|e| e.kind_str() != "comment")
+            .take(8)
+            .collect();
+        for (i, value) in elements.into_iter().enumerate() {
+            if begun == MAX_ELEMENTS {
+                break;
+            }
+            let Some(stated) = element.or_else(|| places.get(i).copied()) else {
+                break;
+            };
+            // A named member of a tuple (`[first: string]`) by its type; an optional or
+            // a rest one is not read.
+            let stated = match stated.kind_str() {
+                "required_parameter" => stated.field(Field::Type),
+                "optional_parameter" | "optional_type" | "rest_type" => None,
+                _ => Some(stated),
+            };
+            let plain = stated.is_some_and(|t| plain_type(self.text(t)));
+            let value = super::calls::unwrap_parens(value);
+            if plain && value.kind_str() == "call_expression" {
+                self.typed_uses.push((value.id(), CallShape::TYPED_USE));
+                begun += 1;
             }
         }
         begun
