@@ -507,8 +507,9 @@ pub fn same_kinds_as_argument<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Op
 /// An object type written out: a primitive is rejected unless the type is empty or
 /// names a member a primitive has (`{ length: number }` accepts a string); likewise an
 /// array, a well-known global's instance or a promise, unless it names one of theirs;
-/// a function written in place, unless it requires one of a function's. All optional (a "weak type", such as an options
-/// bag), it rejects the same: the compiler wants a property in common (TS2559).
+/// a function written in place, unless it requires one of a function's. All optional
+/// (a "weak type", such as an options bag), it rejects the same: the compiler wants a
+/// property in common (TS2559).
 pub(crate) fn object_type<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
     let mut any_member = false;
     let mut callable = false;

@@ -495,6 +495,13 @@ impl<'s> Extractor<'s> {
         };
         let mut begun = 0;
         for (operand, other) in [(left, right), (right, left)] {
+            // Most operands are no call: nothing to read of the other side.
+            if !matches!(
+                super::calls::unwrap_parens(operand).kind_str(),
+                "call_expression" | "non_null_expression"
+            ) {
+                continue;
+            }
             let rejected = match operator {
                 "-" | "*" | "/" | "%" | "**" | "<<" | ">>" | ">>>" | "&" | "|" | "^" => true,
                 "+" | "<" | ">" | "<=" | ">=" | "===" | "!==" | "==" | "!=" => {
