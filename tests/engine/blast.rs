@@ -549,10 +549,14 @@ fn direct_verdicts(report: &serde_json::Value) -> Vec<(String, u64, String, Stri
 fn use_ts_verdicts(fixture: &str) -> Vec<(u64, String)> {
     let repo = two_commit_repo(fixture);
     let report = blast_json(repo.path());
-    direct_verdicts(&report)
-        .into_iter()
-        .filter(|(file, ..)| file == "src/use.ts")
-        .map(|(_, line, verdict, reason)| (line, format!("{verdict}: {reason}")))
+    verdicts_in(&direct_verdicts(&report), "src/use.ts")
+}
+
+/// The verdicts of `got` (see [`direct_verdicts`]) at call sites in `file`, by line.
+fn verdicts_in(got: &[(String, u64, String, String)], file: &str) -> Vec<(u64, String)> {
+    got.iter()
+        .filter(|(f, ..)| f == file)
+        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
         .collect()
 }
 
@@ -1378,11 +1382,7 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
     }
     // Passed to a parameter whose stated type a promise does not fit, in this file or
     // another (`shout` is `text.ts`'s); a parameter of type `unknown` takes a promise.
-    let passed: Vec<(u64, String)> = got
-        .iter()
-        .filter(|(f, ..)| f == "src/pass.ts")
-        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
-        .collect();
+    let passed = verdicts_in(&got, "src/pass.ts");
     let promise =
         "breaks: its result is passed to a parameter whose stated type a promise does not fit";
     // A promise has `then`, `catch` and `finally` only: a well-known global class
@@ -1397,32 +1397,18 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         (38, promise),
         (39, "check: "),
     ];
-    assert_eq!(passed.len(), expected.len(), "{passed:#?}");
-    for ((line, said), (want_line, want)) in passed.iter().zip(expected) {
-        assert!(*line == want_line && said.starts_with(want), "{passed:#?}");
-    }
+    assert_verdicts_start_with(&passed, &expected);
     // Passed to parameters stated by another file's names: a generic alias of a
     // function type (in a union with `string`, or as a rest parameter's elements, of
     // a property's implementation assigned in the constructor), a union of such
     // aliases; an alias whose type argument decides its kinds (`any` here) may take it.
-    let mounted: Vec<(u64, String)> = got
-        .iter()
-        .filter(|(f, ..)| f == "src/mount.ts")
-        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
-        .collect();
+    let mounted = verdicts_in(&got, "src/mount.ts");
     let expected = [(5, promise), (6, promise), (7, promise), (8, "check: ")];
-    assert_eq!(mounted.len(), expected.len(), "{mounted:#?}");
-    for ((line, said), (want_line, want)) in mounted.iter().zip(expected) {
-        assert!(*line == want_line && said.starts_with(want), "{mounted:#?}");
-    }
+    assert_verdicts_start_with(&mounted, &expected);
     // Assigned to a name whose type its declaration took from the same call (a
     // promise now too), or `Object.prototype`'s member read: the compiler is content;
     // assigned to a name declared a string, or to a parameter: not.
-    let assigned: Vec<(u64, String)> = got
-        .iter()
-        .filter(|(f, ..)| f == "src/assign.ts")
-        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
-        .collect();
+    let assigned = verdicts_in(&got, "src/assign.ts");
     let expected = [
         (4, "check: "),
         (5, "check: "),
@@ -1435,75 +1421,12 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         (19, "check: "),
         (20, "check: "),
     ];
-    assert_eq!(assigned.len(), expected.len(), "{assigned:#?}");
-    for ((line, said), (want_line, want)) in assigned.iter().zip(expected) {
-        assert!(
-            *line == want_line && said.starts_with(want),
-            "{assigned:#?}"
-        );
-    }
+    assert_verdicts_start_with(&assigned, &expected);
     // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any
     // `&&`), or an operand of arithmetic or of a comparison with a primitive: `tsc`
     // reports lines 4 to 7 and 10 to 12 (and 15, where `n` is a `number` not known
     // here); a `||` outside a condition, `!`, a `+` with a string and a comparison with
     // `null` it does not.
-    let conditions: Vec<(u64, String)> = got
-        .iter()
-        .filter(|(f, ..)| f == "src/conditions.ts")
-        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
-        .collect();
-    // Passed to a generic interface of the file, or a generic alias of an object type
-    // of another: what kinds of value they take does not depend on their arguments
-    // (`tsc` reports both).
-    let generic: Vec<(u64, String)> = got
-        .iter()
-        .filter(|(f, ..)| f == "src/generic.ts")
-        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
-        .collect();
-    let expected = [(13, promise), (14, promise)];
-    assert_eq!(generic.len(), expected.len(), "{generic:#?}");
-    for ((line, said), (want_line, want)) in generic.iter().zip(expected) {
-        assert!(*line == want_line && said.starts_with(want), "{generic:#?}");
-    }
-    // An element of an array literal passed where the parameter's stated type is an
-    // array (`T[]` or `Array<T>`) of what a promise is not (`tsc` reports 16, 17, 19
-    // and 20); of `unknown`, it fits.
-    let elements: Vec<(u64, String)> = got
-        .iter()
-        .filter(|(f, ..)| f == "src/elements.ts")
-        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
-        .collect();
-    let expected = [
-        (16, promise),
-        (17, promise),
-        (18, "check: "),
-        (19, promise),
-        (20, promise),
-    ];
-    assert_eq!(elements.len(), expected.len(), "{elements:#?}");
-    for ((line, said), (want_line, want)) in elements.iter().zip(expected) {
-        assert!(
-            *line == want_line && said.starts_with(want),
-            "{elements:#?}"
-        );
-    }
-    // An element of an array returned where the stated return type is an array or a
-    // tuple (a named member's too) of a type a promise is not (`tsc` reports 4, 7 and
-    // 13); of `unknown`, it fits.
-    let returned: Vec<(u64, String)> = got
-        .iter()
-        .filter(|(f, ..)| f == "src/returns.ts")
-        .map(|(_, line, verdict, reason)| (*line, format!("{verdict}: {reason}")))
-        .collect();
-    let stated = "breaks: its result goes where a type is stated";
-    let expected = [(4, stated), (7, stated), (10, "check: "), (13, stated)];
-    assert_eq!(returned.len(), expected.len(), "{returned:#?}");
-    for ((line, said), (want_line, want)) in returned.iter().zip(expected) {
-        assert!(
-            *line == want_line && said.starts_with(want),
-            "{returned:#?}"
-        );
-    }
     let tested = "breaks: its result is tested as a condition";
     let operand = "breaks: its result is an operand of arithmetic or of a comparison";
     let expected = [
@@ -1520,13 +1443,29 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         (14, "check: "),
         (15, "check: "),
     ];
-    assert_eq!(conditions.len(), expected.len(), "{conditions:#?}");
-    for ((line, said), (want_line, want)) in conditions.iter().zip(expected) {
-        assert!(
-            *line == want_line && said.starts_with(want),
-            "{conditions:#?}"
-        );
-    }
+    assert_verdicts_start_with(&verdicts_in(&got, "src/conditions.ts"), &expected);
+    // Passed to a generic interface of the file, or a generic alias of an object type
+    // of another: what kinds of value they take does not depend on their arguments
+    // (`tsc` reports both).
+    let expected = [(13, promise), (14, promise)];
+    assert_verdicts_start_with(&verdicts_in(&got, "src/generic.ts"), &expected);
+    // An element of an array literal passed where the parameter's stated type is an
+    // array (`T[]` or `Array<T>`) of what a promise is not (`tsc` reports 16, 17, 19
+    // and 20); of `unknown`, it fits.
+    let expected = [
+        (16, promise),
+        (17, promise),
+        (18, "check: "),
+        (19, promise),
+        (20, promise),
+    ];
+    assert_verdicts_start_with(&verdicts_in(&got, "src/elements.ts"), &expected);
+    // An element of an array returned where the stated return type is an array or a
+    // tuple (a named member's too) of a type a promise is not (`tsc` reports 4, 7 and
+    // 13); of `unknown`, it fits.
+    let stated = "breaks: its result goes where a type is stated";
+    let expected = [(4, stated), (7, stated), (10, "check: "), (13, stated)];
+    assert_verdicts_start_with(&verdicts_in(&got, "src/returns.ts"), &expected);
 }
 
 /// A function still defined but no longer exported (or exported under another name)

@@ -88,22 +88,7 @@ pub fn element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Node<'t>> 
     }
     match ty.kind() {
         "array_type" => ty.named_child(0),
-        "generic_type" => {
-            let name = ty.child_by_field_name("name")?;
-            if name.kind() != "type_identifier"
-                || !matches!(file.text(name), "Array" | "ReadonlyArray")
-                || file.declared(file.text(name)).is_some()
-            {
-                return None;
-            }
-            let arguments = ty.child_by_field_name("type_arguments")?;
-            let mut cursor = arguments.walk();
-            let mut types = arguments
-                .named_children(&mut cursor)
-                .filter(|n| n.kind() != "comment");
-            let only = types.next()?;
-            types.next().is_none().then_some(only)
-        }
+        "generic_type" => global_generic_argument(ty, file, &["Array", "ReadonlyArray"]),
         _ => None,
     }
 }
@@ -491,8 +476,18 @@ pub fn same_kinds_as_argument<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Op
     if ty.kind() != "generic_type" {
         return None;
     }
+    global_generic_argument(ty, file, &["Partial", "Required", "Readonly"])
+}
+
+/// The one type argument of the generic type `ty` where it names one of the global
+/// `generics` (not a name the file declares): `Array<T>`, `Partial<T>`.
+fn global_generic_argument<'t>(
+    ty: Node<'t>,
+    file: &impl TypeScope<'t>,
+    generics: &[&str],
+) -> Option<Node<'t>> {
     let name = file.text(ty.child_by_field_name("name")?);
-    if !matches!(name, "Partial" | "Required" | "Readonly") || file.declared(name).is_some() {
+    if !generics.contains(&name) || file.declared(name).is_some() {
         return None;
     }
     let arguments = ty.child_by_field_name("type_arguments")?;
