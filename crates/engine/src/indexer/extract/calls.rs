@@ -552,9 +552,7 @@ impl<'s> Extractor<'s> {
             None => 0,
         };
         self.visit_children(node, depth);
-        for _ in 0..begun {
-            self.end_typed_use();
-        }
+        self.end_typed_uses(begun);
     }
 
     /// `f() ? a : b`: the condition's calls are tested, as an `if`'s are.
@@ -563,9 +561,7 @@ impl<'s> Extractor<'s> {
             .field(Field::Condition)
             .map_or(0, |c| self.begin_tested(c));
         self.visit_children(node, depth);
-        for _ in 0..begun {
-            self.end_typed_use();
-        }
+        self.end_typed_uses(begun);
     }
 
     /// `await f()`: the call (past parentheses) is awaited.

@@ -769,9 +769,7 @@ impl<'s> Extractor<'s> {
             .field(Field::Condition)
             .map_or(0, |c| self.begin_tested(c));
         self.if_statement_narrowing(node, depth);
-        for _ in 0..tested {
-            self.end_typed_use();
-        }
+        self.end_typed_uses(tested);
     }
 
     fn if_statement_narrowing(&mut self, node: Node<'s>, depth: usize) {

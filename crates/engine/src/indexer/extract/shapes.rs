@@ -232,23 +232,17 @@ impl<'s> Extractor<'s> {
     /// many were begun.
     #[inline(never)]
     pub(crate) fn begin_typed_return(&mut self, statement: Node<'s>) -> usize {
-        if let Some(object) = statement
+        // `return { .. }`, `return [..]`: each member by what the stated type says of it.
+        if let Some(literal) = statement
             .named_child(0)
             .map(super::calls::unwrap_parens)
-            .filter(|v| v.kind_str() == "object")
+            .filter(|v| matches!(v.kind_str(), "object" | "array"))
         {
             return match self.return_types.last().copied().flatten() {
-                Some(ty) => self.begin_typed_properties(object, ty),
-                None => 0,
-            };
-        }
-        if let Some(array) = statement
-            .named_child(0)
-            .map(super::calls::unwrap_parens)
-            .filter(|v| v.kind_str() == "array")
-        {
-            return match self.return_types.last().copied().flatten() {
-                Some(ty) => self.begin_typed_elements(array, ty),
+                Some(ty) if literal.kind_str() == "object" => {
+                    self.begin_typed_properties(literal, ty)
+                }
+                Some(ty) => self.begin_typed_elements(literal, ty),
                 None => 0,
             };
         }
@@ -520,6 +514,12 @@ impl<'s> Extractor<'s> {
 
     pub(crate) fn end_typed_use(&mut self) {
         self.typed_uses.pop();
+    }
+
+    /// Ends the `begun` uses the last `begin_` calls began.
+    pub(crate) fn end_typed_uses(&mut self, begun: usize) {
+        let kept = self.typed_uses.len().saturating_sub(begun);
+        self.typed_uses.truncate(kept);
     }
 
     /// Whether `function` states a return type a promise is not (see `plain_returns`).

@@ -91,9 +91,7 @@ impl<'s> Extractor<'s> {
             }
             _ => self.visit_children(node, depth),
         }
-        for _ in 0..typed {
-            self.end_typed_use();
-        }
+        self.end_typed_uses(typed);
     }
 
     /// `return (c, next) => ...` from a function that is no definition: the literal is
