@@ -167,6 +167,77 @@ export function linkWorkspaces(repo) {
   return linked;
 }
 
+/**
+ * The source file a linked workspace package's unbuilt entry is compiled from, for an
+ * import the checker cannot resolve (`import { add } from 'dinero.js'`, whose `types`
+ * name `dist/esm/index.d.ts`, absent in a clone nobody built): what a build would have
+ * declared there. The `source` field for the package itself, else the `exports` (or
+ * `types`) target with its build directory read as `src` (`./dist/esm/x.d.ts` ->
+ * `src/x.ts`), else `src/index.ts` (a subpath: that path in the package or its `src`),
+ * as the graph reads an unbuilt package. Undefined when there is none.
+ */
+export function unbuiltEntry(repo, specifier) {
+  if (specifier.startsWith(".") || specifier.startsWith("/")) return undefined;
+  const parts = specifier.split("/");
+  const nameLen = specifier.startsWith("@") ? 2 : 1;
+  const name = parts.slice(0, nameLen).join("/");
+  const sub = parts.slice(nameLen).join("/");
+  const link = path.join(repo, "node_modules", name);
+  const read = (dir) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    } catch {
+      return undefined;
+    }
+  };
+  // A linked member, or the repository's own package (imported by its name from its
+  // tests: TypeScript's self-reference through `exports`).
+  let dir, pkg;
+  try {
+    if (fs.lstatSync(link).isSymbolicLink()) dir = fs.realpathSync(link);
+  } catch { /* not linked */ }
+  if (dir) pkg = read(dir);
+  else if (read(repo)?.name === name) [dir, pkg] = [repo, read(repo)];
+  if (!pkg) return undefined;
+  const exists = (f) => f && fs.existsSync(f) && fs.statSync(f).isFile() ? f : undefined;
+  if (!sub && typeof pkg.source === "string") {
+    const found = exists(path.join(dir, pkg.source));
+    if (found) return found;
+  }
+  const first = (v) => {
+    if (typeof v === "string") return v;
+    if (Array.isArray(v)) return v.map(first).find(Boolean);
+    if (v && typeof v === "object") {
+      for (const k of ["types", "import", "default", "require", ...Object.keys(v)]) {
+        const got = first(v[k]);
+        if (got) return got;
+      }
+    }
+    return undefined;
+  };
+  const key = sub ? `./${sub}` : ".";
+  const exp = pkg.exports;
+  let target = typeof exp === "string" || Array.isArray(exp) ? (key === "." ? first(exp) : undefined)
+    : exp && typeof exp === "object" && Object.keys(exp).some((k) => k.startsWith(".")) ? first(exp[key])
+    : key === "." ? first(exp) : undefined;
+  if (!target && key === ".") target = pkg.types ?? pkg.typings ?? pkg.main;
+  if (!target && sub) target = `./${sub}`;
+  if (typeof target !== "string") return undefined;
+  const stem = target.replace(/^\.\//, "")
+    .replace(/^(dist|lib|build|out)\/((esm|cjs|es|mjs|types|src)\/)?/, "src/")
+    .replace(/\.d\.[mc]?ts$|\.[mc]?js$|\.ts$/, "");
+  // Else, as the graph reads a package whose entries name no file: its `src/index`
+  // (or its own index), and a subpath inside it or inside its `src`.
+  const stems = [stem, ...(sub ? [sub, `src/${sub}`] : ["src/index", "index"])];
+  for (const base of stems) {
+    for (const ext of [".ts", ".tsx", "/index.ts", "/index.tsx"]) {
+      const found = exists(path.join(dir, base + ext));
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 /** BASE_OPTIONS with the module-resolution settings of `config`. */
 export function optionsFor(config) {
   const own = { ...BASE_OPTIONS };

@@ -26,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import ts from "typescript";
-import { listFiles, groupByConfig, optionsFor, targets, calleeName, showArg, linkWorkspaces } from "./common.mjs";
+import { listFiles, groupByConfig, optionsFor, targets, calleeName, showArg, linkWorkspaces, unbuiltEntry } from "./common.mjs";
 
 const KINDS = ["add-required", "add-optional", "remove-first", "remove-last", "swap-first-two", "make-async",
   "add-required-key", "remove-key", "remove-returned-key", "body-only"];
@@ -96,6 +96,15 @@ function strictOptions(config) {
 const sfCache = new Map(); // fileName -> { text, sf }
 function makeHost(options) {
   const host = ts.createCompilerHost(options, true);
+  // A workspace package nobody built: its source, as the graph reads it.
+  const cache = ts.createModuleResolutionCache(REPO, (f) => f, options);
+  host.resolveModuleNames = (names, containing, _reused, redirected, opts) => names.map((n) => {
+    const found = ts.resolveModuleName(n, containing, opts, host, cache, redirected).resolvedModule;
+    if (found) return found;
+    const src = unbuiltEntry(REPO, n);
+    if (!src) return undefined;
+    return { resolvedFileName: src, extension: src.endsWith(".tsx") ? ts.Extension.Tsx : ts.Extension.Ts, isExternalLibraryImport: false };
+  });
   host.getSourceFile = (fileName, languageVersion) => {
     const text = ts.sys.readFile(fileName);
     if (text === undefined) return undefined;

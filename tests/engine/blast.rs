@@ -1134,19 +1134,28 @@ fn functions_passed_before_their_declaration_are_functions() {
 }
 
 /// A call under `// @ts-expect-error` or `// @ts-ignore` gets no error from the
-/// compiler (`tsc` on the fixture's head reports lines 3 and 8 only): a check, with
-/// its reason, not a break.
+/// compiler: a check, with its reason, not a break. Such a comment inside a call over
+/// several lines silences an error in the arguments under it (line 13's argument too
+/// many), not one at the call's first line (line 9's missing argument).
+/// `tsc` on the fixture's head reports lines 3, 8 and 9.
 #[test]
 fn calls_the_compiler_is_told_to_expect_an_error_at_are_checks() {
     let got = use_ts_verdicts("blast/expect-error");
     let short = "passes 1 argument; `charge` now requires 2 (`currency` not passed)";
     let silenced =
         "a `@ts-expect-error` or `@ts-ignore` comment above the call silences the compiler there";
+    let inside =
+        "a `@ts-expect-error` or `@ts-ignore` comment inside the call silences the compiler there";
     let expected = [
         (3, format!("breaks: {short}")),
         (5, format!("check: {short}; {silenced}")),
         (7, format!("check: {short}; {silenced}")),
         (8, format!("breaks: {short}")),
+        (9, format!("breaks: {short}")),
+        (
+            13,
+            format!("check: passes 3 arguments; `charge` now takes at most 2; {inside}"),
+        ),
     ];
     assert_verdicts_start_with(&got, &expected);
 }
@@ -1266,6 +1275,55 @@ fn a_function_shifted_onto_an_options_bag_breaks() {
         ),
         (5, "check: "),
         (6, "check: "),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
+/// A call through a name stated to be of a function type (`export const shift: (o?:
+/// O) => M = shiftCore`, an alias of one, an interface of call signatures) is checked
+/// by the compiler against that type, not against the function it was given: where
+/// the function now takes more, the compiler reports the declaration, not the call,
+/// and the call is a check. A name given the function without a type is the function
+/// (`tsc` on the fixture's head reports line 6 of `use.ts` only).
+#[test]
+fn a_call_through_a_stated_function_type_is_a_check() {
+    let got = use_ts_verdicts("blast/stated-aliases");
+    let through = |name: &str| {
+        format!("; the call goes through `{name}`, whose stated type the compiler checks it against instead")
+    };
+    let shift = "passes 0 arguments; `shift` now requires 1 (`options` not passed)";
+    let place = "passes 1 argument; `place` now requires 2 (`by` not passed)";
+    let expected = [
+        (3, format!("check: {shift}{}", through("shift"))),
+        (4, format!("check: {place}{}", through("place"))),
+        (5, format!("check: {place}{}", through("produce"))),
+        (6, format!("breaks: {place}")),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
+/// `place.call(self, 1)` passes `self` as `this` and 1 as `at`: counted from its second
+/// argument, it misses the new `by` as `place(1)` does. `place.apply(self, [1])`
+/// passes an array's elements, which the count does not see: a check. (`tsc` on the
+/// fixture's head reports lines 3 to 6.)
+#[test]
+fn a_call_through_call_or_apply_counts_from_its_second_argument() {
+    let got = use_ts_verdicts("blast/call-apply");
+    let short = "breaks: passes 1 argument; `place` now requires 2 (`by` not passed)";
+    let expected = [(3, short), (4, short), (5, "check: "), (6, short)];
+    assert_verdicts_start_with(&got, &expected);
+}
+
+/// `new Resp(body, normalize(init))`: the class's constructor states what its
+/// arguments must be, as a function's parameters do; a promise fits neither an `Init`
+/// nor a `Request` member of an options object (`tsc` on the fixture's head reports
+/// lines 3 and 4).
+#[test]
+fn a_constructor_states_what_its_arguments_must_be() {
+    let got = use_ts_verdicts("blast/constructor-arguments");
+    let expected = [
+        (3, "breaks: its result is passed to a parameter whose stated type a promise does not fit"),
+        (4, "breaks: its result is a property of an object passed where the property's stated type a promise does not fit"),
     ];
     assert_verdicts_start_with(&got, &expected);
 }
@@ -1407,7 +1465,7 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
     assert_verdicts_start_with(&mounted, &expected);
     // Assigned to a name whose type its declaration took from the same call (a
     // promise now too), or `Object.prototype`'s member read: the compiler is content;
-    // assigned to a name declared a string, or to a parameter: not.
+    // assigned to a name declared a string, or to a parameter of a type: not.
     let assigned = verdicts_in(&got, "src/assign.ts");
     let expected = [
         (4, "check: "),
@@ -1420,6 +1478,10 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         // whatever it holds, not known here.
         (19, "check: "),
         (20, "check: "),
+        // A name or parameter stated `any` or `unknown` takes a promise too.
+        (26, "check: "),
+        (28, "check: "),
+        (29, "check: "),
     ];
     assert_verdicts_start_with(&assigned, &expected);
     // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any
@@ -1466,6 +1528,11 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
     let stated = "breaks: its result goes where a type is stated";
     let expected = [(4, stated), (7, stated), (10, "check: "), (13, stated)];
     assert_verdicts_start_with(&verdicts_in(&got, "src/returns.ts"), &expected);
+    // A member read from the result on a line of its own that a `@ts-expect-error`
+    // governs: the compiler reports nothing there (`tsc` reports 3 and 8).
+    let read = "breaks: reads `.amount` from the result of `wallet`, which is now a promise";
+    let expected = [(3, read), (4, "check: "), (7, read)];
+    assert_verdicts_start_with(&verdicts_in(&got, "src/reads.ts"), &expected);
 }
 
 /// A function still defined but no longer exported (or exported under another name)

@@ -33,10 +33,36 @@ impl Verdict {
 pub struct Judged {
     pub verdict: Verdict,
     pub reason: String,
+    /// The compiler would report the error this verdict foresees in the call's
+    /// arguments (one too many, one of the wrong kind, an object's keys) or at a member
+    /// read from its result, not at the callee or where the result goes.
+    #[serde(skip)]
+    pub in_arguments_or_read: bool,
+}
+
+impl Judged {
+    /// The same finding, for the reviewer to confirm: `why` says what keeps it from
+    /// being sure.
+    pub fn checked(self, why: impl std::fmt::Display) -> Judged {
+        judged(Verdict::Check, format!("{}; {why}", self.reason))
+    }
 }
 
 fn judged(verdict: Verdict, reason: String) -> Judged {
-    Judged { verdict, reason }
+    Judged {
+        verdict,
+        reason,
+        in_arguments_or_read: false,
+    }
+}
+
+/// A verdict whose error the compiler reports in the call's arguments or at a member
+/// read from its result.
+fn judged_in_arguments_or_read(verdict: Verdict, reason: String) -> Judged {
+    Judged {
+        in_arguments_or_read: true,
+        ..judged(verdict, reason)
+    }
 }
 
 /// Names in a reason, at most a few: a function can have any number of parameters, and
@@ -281,6 +307,33 @@ impl Site {
             .retain(|&(_, kinds)| kinds.is_any() || !kinds.within(ValueKinds::NULLISH));
     }
 
+    /// The call as its callee receives it when it is `f.call(self, ...)` (with
+    /// `apply`, `f.apply(self, args)`): the first argument is `this`, not a parameter's;
+    /// an array's elements are the arguments, as a spread's are.
+    pub fn unbind(&mut self, apply: bool) {
+        if let Some(args) = &mut self.args {
+            if apply {
+                args.spread = true;
+            } else if args.count < CallArgs::MAX_COUNT {
+                args.count = args.count.saturating_sub(1);
+            }
+        }
+        let shift = |slot: u8| if apply { None } else { slot.checked_sub(1) };
+        self.kinds = self
+            .kinds
+            .iter()
+            .filter_map(|&(s, k)| Some((shift(s)?, k)))
+            .collect();
+        self.objects = std::mem::take(&mut self.objects)
+            .into_iter()
+            .filter_map(|(s, keys, open)| Some((shift(s)?, keys, open)))
+            .collect();
+        self.literals = std::mem::take(&mut self.literals)
+            .into_iter()
+            .filter_map(|(s, v)| Some((shift(s)?, v)))
+            .collect();
+    }
+
     fn object_at(&self, slot: usize) -> Option<(&[String], bool)> {
         self.objects
             .iter()
@@ -395,10 +448,7 @@ pub fn judge_site(
                 "has a stated type, and callers are checked against that type"
             }
         };
-        return Judged {
-            verdict: Verdict::Check,
-            reason: format!("{}; but `{name}` {how}", judged.reason),
-        };
+        return judged.checked(format_args!("but `{name}` {how}"));
     }
     judged
 }
@@ -574,11 +624,11 @@ fn judge_contract(
                 Some(why) => format!("{reason} ({})", why.split("; ").last().unwrap_or(why)),
                 None => reason,
             };
-            return judged(Verdict::Breaks, reason);
+            return judged_in_arguments_or_read(Verdict::Breaks, reason);
         }
     }
     match (typed, too_many, shifted) {
-        (true, Some(reason), _) => return judged(Verdict::Breaks, reason),
+        (true, Some(reason), _) => return judged_in_arguments_or_read(Verdict::Breaks, reason),
         (true, None, Some(reason)) => return judged(Verdict::Check, reason),
         (false, _, Some(reason)) => return judged(Verdict::Breaks, reason),
         (false, Some(reason), None) => return judged(Verdict::Check, reason),
@@ -613,7 +663,7 @@ fn judge_contract(
             );
         }
         if new.is_async && !old.is_async && !args.awaited && !reads.is_empty() {
-            return judged(
+            return judged_in_arguments_or_read(
                 Verdict::Breaks,
                 format!(
                     "reads {} from the result of `{name}`, which is now a promise (not awaited)",
@@ -693,7 +743,7 @@ fn judge_contract(
                     .filter(|k| !keys.iter().any(|have| have == k))
                     .collect();
                 if !missing.is_empty() && !open {
-                    return judged(
+                    return judged_in_arguments_or_read(
                         Verdict::Breaks,
                         format!(
                             "the object passed as argument {} lacks {}, which `{name}` now requires",
@@ -712,7 +762,7 @@ fn judge_contract(
                     })
                     .collect();
                 if typed && p.closed && !dropped.is_empty() {
-                    return judged(
+                    return judged_in_arguments_or_read(
                         Verdict::Breaks,
                         format!(
                             "the object passed as argument {} holds {}, which `{name}` no longer takes",

@@ -103,6 +103,7 @@ impl Graph {
                 + thin(&f.named_params)
                 + thin(&f.alias_kinds)
                 + thin(&f.suppressed_lines)
+                + thin(&f.suppressed_calls)
                 + thin(&f.argument_names)
                 + thin(&f.property_calls)
                 + thin(&f.type_members)

@@ -201,6 +201,7 @@ mod tests {
             judged: Some(Judged {
                 verdict,
                 reason: reason.into(),
+                in_arguments_or_read: false,
             }),
             callee: "charge".into(),
             changed_index: 0,

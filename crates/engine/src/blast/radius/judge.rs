@@ -14,7 +14,7 @@ use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
 use crate::blast::verdict::{judge_site, renamed, Judged, ResultUse, Site, Verdict};
 use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
-use crate::indexer::facts::{CallKind, CallShape, DefKinds, FileFacts, ValueKinds};
+use crate::indexer::facts::{CallKind, CallShape, DefKinds, FileFacts, Sym, ValueKinds};
 use crate::indexer::Language;
 
 /// A file's call sites by 1-based line, column and kind: their index in its facts.
@@ -34,10 +34,13 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
     // What each direct caller passes and reads, each caller file's sites found once.
     let mut by_file: FxHashMap<String, (SitesByPlace, Option<Around>)> = FxHashMap::default();
     let mut sites: Vec<Option<Site>> = Vec::with_capacity(report.callers.len());
+    // Where each direct caller's call is in the head graph, where it is found.
+    let mut places_of: Vec<Option<(FileId, usize)>> = Vec::with_capacity(report.callers.len());
     let mut targets: FxHashMap<FileId, FxHashMap<u32, usize>> = FxHashMap::default();
     for caller in report.callers.iter() {
         if caller.depth != 1 {
             sites.push(None);
+            places_of.push(None);
             continue;
         }
         let file = head.file_id(&caller.file);
@@ -51,8 +54,14 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
             }
             (map, None)
         });
-        let site = match (file, places.get(&(caller.line, caller.column, caller.kind))) {
-            (Some(f), Some(&i)) => {
+        let at = file.zip(
+            places
+                .get(&(caller.line, caller.column, caller.kind))
+                .copied(),
+        );
+        places_of.push(at);
+        let site = match at {
+            Some((f, i)) => {
                 let mut site = site_of(head.facts(f), i);
                 let targets = targets
                     .entry(f)
@@ -76,6 +85,10 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                     });
                     stated_around(head, f, i, around, &mut site);
                 }
+                let func = &report.changed[caller.changed_index];
+                if let Some(how) = borrowed_this(&facts, i).filter(|&how| how != func.name) {
+                    site.unbind(how == "apply");
+                }
                 site
             }
             _ => Site::default(),
@@ -83,7 +96,7 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         sites.push(Some(site));
     }
     let contracts = contracts(head, changes, report, &sites);
-    for (caller, site) in report.callers.iter_mut().zip(&sites) {
+    for ((caller, site), at) in report.callers.iter_mut().zip(&sites).zip(places_of) {
         let Some(site) = site else {
             continue;
         };
@@ -109,27 +122,46 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         // not break there; what the call does at run time is the reviewer's to weigh.
         let signature = matches!(func.change, Change::Signature | Change::SignatureAndBody);
         if signature && typed && judged.verdict == Verdict::Breaks && suppressed(head, caller) {
-            judged = Judged {
-                verdict: Verdict::Check,
-                reason: format!(
-                    "{}; a `@ts-expect-error` or `@ts-ignore` comment above the call silences the compiler there",
-                    judged.reason
-                ),
-            };
+            judged = judged.checked(
+                "a `@ts-expect-error` or `@ts-ignore` comment above the call silences the compiler there",
+            );
+        }
+        // The same comment above an argument on a line of its own, or above a member
+        // read of the result: an error in the arguments or at the read is not reported
+        // either (one at the callee still is).
+        let silenced_inside = |(f, i): (FileId, usize)| {
+            let facts = head.facts(f);
+            facts.suppressed_inside(facts.calls[i].pos())
+        };
+        if typed
+            && judged.verdict == Verdict::Breaks
+            && judged.in_arguments_or_read
+            && at.is_some_and(silenced_inside)
+        {
+            judged = judged.checked(
+                "a `@ts-expect-error` or `@ts-ignore` comment inside the call silences the compiler there",
+            );
+        }
+        // `export const shift: (o?: O) => M = shiftCore`: a call of `shift` runs
+        // `shiftCore`, but the compiler checks it against the stated type, and reports
+        // a function that no longer fits it at the declaration.
+        if typed && judged.verdict == Verdict::Breaks {
+            if let Some((f, i)) = at.filter(|&(f, i)| head.callee_has_stated_type(f, i)) {
+                let name = head.facts(f).str(head.facts(f).calls[i].name);
+                judged = judged.checked(format_args!(
+                    "the call goes through `{name}`, whose stated type the compiler checks it against instead"
+                ));
+            }
         }
         // A call the graph only matched by name (or among several candidates) may
         // not reach the changed function at all: what would break it is for the
         // reviewer to confirm.
         if judged.verdict == Verdict::Breaks && caller.confidence != Confidence::Exact {
-            judged = Judged {
-                verdict: Verdict::Check,
-                reason: format!(
-                    "{}; the graph is not sure this call reaches `{}` ({} edge)",
-                    judged.reason,
-                    func.name,
-                    caller.confidence.as_str()
-                ),
-            };
+            judged = judged.checked(format_args!(
+                "the graph is not sure this call reaches `{}` ({} edge)",
+                func.name,
+                caller.confidence.as_str()
+            ));
         }
         caller.judged = Some(judged);
     }
@@ -146,11 +178,22 @@ fn suppressed(head: &Graph, caller: &crate::blast::report::CallerFinding) -> boo
     })
 }
 
+/// `f.call(self, x)` or `f.apply(self, args)`: the name (`call` or `apply`) where call
+/// `i` of `facts` calls its callee's base with a `this` of its own (the graph's edge
+/// goes to `f`, whose parameters begin at the second argument).
+fn borrowed_this<'f>(facts: &Facts<'f>, i: usize) -> Option<&'f str> {
+    match facts.sym(facts.calls[i].callee) {
+        Sym::Member(_, name) => Some(facts.str(name)).filter(|n| matches!(*n, "call" | "apply")),
+        _ => None,
+    }
+}
+
 /// A call in the file of a function it no longer exports: still in scope there.
 fn judged_fine(name: &str) -> Judged {
     Judged {
         verdict: Verdict::Fine,
         reason: format!("`{name}` is no longer exported, and this call is in its own module"),
+        in_arguments_or_read: false,
     }
 }
 
@@ -218,7 +261,17 @@ fn stated_by_callees(head: &Graph, callees: &Callees, call: usize, slot: u8) -> 
     let Some(targets) = u32::try_from(call).ok().and_then(|c| callees.get(&c)) else {
         return ValueKinds::ANY;
     };
-    known_union(targets.iter().map(|t| {
+    // `new Resp(body, init)` reaches the class: its constructor's parameters are the
+    // call's.
+    let callees = targets.iter().flat_map(|&t| {
+        let constructors = head.constructors_of(t);
+        if constructors.is_empty() {
+            vec![t]
+        } else {
+            constructors
+        }
+    });
+    known_union(callees.map(|t| {
         let facts = head.facts(t.file);
         if slot == DefKinds::RESULT {
             facts.def_kinds(t.def, slot)

@@ -8,6 +8,7 @@ mod exports;
 mod global_components;
 mod members;
 mod pairing;
+mod stated;
 mod surface;
 mod value_kinds;
 

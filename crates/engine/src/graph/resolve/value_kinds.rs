@@ -87,7 +87,17 @@ impl Graph {
         resolver.eval_callee(f, callee, &mut callees);
         let mut types = Vals::new();
         for c in callees {
-            resolver.param_of(c, u32::from(slot), 1, &mut types);
+            // `new Frame({ request })`: the constructor's parameter.
+            let constructors = match c {
+                Value::Def(d) => self.constructors_of(d),
+                _ => Vec::new(),
+            };
+            if constructors.is_empty() {
+                resolver.param_of(c, u32::from(slot), 1, &mut types);
+            }
+            for d in constructors {
+                resolver.param_of(Value::Def(d), u32::from(slot), 1, &mut types);
+            }
         }
         let mut out = Vec::new();
         for t in types {
@@ -104,6 +114,25 @@ impl Graph {
             }
         }
         out
+    }
+
+    /// The constructors class `class` declares (overloads and all): what `new C(...)`
+    /// passes its arguments to. Empty for a class without one (or another definition).
+    pub(crate) fn constructors_of(&self, class: DefId) -> Vec<DefId> {
+        let facts = self.facts(class.file);
+        let Some(name) = self.names.get("constructor") else {
+            return Vec::new();
+        };
+        if facts.def(class.def).kind != DefKind::Class {
+            return Vec::new();
+        }
+        self.slot(class.file)
+            .index()
+            .members
+            .get(&(class.def, name))
+            .filter(|&m| facts.def(m).kind == DefKind::Constructor)
+            .map(|m| DefId::new(class.file, m))
+            .collect()
     }
 
     /// A class of the repository's code (not a declaration file's) that extends

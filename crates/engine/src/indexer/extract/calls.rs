@@ -466,12 +466,41 @@ impl<'s> Extractor<'s> {
             _ => return false,
         };
         let pos = self.pos(at);
+        self.note_suppressed_call(site, pos);
         let mut call = CallSite::new(self.current_caller(), kind, sym, name, pos);
         if let Some(args) = self.call_args(site, kind) {
             call.set_args(args);
         }
         self.facts.calls.push(call);
         true
+    }
+
+    /// A call with an argument that starts on a line a `@ts-expect-error` or
+    /// `@ts-ignore` comment governs (a type test's wrong argument, on a line of its
+    /// own), or whose result's member is read on such a line (`match(x)` then `//
+    /// @ts-expect-error` and `.with(...)`): the compiler reports no error at that
+    /// argument or read. Noted by the call's position.
+    fn note_suppressed_call(&mut self, site: Node<'s>, pos: Pos) {
+        if self.facts.suppressed_lines.is_empty() {
+            return;
+        }
+        let governed = |row: usize| {
+            u32::try_from(row).is_ok_and(|row| row > pos.line && self.facts.suppressed(row))
+        };
+        let read = matches!(self.result_reads.last(), Some(&(id, _, row)) if id == site.id() && governed(row as usize));
+        let argument = || {
+            let Some(args) = site.field(Field::Arguments) else {
+                return false;
+            };
+            let mut cursor = args.walk();
+            let found = args
+                .named_children(&mut cursor)
+                .any(|a| a.kind_str() != "comment" && governed(a.start_position().row));
+            found
+        };
+        if read || argument() {
+            self.suppressed_calls.push(pos);
+        }
     }
 
     /// Keeps the call just recorded at `site` for the link sites when its called name

@@ -28,6 +28,10 @@ impl<'s> Extractor<'s> {
         let Some(binding) = self.binding_now(name).filter(|_| self.states_types) else {
             return;
         };
+        // `let value: any`: whatever is assigned to it later fits, a promise too.
+        if ty.is_some_and(states_any) {
+            self.typed_by_value.insert(binding);
+        }
         // The first declaration of a name in a scope is the binding's.
         match self.declared_kinds(ty, value, mutable) {
             Some(kinds) => {
@@ -779,4 +783,21 @@ pub(crate) enum Passed {
     Branch,
     /// It is an element of an array literal that is the argument: `f([g()])`.
     Element,
+}
+
+/// Whether the type annotation `ty` (`: any`, or the type itself) is `any` or `unknown`,
+/// which every value fits.
+fn states_any(ty: Node<'_>) -> bool {
+    let ty = if ty.kind_str() == "type_annotation" {
+        match ty.named_child(0) {
+            Some(t) => t,
+            None => return false,
+        }
+    } else {
+        ty
+    };
+    ty.kind_str() == "predefined_type"
+        && ty
+            .child(0)
+            .is_some_and(|word| matches!(word.kind_str(), "any" | "unknown"))
 }

@@ -215,6 +215,12 @@ fn extract_repaired(
         return Err(SkipReason::TooCostly);
     }
     ex.pop_scope();
+    if !ex.suppressed_calls.is_empty() {
+        let mut calls = std::mem::take(&mut ex.suppressed_calls);
+        calls.sort_unstable();
+        calls.dedup();
+        ex.facts.suppressed_calls = calls.into_iter().collect();
+    }
     if !ex.declaration_only {
         let facts = &ex.facts;
         let imports = facts.imports.iter().map(|i| facts.str(i.specifier));
@@ -306,10 +312,11 @@ pub(crate) struct Extractor<'s> {
     /// The expression an enclosing expression statement holds: a call there is discarded.
     pub(crate) discarded: Option<usize>,
     /// The calls (their node ids) whose results enclosing expressions read members
-    /// of, innermost last, and the members' names (`load().id`, `const { id } =
-    /// load()`): see `shapes`. A stack, so a frame of the recursive walk holds a flag,
-    /// not the names.
-    pub(crate) result_reads: Vec<(usize, Vec<StrId>)>,
+    /// of, innermost last, the members' names (`load().id`, `const { id } =
+    /// load()`) and the line (from 0) a member read by name ends on (0 for a
+    /// pattern's): see `shapes`. A stack, so a frame of the recursive walk holds a
+    /// flag, not the names.
+    pub(crate) result_reads: Vec<(usize, Vec<StrId>, u32)>,
     /// The calls (node ids) whose results enclosing expressions use in a way a promise
     /// cannot be used, innermost last, each with its use (a [`CallShape`] slot: a
     /// stated type, an assignment, an iteration, a condition): see `shapes`.
@@ -338,7 +345,8 @@ pub(crate) struct Extractor<'s> {
     /// The same for the instance fields of the file's classes (`#key: Uint8Array`).
     pub(crate) field_kinds: FxHashMap<(DefIdx, StrId), ValueKinds>,
     /// `let` and `var` names declared without a stated type from a call or from
-    /// nothing: their type is what the call returns (see `note_type_from_value`).
+    /// nothing: their type is what the call returns (see `note_type_from_value`); and
+    /// names stated `any` or `unknown`. A promise assigned to one later fits.
     pub(crate) typed_by_value: FxHashSet<BindingIdx>,
     /// Bindings and fields stated to be of a type named by another binding (`key:
     /// KeyLike`, with `KeyLike` imported): that binding, for the graph to read.
@@ -430,6 +438,10 @@ pub(crate) struct Extractor<'s> {
     /// Calls whose called name a link site can have (see `crate::indexer::links::extract`),
     /// read once the walk is done.
     pub(crate) link_candidates: Vec<Node<'s>>,
+    /// The positions of calls with an argument or a read of their result on a line a
+    /// `@ts-expect-error` comment governs, in the order found (see
+    /// `FileFacts::suppressed_calls`).
+    suppressed_calls: Vec<Pos>,
 }
 
 impl<'s> Extractor<'s> {
@@ -499,6 +511,7 @@ impl<'s> Extractor<'s> {
             generic_alias_kinds: FxHashMap::default(),
             next_qualified: None,
             link_candidates: Vec::new(),
+            suppressed_calls: Vec::new(),
             meter: budget::Meter::for_source(src.len()),
         };
         // StrId 0 is the empty string, so "no name" needs no Option.

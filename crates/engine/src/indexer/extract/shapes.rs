@@ -172,7 +172,8 @@ impl<'s> Extractor<'s> {
             return false;
         }
         let name = self.intern(name);
-        self.result_reads.push((call.id(), vec![name]));
+        let row = u32::try_from(property.end_position().row).unwrap_or(u32::MAX);
+        self.result_reads.push((call.id(), vec![name], row));
         true
     }
 
@@ -222,7 +223,7 @@ impl<'s> Extractor<'s> {
         if keys.is_empty() {
             return false;
         }
-        self.result_reads.push((call.id(), keys));
+        self.result_reads.push((call.id(), keys, 0));
         true
     }
 
@@ -561,7 +562,7 @@ impl<'s> Extractor<'s> {
         for &slot in &slots[..found] {
             self.facts.add_call_shape(call, slot, &[], false);
         }
-        if let Some((id, keys)) = self.result_reads.last_mut() {
+        if let Some((id, keys, _)) = self.result_reads.last_mut() {
             if *id == node.id() && !keys.is_empty() {
                 let keys = std::mem::take(keys);
                 // A result's reads are never all of its members: closed says nothing.
