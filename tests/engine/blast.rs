@@ -1279,6 +1279,21 @@ fn a_function_shifted_onto_an_options_bag_breaks() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A `@ts-expect-error` silences what is reported on the line under it: above a member
+/// read of the result, the read's error, not one in the arguments on the call's first
+/// line; above an argument, that argument's (`tsc` on the fixture's head reports line
+/// 3 only).
+#[test]
+fn a_comment_inside_a_call_silences_the_part_under_it() {
+    let got = use_ts_verdicts("blast/silenced-parts");
+    let short = "passes 2 arguments; `pick` now takes at most 1";
+    let expected = [
+        (3, format!("breaks: {short}")),
+        (6, format!("check: {short}; a `@ts-expect-error` or `@ts-ignore` comment inside the call silences the compiler there")),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// A call through a name stated to be of a function type (`export const shift: (o?:
 /// O) => M = shiftCore`, an alias of one, an interface of call signatures) is checked
 /// by the compiler against that type, not against the function it was given: where

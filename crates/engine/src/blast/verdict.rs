@@ -33,11 +33,23 @@ impl Verdict {
 pub struct Judged {
     pub verdict: Verdict,
     pub reason: String,
-    /// The compiler would report the error this verdict foresees in the call's
-    /// arguments (one too many, one of the wrong kind, an object's keys) or at a member
-    /// read from its result, not at the callee or where the result goes.
+    /// Where the compiler would report the error this verdict foresees.
     #[serde(skip)]
-    pub in_arguments_or_read: bool,
+    pub reported: Reported,
+}
+
+/// Where the compiler reports a call's error: what a `@ts-expect-error` comment
+/// silences depends on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reported {
+    /// At the call itself (a missing argument), or where its result goes.
+    #[default]
+    AtCall,
+    /// At one of its arguments (one too many, one of the wrong kind, an object's
+    /// keys).
+    AtArgument,
+    /// At a member read from its result.
+    AtRead,
 }
 
 impl Judged {
@@ -52,15 +64,14 @@ fn judged(verdict: Verdict, reason: String) -> Judged {
     Judged {
         verdict,
         reason,
-        in_arguments_or_read: false,
+        reported: Reported::AtCall,
     }
 }
 
-/// A verdict whose error the compiler reports in the call's arguments or at a member
-/// read from its result.
-fn judged_in_arguments_or_read(verdict: Verdict, reason: String) -> Judged {
+/// A verdict whose error the compiler reports at an argument or at a read.
+fn judged_at(reported: Reported, verdict: Verdict, reason: String) -> Judged {
     Judged {
-        in_arguments_or_read: true,
+        reported,
         ..judged(verdict, reason)
     }
 }
@@ -624,11 +635,11 @@ fn judge_contract(
                 Some(why) => format!("{reason} ({})", why.split("; ").last().unwrap_or(why)),
                 None => reason,
             };
-            return judged_in_arguments_or_read(Verdict::Breaks, reason);
+            return judged_at(Reported::AtArgument, Verdict::Breaks, reason);
         }
     }
     match (typed, too_many, shifted) {
-        (true, Some(reason), _) => return judged_in_arguments_or_read(Verdict::Breaks, reason),
+        (true, Some(reason), _) => return judged_at(Reported::AtArgument, Verdict::Breaks, reason),
         (true, None, Some(reason)) => return judged(Verdict::Check, reason),
         (false, _, Some(reason)) => return judged(Verdict::Breaks, reason),
         (false, Some(reason), None) => return judged(Verdict::Check, reason),
@@ -663,7 +674,8 @@ fn judge_contract(
             );
         }
         if new.is_async && !old.is_async && !args.awaited && !reads.is_empty() {
-            return judged_in_arguments_or_read(
+            return judged_at(
+                Reported::AtRead,
                 Verdict::Breaks,
                 format!(
                     "reads {} from the result of `{name}`, which is now a promise (not awaited)",
@@ -743,7 +755,8 @@ fn judge_contract(
                     .filter(|k| !keys.iter().any(|have| have == k))
                     .collect();
                 if !missing.is_empty() && !open {
-                    return judged_in_arguments_or_read(
+                    return judged_at(
+                        Reported::AtArgument,
                         Verdict::Breaks,
                         format!(
                             "the object passed as argument {} lacks {}, which `{name}` now requires",
@@ -762,7 +775,8 @@ fn judge_contract(
                     })
                     .collect();
                 if typed && p.closed && !dropped.is_empty() {
-                    return judged_in_arguments_or_read(
+                    return judged_at(
+                        Reported::AtArgument,
                         Verdict::Breaks,
                         format!(
                             "the object passed as argument {} holds {}, which `{name}` no longer takes",

@@ -52,9 +52,13 @@ pub struct FileFacts {
     /// @ts-ignore` comment governs, where the compiler reports no error.
     pub suppressed_lines: ThinVec<u32>,
     /// TypeScript: the positions (ascending) of calls with an argument that starts on
-    /// a line such a comment governs, or whose result's member is read on one (a type
-    /// test's wrong argument on a line of its own): an error there is not reported.
-    pub suppressed_calls: ThinVec<Pos>,
+    /// a line such a comment governs (a type test's wrong argument on a line of its
+    /// own): an error at that argument is not reported.
+    pub suppressed_arguments: ThinVec<Pos>,
+    /// TypeScript: the positions (ascending) of calls whose result's member is read on
+    /// a line such a comment governs (`match(x)`, then `// @ts-expect-error` above
+    /// `.with(...)`): an error at the read is not reported.
+    pub suppressed_reads: ThinVec<Pos>,
     /// Syntax errors tree-sitter recovered from; facts are what it could still read.
     /// Counted after the repairs in `repaired`.
     pub parse_errors: u32,
@@ -1582,10 +1586,16 @@ impl FileFacts {
         self.suppressed_lines.binary_search(&line).is_ok()
     }
 
-    /// Whether the call at `pos` has an argument or a read of its result on a line a
+    /// Whether the call at `pos` has an argument on a line a `@ts-expect-error` or
+    /// `@ts-ignore` comment governs.
+    pub fn argument_suppressed(&self, pos: Pos) -> bool {
+        self.suppressed_arguments.binary_search(&pos).is_ok()
+    }
+
+    /// Whether the call at `pos` has its result's member read on a line a
     /// `@ts-expect-error` or `@ts-ignore` comment governs.
-    pub fn suppressed_inside(&self, pos: Pos) -> bool {
-        self.suppressed_calls.binary_search(&pos).is_ok()
+    pub fn read_suppressed(&self, pos: Pos) -> bool {
+        self.suppressed_reads.binary_search(&pos).is_ok()
     }
 
     /// What a value of the module-level type alias bound by `binding` may be (ANY where
@@ -1701,7 +1711,8 @@ impl FileFacts {
         self.named_params.shrink_to_fit();
         self.alias_kinds.shrink_to_fit();
         self.suppressed_lines.shrink_to_fit();
-        self.suppressed_calls.shrink_to_fit();
+        self.suppressed_arguments.shrink_to_fit();
+        self.suppressed_reads.shrink_to_fit();
         self.argument_names.shrink_to_fit();
         self.property_calls.shrink_to_fit();
         self.type_members.shrink_to_fit();

@@ -201,7 +201,7 @@ mod tests {
             judged: Some(Judged {
                 verdict,
                 reason: reason.into(),
-                in_arguments_or_read: false,
+                reported: Default::default(),
             }),
             callee: "charge".into(),
             changed_index: 0,

@@ -12,7 +12,7 @@ use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::BlastReport;
-use crate::blast::verdict::{judge_site, renamed, Judged, ResultUse, Site, Verdict};
+use crate::blast::verdict::{judge_site, renamed, Judged, Reported, ResultUse, Site, Verdict};
 use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
 use crate::indexer::facts::{CallKind, CallShape, DefKinds, FileFacts, Sym, ValueKinds};
 use crate::indexer::Language;
@@ -131,13 +131,14 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         // either (one at the callee still is).
         let silenced_inside = |(f, i): (FileId, usize)| {
             let facts = head.facts(f);
-            facts.suppressed_inside(facts.calls[i].pos())
+            let at = facts.calls[i].pos();
+            match judged.reported {
+                Reported::AtArgument => facts.argument_suppressed(at),
+                Reported::AtRead => facts.read_suppressed(at),
+                Reported::AtCall => false,
+            }
         };
-        if typed
-            && judged.verdict == Verdict::Breaks
-            && judged.in_arguments_or_read
-            && at.is_some_and(silenced_inside)
-        {
+        if typed && judged.verdict == Verdict::Breaks && at.is_some_and(silenced_inside) {
             judged = judged.checked(
                 "a `@ts-expect-error` or `@ts-ignore` comment inside the call silences the compiler there",
             );
@@ -193,7 +194,7 @@ fn judged_fine(name: &str) -> Judged {
     Judged {
         verdict: Verdict::Fine,
         reason: format!("`{name}` is no longer exported, and this call is in its own module"),
-        in_arguments_or_read: false,
+        reported: Reported::AtCall,
     }
 }
 

@@ -487,19 +487,18 @@ impl<'s> Extractor<'s> {
         let governed = |row: usize| {
             u32::try_from(row).is_ok_and(|row| row > pos.line && self.facts.suppressed(row))
         };
-        let read = matches!(self.result_reads.last(), Some(&(id, _, row)) if id == site.id() && governed(row as usize));
-        let argument = || {
-            let Some(args) = site.field(Field::Arguments) else {
-                return false;
-            };
+        if matches!(self.result_reads.last(), Some(&(id, _, row)) if id == site.id() && governed(row as usize))
+        {
+            self.suppressed_reads.push(pos);
+        }
+        if let Some(args) = site.field(Field::Arguments) {
             let mut cursor = args.walk();
             let found = args
                 .named_children(&mut cursor)
                 .any(|a| a.kind_str() != "comment" && governed(a.start_position().row));
-            found
-        };
-        if read || argument() {
-            self.suppressed_calls.push(pos);
+            if found {
+                self.suppressed_arguments.push(pos);
+            }
         }
     }
 

@@ -215,12 +215,13 @@ fn extract_repaired(
         return Err(SkipReason::TooCostly);
     }
     ex.pop_scope();
-    if !ex.suppressed_calls.is_empty() {
-        let mut calls = std::mem::take(&mut ex.suppressed_calls);
+    let sorted = |mut calls: Vec<Pos>| {
         calls.sort_unstable();
         calls.dedup();
-        ex.facts.suppressed_calls = calls.into_iter().collect();
-    }
+        calls.into_iter().collect()
+    };
+    ex.facts.suppressed_arguments = sorted(std::mem::take(&mut ex.suppressed_arguments));
+    ex.facts.suppressed_reads = sorted(std::mem::take(&mut ex.suppressed_reads));
     if !ex.declaration_only {
         let facts = &ex.facts;
         let imports = facts.imports.iter().map(|i| facts.str(i.specifier));
@@ -438,10 +439,11 @@ pub(crate) struct Extractor<'s> {
     /// Calls whose called name a link site can have (see `crate::indexer::links::extract`),
     /// read once the walk is done.
     pub(crate) link_candidates: Vec<Node<'s>>,
-    /// The positions of calls with an argument or a read of their result on a line a
+    /// The positions of calls with an argument, or a read of their result, on a line a
     /// `@ts-expect-error` comment governs, in the order found (see
-    /// `FileFacts::suppressed_calls`).
-    suppressed_calls: Vec<Pos>,
+    /// `FileFacts::suppressed_arguments` and `suppressed_reads`).
+    suppressed_arguments: Vec<Pos>,
+    suppressed_reads: Vec<Pos>,
 }
 
 impl<'s> Extractor<'s> {
@@ -511,7 +513,8 @@ impl<'s> Extractor<'s> {
             generic_alias_kinds: FxHashMap::default(),
             next_qualified: None,
             link_candidates: Vec::new(),
-            suppressed_calls: Vec::new(),
+            suppressed_arguments: Vec::new(),
+            suppressed_reads: Vec::new(),
             meter: budget::Meter::for_source(src.len()),
         };
         // StrId 0 is the empty string, so "no name" needs no Option.

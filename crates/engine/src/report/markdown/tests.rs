@@ -50,7 +50,7 @@ fn judged(verdict: Verdict, reason: &str) -> Option<crate::blast::report::Judged
     Some(crate::blast::report::Judged {
         verdict,
         reason: reason.into(),
-        in_arguments_or_read: false,
+        reported: Default::default(),
     })
 }
 

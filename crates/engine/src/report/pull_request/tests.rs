@@ -301,12 +301,12 @@ fn a_call_the_new_contract_breaks_fails_the_check_with_its_reason() {
     pr.report.callers[0].judged = Some(Judged {
         verdict: JudgedVerdict::Breaks,
         reason: "passes 1 argument; `formatPrice` now requires 2 (`currency` not passed)".into(),
-        in_arguments_or_read: false,
+        reported: Default::default(),
     });
     pr.report.callers[1].judged = Some(Judged {
         verdict: JudgedVerdict::Fine,
         reason: "passes 2 arguments, as the new signature of `formatPrice` takes".into(),
-        in_arguments_or_read: false,
+        reported: Default::default(),
     });
     let outputs = pr.plan();
     let run = outputs.check_run.unwrap();
@@ -374,7 +374,7 @@ fn callers_the_change_cannot_break_are_counted_not_annotated_and_breaks_come_fir
         Some(Judged {
             verdict,
             reason: reason.into(),
-            in_arguments_or_read: false,
+            reported: Default::default(),
         })
     };
     let mut pr = Pr::money();
@@ -591,7 +591,7 @@ fn calls_elsewhere_that_break_are_counted_first_and_private_ones_never_named() {
             } else {
                 "passes 2 arguments, as the new signature of `formatPrice` takes".into()
             },
-            in_arguments_or_read: false,
+            reported: Default::default(),
         });
     }
     let outputs = pr.plan();
@@ -655,7 +655,7 @@ fn a_refit_check_run_summary_still_counts_what_breaks_elsewhere() {
     found[0].judged = Some(Judged {
         verdict: JudgedVerdict::Breaks,
         reason: "passes 1 argument".into(),
-        in_arguments_or_read: false,
+        reported: Default::default(),
     });
     let too_long = "x".repeat(CHECK_TEXT_CHARS + 1);
     let run = pr.with_analysis(|a| check_run::plan(a, None, &too_long));
