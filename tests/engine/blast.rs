@@ -1329,6 +1329,71 @@ fn a_call_through_call_or_apply_counts_from_its_second_argument() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A parameter of type `T`, `T extends Schema`, takes only what is a `Schema`: with
+/// the parameters swapped, an array, a number or a string passed there breaks (`tsc` on
+/// the fixture's head reports lines 3, 4 and 6), through a second type parameter
+/// bounded by the first too; `T extends string` still takes a string (line 5). A
+/// promise passed there breaks as well (line 7, `build` made async).
+#[test]
+fn a_type_parameter_takes_what_its_constraint_does() {
+    let got = use_ts_verdicts("blast/bounded-generics");
+    let broken = |line: u64| {
+        got.iter()
+            .any(|(l, said)| *l == line && said.starts_with("breaks"))
+    };
+    assert!(broken(3) && broken(4) && broken(6) && broken(7), "{got:#?}");
+    assert!(!broken(5), "{got:#?}");
+}
+
+/// A class method that now requires more, called through the interface the class
+/// implements (a name of that type, or a type parameter bounded by it): the compiler
+/// checks the call against the interface, and reports the class instead (`tsc` on the
+/// fixture's head reports line 4 of `use.ts` only, the class's own instance).
+#[test]
+fn a_call_through_an_implemented_interface_is_checked_against_it() {
+    let got = use_ts_verdicts("blast/interface-calls");
+    let through = "check: passes 2 arguments; `once` now requires 3 (`times` not passed); the call goes through `SocketLike.once`";
+    let expected = [
+        (3, through),
+        (4, "breaks: passes 2 arguments; `once` now requires 3"),
+        (6, through),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
+/// A decorator's call is a call: too few arguments break it, and a decorator factory
+/// made async hands the class a promise, which is no decorator (`tsc` on the
+/// fixture's head reports lines 4, 7 and 10; line 10's spread is not counted here).
+#[test]
+fn a_decorators_call_is_judged_as_a_call() {
+    let got = use_ts_verdicts("blast/decorators");
+    let expected = [
+        (
+            4,
+            "breaks: passes 2 arguments; `Length` now requires 3 (`strict` not passed)",
+        ),
+        (
+            7,
+            "breaks: its result is applied as a decorator, and `Trim` now returns a promise",
+        ),
+        (10, "check: passes a spread"),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
+/// A type the file imports is that type, though a global bears its name (`Response`):
+/// an object literal now passed where a `Response` is stated lacks its keys (`tsc`
+/// on the fixture's head reports both lines).
+#[test]
+fn an_imported_type_is_not_the_global_of_its_name() {
+    let got = use_ts_verdicts("blast/shadowed-globals");
+    let expected = [
+        (2, "breaks: the object passed as argument 1 lacks `id`, `status`, which `accumulate` now requires (`snapshot`)"),
+        (3, "breaks: passes 2 arguments; `accumulate` now takes at most 1"),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// `new Resp(body, normalize(init))`: the class's constructor states what its
 /// arguments must be, as a function's parameters do; a promise fits neither an `Init`
 /// nor a `Request` member of an options object (`tsc` on the fixture's head reports
@@ -1497,6 +1562,12 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         (26, "check: "),
         (28, "check: "),
         (29, "check: "),
+        // A `let` that takes its value from a name stated `any`, or from one typed by
+        // the same call, takes its type from it: a promise fits; from a `string`, not.
+        (35, "check: "),
+        (36, "check: "),
+        (38, "check: "),
+        (41, "breaks: its result is assigned where a type holds"),
     ];
     assert_verdicts_start_with(&assigned, &expected);
     // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any

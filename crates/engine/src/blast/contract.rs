@@ -131,7 +131,8 @@ pub struct Reader<'s> {
     /// JavaScript: JSDoc counts (TypeScript's checker ignores it in `.ts` files).
     reads_jsdoc: bool,
     /// The file's top-level interfaces and type aliases by name (their byte ranges),
-    /// found once for every function asked about.
+    /// and the names it binds otherwise (see [`OTHERWISE_BOUND`]), found once for
+    /// every function asked about.
     types: OnceCell<TypesByName>,
 }
 
@@ -212,8 +213,10 @@ impl<'t> TypeScope<'t> for Scoped<'_, '_, 't> {
     fn declared(&self, name: &str) -> Option<Node<'t>> {
         declared_type(self.file, name)
     }
+    /// A type parameter, or a name the file imports or binds to a class: not a
+    /// global's, whatever it is called.
     fn is_generic(&self, name: &str) -> bool {
-        self.generics.iter().any(|g| g == name)
+        self.generics.iter().any(|g| g == name) || otherwise_bound(self.file, name)
     }
 }
 
@@ -333,8 +336,11 @@ fn read(function: Node, file: &File) -> Contract {
 /// The names of the type parameters in scope at `function`: its own and those of the
 /// functions, classes and interfaces a few levels around it (a method's class, an outer
 /// generic function). Each step up is a walk from the root, so the steps are few.
-fn type_parameters(function: Node, file: &File) -> Vec<String> {
-    let mut names = Vec::new();
+///
+/// With each, its `extends` constraint where it states one (`T extends Schema`),
+/// innermost first.
+fn type_parameters<'t>(function: Node<'t>, file: &File) -> TypeParameters<'t> {
+    let mut found = TypeParameters::default();
     let mut node = Some(function);
     for _ in 0..MAX_SCOPE_LEVELS {
         let Some(n) = node else {
@@ -344,16 +350,53 @@ fn type_parameters(function: Node, file: &File) -> Vec<String> {
             let mut cursor = list.walk();
             for t in list.named_children(&mut cursor) {
                 if let Some(name) = t.child_by_field_name("name") {
-                    names.push(file.text(name));
+                    let name = file.text(name);
+                    let bound = t
+                        .child_by_field_name("constraint")
+                        .and_then(|c| c.named_child(0));
+                    found.bounds.push((name.clone(), bound));
+                    found.names.push(name);
                 }
             }
         }
         node = n.parent();
     }
-    names
+    found
 }
 
-fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
+/// The type parameters in scope at a function (see [`type_parameters`]).
+#[derive(Default)]
+struct TypeParameters<'t> {
+    names: Vec<String>,
+    bounds: Vec<(String, Option<Node<'t>>)>,
+}
+
+impl<'t> TypeParameters<'t> {
+    /// The stated type `ty` (a `type_annotation`), or where it is a type parameter with
+    /// a constraint, that constraint (through those of others, `U extends T`): the
+    /// compiler infers `T` from the argument, then requires it to be a `Schema`.
+    fn through_bounds(&self, ty: Node<'t>, file: &File) -> Node<'t> {
+        let mut at = ty;
+        for _ in 0..MAX_SCOPE_LEVELS {
+            let named = match at.kind() {
+                "type_annotation" => at.named_child(0),
+                _ => Some(at),
+            };
+            let Some(named) = named.filter(|n| n.kind() == "type_identifier") else {
+                break;
+            };
+            let name = file.text(named);
+            // The innermost parameter of that name is the one in scope.
+            match self.bounds.iter().find(|(n, _)| *n == name) {
+                Some((_, Some(bound))) => at = *bound,
+                _ => break,
+            }
+        }
+        at
+    }
+}
+
+fn param<'t>(p: Node<'t>, file: &File, generics: &TypeParameters<'t>) -> Option<Param> {
     let text = |n: Node| file.text(n);
     let (pattern, kind) = match p.kind() {
         "comment" => return None,
@@ -381,8 +424,15 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
     // The stated type is what the compiler checks a call against; a destructuring
     // pattern is what a JavaScript call must fill (and what TypeScript infers the
     // parameter's type from when none is stated).
-    let stated_type = p.child_by_field_name("type");
-    let scope = Scoped { file, generics };
+    let written_type = p.child_by_field_name("type");
+    let stated_type = match kind {
+        ParamKind::Rest => written_type,
+        _ => written_type.map(|t| generics.through_bounds(t, file)),
+    };
+    let scope = Scoped {
+        file,
+        generics: &generics.names,
+    };
     let accepts = match (stated_type, kind) {
         (Some(t), ParamKind::Rest) => type_kinds::accepted_element(t, &scope),
         (Some(t), _) => type_kinds::accepted(t, &scope),
@@ -411,7 +461,10 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
     };
     let accepts = accepts | nullish | optional;
     let named = stated_type
-        .and_then(|t| t.named_child(0))
+        .and_then(|t| match t.kind() {
+            "type_annotation" => t.named_child(0),
+            _ => Some(t),
+        })
         .filter(|_| accepts.is_any() && kind != ParamKind::Rest)
         .and_then(|t| named_elsewhere(t, &scope));
     let stated = stated_type.and_then(|t| members_of_type(t, file, 0));
@@ -432,7 +485,7 @@ fn param(p: Node, file: &File, generics: &[String]) -> Option<Param> {
             .filter(|_| kind != ParamKind::Rest && accepts.meets(ValueKinds::LITERAL_STRING))
             .and_then(|t| type_kinds::string_literals(t, &scope)),
         // One line, however the type was laid out: it is quoted in a reason.
-        stated: stated_type
+        stated: written_type
             .and_then(|t| t.named_child(0))
             .map(|t| short(text(t).split_whitespace().collect::<Vec<_>>().join(" "))),
     })
@@ -458,7 +511,9 @@ fn named_elsewhere<'t>(
         };
         let name = scope.text(t);
         let elsewhere = match t.kind() {
-            "type_identifier" => !scope.is_generic(name) && scope.declared(name).is_none(),
+            "type_identifier" => {
+                !scope.generics.iter().any(|g| g == name) && scope.declared(name).is_none()
+            }
             "nested_type_identifier" => true,
             _ => false,
         };
@@ -548,6 +603,10 @@ fn top_level_types(root: Node, source: &str) -> TypesByName {
     let mut types = TypesByName::default();
     let mut cursor = root.walk();
     for top in root.named_children(&mut cursor) {
+        if top.kind() == "import_statement" {
+            imported_names(top, source, &mut types);
+            continue;
+        }
         let declaration = match top.kind() {
             "export_statement" => match top.child_by_field_name("declaration") {
                 Some(d) => d,
@@ -555,27 +614,81 @@ fn top_level_types(root: Node, source: &str) -> TypesByName {
             },
             _ => top,
         };
-        if !matches!(
-            declaration.kind(),
-            "interface_declaration" | "type_alias_declaration"
-        ) {
-            continue;
-        }
-        if let Some(name) = declaration
+        let Some(name) = declaration
             .child_by_field_name("name")
             .and_then(|n| source.get(n.byte_range()))
-        {
-            types
-                .entry(name.to_string())
-                .or_insert_with(|| declaration.byte_range());
+        else {
+            continue;
+        };
+        match declaration.kind() {
+            "interface_declaration" | "type_alias_declaration" => {
+                let range = declaration.byte_range();
+                let kept = types
+                    .entry(name.to_string())
+                    .or_insert_with(|| range.clone());
+                if *kept == OTHERWISE_BOUND {
+                    *kept = range;
+                }
+            }
+            // A class or an enum of the file may bear a global's name (`class Request`).
+            "class_declaration" | "abstract_class_declaration" | "enum_declaration" => {
+                types.entry(name.to_string()).or_insert(OTHERWISE_BOUND);
+            }
+            _ => {}
         }
     }
     types
 }
 
+/// The range kept for a name the file binds some other way than by an interface or a
+/// type alias (an import, a class): it names no type read here, nor a global.
+const OTHERWISE_BOUND: Range<usize> = 0..0;
+
+/// The names an import statement binds (`import type { Response } from './r'`): a
+/// type of another file, though a global bears the name too.
+fn imported_names(import: Node, source: &str, types: &mut TypesByName) {
+    let Some(clause) = import
+        .named_children(&mut import.walk())
+        .find(|c| c.kind() == "import_clause")
+    else {
+        return;
+    };
+    let mut bind = |n: Node| {
+        if let Some(name) = source.get(n.byte_range()) {
+            types.entry(name.to_string()).or_insert(OTHERWISE_BOUND);
+        }
+    };
+    for part in clause.named_children(&mut clause.walk()) {
+        match part.kind() {
+            "identifier" => bind(part),
+            "namespace_import" => {
+                if let Some(n) = part.named_child(0) {
+                    bind(n);
+                }
+            }
+            "named_imports" => {
+                for spec in part.named_children(&mut part.walk()) {
+                    let local = spec
+                        .child_by_field_name("alias")
+                        .or_else(|| spec.child_by_field_name("name"));
+                    if let Some(n) = local.filter(|_| spec.kind() == "import_specifier") {
+                        bind(n);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether the file binds `name` otherwise than by an interface or a type alias.
+fn otherwise_bound(file: &File, name: &str) -> bool {
+    file.types.get(name) == Some(&OTHERWISE_BOUND)
+}
+
 /// The interface or type alias `name` declared at the top of the file.
 fn declared_type<'t>(file: &File<'_, 't>, name: &str) -> Option<Node<'t>> {
-    let range = file.types.get(name)?;
+    let range = file.types.get(name).filter(|&r| *r != OTHERWISE_BOUND)?;
     let mut node = file
         .root
         .descendant_for_byte_range(range.start, range.end)?;

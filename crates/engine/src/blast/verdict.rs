@@ -115,6 +115,7 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
         ResultUse::Iterated => Some((Verdict::Breaks, "is iterated")),
         ResultUse::Tested => Some((Verdict::Breaks, "is tested as a condition")),
         ResultUse::Called => Some((Verdict::Breaks, "is called")),
+        ResultUse::Decorates => Some((Verdict::Breaks, "is applied as a decorator")),
         ResultUse::Operand => Some((
             Verdict::Breaks,
             "is an operand of arithmetic or of a comparison with a primitive",
@@ -266,6 +267,8 @@ pub enum ResultUse {
     Tested,
     /// It is called: `getFetch()(url)` (a promise is not a function).
     Called,
+    /// It is applied as a decorator: `@Length(1, 9)` (a promise is not a function).
+    Decorates,
     /// It is an operand of arithmetic, or compared with a primitive: `f() > 0`,
     /// `f() === "ok"` (a promise is neither a number nor comparable with one).
     Operand,

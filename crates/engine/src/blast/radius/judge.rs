@@ -11,10 +11,11 @@ use super::named_types::{
 use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
-use crate::blast::report::BlastReport;
+use crate::blast::report::{BlastReport, ChangedFunction};
 use crate::blast::verdict::{judge_site, renamed, Judged, Reported, ResultUse, Site, Verdict};
 use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
-use crate::indexer::facts::{CallKind, CallShape, DefKinds, FileFacts, Sym, ValueKinds};
+use crate::indexer::facts::{CallKind, CallShape, DefKind, DefKinds, FileFacts, Sym, ValueKinds};
+use crate::indexer::language::is_declaration_file;
 use crate::indexer::Language;
 
 /// A file's call sites by 1-based line, column and kind: their index in its facts.
@@ -154,6 +155,17 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                 ));
             }
         }
+        // `socket: SocketLike; socket.once(...)`: the call reaches the class's method
+        // through the interface the class implements (or through a declaration file),
+        // and the compiler checks it against that, reporting the class that no longer
+        // fits it instead.
+        if typed && judged.verdict == Verdict::Breaks {
+            if let Some(through) = at.and_then(|(f, i)| reached_through(head, f, i, func)) {
+                judged = judged.checked(format_args!(
+                    "the call goes through `{through}`, whose signature the compiler checks it against instead"
+                ));
+            }
+        }
         // A call the graph only matched by name (or among several candidates) may
         // not reach the changed function at all: what would break it is for the
         // reviewer to confirm.
@@ -213,7 +225,12 @@ fn result_use(slot: u8) -> Option<ResultUse> {
 
 /// What call `i` of `facts` passes and reads.
 fn site_of(facts: Facts, i: usize) -> Site {
-    let mut site = Site::of(facts.calls[i].args());
+    let call = &facts.calls[i];
+    let mut site = Site::of(call.args());
+    // `@Length(1, 9)`: what the call returns is called with the class or member.
+    if call.kind == CallKind::Decorator && site.args.is_some() {
+        site.uses.push(ResultUse::Decorates);
+    }
     for (shape, keys) in facts.shapes_of(i) {
         let keys: Vec<String> = keys.iter().map(|&k| facts.str(k).to_string()).collect();
         if shape.slot == CallShape::RESULT {
@@ -242,6 +259,31 @@ fn sure_target_counts(head: &Graph, f: FileId) -> FxHashMap<u32, usize> {
             (site, targets.len())
         })
         .collect()
+}
+
+/// What call `i` of `f` reaches the changed function `func` through, where it does not
+/// reach it directly: the method of an interface `func`'s class implements, or a
+/// declaration of it in a declaration file (see `Graph::callers_of`). The compiler
+/// types the call by that, not by `func`.
+fn reached_through(head: &Graph, f: FileId, i: usize, func: &ChangedFunction) -> Option<String> {
+    let site = u32::try_from(i).ok()?;
+    let mut through = None;
+    for edge in head.edges(f).into_iter().filter(|e| e.site() == site) {
+        let facts = head.facts(edge.target.file);
+        let def = facts.def(edge.target.def);
+        let qualified = facts.str(def.qualified);
+        if facts.path == func.file && qualified == func.qualified_name {
+            return None;
+        }
+        let in_interface = def
+            .container()
+            .is_some_and(|c| facts.def(c).kind == DefKind::Interface);
+        let declared = is_declaration_file(&facts.path) && !is_declaration_file(&func.file);
+        if (in_interface || declared) && through.is_none() {
+            through = Some(qualified.to_string());
+        }
+    }
+    through
 }
 
 /// The definitions each call site of `f` calls, where the graph is sure (exact edges).

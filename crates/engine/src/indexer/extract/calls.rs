@@ -514,10 +514,11 @@ impl<'s> Extractor<'s> {
         }
     }
 
-    /// What a call or `new` passes (tagged templates and the rest: None).
+    /// What a call, a `new` or a decorator's call (`@Length(1, 9)`) passes (tagged
+    /// templates and the rest: None).
     #[inline(never)]
     fn call_args(&mut self, site: Node<'s>, kind: CallKind) -> Option<CallArgs> {
-        if !matches!(kind, CallKind::Call | CallKind::New) {
+        if !matches!(kind, CallKind::Call | CallKind::New | CallKind::Decorator) {
             return None;
         }
         let args = site.field(Field::Arguments)?;

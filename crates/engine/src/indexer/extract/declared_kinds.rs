@@ -48,7 +48,7 @@ impl<'s> Extractor<'s> {
     /// `let name = value` without a stated type: where `value` is a call (or
     /// nothing), the name's type is what the call returns (or anything), so a result
     /// assigned to it later may be a promise too (`let qs = getQuery(a)` then `qs =
-    /// getQuery(b)`).
+    /// getQuery(b)`). The same holds where `value` is another such name.
     pub(crate) fn note_type_from_value(&mut self, name: StrId, value: Option<Node<'s>>) {
         if !self.states_types {
             return;
@@ -60,6 +60,12 @@ impl<'s> Extractor<'s> {
                 "await_expression" => v.named_child(0).is_some_and(|c| {
                     super::calls::unwrap_parens(c).kind_str() == "call_expression"
                 }),
+                // `let current = base`, `base` stated `any` or itself typed by a call:
+                // the new name's type is the other's.
+                "identifier" => self
+                    .interned(self.text(v))
+                    .and_then(|other| self.binding_now(other))
+                    .is_some_and(|other| self.typed_by_value.contains(&other)),
                 _ => false,
             },
         };
