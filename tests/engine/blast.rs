@@ -1394,6 +1394,49 @@ fn an_imported_type_is_not_the_global_of_its_name() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A type imported as another file's default export (`import type Reference from
+/// './Reference'`) is read there: a promise fits neither a `number` nor a `Reference`
+/// (`tsc` on the fixture's head reports both lines).
+#[test]
+fn a_default_imported_type_is_read_where_it_is_declared() {
+    let got = use_ts_verdicts("blast/default-types");
+    let passed =
+        "breaks: its result is passed to a parameter whose stated type a promise does not fit";
+    assert_verdicts_start_with(&got, &[(4, passed), (5, passed)]);
+}
+
+/// An object literal now landing on a parameter of a stated object type holds a key
+/// the type does not declare: the compiler rejects it (`tsc` on the fixture's head
+/// reports lines 2 and 3); an empty object type `{}` takes any (line 4).
+#[test]
+fn an_object_literal_with_keys_the_new_parameter_lacks_breaks() {
+    let got = use_ts_verdicts("blast/excess-keys");
+    let broken = |line: u64| {
+        got.iter()
+            .any(|(l, said)| *l == line && said.starts_with("breaks"))
+    };
+    assert!(broken(2) && broken(3), "{got:#?}");
+    assert!(!broken(4), "{got:#?}");
+    let (_, reason) = got.iter().find(|(l, _)| *l == 2).unwrap();
+    assert!(
+        reason.contains("holds `path`, which `build` does not take there"),
+        "{got:#?}"
+    );
+}
+
+/// An interface that extends what is not read here (`Omit<BaseSchema, 'type'>`) still
+/// requires its own members, which a promise lacks (`tsc` on the fixture's head
+/// reports line 2; line 3 casts the promise away).
+#[test]
+fn an_interfaces_own_members_count_when_its_bases_are_not_known() {
+    let got = use_ts_verdicts("blast/partial-bases");
+    let broken = |line: u64| {
+        got.iter()
+            .any(|(l, said)| *l == line && said.starts_with("breaks"))
+    };
+    assert!(broken(2) && !broken(3), "{got:#?}");
+}
+
 /// `new Resp(body, normalize(init))`: the class's constructor states what its
 /// arguments must be, as a function's parameters do; a promise fits neither an `Init`
 /// nor a `Request` member of an options object (`tsc` on the fixture's head reports
@@ -1610,9 +1653,20 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
     assert_verdicts_start_with(&verdicts_in(&got, "src/elements.ts"), &expected);
     // An element of an array returned where the stated return type is an array or a
     // tuple (a named member's too) of a type a promise is not (`tsc` reports 4, 7 and
-    // 13); of `unknown`, it fits.
+    // 13); of `unknown`, it fits. So does an arrow function's expression body, a
+    // conditional's branch too (`tsc` reports 15 and 16), unless the type is `unknown`
+    // or not stated.
     let stated = "breaks: its result goes where a type is stated";
-    let expected = [(4, stated), (7, stated), (10, "check: "), (13, stated)];
+    let expected = [
+        (4, stated),
+        (7, stated),
+        (10, "check: "),
+        (13, stated),
+        (15, stated),
+        (16, stated),
+        (17, "check: "),
+        (18, "check: "),
+    ];
     assert_verdicts_start_with(&verdicts_in(&got, "src/returns.ts"), &expected);
     // A member read from the result on a line of its own that a `@ts-expect-error`
     // governs: the compiler reports nothing there (`tsc` reports 3 and 8).

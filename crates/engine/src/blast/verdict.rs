@@ -184,11 +184,26 @@ fn mistyped(name: &str, old: &Contract, new: &Contract, site: &Site, n: usize) -
             })
             .map(|(k, _)| k.as_str())
             .collect();
-        (!missing.is_empty()).then(|| {
-            format!(
+        if !missing.is_empty() {
+            return Some(format!(
                 "the object passed as argument {} lacks {}, which `{name}` now requires (`{}`)",
                 at + 1,
                 listed(&quoted(&missing)),
+                now.name
+            ));
+        }
+        // A stated object type is all an object literal may hold (an empty one, `{}`,
+        // takes anything).
+        let extra: Vec<&str> = keys
+            .iter()
+            .map(String::as_str)
+            .filter(|k| !now.keys.iter().any(|(nk, _)| nk == k))
+            .collect();
+        (now.closed && !now.keys.is_empty() && !extra.is_empty()).then(|| {
+            format!(
+                "the object passed as argument {} holds {}, which `{name}` does not take there (`{}`)",
+                at + 1,
+                listed(&quoted(&extra)),
                 now.name
             )
         })

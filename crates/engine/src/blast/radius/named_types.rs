@@ -203,9 +203,17 @@ fn type_accepts(
     let Some(base) = def.extends().filter(|_| def.kind == DefKind::Interface) else {
         return own;
     };
+    // What it extends can only add members a value must have: where that is not
+    // known (`extends Omit<Base, 'run'>`), its own members still rule out what lacks
+    // them (NONE: it has none of its own).
+    let own_only = if own == ValueKinds::NONE {
+        ValueKinds::ANY
+    } else {
+        own
+    };
     let bases = types_of_sym(head, d.file, base);
     if bases.is_empty() {
-        return ValueKinds::ANY;
+        return own_only;
     }
     let mut all = own;
     path.push(d);
@@ -213,7 +221,7 @@ fn type_accepts(
         let kinds = type_accepts(head, b, path, done);
         if kinds.is_any() {
             path.pop();
-            return ValueKinds::ANY;
+            return own_only;
         }
         all = all | kinds;
     }
@@ -356,10 +364,13 @@ fn types_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
                 let Some(import) = facts.imports.get(i as usize) else {
                     return Vec::new();
                 };
-                let ImportKind::Named(name) = import.kind else {
-                    return Vec::new();
+                // `import type Reference from './Reference'`: its default export.
+                let name = match import.kind {
+                    ImportKind::Named(name) => facts.str(name),
+                    ImportKind::Default => "default",
+                    _ => return Vec::new(),
                 };
-                let found = exported_types(head, f, i, facts.str(name));
+                let found = exported_types(head, f, i, name);
                 if found.is_empty() {
                     return Vec::new();
                 }

@@ -233,9 +233,14 @@ impl<'s> Extractor<'s> {
     /// many were begun.
     #[inline(never)]
     pub(crate) fn begin_typed_return(&mut self, statement: Node<'s>) -> usize {
+        self.begin_typed_result(statement.named_child(0))
+    }
+
+    /// As [`Self::begin_typed_return`], for the value `value` the function returns (a
+    /// `return`'s, or an arrow function's expression body: `(v): boolean => check(v)`).
+    pub(crate) fn begin_typed_result(&mut self, value: Option<Node<'s>>) -> usize {
         // `return { .. }`, `return [..]`: each member by what the stated type says of it.
-        if let Some(literal) = statement
-            .named_child(0)
+        if let Some(literal) = value
             .map(super::calls::unwrap_parens)
             .filter(|v| matches!(v.kind_str(), "object" | "array"))
         {
@@ -252,7 +257,7 @@ impl<'s> Extractor<'s> {
         }
         let mut begun = 0;
         let mut stack: SmallVec<[Node<'s>; 4]> = SmallVec::new();
-        stack.extend(statement.named_child(0));
+        stack.extend(value);
         while let Some(value) = stack.pop() {
             let value = super::calls::unwrap_parens(value);
             match value.kind_str() {

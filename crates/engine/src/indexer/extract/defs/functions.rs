@@ -161,7 +161,11 @@ impl<'s> Extractor<'s> {
             if inner.kind_str() == "object" && inner != body && self.stated_return().is_some() {
                 self.return_stated_object(body, inner, depth);
             } else {
+                // `(v): boolean => check(v)`: what `check` returns goes where the
+                // function's stated return type holds.
+                let typed = self.begin_typed_result(Some(body));
                 self.visit(body, depth + 1);
+                self.end_typed_uses(typed);
             }
             // `() => new Foo()` returns what its body is.
             if let Some(def) = def {
