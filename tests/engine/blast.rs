@@ -1395,8 +1395,9 @@ fn an_imported_type_is_not_the_global_of_its_name() {
 }
 
 /// A type imported as another file's default export (`import type Reference from
-/// './Reference'`) is read there: a promise fits neither a `number` nor a `Reference`
-/// (`tsc` on the fixture's head reports both lines).
+/// './Reference'`) is read there: a promise fits neither a `number` nor a `Reference`,
+/// a class that requires `getValue`, which no string or array has, though they have
+/// its `toString` (`tsc` on the fixture's head reports both lines).
 #[test]
 fn a_default_imported_type_is_read_where_it_is_declared() {
     let got = use_ts_verdicts("blast/default-types");

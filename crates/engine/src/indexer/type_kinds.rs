@@ -564,10 +564,19 @@ fn optional_member(member: Node) -> bool {
 }
 
 /// What a value of a class's type may be, from its body: an object (an instance, or a
-/// literal of its shape), unless it declares nothing or a member a primitive or an
-/// array has (its shape may then be met by one).
+/// literal of its shape), unless it declares nothing, or nothing a primitive or an
+/// array lacks (its shape may then be met by one): a required member no primitive
+/// or array has (`getValue()` beside `toString()`), or only members of that kind.
 pub fn class_instance<'t>(body: Node<'t>, file: &impl TypeScope<'t>) -> ValueKinds {
-    let mut any_member = false;
+    let (mut any_member, mut shared, mut own_required) = (false, false, false);
+    let mut note = |name: &str, optional: bool| {
+        any_member = true;
+        if PRIMITIVE_MEMBERS.contains(&name) || ARRAY_MEMBERS.contains(&name) {
+            shared = true;
+        } else if !optional {
+            own_required = true;
+        }
+    };
     let mut cursor = body.walk();
     for member in body.named_children(&mut cursor) {
         let Some(name) = member
@@ -596,20 +605,14 @@ pub fn class_instance<'t>(body: Node<'t>, file: &impl TypeScope<'t>) -> ValueKin
                     .any(|x| matches!(x.kind(), "accessibility_modifier" | "readonly"));
                 let field = p.child_by_field_name("pattern").map(|n| file.text(n));
                 if let (true, Some(field)) = (property, field) {
-                    if PRIMITIVE_MEMBERS.contains(&field) || ARRAY_MEMBERS.contains(&field) {
-                        return ValueKinds::ANY;
-                    }
-                    any_member = true;
+                    note(field, p.kind() == "optional_parameter");
                 }
             }
             continue;
         }
-        if PRIMITIVE_MEMBERS.contains(&name) || ARRAY_MEMBERS.contains(&name) {
-            return ValueKinds::ANY;
-        }
-        any_member = true;
+        note(name, optional_member(member));
     }
-    if any_member {
+    if own_required || (any_member && !shared) {
         // (Not a promise: a class of its shape is rare, and one is not told apart.)
         ValueKinds::GLOBAL
     } else {
