@@ -1438,6 +1438,19 @@ fn an_interfaces_own_members_count_when_its_bases_are_not_known() {
     assert!(broken(2) && !broken(3), "{got:#?}");
 }
 
+/// A name holding an awaited call's result is what the callee states its promise
+/// holds (`Promise<CryptoKey | Uint8Array>`): passed where an options bag now is, it
+/// breaks (`tsc` on the fixture's head reports line 4); of `Promise<any>`, not known.
+#[test]
+fn a_name_holding_an_awaited_result_is_what_the_promise_holds() {
+    let got = use_ts_verdicts("blast/awaited-names");
+    let broken = |line: u64| {
+        got.iter()
+            .any(|(l, said)| *l == line && said.starts_with("breaks"))
+    };
+    assert!(broken(4) && !broken(6), "{got:#?}");
+}
+
 /// `new Resp(body, normalize(init))`: the class's constructor states what its
 /// arguments must be, as a function's parameters do; a promise fits neither an `Init`
 /// nor a `Request` member of an options object (`tsc` on the fixture's head reports

@@ -274,6 +274,9 @@ impl DefKinds {
     pub const ELEMENT: u8 = 192;
     /// Places of parameters whose elements are kept.
     pub const MAX_ELEMENT: u8 = 63;
+    /// What awaiting the definition's result gives, where it states a promise
+    /// (`Promise<CryptoKey | Uint8Array>`): the slot past the parameters kept.
+    pub const AWAITED: u8 = 64;
 }
 
 /// The kinds of value something may be, as a set: an argument's, from its syntax (`"a"`
@@ -1671,7 +1674,11 @@ impl FileFacts {
     /// parameter's stated type, or past the parameters kept one by one, a rest
     /// parameter's element type; ANY where they say nothing.
     pub fn param_kinds(&self, def: DefIdx, slot: u8) -> ValueKinds {
-        let own = self.def_kinds(def, slot);
+        // Past the parameters kept, a slot holds no parameter's (see `AWAITED`).
+        let own = match u16::from(slot) < DefKinds::MAX_PARAMS || slot >= DefKinds::REST {
+            true => self.def_kinds(def, slot),
+            false => ValueKinds::ANY,
+        };
         if !own.is_any() || slot >= DefKinds::REST {
             return own;
         }

@@ -93,6 +93,19 @@ pub fn element<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Node<'t>> 
     }
 }
 
+/// The type of the value a promise type holds: `T` of `Promise<T>` (or `PromiseLike<T>`),
+/// through parentheses.
+pub fn promised<'t>(ty: Node<'t>, file: &impl TypeScope<'t>) -> Option<Node<'t>> {
+    let mut ty = ty;
+    while matches!(ty.kind(), "type_annotation" | "parenthesized_type") {
+        ty = ty.named_child(0)?;
+    }
+    match ty.kind() {
+        "generic_type" => global_generic_argument(ty, file, &["Promise", "PromiseLike"]),
+        _ => None,
+    }
+}
+
 /// The type the compiler gives a parameter from its default value: a primitive's, where
 /// the default is one; anything else is not read here.
 pub fn widened(default: ValueKinds) -> ValueKinds {

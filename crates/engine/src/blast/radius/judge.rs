@@ -397,7 +397,11 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
             }
             Some(_) => {}
             None => {
-                let kinds = head.binding_value_kinds(f, named.binding);
+                let mut kinds = head.binding_value_kinds(f, named.binding);
+                // `const key = await importJWK(jwk)`: what the callee states.
+                if kinds.is_any() {
+                    kinds = head.binding_result_kinds(f, named.binding);
+                }
                 if !kinds.is_any() {
                     site.kinds.push((named.slot, kinds));
                 }

@@ -55,6 +55,43 @@ impl Graph {
         all
     }
 
+    /// What the name bound by `binding` in file `f` holds where its value is a call's
+    /// result (`const hash = digest(data)`) or an awaited call's (`const key = await
+    /// importJWK(jwk)`): what every definition the call reaches states it returns (for
+    /// an awaited promise, what the promise holds). ANY otherwise.
+    pub(crate) fn binding_result_kinds(&self, f: FileId, binding: BindingIdx) -> ValueKinds {
+        let facts = self.facts(f);
+        let Some(b) = facts.bindings.get(binding as usize) else {
+            return ValueKinds::ANY;
+        };
+        let (callee, slot) = match facts.sym(b.value) {
+            Sym::Return(callee) => (callee, DefKinds::RESULT),
+            Sym::Awaited(inner) => match facts.sym(inner) {
+                Sym::Return(callee) => (callee, DefKinds::AWAITED),
+                _ => return ValueKinds::ANY,
+            },
+            _ => return ValueKinds::ANY,
+        };
+        let mut resolver = Resolver::new(self, f);
+        let mut values = Vals::new();
+        resolver.eval_callee(f, callee, &mut values);
+        if values.is_empty() {
+            return ValueKinds::ANY;
+        }
+        let mut all = ValueKinds::NONE;
+        for v in values {
+            let Value::Def(d) = v else {
+                return ValueKinds::ANY;
+            };
+            let kinds = self.facts(d.file).def_kinds(d.def, slot);
+            if kinds.is_any() {
+                return ValueKinds::ANY;
+            }
+            all = all | kinds;
+        }
+        all
+    }
+
     /// The definitions module `t` exports as `name`, through its re-exports (`export *
     /// from`, `export { X as name } from`): where a type name imported from an index
     /// file leads.

@@ -440,6 +440,17 @@ impl<'s> Extractor<'s> {
                 kinds,
             });
         }
+        // `Promise<CryptoKey | Uint8Array>`: what `await` of a call of it gives.
+        if let Some(value) = type_kinds::promised(ty, &Declared(self)) {
+            let kinds = type_kinds::held(value, &Declared(self));
+            if !kinds.is_any() {
+                self.facts.def_kinds.push(DefKinds {
+                    def,
+                    slot: DefKinds::AWAITED,
+                    kinds,
+                });
+            }
+        }
     }
 
     /// Argument `index` of the call at `outer` in the facts is `argument`: when it is
