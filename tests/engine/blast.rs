@@ -1451,6 +1451,25 @@ fn a_name_holding_an_awaited_result_is_what_the_promise_holds() {
     assert!(broken(4) && !broken(6), "{got:#?}");
 }
 
+/// A result passed to one of the platform's functions or classes whose parameter a
+/// promise does not fit (`fetch`, `JSON.parse`, `parseInt`, `new Date`) breaks (`tsc`
+/// on the fixture's head reports lines 3 to 6); `console.log` and `String` take any.
+#[test]
+fn a_result_passed_to_a_platform_function_is_checked_against_it() {
+    let got = use_ts_verdicts("blast/platform-calls");
+    let passed =
+        "breaks: its result is passed to a parameter whose stated type a promise does not fit";
+    let expected = [
+        (3, passed),
+        (4, passed),
+        (5, passed),
+        (6, passed),
+        (7, "check: "),
+        (8, "check: "),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// `new Resp(body, normalize(init))`: the class's constructor states what its
 /// arguments must be, as a function's parameters do; a promise fits neither an `Init`
 /// nor a `Request` member of an options object (`tsc` on the fixture's head reports

@@ -14,6 +14,7 @@ mod judge;
 mod named_types;
 mod overlay;
 mod plan;
+mod platform;
 
 use std::collections::BTreeSet;
 
