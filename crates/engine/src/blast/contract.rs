@@ -469,7 +469,9 @@ fn param<'t>(p: Node<'t>, file: &File, generics: &TypeParameters<'t>) -> Option<
         .and_then(|t| named_elsewhere(t, &scope));
     let stated = stated_type.and_then(|t| members_of_type(t, file, 0));
     let (keys, closed) = match (stated, pattern.kind()) {
-        (Some(members), _) if kind != ParamKind::Rest => (members, true),
+        // A type parameter's constraint requires its members but closes nothing: `T`
+        // is inferred from the object literal, whatever else it holds.
+        (Some(members), _) if kind != ParamKind::Rest => (members, stated_type == written_type),
         (_, "object_pattern") => (object_keys(pattern, &text), false),
         _ => (Vec::new(), false),
     };
