@@ -1427,8 +1427,9 @@ fn an_object_literal_with_keys_the_new_parameter_lacks_breaks() {
 }
 
 /// An interface that extends what is not read here (`Omit<BaseSchema, 'type'>`) still
-/// requires its own members, which a promise lacks (`tsc` on the fixture's head
-/// reports line 2; line 3 casts the promise away).
+/// requires its own members, which a promise lacks, whatever type arguments it is
+/// given (`BaseSchema<Issue>`): `tsc` on the fixture's head reports line 2; line 3
+/// casts the promise away.
 #[test]
 fn an_interfaces_own_members_count_when_its_bases_are_not_known() {
     let got = use_ts_verdicts("blast/partial-bases");

@@ -359,6 +359,9 @@ fn types_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
                 None => return Vec::new(),
             },
             Sym::Either(a, b) => stack.extend([a, b]),
+            // `BaseSchema<unknown, unknown, BaseIssue<unknown>>`: the kinds of value an
+            // interface or a class takes do not depend on its type arguments.
+            Sym::Apply(generic, _) => stack.push(generic),
             Sym::Def(d) if is_type(facts.def(d).kind) => out.push(DefId { file: f, def: d }),
             Sym::Import(i) => {
                 let Some(import) = facts.imports.get(i as usize) else {
