@@ -13,7 +13,7 @@ use crate::blast::contract::{Contract, Reader};
 use crate::blast::diff::Change;
 use crate::blast::report::{BlastReport, ChangedFunction};
 use crate::blast::verdict::{judge_site, renamed, Judged, Reported, ResultUse, Site, Verdict};
-use crate::graph::{Confidence, DefId, Facts, FileId, Graph};
+use crate::graph::{Confidence, DefId, Edge, Facts, FileId, Graph};
 use crate::indexer::facts::{CallKind, CallShape, DefKind, DefKinds, FileFacts, Sym, ValueKinds};
 use crate::indexer::language::is_declaration_file;
 use crate::indexer::Language;
@@ -97,6 +97,8 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         sites.push(Some(site));
     }
     let contracts = contracts(head, changes, report, &sites);
+    // Each caller file's edges, read once however many of its calls would break.
+    let mut edges_of: FxHashMap<FileId, Vec<Edge>> = FxHashMap::default();
     for ((caller, site), at) in report.callers.iter_mut().zip(&sites).zip(places_of) {
         let Some(site) = site else {
             continue;
@@ -160,7 +162,11 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
         // and the compiler checks it against that, reporting the class that no longer
         // fits it instead.
         if typed && judged.verdict == Verdict::Breaks {
-            if let Some(through) = at.and_then(|(f, i)| reached_through(head, f, i, func)) {
+            let through = at.and_then(|(f, i)| {
+                let edges = edges_of.entry(f).or_insert_with(|| head.edges(f));
+                reached_through(head, edges, i, func)
+            });
+            if let Some(through) = through {
                 judged = judged.checked(format_args!(
                     "the call goes through `{through}`, whose signature the compiler checks it against instead"
                 ));
@@ -261,14 +267,20 @@ fn sure_target_counts(head: &Graph, f: FileId) -> FxHashMap<u32, usize> {
         .collect()
 }
 
-/// What call `i` of `f` reaches the changed function `func` through, where it does not
-/// reach it directly: the method of an interface `func`'s class implements, or a
-/// declaration of it in a declaration file (see `Graph::callers_of`). The compiler
-/// types the call by that, not by `func`.
-fn reached_through(head: &Graph, f: FileId, i: usize, func: &ChangedFunction) -> Option<String> {
+/// What call `i` of a file whose edges (sorted by site) are `edges` reaches the changed
+/// function `func` through, where it does not reach it directly: the method of an
+/// interface `func`'s class implements, or a declaration of it in a declaration file
+/// (see `Graph::callers_of`). The compiler types the call by that, not by `func`.
+fn reached_through(
+    head: &Graph,
+    edges: &[Edge],
+    i: usize,
+    func: &ChangedFunction,
+) -> Option<String> {
     let site = u32::try_from(i).ok()?;
+    let start = edges.partition_point(|e| e.site() < site);
     let mut through = None;
-    for edge in head.edges(f).into_iter().filter(|e| e.site() == site) {
+    for edge in edges[start..].iter().take_while(|e| e.site() == site) {
         let facts = head.facts(edge.target.file);
         let def = facts.def(edge.target.def);
         let qualified = facts.str(def.qualified);
