@@ -1646,6 +1646,9 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         (36, "check: "),
         (38, "check: "),
         (41, "breaks: its result is assigned where a type holds"),
+        // A callback's parameter of no stated type takes its type from the context
+        // (`{}`, the initial value's, here).
+        (47, "check: "),
     ];
     assert_verdicts_start_with(&assigned, &expected);
     // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any

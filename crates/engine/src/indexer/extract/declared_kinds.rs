@@ -74,6 +74,16 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// A parameter `name` with neither a stated type nor a default: its type is the
+    /// one its context gives a callback's (`reduce((prev, x) => ...)`, `prev` of the
+    /// initial value's type, `{}` perhaps), or `any`. Not known here, so what is
+    /// assigned to it later may be a promise too.
+    pub(crate) fn note_untyped_parameter(&mut self, name: StrId) {
+        if let (true, Some(binding)) = (self.states_types, self.binding_now(name)) {
+            self.typed_by_value.insert(binding);
+        }
+    }
+
     /// The binding of the type a `type_annotation` names, when it is a plain name
     /// bound in the file (imported or declared there): `KeyLike` in `key: KeyLike`; or
     /// a namespace's binding and the member named (`types.JWK`). A union of it with

@@ -190,6 +190,9 @@ impl<'s> Extractor<'s> {
                             p.field(Field::Value),
                             true,
                         );
+                        if p.field(Field::Type).is_none() && p.field(Field::Value).is_none() {
+                            self.note_untyped_parameter(name);
+                        }
                     }
                     // `constructor(private repo: Repo)` declares a field too.
                     let is_property = self
