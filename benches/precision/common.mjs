@@ -146,7 +146,8 @@ export function linkWorkspaces(repo) {
     }
   };
   for (const p of patterns.filter((p) => !p.startsWith("!"))) {
-    const clean = p.replace(/^\.\//, "").replace(/\/$/, "");
+    // `packages/**/*` is `packages/**`: every directory below.
+    const clean = p.replace(/^\.\//, "").replace(/\/$/, "").replace(/\/\*\*\/\*$/, "/**");
     if (clean.endsWith("/**")) walk(path.join(repo, clean.slice(0, -3)), 6);
     else if (clean.endsWith("/*")) walk(path.join(repo, clean.slice(0, -2)), 0);
     else dirs.add(path.join(repo, clean));
