@@ -442,23 +442,16 @@ impl<'s> Extractor<'s> {
         if !self.states_types {
             return;
         }
-        let kinds = type_kinds::held(ty, &Declared(self));
-        if !kinds.is_any() {
-            self.facts.def_kinds.push(DefKinds {
-                def,
-                slot: DefKinds::RESULT,
-                kinds,
-            });
-        }
-        // `Promise<CryptoKey | Uint8Array>`: what `await` of a call of it gives.
-        if let Some(value) = type_kinds::promised(ty, &Declared(self)) {
-            let kinds = type_kinds::held(value, &Declared(self));
+        // And for `Promise<CryptoKey | Uint8Array>`, what `await` of a call of it gives.
+        let awaited = type_kinds::promised(ty, &Declared(self));
+        let stated = [(DefKinds::RESULT, Some(ty)), (DefKinds::AWAITED, awaited)];
+        for (slot, ty) in stated {
+            let Some(ty) = ty else {
+                continue;
+            };
+            let kinds = type_kinds::held(ty, &Declared(self));
             if !kinds.is_any() {
-                self.facts.def_kinds.push(DefKinds {
-                    def,
-                    slot: DefKinds::AWAITED,
-                    kinds,
-                });
+                self.facts.def_kinds.push(DefKinds { def, slot, kinds });
             }
         }
     }
