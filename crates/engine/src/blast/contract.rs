@@ -131,12 +131,14 @@ pub struct Reader<'s> {
     /// JavaScript: JSDoc counts (TypeScript's checker ignores it in `.ts` files).
     reads_jsdoc: bool,
     /// The file's top-level interfaces and type aliases by name (their byte ranges),
-    /// and the names it binds otherwise (see [`OTHERWISE_BOUND`]), found once for
-    /// every function asked about.
+    /// and (with no range) the names it binds otherwise, found once for every
+    /// function asked about.
     types: OnceCell<TypesByName>,
 }
 
-type TypesByName = FxHashMap<String, Range<usize>>;
+/// A name bound by an import or a class (no range) names no type read here, nor a
+/// global.
+type TypesByName = FxHashMap<String, Option<Range<usize>>>;
 
 impl<'s> Reader<'s> {
     pub fn new(language: Language, source: &'s str) -> Reader<'s> {
@@ -206,6 +208,12 @@ struct Scoped<'a, 's, 't> {
     generics: &'a [String],
 }
 
+impl Scoped<'_, '_, '_> {
+    fn is_type_parameter(&self, name: &str) -> bool {
+        self.generics.iter().any(|g| g == name)
+    }
+}
+
 impl<'t> TypeScope<'t> for Scoped<'_, '_, 't> {
     fn text(&self, node: Node<'t>) -> &str {
         self.file.source.get(node.byte_range()).unwrap_or_default()
@@ -216,7 +224,7 @@ impl<'t> TypeScope<'t> for Scoped<'_, '_, 't> {
     /// A type parameter, or a name the file imports or binds to a class: not a
     /// global's, whatever it is called.
     fn is_generic(&self, name: &str) -> bool {
-        self.generics.iter().any(|g| g == name) || otherwise_bound(self.file, name)
+        self.is_type_parameter(name) || otherwise_bound(self.file, name)
     }
 }
 
@@ -513,9 +521,7 @@ fn named_elsewhere<'t>(
         };
         let name = scope.text(t);
         let elsewhere = match t.kind() {
-            "type_identifier" => {
-                !scope.generics.iter().any(|g| g == name) && scope.declared(name).is_none()
-            }
+            "type_identifier" => !scope.is_type_parameter(name) && scope.declared(name).is_none(),
             "nested_type_identifier" => true,
             _ => false,
         };
@@ -624,27 +630,20 @@ fn top_level_types(root: Node, source: &str) -> TypesByName {
         };
         match declaration.kind() {
             "interface_declaration" | "type_alias_declaration" => {
-                let range = declaration.byte_range();
-                let kept = types
-                    .entry(name.to_string())
-                    .or_insert_with(|| range.clone());
-                if *kept == OTHERWISE_BOUND {
-                    *kept = range;
+                let kept = types.entry(name.to_string()).or_default();
+                if kept.is_none() {
+                    *kept = Some(declaration.byte_range());
                 }
             }
             // A class or an enum of the file may bear a global's name (`class Request`).
             "class_declaration" | "abstract_class_declaration" | "enum_declaration" => {
-                types.entry(name.to_string()).or_insert(OTHERWISE_BOUND);
+                types.entry(name.to_string()).or_default();
             }
             _ => {}
         }
     }
     types
 }
-
-/// The range kept for a name the file binds some other way than by an interface or a
-/// type alias (an import, a class): it names no type read here, nor a global.
-const OTHERWISE_BOUND: Range<usize> = 0..0;
 
 /// The names an import statement binds (`import type { Response } from './r'`): a
 /// type of another file, though a global bears the name too.
@@ -657,7 +656,7 @@ fn imported_names(import: Node, source: &str, types: &mut TypesByName) {
     };
     let mut bind = |n: Node| {
         if let Some(name) = source.get(n.byte_range()) {
-            types.entry(name.to_string()).or_insert(OTHERWISE_BOUND);
+            types.entry(name.to_string()).or_default();
         }
     };
     for part in clause.named_children(&mut clause.walk()) {
@@ -685,12 +684,12 @@ fn imported_names(import: Node, source: &str, types: &mut TypesByName) {
 
 /// Whether the file binds `name` otherwise than by an interface or a type alias.
 fn otherwise_bound(file: &File, name: &str) -> bool {
-    file.types.get(name) == Some(&OTHERWISE_BOUND)
+    file.types.get(name).is_some_and(Option::is_none)
 }
 
 /// The interface or type alias `name` declared at the top of the file.
 fn declared_type<'t>(file: &File<'_, 't>, name: &str) -> Option<Node<'t>> {
-    let range = file.types.get(name).filter(|&r| *r != OTHERWISE_BOUND)?;
+    let range = file.types.get(name)?.as_ref()?;
     let mut node = file
         .root
         .descendant_for_byte_range(range.start, range.end)?;
