@@ -227,13 +227,22 @@ function indexBase(programs) {
             let end = node.end;
             let outer = node.parent;
             while (outer && (ts.isParenthesizedExpression(outer) || ts.isNonNullExpression(outer) || ts.isAwaitExpression(outer))) outer = outer.parent;
-            if (outer && ts.isPropertyAccessExpression(outer)) end = Math.max(end, outer.name.end);
+            // The member read off the result is this call's to answer for, not the
+            // chained call whose callee it is (`app.get(a)\n.get(b)`: a promise's
+            // missing `get` is reported at the second line's name, and is the first
+            // call's doing; of the second call, whose receiver is then an error, the
+            // checker says nothing).
+            let claim = null;
+            if (outer && ts.isPropertyAccessExpression(outer)) {
+              end = Math.max(end, outer.name.end);
+              claim = outer.name.getStart();
+            }
             if (outer && ts.isVariableDeclaration(outer) && ts.isObjectBindingPattern(outer.name)) start = Math.min(start, outer.name.getStart());
             // A result that does not fit a declaration's stated type is reported at the
             // declared name, which may sit lines before the call (`const t: T<{\n..}> =`).
             if (outer && ts.isVariableDeclaration(outer) && outer.type) start = Math.min(start, outer.name.getStart());
             sites.get(k).set(`${f}:${line}`, {
-              file: f, line, start, end, text: node.getText().split("\n")[0].slice(0, 100), recursive,
+              file: f, line, start, end, claim, callee: name.getStart(), text: node.getText().split("\n")[0].slice(0, 100), recursive,
             });
           }
         }
@@ -423,7 +432,29 @@ function shuffled(list, seed) {
   return out;
 }
 
+// A config whose `lib` has no DOM, in a project whose code uses the web platform's
+// classes (`new Response(...)`, `: Request`): the project brings them by a package the
+// clone has not installed (elysia's bun-types), and without them every such type is an
+// error type, which takes a promise or anything else. The checker is given the DOM's
+// declarations instead, as it is given an ES lib above.
+const WEB_USE = /\bnew (Response|Request|Headers|Blob|File|FormData|ReadableStream)\(|:\s*(Response|Request|Headers|Blob|File|FormData|ReadableStream)\b/;
+function withWebPlatform(programs) {
+  const added = [];
+  for (const [i, g] of groups.entries()) {
+    const lib = g.options.lib ?? [];
+    if (lib.some((l) => /dom/i.test(l))) continue;
+    const checker = programs[i].getTypeChecker();
+    if (checker.resolveName?.("Response", undefined, ts.SymbolFlags.Value, false)) continue;
+    if (!g.files.some((f) => WEB_USE.test(ts.sys.readFile(f) ?? ""))) continue;
+    g.options = { ...g.options, lib: [...(lib.length ? lib : ["lib.esnext.d.ts"]), "lib.dom.d.ts", "lib.dom.iterable.d.ts"] };
+    programs[i] = ts.createProgram(g.files, g.options, makeHost(g.options));
+    added.push(g.config ? rel(g.config) : "(no config)");
+  }
+  return added;
+}
+
 const basePrograms = buildPrograms();
+const WEB_ADDED = withWebPlatform(basePrograms);
 const { candidates, sites } = indexBase(basePrograms);
 const eligible = [...candidates.entries()]
   .filter(([k]) => [...(sites.get(k)?.values() ?? [])].some((s) => !s.recursive))
@@ -456,6 +487,7 @@ if (TRUTH) {
 
 console.log(`repo         ${SOURCE} at ${BASE_COMMIT}`);
 console.log(`candidates   ${eligible.length} exported functions and methods with calls the checker resolves; ${chosen.length} chosen (seed ${SEED})`);
+console.log(`platform     ${WEB_ADDED.length ? "the DOM's declarations added to " + WEB_ADDED.join(", ") : "as configured"}`);
 console.log(`workspace    ${LINKED.length ? LINKED.length + " packages linked into node_modules (" + LINKED.slice(0, 6).join(", ") + (LINKED.length > 6 ? ", ..." : "") + ")" : "no packages linked"}`);
 
 const results = [];
@@ -516,10 +548,17 @@ outer: for (const [key, cand] of chosen) {
         }
         return headDiagCache.get(file);
       };
-      const newAt = (file, line, span) => {
+      // Head offsets of the members read off the sites' results (see `claim`): a
+      // missing member reported there is the site's whose result it is.
+      const delta = r.length - (b - a);
+      const shifted = (file, pos) => (file === cand.file && pos >= b ? pos + delta : pos);
+      const claims = new Set(tsSites.filter((s) => s.claim !== null && s.claim !== undefined).map((s) => `${s.file}:${shifted(s.file, s.claim)}`));
+      const MISSING_MEMBER = new Set([2339, 2551]);
+      const newAt = (file, line, span, own = null) => {
         const base = baseDiags(file);
         const head = headDiags(file);
         if (!head) return [];
+        const claimedElsewhere = (d) => MISSING_MEMBER.has(d.code) && d.start !== own && claims.has(`${file}:${d.start}`);
         const out = [];
         const lines = new Set([line]);
         if (span) {
@@ -531,7 +570,7 @@ outer: for (const [key, cand] of chosen) {
             if (l !== line && !(span && d.start < span.end && d.end >= span.start)) continue;
             const i = before.indexOf(d.key);
             if (i >= 0) before.splice(i, 1);
-            else out.push(`TS${d.code}: ${d.msg}`.slice(0, 160));
+            else if (!claimedElsewhere(d)) out.push(`TS${d.code}: ${d.msg}`.slice(0, 160));
           }
         }
         return [...new Set(out)];
@@ -547,13 +586,19 @@ outer: for (const [key, cand] of chosen) {
         if (s.recursive && !v) continue;
         // A site's span is in base's offsets: in the mutated file, past the edit, head's
         // are shifted by what the edit added.
-        const delta = r.length - (b - a);
         const span = s.file === cand.file && s.start >= b ? { start: s.start + delta, end: s.end + delta } : s;
         // An earlier run read a recursive call's diagnostics on its first line only.
         const fresh = s.recursive ? undefined : known;
         const checked = baseDiags(s.file) !== null && (fresh?.has(k) || headDiags(s.file) !== null);
-        const diags = fresh?.get(k) ?? newAt(s.file, s.line, span);
-        rec.sites.push({ site: k, tsSite: true, checked, diags, verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
+        const own = s.claim === null || s.claim === undefined ? null : shifted(s.file, s.claim);
+        const diags = fresh?.get(k) ?? newAt(s.file, s.line, span, own);
+        // A call whose receiver is another site's result, now missing the member it
+        // calls: the checker reports the receiver and judges nothing of this call.
+        const callee = shifted(s.file, s.callee);
+        const shadowed = !fresh?.has(k) && claims.has(`${s.file}:${callee}`)
+          && (headDiags(s.file)?.get(s.line) ?? []).some((d) => d.start === callee && MISSING_MEMBER.has(d.code)
+            && !(baseDiags(s.file)?.get(s.line) ?? []).some((x) => x.start === s.callee && x.code === d.code));
+        rec.sites.push({ site: k, tsSite: true, checked: checked && !shadowed, shadowed, diags, verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
       }
       for (const [k, v] of ours) {
         if (seen.has(k)) continue;
