@@ -1227,6 +1227,20 @@ fn a_result_in_an_object_passed_to_a_typed_parameter_breaks_as_a_promise() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A result made a promise that is a property of an object literal one level down in
+/// the options (`{ validator: { defaultMessage: buildMessage() } }`) breaks where the
+/// options' member is stated to be an interface whose member is a method (no object
+/// literal is the union's `Function`); a member of type `unknown`, or one of a type
+/// not read (`Record<...>`), takes it or does not say. (`tsc` on the fixture's head
+/// reports line 3.)
+#[test]
+fn a_result_in_an_object_nested_in_the_options_breaks_as_a_promise() {
+    let got = use_ts_verdicts("blast/nested-properties");
+    let member = "breaks: its result is a property of an object passed where the property's stated type a promise does not fit";
+    let expected = [(3, member), (4, "check: "), (5, "check: ")];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// An argument that is a call of the platform's says its kind of value by the
 /// platform's types (`String(x)`, `JSON.stringify(x)`, a string's or an array's
 /// method on a value known to be one): swapped onto a `number`, or an array onto an
@@ -1649,6 +1663,10 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         // A callback's parameter of no stated type takes its type from the context
         // (`{}`, the initial value's, here).
         (47, "check: "),
+        // A member of `this` in a method of an object literal cast `as any` (`this`
+        // is `any`), or of a class's instance (the field's type).
+        (57, "check: "),
+        (65, "breaks: its result is assigned where a type holds"),
     ];
     assert_verdicts_start_with(&assigned, &expected);
     // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any

@@ -172,12 +172,14 @@ pub struct ArgumentCall {
 
 /// `outer(..., { key: inner(...) }, ...)`: call `inner`'s result is property `key` of
 /// the object literal passed as argument `slot` (from 0) of call `outer` (indices in
-/// [`FileFacts::calls`]).
+/// [`FileFacts::calls`]); with `nested`, it is that property of the object literal
+/// that is property `key` (`outer({ key: { nested: inner() } })`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PropertyCall {
     pub outer: u32,
     pub inner: u32,
     pub key: StrId,
+    pub nested: Option<StrId>,
     pub slot: u8,
 }
 
@@ -236,7 +238,7 @@ pub struct AliasKinds {
 
 /// Member `name` of the interface (or object type alias) `def`: whether an object of
 /// the type must hold it (no `?`), and what a value of its stated type may be (ANY
-/// where that is not known, and for a method).
+/// where that is not known; a method's is a function).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypeMember {
     pub def: DefIdx,
@@ -1806,6 +1808,7 @@ impl FileFacts {
         }
         for p in &mut self.property_calls {
             p.key = f(p.key);
+            p.nested = p.nested.map(&mut *f);
         }
         for m in &mut self.type_members {
             m.name = f(m.name);

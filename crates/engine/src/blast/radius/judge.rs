@@ -5,8 +5,8 @@
 use rustc_hash::FxHashMap;
 
 use super::named_types::{
-    alias_kinds, known_union, member_kinds, named_type, named_type_by_name, type_keys, type_kinds,
-    union_kinds,
+    alias_kinds, known_union, member_kinds, member_types, named_type, named_type_by_name,
+    type_keys, type_kinds, union_kinds,
 };
 use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
@@ -434,9 +434,16 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
     // `persist(init, { storage: createStorage() })`: the result is a member of an
     // object whose type the outer callee states (`options: PersistOptions`).
     if let Some(p) = facts.property_call(i) {
-        let types = head.param_type_defs(f, p.outer as usize, p.slot);
+        let mut types = head.param_type_defs(f, p.outer as usize, p.slot);
+        let mut key = facts.str(p.key);
+        // `ValidateBy({ validator: { defaultMessage: buildMessage() } })`: a member of
+        // the object the options' member is.
+        if let Some(nested) = p.nested {
+            types = member_types(head, &types, key);
+            key = facts.str(nested);
+        }
         if !types.is_empty() {
-            let accepts = member_kinds(head, &types, facts.str(p.key));
+            let accepts = member_kinds(head, &types, key);
             if !accepts.is_any() && !accepts.meets(ValueKinds::PROMISE) {
                 site.uses.push(ResultUse::Member);
             }

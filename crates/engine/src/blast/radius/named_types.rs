@@ -251,6 +251,76 @@ pub(super) fn member_kinds(head: &Graph, defs: &[DefId], key: &str) -> ValueKind
     }))
 }
 
+/// The interfaces and classes the member `key` of a value of the interfaces `defs` is
+/// stated to be of, where an object literal is what it holds (`validator: Constraint |
+/// Function`: `Constraint`, as no object literal is a `Function`); empty where one of
+/// `defs` does not state it as such types.
+pub(super) fn member_types(head: &Graph, defs: &[DefId], key: &str) -> Vec<DefId> {
+    let Some(name) = head.names.get(key) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for &d in defs {
+        let mut found = false;
+        for t in extends_walk(head, d) {
+            let facts = head.facts(t.file);
+            if facts.def(t.def).kind != DefKind::Interface {
+                break;
+            }
+            let props: Vec<SymId> = head
+                .slot(t.file)
+                .index()
+                .props
+                .get(&(t.def, name))
+                .collect();
+            if props.is_empty() {
+                continue;
+            }
+            for sym in props {
+                let types = object_types_of_sym(head, t.file, sym);
+                if types.is_empty() {
+                    return Vec::new();
+                }
+                out.extend(types);
+            }
+            found = true;
+            break;
+        }
+        if !found {
+            return Vec::new();
+        }
+    }
+    out
+}
+
+/// The interfaces and classes of the stated type `sym` of file `f` that an object
+/// literal may be (see [`member_types`]): the global `Function` is left out of a
+/// union; empty where a part of it is no such type.
+fn object_types_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
+    let facts = head.facts(f);
+    let mut out = Vec::new();
+    let mut stack = vec![sym];
+    while let Some(sym) = stack.pop() {
+        if out.len() + stack.len() > 16 {
+            return Vec::new();
+        }
+        match facts.sym(sym) {
+            Sym::Instance(of) => stack.push(of),
+            Sym::Either(a, b) => stack.extend([a, b]),
+            Sym::Global(name) if facts.str(name) == "Function" => {}
+            _ => {
+                let types = types_of_sym(head, f, sym);
+                if types.is_empty() {
+                    return Vec::new();
+                }
+                out.extend(types);
+            }
+        }
+    }
+    // Only `Function`: no type an object literal may be.
+    out
+}
+
 /// The members an object of the interface `defs` names must or may hold (those of the
 /// interfaces it extends too, where they are found): empty unless it is one interface.
 pub(super) fn type_keys(head: &Graph, defs: &[DefId]) -> Vec<(String, bool)> {

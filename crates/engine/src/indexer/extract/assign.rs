@@ -17,8 +17,11 @@ impl<'s> Extractor<'s> {
         // declaration took it from a call (`let qs = getQuery(a)` takes whatever
         // `getQuery` returns, `qs = getQuery(b)` too) or from nothing. An element
         // (`out[key] = f()`) is left alone: records and arrays of `unknown` or `any`,
-        // or a value narrowed to one (`if (isArray(value))`), take anything.
+        // or a value narrowed to one (`if (isArray(value))`), take anything; so is a
+        // member of a `this` that no class or named object gives a type (a method of
+        // an object literal cast `as any`: `this` is `any` there).
         let slot = match left.kind_str() {
+            "member_expression" if self.member_of_untyped_this(left) => 0,
             "member_expression" => CallShape::ASSIGNED,
             "identifier" if self.holds_a_fixed_type(left) => CallShape::ASSIGNED,
             "array_pattern" => CallShape::ITERATED,
@@ -29,6 +32,14 @@ impl<'s> Extractor<'s> {
         if used {
             self.end_typed_use();
         }
+    }
+
+    /// `this.x`, where `this` is not known to be a class's or a named object's.
+    fn member_of_untyped_this(&self, member: Node<'s>) -> bool {
+        member
+            .field(Field::Object)
+            .is_some_and(|o| o.kind_str() == "this")
+            && matches!(self.current_this(), ThisCtx::Unknown)
     }
 
     /// Whether the name `name` has a type that its declaration fixed (a name not

@@ -228,7 +228,8 @@ impl<'s> Extractor<'s> {
     }
 
     /// A property or method signature `member` of the interface (or object type
-    /// alias) `def`: its name, whether it is required, and what its stated type holds,
+    /// alias) `def`: its name, whether it is required, and what its stated type holds
+    /// (a method's, a function),
     /// for calls in other files that pass an object where the type is stated.
     pub(crate) fn note_type_member(&mut self, def: DefIdx, member: Node<'s>) {
         if !self.states_types {
@@ -241,6 +242,8 @@ impl<'s> Extractor<'s> {
         let required = !member.children(&mut cursor).any(|c| c.kind_str() == "?");
         let kinds = match (member.kind_str(), member.field(Field::Type)) {
             ("property_signature", Some(ty)) => type_kinds::held(ty, &Declared(self)),
+            // `defaultMessage?(args): string`: a function, whatever it returns.
+            ("method_signature", _) => ValueKinds::FUNCTION,
             _ => ValueKinds::ANY,
         };
         let kept = self
@@ -535,27 +538,45 @@ impl<'s> Extractor<'s> {
 
     /// `outer(..., { key: inner() }, ...)`: the object literal `object` is argument
     /// `slot` of the call at `outer`; each of its first properties whose value is a
-    /// call is noted until that call is recorded (see [`Self::argument_call_recorded`]).
+    /// call is noted until that call is recorded (see [`Self::argument_call_recorded`]),
+    /// and so is each of the first of an object literal one level down
+    /// (`{ validator: { defaultMessage: build() } }`).
     fn note_property_calls(&mut self, outer: u32, slot: u8, object: Node<'s>) {
+        for (key, value) in self.object_pairs(object) {
+            match value.kind_str() {
+                "call_expression" => self
+                    .property_calls
+                    .push((value.id(), outer, slot, key, None)),
+                "object" => {
+                    for (nested, inner) in self.object_pairs(value) {
+                        if inner.kind_str() == "call_expression" {
+                            self.property_calls
+                                .push((inner.id(), outer, slot, key, Some(nested)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The first properties of the object literal `object` that have a plain key, with
+    /// their values (parentheses aside).
+    fn object_pairs(&mut self, object: Node<'s>) -> SmallVec<[(StrId, Node<'s>); 8]> {
         let mut cursor = object.walk();
         let pairs: SmallVec<[Node<'s>; 8]> = object
             .named_children(&mut cursor)
             .filter(|p| p.kind_str() == "pair")
             .take(PropertyCall::MAX_PER_OBJECT)
             .collect();
-        for pair in pairs {
-            let (Some(key), Some(value)) = (pair.field(Field::Key), pair.field(Field::Value))
-            else {
-                continue;
-            };
-            let value = super::calls::unwrap_parens(value);
-            if value.kind_str() != "call_expression" {
-                continue;
-            }
-            if let Some(key) = self.key_name(key) {
-                self.property_calls.push((value.id(), outer, slot, key));
-            }
-        }
+        pairs
+            .into_iter()
+            .filter_map(|pair| {
+                let key = self.key_name(pair.field(Field::Key)?)?;
+                let value = super::calls::unwrap_parens(pair.field(Field::Value)?);
+                Some((key, value))
+            })
+            .collect()
     }
 
     /// The call `node`, recorded at `call` in the facts: an argument of another, when
@@ -567,11 +588,13 @@ impl<'s> Extractor<'s> {
             return;
         };
         let id = node.id();
-        if let Some(&(_, outer, slot, key)) = self.property_calls.iter().rev().find(|p| p.0 == id) {
+        let noted = self.property_calls.iter().rev().find(|p| p.0 == id);
+        if let Some(&(_, outer, slot, key, nested)) = noted {
             self.facts.property_calls.push(PropertyCall {
                 outer,
                 inner,
                 key,
+                nested,
                 slot,
             });
             return;

@@ -365,7 +365,7 @@ pub(crate) struct Extractor<'s> {
     /// Calls that are properties of object literals passed as arguments, whose own
     /// call is not yet recorded: the node's id, the outer call, the argument's place
     /// and the key (see [`PropertyCall`]).
-    pub(crate) property_calls: Vec<(usize, u32, u8, StrId)>,
+    pub(crate) property_calls: Vec<(usize, u32, u8, StrId, Option<StrId>)>,
     /// Names passed as arguments before anything in scope declared them (call, slot,
     /// the name's reference): a function declared further down is a function there
     /// too (hoisted), known once the walk is done.

@@ -383,6 +383,7 @@ fn calls_in_an_object_argument_record_their_key() {
     let keys: String = (0..12).map(|i| format!("k{i}: make{i}(), ")).collect();
     let source = format!(
         "persist(init, {{ name: 'x', storage: createStorage(), nested: {{ inner: deep() }} }});\n\
+         persist(init, {{ a: {{ b: {{ c: deeper() }} }} }});\n\
          configure({{ {keys} }});\n"
     );
     let facts = extract("a.ts", Language::TypeScript, &source).expect("read");
@@ -398,8 +399,15 @@ fn calls_in_an_object_argument_record_their_key() {
         (storage.outer as usize, storage.slot, facts.str(storage.key)),
         (call("persist"), 1, "storage")
     );
-    // A property of an object nested in the argument is not one of the argument's.
-    assert!(facts.property_call(call("deep")).is_none());
+    assert_eq!(storage.nested, None);
+    // A property of an object one level down is noted with both keys; two levels down,
+    // it is not.
+    let deep = facts.property_call(call("deep")).expect("deep");
+    assert_eq!(
+        (facts.str(deep.key), deep.nested.map(|n| facts.str(n))),
+        ("nested", Some("inner"))
+    );
+    assert!(facts.property_call(call("deeper")).is_none());
     let kept = (0..12)
         .filter(|i| facts.property_call(call(&format!("make{i}"))).is_some())
         .count();
