@@ -1241,6 +1241,19 @@ fn a_result_in_an_object_nested_in_the_options_breaks_as_a_promise() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A result made a promise that is a property of an object literal passed where a
+/// `Record` of a class is stated (`object({ name: string() })`, through a type
+/// parameter's constraint and an alias imported from another file) breaks: every
+/// member of such an object is an instance of the class. A `Record` of `unknown`
+/// takes it. (`tsc` on the fixture's head reports lines 3 and 5.)
+#[test]
+fn a_result_in_an_object_passed_as_a_record_of_a_class_breaks_as_a_promise() {
+    let got = use_ts_verdicts("blast/record-members");
+    let member = "breaks: its result is a property of an object passed where the property's stated type a promise does not fit";
+    let expected = [(3, member), (3, member), (5, member), (7, "check: ")];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// An argument that is a call of the platform's says its kind of value by the
 /// platform's types (`String(x)`, `JSON.stringify(x)`, a string's or an array's
 /// method on a value known to be one): swapped onto a `number`, or an array onto an

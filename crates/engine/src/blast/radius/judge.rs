@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::named_types::{
     alias_kinds, known_union, member_kinds, member_types, named_type, named_type_by_name,
-    type_keys, type_kinds, union_kinds,
+    record_value_types, type_keys, type_kinds, union_kinds,
 };
 use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
@@ -442,11 +442,22 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
             types = member_types(head, &types, key);
             key = facts.str(nested);
         }
-        if !types.is_empty() {
-            let accepts = member_kinds(head, &types, key);
-            if !accepts.is_any() && !accepts.meets(ValueKinds::PROMISE) {
-                site.uses.push(ResultUse::Member);
+        let accepts = if !types.is_empty() {
+            member_kinds(head, &types, key)
+        } else if p.nested.is_none() {
+            // `object({ name: string() })`: every member of a `Record<string, Struct>`
+            // is a `Struct`.
+            let values =
+                record_value_types(head, &head.param_type_syms(f, p.outer as usize, p.slot));
+            match values.is_empty() {
+                true => ValueKinds::ANY,
+                false => type_kinds(head, &values),
             }
+        } else {
+            ValueKinds::ANY
+        };
+        if !accepts.is_any() && !accepts.meets(ValueKinds::PROMISE) {
+            site.uses.push(ResultUse::Member);
         }
     }
 }

@@ -321,6 +321,73 @@ fn object_types_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
     out
 }
 
+/// The interfaces and classes each member of an object of the stated types `stated`
+/// is (`schema: S`, where `S extends ObjectSchema` and `type ObjectSchema =
+/// Record<string, Struct<any, any>>`, in another file: `Struct`), read through type
+/// parameters' constraints, names and named imports. Empty where one of them is no
+/// `Record` of such types.
+pub(super) fn record_value_types(head: &Graph, stated: &[(FileId, SymId)]) -> Vec<DefId> {
+    let mut out = Vec::new();
+    for &(file, sym) in stated {
+        let found = record_values_of_sym(head, file, sym);
+        if found.is_empty() {
+            return Vec::new();
+        }
+        out.extend(found);
+    }
+    out
+}
+
+/// As [`record_value_types`], for one stated type.
+fn record_values_of_sym(head: &Graph, mut f: FileId, mut sym: SymId) -> Vec<DefId> {
+    for _ in 0..16 {
+        let facts = head.facts(f);
+        match facts.sym(sym) {
+            Sym::Instance(of) => sym = of,
+            Sym::TypeArg(bound, _) => sym = bound,
+            Sym::Binding(b) => match facts.bindings.get(b as usize) {
+                Some(b) => sym = b.value,
+                None => return Vec::new(),
+            },
+            Sym::Import(i) => {
+                let Some(import) = facts.imports.get(i as usize) else {
+                    return Vec::new();
+                };
+                let ImportKind::Named(name) = import.kind else {
+                    return Vec::new();
+                };
+                let Some(t) = module_target(head, f, import.specifier) else {
+                    return Vec::new();
+                };
+                let name = facts.str(name);
+                let target = head.facts(t);
+                let exported = target.exports.iter().find_map(|e| match e.value {
+                    ExportValue::Local(v) if target.str(e.name) == name => Some(v),
+                    _ => None,
+                });
+                let Some(value) = exported else {
+                    return Vec::new();
+                };
+                (f, sym) = (t, value);
+            }
+            Sym::Apply(generic, list) => {
+                let record =
+                    matches!(facts.sym(generic), Sym::Global(n) if facts.str(n) == "Record");
+                let value = facts
+                    .signatures
+                    .get(list as usize)
+                    .and_then(|s| s.params.get(1).copied().flatten());
+                return match (record, value) {
+                    (true, Some(value)) => types_of_sym(head, f, value),
+                    _ => Vec::new(),
+                };
+            }
+            _ => return Vec::new(),
+        }
+    }
+    Vec::new()
+}
+
 /// The members an object of the interface `defs` names must or may hold (those of the
 /// interfaces it extends too, where they are found): empty unless it is one interface.
 pub(super) fn type_keys(head: &Graph, defs: &[DefId]) -> Vec<(String, bool)> {

@@ -153,6 +153,32 @@ impl Graph {
         out
     }
 
+    /// The stated types of the parameter at `slot` of each function that call `call`
+    /// of file `f` calls, as written where each is declared (file and symbol); empty
+    /// where a callee is not a function of the repository or states no type there.
+    pub(crate) fn param_type_syms(&self, f: FileId, call: usize, slot: u8) -> Vec<(FileId, SymId)> {
+        let Some(callee) = self.facts(f).calls.get(call).map(|c| c.callee) else {
+            return Vec::new();
+        };
+        let mut resolver = Resolver::new(self, f);
+        let mut callees = Vals::new();
+        resolver.eval_callee(f, callee, &mut callees);
+        let mut out = Vec::new();
+        for c in callees {
+            let Value::Def(d) = c else {
+                return Vec::new();
+            };
+            let params = &self.facts(d.file).param_types;
+            match params
+                .binary_search_by_key(&(d.def, u32::from(slot)), |p| (p.def, u32::from(p.index)))
+            {
+                Ok(i) => out.push((d.file, params[i].value)),
+                Err(_) => return Vec::new(),
+            }
+        }
+        out
+    }
+
     /// The constructors class `class` declares (overloads and all): what `new C(...)`
     /// passes its arguments to. Empty for a class without one (or another definition).
     pub(crate) fn constructors_of(&self, class: DefId) -> Vec<DefId> {
