@@ -1254,6 +1254,28 @@ fn a_result_in_an_object_passed_as_a_record_of_a_class_breaks_as_a_promise() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A call through a `let` declared with neither a type nor a value, read in another
+/// function than its own (`let store;` set in a setup function, used in a test): the
+/// compiler reads `store` as `any` and checks nothing of the call, so a change that
+/// breaks the call elsewhere is `check` there. A name whose value the compiler types
+/// `any` (`{ id: 3 } as any`, `Object.create(null)`) is no object to it, whatever
+/// members are assigned to it. (`tsc` on the fixture's head reports lines 11 and 15.)
+#[test]
+fn calls_and_names_the_compiler_reads_as_any_are_not_breaks() {
+    let got = use_ts_verdicts("blast/any-receivers");
+    let expected = [
+        (
+            8,
+            "check: passes 2 arguments; `resolve` now takes at most 1; the compiler reads the callee's object as `any` here",
+        ),
+        (11, "breaks: passes 2 arguments; `resolve` now takes at most 1"),
+        (15, "breaks: passes an object as argument 1, where `label` now takes `field`"),
+        (16, "check: "),
+        (17, "check: "),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// An argument that is a call of the platform's says its kind of value by the
 /// platform's types (`String(x)`, `JSON.stringify(x)`, a string's or an array's
 /// method on a value known to be one): swapped onto a `number`, or an array onto an

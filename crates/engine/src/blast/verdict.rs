@@ -318,6 +318,9 @@ pub struct Site {
     /// `Ok | Err`): TypeScript checks it against one signature made of all of theirs,
     /// which takes as many arguments as the longest.
     pub reaches_others: bool,
+    /// The compiler reads the callee, or the object it is a member of, as `any` here
+    /// (see `CallShape::ANY_RECEIVER`): it checks nothing of the call.
+    pub any_receiver: bool,
 }
 
 impl Site {

@@ -172,6 +172,13 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                 ));
             }
         }
+        // `let store;` assigned in a `beforeEach`, `store.resolve(...)` in a test: the
+        // compiler takes `store` for `any` there, and checks nothing of the call.
+        if typed && judged.verdict == Verdict::Breaks && site.any_receiver {
+            judged = judged.checked(
+                "the compiler reads the callee's object as `any` here (a `let` declared with neither a type nor a value, read in another function), and checks nothing of the call",
+            );
+        }
         // A call the graph only matched by name (or among several candidates) may
         // not reach the changed function at all: what would break it is for the
         // reviewer to confirm.
@@ -241,6 +248,8 @@ fn site_of(facts: Facts, i: usize) -> Site {
         let keys: Vec<String> = keys.iter().map(|&k| facts.str(k).to_string()).collect();
         if shape.slot == CallShape::RESULT {
             site.reads.extend(keys);
+        } else if shape.slot == CallShape::ANY_RECEIVER {
+            site.any_receiver = true;
         } else if let Some(used) = result_use(shape.slot) {
             site.uses.push(used);
         } else {

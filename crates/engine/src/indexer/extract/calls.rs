@@ -682,6 +682,9 @@ impl<'s> Extractor<'s> {
                 if !self.argument_calls.is_empty() || !self.property_calls.is_empty() {
                     self.argument_call_recorded(node, recorded);
                 }
+                if let (false, Some(call)) = (self.auto_typed.is_empty(), recorded) {
+                    self.note_any_receiver(f, call);
+                }
                 self.facts.calls.last().map(|c| c.callee)
             }
             _ => None,

@@ -74,6 +74,70 @@ impl<'s> Extractor<'s> {
         }
     }
 
+    /// `let name;`: neither a stated type nor a value (see [`Self::auto_typed`]).
+    pub(crate) fn note_auto_typed(&mut self, name: StrId) {
+        if let (true, Some(binding)) = (self.states_types, self.binding_now(name)) {
+            self.auto_typed.insert(binding);
+        }
+    }
+
+    /// `name`, just declared with no stated type and the value `value`: where the
+    /// compiler types that `any` (see [`Self::any_values`]), the name is.
+    pub(crate) fn note_any_value(&mut self, name: StrId, value: Node<'s>) {
+        if !self.states_types {
+            return;
+        }
+        let value = super::calls::unwrap_parens(value);
+        let any = match value.kind_str() {
+            "as_expression" => {
+                let mut cursor = value.walk();
+                let ty = value.named_children(&mut cursor).nth(1);
+                ty.is_some_and(|t| self.text(t) == "any")
+            }
+            "call_expression" => value.field(Field::Function).is_some_and(|f| {
+                let (Some(object), Some(property)) =
+                    (f.field(Field::Object), f.field(Field::Property))
+                else {
+                    return false;
+                };
+                let global = self
+                    .interned(self.text(object))
+                    .is_none_or(|n| self.binding_now(n).is_none());
+                global
+                    && matches!(
+                        (self.text(object), self.text(property)),
+                        ("Object", "create") | ("JSON", "parse")
+                    )
+            }),
+            _ => false,
+        };
+        if let (true, Some(binding)) = (any, self.binding_now(name)) {
+            self.any_values.insert(binding);
+        }
+    }
+
+    /// Call `call`, recorded for the callee expression `callee`: where that is, or is
+    /// a member of, a name declared with neither a type nor a value in a scope outside
+    /// the innermost function, the compiler reads it as `any` and checks nothing of
+    /// the call.
+    pub(crate) fn note_any_receiver(&mut self, callee: Node<'s>, call: usize) {
+        let base = match callee.kind_str() {
+            "identifier" => Some(callee),
+            "member_expression" => callee.field(Field::Object),
+            _ => None,
+        };
+        let Some(base) = base.filter(|b| b.kind_str() == "identifier") else {
+            return;
+        };
+        let binding = self
+            .interned(self.text(base))
+            .and_then(|name| self.binding_outside_function(name));
+        if binding.is_some_and(|b| self.auto_typed.contains(&b)) {
+            self.facts
+                .add_call_shape(call, CallShape::ANY_RECEIVER, &[], false);
+        }
+    }
+
     /// A parameter `name` with neither a stated type nor a default: its type is the
     /// one its context gives a callback's (`reduce((prev, x) => ...)`, `prev` of the
     /// initial value's type, `{}` perhaps), or `any`. Not known here, so what is
@@ -291,7 +355,8 @@ impl<'s> Extractor<'s> {
             // parameter, an instance made in place).
             let binding = self
                 .interned(self.text(argument))
-                .and_then(|name| self.binding_now(name));
+                .and_then(|name| self.binding_now(name))
+                .filter(|b| !self.any_values.contains(b));
             if let Some(binding) = binding {
                 self.facts.argument_names.push(ArgumentName {
                     call,

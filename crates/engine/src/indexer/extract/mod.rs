@@ -349,6 +349,14 @@ pub(crate) struct Extractor<'s> {
     /// nothing: their type is what the call returns (see `note_type_from_value`); and
     /// names stated `any` or `unknown`. A promise assigned to one later fits.
     pub(crate) typed_by_value: FxHashSet<BindingIdx>,
+    /// `let` and `var` names declared with neither a stated type nor a value: `any`
+    /// to the compiler inside other functions than their own (see
+    /// `CallShape::ANY_RECEIVER`).
+    pub(crate) auto_typed: FxHashSet<BindingIdx>,
+    /// Names declared with no stated type from a value the compiler types `any`
+    /// (`{ x: null } as any`, `Object.create(null)`, `JSON.parse(text)`), whatever the
+    /// graph makes of the value (an object, where members are assigned to it).
+    pub(crate) any_values: FxHashSet<BindingIdx>,
     /// Bindings and fields stated to be of a type named by another binding (`key:
     /// KeyLike`, with `KeyLike` imported): that binding, for the graph to read.
     pub(crate) binding_types: FxHashMap<BindingIdx, (BindingIdx, Option<StrId>)>,
@@ -470,6 +478,8 @@ impl<'s> Extractor<'s> {
             states_types: matches!(language, Language::TypeScript | Language::Tsx),
             binding_kinds: FxHashMap::default(),
             typed_by_value: FxHashSet::default(),
+            auto_typed: FxHashSet::default(),
+            any_values: FxHashSet::default(),
             field_kinds: FxHashMap::default(),
             binding_types: FxHashMap::default(),
             field_types: FxHashMap::default(),

@@ -262,6 +262,19 @@ impl<'s> Extractor<'s> {
         None
     }
 
+    /// The binding of `name` here, where a scope outside the innermost function
+    /// declares it (none where the function itself, or no scope, does).
+    pub(crate) fn binding_outside_function(&self, name: StrId) -> Option<BindingIdx> {
+        let mut crossed = false;
+        for scope in self.scopes.iter().rev() {
+            if let Some(b) = scope.find(name) {
+                return crossed.then_some(b);
+            }
+            crossed |= scope.kind == ScopeKind::Function;
+        }
+        None
+    }
+
     pub(crate) fn scope_count(&self) -> usize {
         self.scopes.len()
     }

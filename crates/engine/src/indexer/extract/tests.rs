@@ -377,6 +377,39 @@ digest('sha256', (concat(1)), encode(concat()));
 
 /// Calls that are properties of an object literal passed as an argument: the outer
 /// call, the argument, the key; the first few properties of each object only, and in
+/// `let store;` read in another function is `any` to the compiler; in its own
+/// function, after a value is assigned, it is that value's type; one declared with a
+/// type or a value is neither.
+#[test]
+fn calls_through_a_let_of_no_type_or_value_read_elsewhere_are_marked() {
+    let source = "let store;\n\
+                  let kept = make();\n\
+                  function setup() { store = make(); }\n\
+                  function read() { store.get(); kept.put(); store(); }\n\
+                  function local() { let own; own = make(); own.get(); }\n";
+    let facts = extract("a.ts", Language::TypeScript, source).expect("read");
+    let marked = |line: u32, name: &str| {
+        let i = facts
+            .calls
+            .iter()
+            .position(|c| c.pos().line == line && facts.str(c.name) == name)
+            .unwrap_or_else(|| panic!("{name} at {line}"));
+        facts
+            .shapes_of(i)
+            .any(|(s, _)| s.slot == CallShape::ANY_RECEIVER)
+    };
+    // (Lines from 0.)
+    assert!(marked(3, "get"));
+    assert!(marked(3, "store"));
+    assert!(!marked(3, "put"));
+    assert!(!marked(4, "get"));
+    let js = extract("a.js", Language::JavaScript, source).expect("read");
+    assert!(js
+        .call_shapes
+        .iter()
+        .all(|s| s.slot != CallShape::ANY_RECEIVER));
+}
+
 /// TypeScript only.
 #[test]
 fn calls_in_an_object_argument_record_their_key() {

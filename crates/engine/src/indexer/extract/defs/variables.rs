@@ -173,6 +173,12 @@ impl<'s> Extractor<'s> {
             self.note_declared_kinds(name, annotation, value, mutable);
             if mutable && annotation.is_none() {
                 self.note_type_from_value(name, value);
+                if value.is_none() {
+                    self.note_auto_typed(name);
+                }
+            }
+            if let (None, Some(value)) = (annotation, value) {
+                self.note_any_value(name, value);
             }
             // `declare global { var registry: Registry }`, or a script's top-level
             // `declare var registry: Registry`: a member of the global object.
