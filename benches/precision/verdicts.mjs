@@ -554,6 +554,11 @@ outer: for (const [key, cand] of chosen) {
       const shifted = (file, pos) => (file === cand.file && pos >= b ? pos + delta : pos);
       const claims = new Set(tsSites.filter((s) => s.claim !== null && s.claim !== undefined).map((s) => `${s.file}:${shifted(s.file, s.claim)}`));
       const MISSING_MEMBER = new Set([2339, 2551]);
+      // What the checker reports where it lost a call's types to an error before it
+      // (`(app) => app.get(...)`, the callback of a call made on a promise: TS7006 at
+      // `app`; TS2347 where the callee became `any`): consequences of that error,
+      // credited to the call that made it, never a call's own break.
+      const CASCADE = new Set([7006, 7019, 7031, 2347]);
       const newAt = (file, line, span, own = null) => {
         const base = baseDiags(file);
         const head = headDiags(file);
@@ -570,7 +575,7 @@ outer: for (const [key, cand] of chosen) {
             if (l !== line && !(span && d.start < span.end && d.end >= span.start)) continue;
             const i = before.indexOf(d.key);
             if (i >= 0) before.splice(i, 1);
-            else if (!claimedElsewhere(d)) out.push(`TS${d.code}: ${d.msg}`.slice(0, 160));
+            else if (!claimedElsewhere(d) && !CASCADE.has(d.code)) out.push(`TS${d.code}: ${d.msg}`.slice(0, 160));
           }
         }
         return [...new Set(out)];
