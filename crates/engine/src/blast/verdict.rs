@@ -120,6 +120,11 @@ fn promise_used(name: &str, site: &Site, typed: bool) -> Option<Judged> {
             Verdict::Breaks,
             "is an operand of arithmetic or of a comparison with a primitive",
         )),
+        ResultUse::Returned if typed => Some((
+            Verdict::Breaks,
+            "is returned by a callback whose stated result a promise does not fit",
+        )),
+        ResultUse::Returned => None,
         ResultUse::Assigned if typed => Some((Verdict::Breaks, "is assigned where a type holds")),
         ResultUse::Assigned => None,
         ResultUse::Passed if typed => Some((
@@ -290,6 +295,10 @@ pub enum ResultUse {
     /// It is passed to a parameter whose stated type a promise does not fit
     /// (`digest(concat(a, b))`, where `digest` takes a `string`).
     Passed,
+    /// It is what an arrow function passed as an argument returns, where the
+    /// parameter's stated function type says it returns what a promise is not
+    /// (`group('/a', (app) => app.get(...))`, `run: (app: App) => App`).
+    Returned,
     /// It is a property of an object literal passed where the parameter's stated type
     /// says what that property is, and a promise is not that (`persist(init, {
     /// storage: createStorage() })`, `storage?: PersistStorage`).

@@ -160,7 +160,8 @@ pub struct CallShape {
 /// argument `slot` (from 0) of call `outer`; with `branch`, one branch of a
 /// conditional that is (`outer(c ? inner() : other)`): its result is passed there, but
 /// the argument may be something else; with `element`, an element of an array literal
-/// that is (`outer([inner()])`).
+/// that is (`outer([inner()])`); with `returned`, what the arrow function that is the
+/// argument returns (`outer(() => inner())`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArgumentCall {
     pub outer: u32,
@@ -168,6 +169,7 @@ pub struct ArgumentCall {
     pub slot: u8,
     pub branch: bool,
     pub element: bool,
+    pub returned: bool,
 }
 
 /// `outer(..., { key: inner(...) }, ...)`: call `inner`'s result is property `key` of
@@ -1643,7 +1645,8 @@ impl FileFacts {
             .argument_calls
             .partition_point(|a| (a.outer, a.slot) < (call, slot));
         let a = self.argument_calls.get(start)?;
-        ((a.outer, a.slot) == (call, slot) && !a.branch && !a.element).then_some(a.inner as usize)
+        ((a.outer, a.slot) == (call, slot) && !a.branch && !a.element && !a.returned)
+            .then_some(a.inner as usize)
     }
 
     /// Where call `inner`'s result is a property of an object literal passed to another
@@ -1661,11 +1664,22 @@ impl FileFacts {
     pub fn passed_to(&self) -> rustc_hash::FxHashMap<u32, (u32, u8)> {
         self.argument_calls
             .iter()
+            .filter(|a| !a.returned)
             .filter_map(|a| match a.element {
                 false => Some((a.inner, (a.outer, a.slot))),
                 true => (a.slot < DefKinds::MAX_ELEMENT)
                     .then(|| (a.inner, (a.outer, DefKinds::ELEMENT + a.slot))),
             })
+            .collect()
+    }
+
+    /// Each call an arrow function passed as an argument returns, by its index: the
+    /// call and the argument of it the function is (see [`ArgumentCall`]).
+    pub fn returned_to(&self) -> rustc_hash::FxHashMap<u32, (u32, u8)> {
+        self.argument_calls
+            .iter()
+            .filter(|a| a.returned)
+            .map(|a| (a.inner, (a.outer, a.slot)))
             .collect()
     }
 

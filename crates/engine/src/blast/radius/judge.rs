@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::named_types::{
     alias_kinds, known_union, member_kinds, member_types, named_type, named_type_by_name,
-    record_value_types, type_keys, type_kinds, union_kinds,
+    record_value_types, signature_result_kinds, type_keys, type_kinds, union_kinds,
 };
 use super::FileChange;
 use crate::blast::contract::{Contract, Reader};
@@ -29,6 +29,7 @@ type Callees = FxHashMap<u32, Vec<DefId>>;
 struct Around {
     callees: Callees,
     passed: FxHashMap<u32, (u32, u8)>,
+    returned: FxHashMap<u32, (u32, u8)>,
 }
 
 pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastReport) {
@@ -83,6 +84,7 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                     let around = around.get_or_insert_with(|| Around {
                         callees: sure_callees(head, f),
                         passed: facts.passed_to(),
+                        returned: facts.returned_to(),
                     });
                     stated_around(head, f, i, around, &mut site);
                 }
@@ -438,6 +440,14 @@ fn stated_around(head: &Graph, f: FileId, i: usize, around: &Around, site: &mut 
         }
         if !accepts.is_any() && !accepts.meets(ValueKinds::PROMISE) {
             site.uses.push(ResultUse::Passed);
+        }
+    }
+    // `group('/a', (app) => app.get(...))`: the result is what a callback returns,
+    // whose type the outer callee states (`run: (app: App) => App`).
+    if let Some(&(outer, slot)) = u32::try_from(i).ok().and_then(|i| around.returned.get(&i)) {
+        let returns = signature_result_kinds(head, &head.param_type_syms(f, outer as usize, slot));
+        if !returns.is_any() && !returns.meets(ValueKinds::PROMISE) {
+            site.uses.push(ResultUse::Returned);
         }
     }
     // `persist(init, { storage: createStorage() })`: the result is a member of an

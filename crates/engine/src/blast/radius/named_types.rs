@@ -339,53 +339,82 @@ pub(super) fn record_value_types(head: &Graph, stated: &[(FileId, SymId)]) -> Ve
 }
 
 /// As [`record_value_types`], for one stated type.
-fn record_values_of_sym(head: &Graph, mut f: FileId, mut sym: SymId) -> Vec<DefId> {
+fn record_values_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
+    let Some((f, sym)) = stated_target(head, f, sym) else {
+        return Vec::new();
+    };
+    let facts = head.facts(f);
+    let Sym::Apply(generic, list) = facts.sym(sym) else {
+        return Vec::new();
+    };
+    let record = matches!(facts.sym(generic), Sym::Global(n) if facts.str(n) == "Record");
+    let value = facts
+        .signatures
+        .get(list as usize)
+        .and_then(|s| s.params.get(1).copied().flatten());
+    match (record, value) {
+        (true, Some(value)) => types_of_sym(head, f, value),
+        _ => Vec::new(),
+    }
+}
+
+/// What a function of each of the stated types `stated` returns, where each is a
+/// function type whose stated result is an interface or a class (`run: (app: App) =>
+/// App`: what an instance of `App` may be); ANY where one says less.
+pub(super) fn signature_result_kinds(head: &Graph, stated: &[(FileId, SymId)]) -> ValueKinds {
+    if stated.is_empty() {
+        return ValueKinds::ANY;
+    }
+    known_union(stated.iter().map(|&(f, sym)| {
+        let Some((f, sym)) = stated_target(head, f, sym) else {
+            return ValueKinds::ANY;
+        };
+        let facts = head.facts(f);
+        let Sym::Signature(sig) = facts.sym(sym) else {
+            return ValueKinds::ANY;
+        };
+        let Some(mut returns) = facts.signatures.get(sig as usize).and_then(|s| s.returns) else {
+            return ValueKinds::ANY;
+        };
+        if let Sym::Instance(of) = facts.sym(returns) {
+            returns = of;
+        }
+        let defs = types_of_sym(head, f, returns);
+        if defs.is_empty() {
+            return ValueKinds::ANY;
+        }
+        type_kinds(head, &defs)
+    }))
+}
+
+/// The stated type `sym` of file `f`, read through what only names it: an instance
+/// of it, a type parameter's constraint, a name bound to it and a named import of it
+/// (to the symbol the other file exports). None where that leads nowhere.
+fn stated_target(head: &Graph, mut f: FileId, mut sym: SymId) -> Option<(FileId, SymId)> {
     for _ in 0..16 {
         let facts = head.facts(f);
         match facts.sym(sym) {
             Sym::Instance(of) => sym = of,
             Sym::TypeArg(bound, _) => sym = bound,
-            Sym::Binding(b) => match facts.bindings.get(b as usize) {
-                Some(b) => sym = b.value,
-                None => return Vec::new(),
-            },
+            Sym::Binding(b) => sym = facts.bindings.get(b as usize)?.value,
             Sym::Import(i) => {
-                let Some(import) = facts.imports.get(i as usize) else {
-                    return Vec::new();
-                };
+                let import = facts.imports.get(i as usize)?;
                 let ImportKind::Named(name) = import.kind else {
-                    return Vec::new();
+                    return None;
                 };
-                let Some(t) = module_target(head, f, import.specifier) else {
-                    return Vec::new();
-                };
+                let t = module_target(head, f, import.specifier)?;
                 let name = facts.str(name);
                 let target = head.facts(t);
                 let exported = target.exports.iter().find_map(|e| match e.value {
                     ExportValue::Local(v) if target.str(e.name) == name => Some(v),
                     _ => None,
-                });
-                let Some(value) = exported else {
-                    return Vec::new();
-                };
-                (f, sym) = (t, value);
+                })?;
+                (f, sym) = (t, exported);
             }
-            Sym::Apply(generic, list) => {
-                let record =
-                    matches!(facts.sym(generic), Sym::Global(n) if facts.str(n) == "Record");
-                let value = facts
-                    .signatures
-                    .get(list as usize)
-                    .and_then(|s| s.params.get(1).copied().flatten());
-                return match (record, value) {
-                    (true, Some(value)) => types_of_sym(head, f, value),
-                    _ => Vec::new(),
-                };
-            }
-            _ => return Vec::new(),
+            _ => return Some((f, sym)),
         }
     }
-    Vec::new()
+    None
 }
 
 /// The members an object of the interface `defs` names must or may hold (those of the

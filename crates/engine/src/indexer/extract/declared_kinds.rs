@@ -551,6 +551,19 @@ impl<'s> Extractor<'s> {
                 return 0;
             }
             "array" => return self.note_element_calls(outer, slot, inner),
+            // `group('/a', (app) => app.get(...))`: what the callback returns.
+            "arrow_function" => {
+                let body = inner
+                    .field(Field::Body)
+                    .map(super::calls::unwrap_parens)
+                    .filter(|b| b.kind_str() == "call_expression");
+                let Some(body) = body else {
+                    return 0;
+                };
+                self.argument_calls
+                    .push((body.id(), outer, slot, Passed::Returned));
+                return 1;
+            }
             _ => {}
         }
         let how = match inner.kind_str() {
@@ -677,6 +690,7 @@ impl<'s> Extractor<'s> {
                 slot,
                 branch: how == Passed::Branch,
                 element: how == Passed::Element,
+                returned: how == Passed::Returned,
             });
         }
     }
@@ -891,6 +905,8 @@ pub(crate) enum Passed {
     Branch,
     /// It is an element of an array literal that is the argument: `f([g()])`.
     Element,
+    /// It is what the arrow function that is the argument returns: `f(() => g())`.
+    Returned,
 }
 
 /// Whether the type annotation `ty` (`: any`, or the type itself) is `any` or `unknown`,
