@@ -233,16 +233,24 @@ function indexBase(programs) {
             // call's doing; of the second call, whose receiver is then an error, the
             // checker says nothing).
             let claim = null;
+            let claimEnd = null;
             if (outer && ts.isPropertyAccessExpression(outer)) {
               end = Math.max(end, outer.name.end);
               claim = outer.name.getStart();
+              // The rest of the chain from that member on, which the checker no longer
+              // types (nor the callbacks passed along it) where the member is missing.
+              let top = outer;
+              while (top.parent && (((ts.isCallExpression(top.parent) || ts.isPropertyAccessExpression(top.parent)
+                || ts.isElementAccessExpression(top.parent)) && top.parent.expression === top)
+                || ts.isNonNullExpression(top.parent) || ts.isParenthesizedExpression(top.parent))) top = top.parent;
+              claimEnd = top.end;
             }
             if (outer && ts.isVariableDeclaration(outer) && ts.isObjectBindingPattern(outer.name)) start = Math.min(start, outer.name.getStart());
             // A result that does not fit a declaration's stated type is reported at the
             // declared name, which may sit lines before the call (`const t: T<{\n..}> =`).
             if (outer && ts.isVariableDeclaration(outer) && outer.type) start = Math.min(start, outer.name.getStart());
             sites.get(k).set(`${f}:${line}`, {
-              file: f, line, start, end, claim, callee: name.getStart(), text: node.getText().split("\n")[0].slice(0, 100), recursive,
+              file: f, line, start, end, claim, claimEnd, callee: name.getStart(), text: node.getText().split("\n")[0].slice(0, 100), recursive,
             });
           }
         }
@@ -552,7 +560,8 @@ outer: for (const [key, cand] of chosen) {
       // missing member reported there is the site's whose result it is.
       const delta = r.length - (b - a);
       const shifted = (file, pos) => (file === cand.file && pos >= b ? pos + delta : pos);
-      const claims = new Set(tsSites.filter((s) => s.claim !== null && s.claim !== undefined).map((s) => `${s.file}:${shifted(s.file, s.claim)}`));
+      const claims = new Map(tsSites.filter((s) => s.claim !== null && s.claim !== undefined)
+        .map((s) => [`${s.file}:${shifted(s.file, s.claim)}`, shifted(s.file, s.claimEnd)]));
       const MISSING_MEMBER = new Set([2339, 2551]);
       // What the checker reports where it lost a call's types to an error before it
       // (`(app) => app.get(...)`, the callback of a call made on a promise: TS7006 at
@@ -597,12 +606,29 @@ outer: for (const [key, cand] of chosen) {
         const checked = baseDiags(s.file) !== null && (fresh?.has(k) || headDiags(s.file) !== null);
         const own = s.claim === null || s.claim === undefined ? null : shifted(s.file, s.claim);
         const diags = fresh?.get(k) ?? newAt(s.file, s.line, span, own);
-        // A call whose receiver is another site's result, now missing the member it
-        // calls: the checker reports the receiver and judges nothing of this call.
+        // A call made on the result of another site that now lacks the member read
+        // off it, there or further up the chain (`a.get(x)\n.get(y)\n.get(z)`: the
+        // second `get` is missing from a promise, and the third is called on what the
+        // checker then takes for `any`): the checker reports the first failure and
+        // judges nothing of this call.
         const callee = shifted(s.file, s.callee);
-        const shadowed = !fresh?.has(k) && claims.has(`${s.file}:${callee}`)
-          && (headDiags(s.file)?.get(s.line) ?? []).some((d) => d.start === callee && MISSING_MEMBER.has(d.code)
-            && !(baseDiags(s.file)?.get(s.line) ?? []).some((x) => x.start === s.callee && x.code === d.code));
+        // So is a call inside the arguments of a call that failed so (`.group('/g',
+        // (app) => app.get(...))` made on a promise: `app` is untyped).
+        const upstreamFailed = () => {
+          for (const [l, ds] of headDiags(s.file) ?? []) {
+            for (const d of ds) {
+              if (!MISSING_MEMBER.has(d.code)) continue;
+              const failedEnd = claims.get(`${s.file}:${d.start}`);
+              if (failedEnd === undefined) continue;
+              const inChain = d.start >= span.start && d.start <= callee;
+              const inArguments = d.start < span.start && span.end <= failedEnd;
+              if (!inChain && !inArguments) continue;
+              if (!(baseDiags(s.file)?.get(l) ?? []).some((x) => x.code === d.code)) return true;
+            }
+          }
+          return false;
+        };
+        const shadowed = !fresh?.has(k) && upstreamFailed();
         rec.sites.push({ site: k, tsSite: true, checked: checked && !shadowed, shadowed, diags, verdict: v?.verdict ?? null, reason: v?.reason, confidence: v?.confidence, text: s.text });
       }
       for (const [k, v] of ours) {
