@@ -1283,7 +1283,8 @@ fn calls_and_names_the_compiler_reads_as_any_are_not_breaks() {
 #[test]
 fn a_result_returned_by_a_callback_of_a_stated_type_breaks_as_a_promise() {
     let got = use_ts_verdicts("blast/callback-results");
-    let returned = "breaks: its result is returned by a callback whose stated result a promise does not fit";
+    let returned =
+        "breaks: its result is returned by a callback whose stated result a promise does not fit";
     let expected = [(4, returned), (5, "check: "), (6, returned)];
     assert_verdicts_start_with(&got, &expected);
 }
@@ -1718,9 +1719,9 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
     assert_verdicts_start_with(&assigned, &expected);
     // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any
     // `&&`), or an operand of arithmetic or of a comparison with a primitive: `tsc`
-    // reports lines 4 to 7 and 10 to 12 (and 15, where `n` is a `number` not known
-    // here); a `||` outside a condition, `!`, a `+` with a string and a comparison with
-    // `null` it does not.
+    // reports lines 4 to 7, 10 to 12 and 17 (and 15, where `n` is a `number` not known
+    // here); a `||` outside a condition, `!`, a `+` with a string, a comparison with
+    // `null` and the left of a `||` inside a `?:`'s condition's `&&` it does not.
     let tested = "breaks: its result is tested as a condition";
     let operand = "breaks: its result is an operand of arithmetic or of a comparison";
     let expected = [
@@ -1736,6 +1737,8 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         (13, "check: "),
         (14, "check: "),
         (15, "check: "),
+        (16, "check: "),
+        (17, tested),
     ];
     assert_verdicts_start_with(&verdicts_in(&got, "src/conditions.ts"), &expected);
     // Passed to a generic interface of the file, or a generic alias of an object type

@@ -584,11 +584,12 @@ impl<'s> Extractor<'s> {
         self.end_typed_uses(begun);
     }
 
-    /// `f() ? a : b`: the condition's calls are tested, as an `if`'s are.
+    /// `f() ? a : b`: the condition's calls are tested (see
+    /// [`Self::begin_tested_by_ternary`]).
     pub(crate) fn ternary_expression(&mut self, node: Node<'s>, depth: usize) {
         let begun = node
             .field(Field::Condition)
-            .map_or(0, |c| self.begin_tested(c));
+            .map_or(0, |c| self.begin_tested_by_ternary(c));
         self.visit_children(node, depth);
         self.end_typed_uses(begun);
     }

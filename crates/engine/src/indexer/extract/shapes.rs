@@ -429,12 +429,48 @@ impl<'s> Extractor<'s> {
         false
     }
 
-    /// `if (f())`, `if (ready && f())`, `x = f() ? a : b`: the calls a condition tests,
+    /// `if (f())`, `if (ready && f())`, `if (ready && (f() || x))`: the calls an `if`'s condition tests,
     /// through `&&`, `||` and `??` (the compiler flags a promise at each of them), each
     /// until [`Self::end_typed_use`]; how many were begun.
     #[inline(never)]
     pub(crate) fn begin_tested(&mut self, condition: Node<'s>) -> usize {
         self.begin_tested_within(condition, true)
+    }
+
+    /// `f() ? a : b`, `ready && f() ? a : b`: the calls a conditional expression's
+    /// condition tests, as the compiler reads it there (narrower than an `if`'s): the
+    /// condition itself, the right operand of each `&&`, `||` and `??` down from it,
+    /// and the left operands of a `||` or `??` chain at its top (the left operand of
+    /// any `&&` is begun where the walk reaches it). Not the left operand of a `||`
+    /// inside a `&&`'s right one (`x && (f() || y) ? a : b`, which TypeScript does not
+    /// flag). How many were begun.
+    #[inline(never)]
+    pub(crate) fn begin_tested_by_ternary(&mut self, condition: Node<'s>) -> usize {
+        let mut begun = 0;
+        let mut stack: SmallVec<[(Node<'s>, bool); 8]> = SmallVec::new();
+        stack.push((condition, true));
+        let mut steps = 0;
+        while let Some((node, top)) = stack.pop() {
+            steps += 1;
+            if begun >= 8 || steps > 32 {
+                break;
+            }
+            match node.kind_str() {
+                "parenthesized_expression" => stack.extend(node.named_child(0).map(|n| (n, top))),
+                "binary_expression" => match node.field(Field::Operator).map(|o| o.kind_str()) {
+                    Some("&&") => stack.extend(node.field(Field::Right).map(|n| (n, false))),
+                    Some("||" | "??") => {
+                        stack.extend(node.field(Field::Right).map(|n| (n, false)));
+                        if top {
+                            stack.extend(node.field(Field::Left).map(|n| (n, true)));
+                        }
+                    }
+                    _ => {}
+                },
+                _ => begun += usize::from(self.begin_result_use(node, CallShape::TESTED)),
+            }
+        }
+        begun
     }
 
     /// `f() && x`, `(f() || g()) && x`: the calls the left operand of a `&&` tests, in any
