@@ -1293,7 +1293,7 @@ fn a_result_returned_by_a_callback_of_a_stated_type_breaks_as_a_promise() {
 /// platform's types (`String(x)`, `JSON.stringify(x)`, a string's or an array's
 /// method on a value known to be one): swapped onto a `number`, or an array onto an
 /// options object all of whose keys are optional (a weak type), the call breaks.
-/// (`tsc` on the fixture's head reports every line from 5 to 11.)
+/// (`tsc` on the fixture's head reports every line from 5 to 12.)
 #[test]
 fn platform_calls_passed_as_arguments_say_their_kind() {
     let got = use_ts_verdicts("blast/platform-results");
@@ -1313,6 +1313,11 @@ fn platform_calls_passed_as_arguments_say_their_kind() {
         // A `string[]` parameter may hold an instance of a subclass of Array, which
         // may have a `run`.
         (11, "check: "),
+        // `Infinity` is a number.
+        (
+            12,
+            "breaks: passes a number as argument 2, where `label` now takes `name`",
+        ),
     ];
     assert_verdicts_start_with(&got, &expected);
 }

@@ -704,9 +704,12 @@ impl<'s> Extractor<'s> {
         }
         let name = self.text(node);
         let Some(binding) = self.interned(name).and_then(|name| self.binding_now(name)) else {
-            // `filter(Boolean)`: a global function the file does not bind.
+            // `filter(Boolean)`: a global function the file does not bind;
+            // `Infinity` and `NaN`: the global numbers.
             return if type_kinds::is_global_function(name) {
                 ValueKinds::FUNCTION
+            } else if matches!(name, "Infinity" | "NaN") {
+                ValueKinds::NUMBER
             } else {
                 ValueKinds::ANY
             };
