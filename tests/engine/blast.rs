@@ -1289,6 +1289,34 @@ fn a_result_returned_by_a_callback_of_a_stated_type_breaks_as_a_promise() {
     assert_verdicts_start_with(&got, &expected);
 }
 
+/// A rest parameter of a generic alias's elements (`...middleware:
+/// Array<GameQueryMiddleware<C>>`, the alias of a union of an alias of a function type
+/// and an interface, all in the method's file; `...middleware: MiddlewareFn<Context>[]`,
+/// imported) takes no string and no array: the first parameter removed, the trigger
+/// passed lands there and breaks. An alias whose union holds its own type parameter
+/// (`Either<T> = T | string`) says nothing without its argument. (`tsc` on the
+/// fixture's head reports lines 5 to 7.)
+#[test]
+fn a_rest_parameter_of_generic_aliases_takes_what_they_take() {
+    let got = use_ts_verdicts("blast/generic-aliases");
+    let expected = [
+        (
+            5,
+            "breaks: passes a string as argument 1, where `gameQuery` now takes `...middleware`",
+        ),
+        (
+            6,
+            "breaks: passes an array as argument 1, where `gameQuery` now takes `...middleware`",
+        ),
+        (
+            7,
+            "breaks: passes a string as argument 1, where `game` now takes `...middleware`",
+        ),
+        (8, "check: "),
+    ];
+    assert_verdicts_start_with(&got, &expected);
+}
+
 /// An argument that is a call of the platform's says its kind of value by the
 /// platform's types (`String(x)`, `JSON.stringify(x)`, a string's or an array's
 /// method on a value known to be one): swapped onto a `number`, or an array onto an

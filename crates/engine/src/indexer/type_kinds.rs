@@ -201,11 +201,29 @@ fn accepted_within<'t>(
                         let declared = file.declared(name)?;
                         match declared.kind() {
                             "interface_declaration" => Some(interface(declared, file)),
-                            // `type Dinero<T> = { ... }`: an interface by another name.
-                            "type_alias_declaration" => declared
-                                .child_by_field_name("value")
-                                .filter(|v| v.kind() == "object_type")
-                                .map(|v| object_type(v, file)),
+                            "type_alias_declaration" => {
+                                let value = declared.child_by_field_name("value")?;
+                                match value.kind() {
+                                    // `type Dinero<T> = { ... }`: an interface by
+                                    // another name.
+                                    "object_type" => Some(object_type(value, file)),
+                                    // `type MiddlewareFn<C> = (ctx: C) => unknown`: a
+                                    // function, whatever its type arguments.
+                                    "function_type" | "constructor_type" => {
+                                        Some(ValueKinds::CALLABLE)
+                                    }
+                                    // `type Middleware<C> = MiddlewareFn<C> |
+                                    // MiddlewareObj<C>`, and an alias of one: read as
+                                    // its parts are, none of them a type parameter of
+                                    // its own (`T | string` takes what `T` is).
+                                    "union_type" | "generic_type"
+                                        if !names_own_parameter(declared, value, file) =>
+                                    {
+                                        Some(inner(Some(value)))
+                                    }
+                                    _ => None,
+                                }
+                            }
                             _ => None,
                         }
                     })
@@ -919,3 +937,25 @@ const FUNCTION_MEMBERS: &[&str] = &[
     "caller",
     "displayName",
 ];
+
+/// Whether the value `value` of the generic type alias `alias` is, or has as a member
+/// of its union, one of the alias's own type parameters (read without its argument,
+/// it says nothing).
+fn names_own_parameter<'t>(alias: Node<'t>, value: Node<'t>, file: &impl TypeScope<'t>) -> bool {
+    let Some(params) = alias.child_by_field_name("type_parameters") else {
+        return false;
+    };
+    let mut cursor = params.walk();
+    let names: Vec<&str> = params
+        .named_children(&mut cursor)
+        .filter_map(|p| p.child_by_field_name("name"))
+        .map(|n| file.text(n))
+        .collect();
+    let own = |t: Node<'t>| t.kind() == "type_identifier" && names.contains(&file.text(t));
+    if own(value) {
+        return true;
+    }
+    let mut cursor = value.walk();
+    let found = value.kind() == "union_type" && value.named_children(&mut cursor).any(own);
+    found
+}
