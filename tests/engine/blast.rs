@@ -1748,6 +1748,9 @@ fn a_result_that_became_a_promise_breaks_where_a_promise_does_not_do() {
         // is `any`), or of a class's instance (the field's type).
         (57, "check: "),
         (65, "breaks: its result is assigned where a type holds"),
+        // A field typed by the same call's result (a promise now too).
+        (70, "check: "),
+        (72, "check: "),
     ];
     assert_verdicts_start_with(&assigned, &expected);
     // Tested as a condition (an `if`'s through `||` and `&&`, a `?:`'s, the left of any

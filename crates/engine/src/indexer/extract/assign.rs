@@ -22,6 +22,7 @@ impl<'s> Extractor<'s> {
         // an object literal cast `as any`: `this` is `any` there).
         let slot = match left.kind_str() {
             "member_expression" if self.member_of_untyped_this(left) => 0,
+            "member_expression" if self.field_typed_by_value(left) => 0,
             "member_expression" => CallShape::ASSIGNED,
             "identifier" if self.holds_a_fixed_type(left) => CallShape::ASSIGNED,
             "array_pattern" => CallShape::ITERATED,
@@ -32,6 +33,14 @@ impl<'s> Extractor<'s> {
         if used {
             self.end_typed_use();
         }
+    }
+
+    /// `this.x`, where the class declares `x` with no stated type from a call.
+    fn field_typed_by_value(&self, member: Node<'s>) -> bool {
+        !self.fields_typed_by_value.is_empty()
+            && self
+                .field_key(member)
+                .is_some_and(|key| self.fields_typed_by_value.contains(&key))
     }
 
     /// `this.x`, where `this` is not known to be a class's or a named object's.

@@ -230,6 +230,15 @@ impl<'s> Extractor<'s> {
         if !self.states_types {
             return;
         }
+        // `protected _debug = makeDebug()`: the field's type is what the call returns,
+        // so a result of the same call assigned to it later fits, a promise too.
+        let from_call = ty.is_none()
+            && value
+                .map(super::calls::unwrap_parens)
+                .is_some_and(|v| v.kind_str() == "call_expression");
+        if from_call {
+            self.fields_typed_by_value.insert((class, name));
+        }
         match self.declared_kinds(ty, value, mutable) {
             Some(kinds) => {
                 self.field_kinds.entry((class, name)).or_insert(kinds);
@@ -412,7 +421,7 @@ impl<'s> Extractor<'s> {
     }
 
     /// `this.key` in a method of a class of this file: (the class, `key`).
-    fn field_key(&self, member: Node<'s>) -> Option<(DefIdx, StrId)> {
+    pub(crate) fn field_key(&self, member: Node<'s>) -> Option<(DefIdx, StrId)> {
         let (object, property) = (member.field(Field::Object)?, member.field(Field::Property)?);
         let Some(ThisCtx::Of(class)) = self.this.last() else {
             return None;

@@ -357,6 +357,9 @@ pub(crate) struct Extractor<'s> {
     /// (`{ x: null } as any`, `Object.create(null)`, `JSON.parse(text)`), whatever the
     /// graph makes of the value (an object, where members are assigned to it).
     pub(crate) any_values: FxHashSet<BindingIdx>,
+    /// The same as `typed_by_value` for the instance fields of the file's classes
+    /// declared without a stated type from a call (`_debug = makeDebug()`).
+    pub(crate) fields_typed_by_value: FxHashSet<(DefIdx, StrId)>,
     /// Bindings and fields stated to be of a type named by another binding (`key:
     /// KeyLike`, with `KeyLike` imported): that binding, for the graph to read.
     pub(crate) binding_types: FxHashMap<BindingIdx, (BindingIdx, Option<StrId>)>,
@@ -480,6 +483,7 @@ impl<'s> Extractor<'s> {
             typed_by_value: FxHashSet::default(),
             auto_typed: FxHashSet::default(),
             any_values: FxHashSet::default(),
+            fields_typed_by_value: FxHashSet::default(),
             field_kinds: FxHashMap::default(),
             binding_types: FxHashMap::default(),
             field_types: FxHashMap::default(),
