@@ -1257,7 +1257,7 @@ fn a_result_in_an_object_passed_as_a_record_of_a_class_breaks_as_a_promise() {
 /// A call through a `let` declared with neither a type nor a value, read in another
 /// function than its own (`let store;` set in a setup function, used in a test): the
 /// compiler reads `store` as `any` and checks nothing of the call, so a change that
-/// breaks the call elsewhere is `check` there. A name whose value the compiler types
+/// breaks the call elsewhere is `check` there; so is a call on an object cast to `any`. A name whose value the compiler types
 /// `any` (`{ id: 3 } as any`, `Object.create(null)`) is no object to it, whatever
 /// members are assigned to it. (`tsc` on the fixture's head reports lines 11 and 15.)
 #[test]
@@ -1272,6 +1272,10 @@ fn calls_and_names_the_compiler_reads_as_any_are_not_breaks() {
         (15, "breaks: passes an object as argument 1, where `label` now takes `field`"),
         (16, "check: "),
         (17, "check: "),
+        (
+            18,
+            "check: passes 2 arguments; `resolve` now takes at most 1; the compiler reads the callee's object as `any` here",
+        ),
     ];
     assert_verdicts_start_with(&got, &expected);
 }

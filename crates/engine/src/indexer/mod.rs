@@ -26,5 +26,5 @@ pub use facts::FileFacts;
 
 /// Bumped whenever extraction changes what it produces: cached facts of an older
 /// version are not used.
-pub const PARSER_VERSION: i32 = 84;
+pub const PARSER_VERSION: i32 = 85;
 pub use language::Language;

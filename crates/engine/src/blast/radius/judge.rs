@@ -174,11 +174,12 @@ pub(super) fn callers(head: &Graph, changes: &[FileChange], report: &mut BlastRe
                 ));
             }
         }
-        // `let store;` assigned in a `beforeEach`, `store.resolve(...)` in a test: the
-        // compiler takes `store` for `any` there, and checks nothing of the call.
+        // `let store;` assigned in a `beforeEach`, `store.resolve(...)` in a test, or
+        // `(group as any).run(...)`: the compiler takes the object for `any` there, and
+        // checks nothing of the call.
         if typed && judged.verdict == Verdict::Breaks && site.any_receiver {
             judged = judged.checked(
-                "the compiler reads the callee's object as `any` here (a `let` declared with neither a type nor a value, read in another function), and checks nothing of the call",
+                "the compiler reads the callee's object as `any` here (cast to `any`, or a `let` declared with neither a type nor a value, read in another function), and checks nothing of the call",
             );
         }
         // A call the graph only matched by name (or among several candidates) may

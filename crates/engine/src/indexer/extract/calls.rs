@@ -683,7 +683,7 @@ impl<'s> Extractor<'s> {
                 if !self.argument_calls.is_empty() || !self.property_calls.is_empty() {
                     self.argument_call_recorded(node, recorded);
                 }
-                if let (false, Some(call)) = (self.auto_typed.is_empty(), recorded) {
+                if let (true, Some(call)) = (self.states_types, recorded) {
                     self.note_any_receiver(f, call);
                 }
                 self.facts.calls.last().map(|c| c.callee)

@@ -117,22 +117,31 @@ impl<'s> Extractor<'s> {
     }
 
     /// Call `call`, recorded for the callee expression `callee`: where that is, or is
-    /// a member of, a name declared with neither a type nor a value in a scope outside
-    /// the innermost function, the compiler reads it as `any` and checks nothing of
-    /// the call.
+    /// a member of, a value the compiler reads as `any` (a name declared with neither
+    /// a type nor a value in a scope outside the innermost function, or a cast to
+    /// `any`: `(group as any).run(...)`), it checks nothing of the call.
     pub(crate) fn note_any_receiver(&mut self, callee: Node<'s>, call: usize) {
         let base = match callee.kind_str() {
             "identifier" => Some(callee),
-            "member_expression" => callee.field(Field::Object),
+            "member_expression" => callee.field(Field::Object).map(super::calls::unwrap_parens),
             _ => None,
         };
-        let Some(base) = base.filter(|b| b.kind_str() == "identifier") else {
+        let Some(base) = base else {
             return;
         };
-        let binding = self
-            .interned(self.text(base))
-            .and_then(|name| self.binding_outside_function(name));
-        if binding.is_some_and(|b| self.auto_typed.contains(&b)) {
+        let any = match base.kind_str() {
+            "as_expression" => {
+                let mut cursor = base.walk();
+                let ty = base.named_children(&mut cursor).nth(1);
+                ty.is_some_and(|t| self.text(t) == "any")
+            }
+            "identifier" if !self.auto_typed.is_empty() => self
+                .interned(self.text(base))
+                .and_then(|name| self.binding_outside_function(name))
+                .is_some_and(|b| self.auto_typed.contains(&b)),
+            _ => false,
+        };
+        if any {
             self.facts
                 .add_call_shape(call, CallShape::ANY_RECEIVER, &[], false);
         }
