@@ -446,10 +446,11 @@ impl CallShape {
     /// The result is an operand of an arithmetic operator, or compared with a
     /// primitive (`f() > 0`, `f() === "ok"`).
     pub const OPERAND: u8 = u8::MAX - 6;
-    /// The call's callee is, or is a member of, a name the compiler reads as `any`
+    /// The call's callee is, or is a member of, a value the compiler reads as `any`
     /// there: a `let` declared with neither a type nor a value, read inside another
     /// function than its own (`let store; beforeEach(() => { store = new Store() })`,
-    /// then `store.resolve(...)` in a test). Nothing about the call is checked.
+    /// then `store.resolve(...)` in a test), or a cast to `any` (`(group as
+    /// any).run()`). Nothing about the call is checked.
     pub const ANY_RECEIVER: u8 = u8::MAX - 7;
     /// The first slot that is no argument's: arguments from it on are not recorded.
     pub const FIRST_USE: u8 = Self::ANY_RECEIVER;

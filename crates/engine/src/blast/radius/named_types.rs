@@ -317,7 +317,7 @@ fn object_types_of_sym(head: &Graph, f: FileId, sym: SymId) -> Vec<DefId> {
             }
         }
     }
-    // Only `Function`: no type an object literal may be.
+    // (Empty where it is only `Function`: nothing an object literal may be.)
     out
 }
 

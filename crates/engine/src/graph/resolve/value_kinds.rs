@@ -116,12 +116,9 @@ impl Graph {
     /// or the function type it is stated to be (`const persist: Persist = ...`). Empty
     /// where one of them is anything else.
     pub(crate) fn param_type_defs(&self, f: FileId, call: usize, slot: u8) -> Vec<DefId> {
-        let Some(callee) = self.facts(f).calls.get(call).map(|c| c.callee) else {
+        let Some((mut resolver, callees)) = self.callees_of(f, call) else {
             return Vec::new();
         };
-        let mut resolver = Resolver::new(self, f);
-        let mut callees = Vals::new();
-        resolver.eval_callee(f, callee, &mut callees);
         let mut types = Vals::new();
         for c in callees {
             // `new Frame({ request })`: the constructor's parameter.
@@ -157,12 +154,9 @@ impl Graph {
     /// of file `f` calls, as written where each is declared (file and symbol); empty
     /// where a callee is not a function of the repository or states no type there.
     pub(crate) fn param_type_syms(&self, f: FileId, call: usize, slot: u8) -> Vec<(FileId, SymId)> {
-        let Some(callee) = self.facts(f).calls.get(call).map(|c| c.callee) else {
+        let Some((_, callees)) = self.callees_of(f, call) else {
             return Vec::new();
         };
-        let mut resolver = Resolver::new(self, f);
-        let mut callees = Vals::new();
-        resolver.eval_callee(f, callee, &mut callees);
         let mut out = Vec::new();
         for c in callees {
             let Value::Def(d) = c else {
@@ -177,6 +171,16 @@ impl Graph {
             }
         }
         out
+    }
+
+    /// What call `call` of file `f` calls, with the resolver that evaluated it (to ask
+    /// it more); None where there is no such call.
+    fn callees_of(&self, f: FileId, call: usize) -> Option<(Resolver<'_>, Vals)> {
+        let callee = self.facts(f).calls.get(call)?.callee;
+        let mut resolver = Resolver::new(self, f);
+        let mut callees = Vals::new();
+        resolver.eval_callee(f, callee, &mut callees);
+        Some((resolver, callees))
     }
 
     /// The constructors class `class` declares (overloads and all): what `new C(...)`

@@ -89,11 +89,7 @@ impl<'s> Extractor<'s> {
         }
         let value = super::calls::unwrap_parens(value);
         let any = match value.kind_str() {
-            "as_expression" => {
-                let mut cursor = value.walk();
-                let ty = value.named_children(&mut cursor).nth(1);
-                ty.is_some_and(|t| self.text(t) == "any")
-            }
+            "as_expression" => self.cast_to_any(value),
             "call_expression" => value.field(Field::Function).is_some_and(|f| {
                 let (Some(object), Some(property)) =
                     (f.field(Field::Object), f.field(Field::Property))
@@ -130,11 +126,7 @@ impl<'s> Extractor<'s> {
             return;
         };
         let any = match base.kind_str() {
-            "as_expression" => {
-                let mut cursor = base.walk();
-                let ty = base.named_children(&mut cursor).nth(1);
-                ty.is_some_and(|t| self.text(t) == "any")
-            }
+            "as_expression" => self.cast_to_any(base),
             "identifier" if !self.auto_typed.is_empty() => self
                 .interned(self.text(base))
                 .and_then(|name| self.binding_outside_function(name))
@@ -145,6 +137,13 @@ impl<'s> Extractor<'s> {
             self.facts
                 .add_call_shape(call, CallShape::ANY_RECEIVER, &[], false);
         }
+    }
+
+    /// `x as any`, the `as_expression` `cast`.
+    fn cast_to_any(&self, cast: Node<'s>) -> bool {
+        let mut cursor = cast.walk();
+        let ty = cast.named_children(&mut cursor).nth(1);
+        ty.is_some_and(|t| self.text(t) == "any")
     }
 
     /// A parameter `name` with neither a stated type nor a default: its type is the

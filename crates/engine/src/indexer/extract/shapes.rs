@@ -429,9 +429,9 @@ impl<'s> Extractor<'s> {
         false
     }
 
-    /// `if (f())`, `if (ready && f())`, `if (ready && (f() || x))`: the calls an `if`'s condition tests,
-    /// through `&&`, `||` and `??` (the compiler flags a promise at each of them), each
-    /// until [`Self::end_typed_use`]; how many were begun.
+    /// `if (f())`, `if (ready && f())`, `if (ready && (f() || x))`: the calls an `if`'s
+    /// condition tests, through `&&`, `||` and `??` (the compiler flags a promise at
+    /// each of them), each until [`Self::end_typed_use`]; how many were begun.
     #[inline(never)]
     pub(crate) fn begin_tested(&mut self, condition: Node<'s>) -> usize {
         self.begin_tested_within(condition, true)
