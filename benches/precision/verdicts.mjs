@@ -6,7 +6,12 @@
 // alone edited), each change committed on top of the repository's HEAD, and the
 // verdicts `blast-radius blast` gives the function's direct callers are compared with
 // what TypeScript's checker says of the same call sites: a semantic diagnostic at a call
-// site in head that was not there in base is the truth of "breaks".
+// site in head that was not there in base is the truth of "breaks". A member missing
+// from a site's result is that site's, also where the checker reports it at the next
+// call of a chain; a call after such a failure in its chain (or passed along it), of
+// which the checker then judges nothing, is not scored; and what the checker reports
+// only because it lost types to an earlier error (an implicitly `any` parameter) is no
+// site's own break.
 //
 //   node verdicts.mjs REPO BINARY [--max 40] [--seconds 900] [--seed 44] [--show 12]
 //                                 [--kinds add-required,remove-last] [--out results.json]
