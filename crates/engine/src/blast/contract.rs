@@ -476,7 +476,7 @@ fn param<'t>(p: Node<'t>, file: &File, generics: &TypeParameters<'t>) -> Option<
         // A rest parameter's arguments are each one element (`...middleware:
         // Middleware[]`, `Array<Middleware>`).
         .and_then(|t| match kind {
-            ParamKind::Rest => array_element(t, file),
+            ParamKind::Rest => type_kinds::element(t, &scope),
             _ => Some(t),
         })
         .filter(|_| accepts.is_any())
@@ -505,25 +505,6 @@ fn param<'t>(p: Node<'t>, file: &File, generics: &TypeParameters<'t>) -> Option<
             .and_then(|t| t.named_child(0))
             .map(|t| short(text(t).split_whitespace().collect::<Vec<_>>().join(" "))),
     })
-}
-
-/// The element type of the array type `ty` (`T[]`, `readonly T[]`, `Array<T>`,
-/// `ReadonlyArray<T>`); None for any other type.
-fn array_element<'t>(ty: Node<'t>, file: &File) -> Option<Node<'t>> {
-    match ty.kind() {
-        "array_type" => ty.named_child(0),
-        "readonly_type" => array_element(ty.named_child(0)?, file),
-        "generic_type" => {
-            let name = ty.child_by_field_name("name")?;
-            let generic = &file.source[name.byte_range()];
-            let args = ty.child_by_field_name("type_arguments")?;
-            match (generic, args.named_child_count()) {
-                ("Array" | "ReadonlyArray", 1) => args.named_child(0),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
 }
 
 /// The names of types another file declares that the stated type `ty` is, or is a

@@ -434,43 +434,15 @@ impl<'s> Extractor<'s> {
     /// each of them), each until [`Self::end_typed_use`]; how many were begun.
     #[inline(never)]
     pub(crate) fn begin_tested(&mut self, condition: Node<'s>) -> usize {
-        self.begin_tested_within(condition, true)
+        self.begin_tested_within(condition, Tested::If)
     }
 
     /// `f() ? a : b`, `ready && f() ? a : b`: the calls a conditional expression's
-    /// condition tests, as the compiler reads it there (narrower than an `if`'s): the
-    /// condition itself, the right operand of each `&&`, `||` and `??` down from it,
-    /// and the left operands of a `||` or `??` chain at its top (the left operand of
-    /// any `&&` is begun where the walk reaches it). Not the left operand of a `||`
-    /// inside a `&&`'s right one (`x && (f() || y) ? a : b`, which TypeScript does not
-    /// flag). How many were begun.
+    /// condition tests, as the compiler reads it there (narrower than an `if`'s; see
+    /// [`Tested::Ternary`]). How many were begun.
     #[inline(never)]
     pub(crate) fn begin_tested_by_ternary(&mut self, condition: Node<'s>) -> usize {
-        let mut begun = 0;
-        let mut stack: SmallVec<[(Node<'s>, bool); 8]> = SmallVec::new();
-        stack.push((condition, true));
-        let mut steps = 0;
-        while let Some((node, top)) = stack.pop() {
-            steps += 1;
-            if begun >= 8 || steps > 32 {
-                break;
-            }
-            match node.kind_str() {
-                "parenthesized_expression" => stack.extend(node.named_child(0).map(|n| (n, top))),
-                "binary_expression" => match node.field(Field::Operator).map(|o| o.kind_str()) {
-                    Some("&&") => stack.extend(node.field(Field::Right).map(|n| (n, false))),
-                    Some("||" | "??") => {
-                        stack.extend(node.field(Field::Right).map(|n| (n, false)));
-                        if top {
-                            stack.extend(node.field(Field::Left).map(|n| (n, true)));
-                        }
-                    }
-                    _ => {}
-                },
-                _ => begun += usize::from(self.begin_result_use(node, CallShape::TESTED)),
-            }
-        }
-        begun
+        self.begin_tested_within(condition, Tested::Ternary)
     }
 
     /// `f() && x`, `(f() || g()) && x`: the calls the left operand of a `&&` tests, in any
@@ -480,34 +452,38 @@ impl<'s> Extractor<'s> {
     #[inline(never)]
     pub(crate) fn begin_tested_left(&mut self, and: Node<'s>) -> usize {
         and.field(Field::Left)
-            .map_or(0, |left| self.begin_tested_within(left, false))
+            .map_or(0, |left| self.begin_tested_within(left, Tested::AndLeft))
     }
 
-    fn begin_tested_within(&mut self, root: Node<'s>, both_sides_of_and: bool) -> usize {
+    fn begin_tested_within(&mut self, root: Node<'s>, how: Tested) -> usize {
         let mut begun = 0;
-        // Every `if` passes here: no allocation for the usual few operands.
-        let mut stack: SmallVec<[Node<'s>; 8]> = SmallVec::new();
-        stack.push(root);
+        // Every `if` passes here: no allocation for the usual few operands. With each
+        // operand, whether it is at the top of the condition (past parentheses and
+        // the left operands of `||` and `??`).
+        let mut stack: SmallVec<[(Node<'s>, bool); 8]> = SmallVec::new();
+        stack.push((root, true));
         // A bounded look: a hostile condition of thousands of operands costs no more
         // than a few dozen steps here.
         let mut steps = 0;
-        while let Some(node) = stack.pop() {
+        while let Some((node, top)) = stack.pop() {
             steps += 1;
             if begun >= 8 || steps > 32 {
                 break;
             }
             match node.kind_str() {
-                "parenthesized_expression" => stack.extend(node.named_child(0)),
+                "parenthesized_expression" => stack.extend(node.named_child(0).map(|n| (n, top))),
                 "binary_expression" => match node.field(Field::Operator).map(|o| o.kind_str()) {
                     Some("&&") => {
-                        stack.extend(node.field(Field::Right));
-                        if both_sides_of_and {
-                            stack.extend(node.field(Field::Left));
+                        stack.extend(node.field(Field::Right).map(|n| (n, false)));
+                        if how == Tested::If {
+                            stack.extend(node.field(Field::Left).map(|n| (n, false)));
                         }
                     }
                     Some("||" | "??") => {
-                        stack.extend(node.field(Field::Right));
-                        stack.extend(node.field(Field::Left));
+                        stack.extend(node.field(Field::Right).map(|n| (n, false)));
+                        if how != Tested::Ternary || top {
+                            stack.extend(node.field(Field::Left).map(|n| (n, top)));
+                        }
                     }
                     _ => {}
                 },
@@ -728,4 +704,20 @@ fn value_kinds_within(node: Node, src: &str, level: usize) -> ValueKinds {
         },
         _ => ValueKinds::ANY,
     }
+}
+
+/// Which condition [`Extractor::begin_tested_within`] reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tested {
+    /// An `if`'s: every operand through `&&`, `||` and `??`.
+    If,
+    /// A `?:`'s: the condition itself, the right operand of each `&&`, `||` and `??`
+    /// down from it, and the left operands of a `||` or `??` chain at its top (the left
+    /// of any `&&` is begun where the walk reaches it). Not the left operand of a `||`
+    /// inside a `&&`'s right one (`x && (f() || y) ? a : b`, which TypeScript does not
+    /// flag).
+    Ternary,
+    /// The left operand of a `&&`: its operands through `||` and `??`, and the right
+    /// ones of the `&&`s within it.
+    AndLeft,
 }
